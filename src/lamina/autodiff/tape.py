@@ -1,0 +1,103 @@
+"""The one autodiff tape: entries, generations, reset.
+
+Every tracked value holds its number, its node id and the generation of the tape
+it was recorded in. Node ids come from a counter that never restarts, so a value
+recorded before `tape_reset()` can never alias a node recorded after it; the
+generation tells such a stale value apart so that `grad` can say what happened.
+
+An entry refers to its inputs by node id only and keeps one vector-Jacobian
+product (VJP) per live input; nothing on the tape points back at a Tracked value,
+so no reference cycles form and a reset frees everything at once.
+"""
+from __future__ import annotations
+
+import sys
+
+DEFAULT_WARN_ENTRIES = 5_000_000
+
+
+class Tracked:
+    """A number or tensor recorded on the tape."""
+    __slots__ = ("value", "node", "gen", "trainable")
+
+    def __init__(self, value, node: int, gen: int, trainable: bool = False):
+        self.value = value
+        self.node = node
+        self.gen = gen
+        self.trainable = trainable
+
+    @property
+    def live(self) -> bool:
+        return self.gen == TAPE.gen
+
+    def __repr__(self):
+        return f"Tracked(node={self.node}, gen={self.gen}, value={self.value!r})"
+
+
+class Tape:
+    def __init__(self):
+        self.gen = 0
+        self.first_node = 0          # node id of entries[0]
+        self.entries: list = []      # entry i is node first_node + i: (parent ids, vjps) or None for a leaf
+        self.warn_entries = DEFAULT_WARN_ENTRIES
+        self.warned = False
+
+    @property
+    def next_node(self) -> int:
+        return self.first_node + len(self.entries)
+
+    def reset(self) -> None:
+        self.first_node += len(self.entries)
+        self.entries = []
+        self.gen += 1
+        self.warned = False
+
+    def size(self) -> int:
+        return len(self.entries)
+
+    def _append(self, entry) -> int:
+        node = self.first_node + len(self.entries)
+        self.entries.append(entry)
+        if len(self.entries) > self.warn_entries and not self.warned:
+            self.warned = True
+            print(f"warning: the autodiff tape holds more than {self.warn_entries:,} entries; "
+                  "call tape_reset() between independent computations to free them",
+                  file=sys.stderr)
+        return node
+
+    def leaf(self, value, trainable: bool) -> Tracked:
+        return Tracked(value, self._append(None), self.gen, trainable)
+
+    def entry(self, node: int):
+        return self.entries[node - self.first_node]
+
+
+TAPE = Tape()
+
+
+def value_of(x):
+    """The plain number or array behind a possibly tracked value."""
+    return x.value if type(x) is Tracked else x
+
+
+def is_live(x) -> bool:
+    return type(x) is Tracked and x.gen == TAPE.gen
+
+
+def record(value, inputs, vjps):
+    """Record `value` computed from `inputs`; `vjps[i](g)` is the gradient for `inputs[i]`.
+
+    Only live tracked inputs get an edge. With none, `value` comes back untracked,
+    so untracked code pays nothing beyond this check.
+    """
+    tape = TAPE
+    gen = tape.gen
+    parents = []
+    rules = []
+    for x, vjp in zip(inputs, vjps):
+        if type(x) is Tracked and x.gen == gen:
+            parents.append(x.node)
+            rules.append(vjp)
+    if not parents:
+        return value
+    return Tracked(value, tape._append((tuple(parents), tuple(rules))), gen)

@@ -1,0 +1,100 @@
+"""Lamina errors: where they happened (Span) and how they read (render).
+
+Phases and builtins raise `LaminaError(kind, message)`. A builtin does not know
+where it was called from; the runner attaches the span of the failing call and
+the Lamina call stack before the command line renders the error.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KINDS = (
+    "SyntaxError", "NameError", "TypeError", "ShapeError", "IndexError",
+    "ValueError", "TapeError", "RecursionError", "Error", "InternalError",
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A program's text and the name it is reported under (a file path or <repl>)."""
+    name: str
+    text: str
+
+    def line(self, lineno: int) -> str:
+        lines = self.text.splitlines()
+        return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+
+
+@dataclass(frozen=True)
+class Span:
+    source: Source
+    line: int          # 1-based
+    col: int           # 1-based
+    length: int = 1
+
+    def where(self) -> str:
+        return f"{self.source.name}:{self.line}:{self.col}"
+
+    def text(self) -> str:
+        line = self.source.line(self.line)
+        return line[self.col - 1:self.col - 1 + self.length]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One Lamina call on the stack: the function and where its call stands."""
+    function: str
+    span: Span
+
+
+@dataclass
+class LaminaError(Exception):
+    kind: str
+    message: str
+    span: Span | None = None
+    stack: list[Frame] = field(default_factory=list)
+    note: str | None = None
+
+    def __post_init__(self):
+        assert self.kind in KINDS, self.kind
+        Exception.__init__(self, f"{self.kind}: {self.message}")
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+    def render(self) -> str:
+        """The full report: kind, message, file:line:col, the line, a caret, the call stack."""
+        out = [f"{self.kind}: {self.message}"]
+        if self.span is not None:
+            out.append(f"  --> {self.span.where()}")
+            out.extend(_excerpt(self.span))
+        if self.note:
+            out.append(f"  note: {self.note}")
+        if self.stack:
+            out.append("Call stack (most recent call last):")
+            for frame in self.stack:
+                out.append(f"  {frame.function} at {frame.span.where()}")
+        return "\n".join(out)
+
+
+def _excerpt(span: Span) -> list[str]:
+    line = span.source.line(span.line)
+    if not line and span.line > len(span.source.text.splitlines()):
+        return []
+    gutter = str(span.line)
+    pad = " " * len(gutter)
+    caret = " " * (span.col - 1) + "^" * max(1, min(span.length, len(line) - span.col + 1))
+    return [f"  {pad} |", f"  {gutter} | {line}", f"  {pad} | {caret}"]
+
+
+def error(kind: str, message: str) -> LaminaError:
+    return LaminaError(kind, message)
+
+
+def shape_str(shape: tuple) -> str:
+    """Shapes in messages: `2x3` for a matrix, `vector of length 3`, `scalar`."""
+    if len(shape) == 0:
+        return "scalar"
+    if len(shape) == 1:
+        return f"vector of length {shape[0]}"
+    return "x".join(str(n) for n in shape)

@@ -1,0 +1,192 @@
+"""Syntax tree nodes. Every node carries the span of the token that names it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import Span
+
+
+@dataclass
+class Node:
+    span: Span
+
+
+# -- expressions ---------------------------------------------------------------
+@dataclass
+class Number(Node):
+    value: float
+
+
+@dataclass
+class String(Node):
+    parts: list          # str or Expr
+
+
+@dataclass
+class Bool(Node):
+    value: bool
+
+
+@dataclass
+class NoneLit(Node):
+    pass
+
+
+@dataclass
+class Name(Node):
+    name: str
+
+
+@dataclass
+class Matrix(Node):
+    rows: list[list[Node]]    # one row: `[a, b]`; several: `[a, b; c, d]`
+    semicolons: bool          # written with `;` (a matrix even with one column)
+
+
+@dataclass
+class RecordLit(Node):
+    fields: list[tuple[str, Node]]
+
+
+@dataclass
+class Unary(Node):
+    op: str                   # "-", "+", "not"
+    operand: Node
+
+
+@dataclass
+class Binary(Node):
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass
+class Logical(Node):
+    op: str                   # "and", "or"
+    left: Node
+    right: Node
+
+
+@dataclass
+class Transpose(Node):
+    operand: Node
+
+
+@dataclass
+class Keyword(Node):
+    name: str
+    value: Node
+
+
+@dataclass
+class Call(Node):
+    callee: Node
+    args: list[Node]
+    kwargs: list[Keyword] = field(default_factory=list)
+
+
+@dataclass
+class MethodCall(Node):
+    target: Node
+    name: str
+    args: list[Node]
+    kwargs: list[Keyword] = field(default_factory=list)
+
+
+@dataclass
+class Field(Node):
+    target: Node
+    name: str
+
+
+@dataclass
+class Slice(Node):
+    start: Node | None
+    stop: Node | None
+
+
+@dataclass
+class Index(Node):
+    target: Node
+    items: list[Node]          # expressions or Slice
+
+
+@dataclass
+class Lambda(Node):
+    params: list[str]
+    body: Node
+
+
+# -- statements ----------------------------------------------------------------
+@dataclass
+class ExprStmt(Node):
+    expr: Node
+
+
+@dataclass
+class Assign(Node):
+    target: Node               # Name, Index or Field chain ending in a Name
+    value: Node
+
+
+@dataclass
+class Param:
+    name: str
+    default: Node | None
+    span: Span
+
+
+@dataclass
+class FunctionDef(Node):
+    name: str
+    params: list[Param]
+    body: list[Node]
+
+
+@dataclass
+class Return(Node):
+    value: Node | None
+
+
+@dataclass
+class If(Node):
+    branches: list[tuple[Node, list[Node]]]   # (condition, body) for if / elseif
+    orelse: list[Node] | None
+
+
+@dataclass
+class ForRange(Node):
+    var: str
+    start: Node
+    stop: Node
+    step: Node | None
+    body: list[Node]
+
+
+@dataclass
+class ForIn(Node):
+    var: str
+    iterable: Node
+    body: list[Node]
+
+
+@dataclass
+class While(Node):
+    cond: Node
+    body: list[Node]
+
+
+@dataclass
+class Break(Node):
+    pass
+
+
+@dataclass
+class Continue(Node):
+    pass
+
+
+@dataclass
+class Program:
+    body: list[Node]

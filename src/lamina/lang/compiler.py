@@ -1,0 +1,307 @@
+"""Syntax tree -> Python `ast` -> a code object that CPython compiles once.
+
+Names are mangled (`x` becomes `L_x`), so no Lamina name can collide with a
+Python keyword or with the runtime helpers (`_add`, `_index`, ...), and constants
+are never spliced into source text: they are Python constants or read-only arrays
+installed under generated names.
+
+Every Python node made for a Lamina node gets that node's id as its line number.
+When a helper raises, the traceback's line number in the compiled frame leads
+back to the Lamina node and its span (see pyerrors.py).
+"""
+from __future__ import annotations
+
+import ast as py
+import itertools
+
+import numpy as np
+
+from ..errors import LaminaError
+from . import ast as A
+from .scope import CODE_FILENAME, mangle
+
+NODES: list[A.Node] = []        # node id - 1 -> Lamina node
+CONSTANTS: dict[str, object] = {}  # generated name -> read-only array, installed as a builtin
+_const_ids = itertools.count()
+
+FAST_BINARY = {
+    "+": (py.Add, "_add"), "-": (py.Sub, "_sub"), "*": (py.Mult, "_mul"), ".*": (py.Mult, "_emul"),
+}
+FAST_COMPARE = {
+    "<": (py.Lt, "_lt"), "<=": (py.LtE, "_le"), ">": (py.Gt, "_gt"), ">=": (py.GtE, "_ge"),
+    "==": (py.Eq, "_eq"), "!=": (py.NotEq, "_ne"),
+}
+SLOW_BINARY = {"/": "_div", "./": "_ediv", "^": "_pow", ".^": "_epow"}
+
+
+def node_of(lineno: int) -> A.Node | None:
+    return NODES[lineno - 1] if 0 < lineno <= len(NODES) else None
+
+
+def load(name: str) -> py.Name:
+    return py.Name(name, py.Load())
+
+
+def helper(name: str, *args: py.expr) -> py.Call:
+    return py.Call(load(name), list(args), [])
+
+
+def const(value) -> py.Constant:
+    return py.Constant(value)
+
+
+def is_float_test(expr: py.expr) -> py.expr:
+    return py.Compare(helper("_type", expr), [py.Is()], [load("_float")])
+
+
+class Compiler:
+    def __init__(self, echo: bool = False):
+        self.echo = echo
+        self.temps = itertools.count()
+
+    # -- plumbing ------------------------------------------------------------------
+    def at(self, pynode, node: A.Node):
+        """Give `pynode` and its not-yet-placed children the line number of `node`."""
+        NODES.append(node)
+        line = len(NODES)
+        stack = [pynode]
+        while stack:
+            n = stack.pop()
+            if "lineno" in n._attributes:
+                if getattr(n, "lineno", None) is not None:
+                    continue
+                n.lineno = n.end_lineno = line
+                n.col_offset = n.end_col_offset = 0
+            stack.extend(py.iter_child_nodes(n))
+        return pynode
+
+    def temp(self) -> str:
+        return f"_t{next(self.temps)}"
+
+    def program(self, program: A.Program):
+        body = self.block(program.body, top=True)
+        module = py.Module(body=body, type_ignores=[])
+        try:
+            return compile(module, CODE_FILENAME, "exec")
+        except (SyntaxError, RecursionError, MemoryError) as exc:
+            first = program.body[0].span if program.body else None
+            raise LaminaError("SyntaxError", f"The program is nested too deeply to compile ({exc}).", first) from None
+
+    def block(self, body: list[A.Node], top: bool = False) -> list[py.stmt]:
+        out = []
+        for stmt in body:
+            out.extend(self.statement(stmt, top))
+        return out or [py.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)]
+
+    # -- statements ------------------------------------------------------------------
+    def statement(self, node: A.Node, top: bool = False) -> list[py.stmt]:
+        handler = STATEMENTS[type(node)]
+        return [self.at(s, node) for s in handler(self, node, top)]
+
+    def s_ExprStmt(self, node: A.ExprStmt, top: bool):
+        value = self.expr(node.expr)
+        if self.echo and top:
+            value = self.at(helper("_echo", value), node.expr)
+        return [py.Expr(value)]
+
+    def s_Assign(self, node: A.Assign, top: bool):
+        target, value = node.target, self.expr(node.value)
+        while not isinstance(target, A.Name):
+            container = self.expr(target.target)
+            if isinstance(target, A.Field):
+                value = helper("_set_field", container, const(target.name), value)
+            else:
+                fn = "_set_index_var" if isinstance(target.target, A.Name) else "_set_index"
+                value = helper(fn, container, self.index_items(target.items), value)
+            value = self.at(value, target)
+            target = target.target
+        return [py.Assign([py.Name(mangle(target.name), py.Store())], value)]
+
+    def s_FunctionDef(self, node: A.FunctionDef, top: bool):
+        args = self.arguments([p.name for p in node.params],
+                              [self.expr(p.default) for p in node.params if p.default is not None])
+        return [py.FunctionDef(name=mangle(node.name), args=args, body=self.block(node.body),
+                               decorator_list=[], returns=None, type_comment=None)]
+
+    def arguments(self, names: list[str], defaults: list[py.expr]) -> py.arguments:
+        return py.arguments(posonlyargs=[], args=[py.arg(mangle(n)) for n in names], vararg=None,
+                            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults)
+
+    def s_Return(self, node: A.Return, top: bool):
+        return [py.Return(self.expr(node.value) if node.value is not None else const(None))]
+
+    def s_If(self, node: A.If, top: bool):
+        orelse = self.block(node.orelse, top) if node.orelse is not None else []
+        for cond, body in reversed(node.branches):
+            test = self.at(self.truth(self.expr(cond)), cond)
+            orelse = [self.at(py.If(test, self.block(body, top), orelse), cond)]
+        return orelse
+
+    def s_ForRange(self, node: A.ForRange, top: bool):
+        step = self.expr(node.step) if node.step is not None else const(None)
+        it = helper("_for_range", self.expr(node.start), self.expr(node.stop), step)
+        return [py.For(py.Name(mangle(node.var), py.Store()), it, self.block(node.body, top), [])]
+
+    def s_ForIn(self, node: A.ForIn, top: bool):
+        it = helper("_for_each", self.expr(node.iterable))
+        return [py.For(py.Name(mangle(node.var), py.Store()), it, self.block(node.body, top), [])]
+
+    def s_While(self, node: A.While, top: bool):
+        return [py.While(self.truth(self.expr(node.cond)), self.block(node.body, top), [])]
+
+    def s_Break(self, node, top):
+        return [py.Break()]
+
+    def s_Continue(self, node, top):
+        return [py.Continue()]
+
+    def truth(self, value: py.expr) -> py.expr:
+        """A condition: bools pass straight through; anything else goes to `_truth`."""
+        t = self.temp()
+        first = py.Compare(py.NamedExpr(py.Name(t, py.Store()), value), [py.Is()], [const(True)])
+        rest = py.BoolOp(py.And(), [py.Compare(load(t), [py.IsNot()], [const(False)]), helper("_truth", load(t))])
+        return py.BoolOp(py.Or(), [first, rest])
+
+    # -- expressions -----------------------------------------------------------------
+    def expr(self, node: A.Node) -> py.expr:
+        return self.at(EXPRESSIONS[type(node)](self, node), node)
+
+    def e_Number(self, node: A.Number):
+        return const(float(node.value))
+
+    def e_String(self, node: A.String):
+        if all(isinstance(p, str) for p in node.parts):
+            return const("".join(node.parts))
+        values = [const(p) if isinstance(p, str) else
+                  py.FormattedValue(helper("_show", self.expr(p)), -1, None) for p in node.parts]
+        return py.JoinedStr(values)
+
+    def e_Bool(self, node: A.Bool):
+        return const(node.value)
+
+    def e_NoneLit(self, node):
+        return const(None)
+
+    def e_Name(self, node: A.Name):
+        return load(mangle(node.name))
+
+    def e_Matrix(self, node: A.Matrix):
+        numbers = [[x.value for x in row] for row in node.rows if all(isinstance(x, A.Number) for x in row)]
+        if node.rows and len(numbers) == len(node.rows) and (
+                not node.semicolons or len({len(r) for r in numbers}) == 1):
+            data = np.array(numbers[0] if not node.semicolons else numbers, dtype=np.float64)
+            data.flags.writeable = False
+            name = f"_k{next(_const_ids)}"
+            CONSTANTS[name] = data
+            return load(name)
+        rows = [py.Tuple([self.expr(x) for x in row], py.Load()) for row in node.rows]
+        if not node.semicolons:
+            return helper("_bracket", rows[0] if rows else py.Tuple([], py.Load()))
+        return helper("_matrix", py.Tuple(rows, py.Load()))
+
+    def e_RecordLit(self, node: A.RecordLit):
+        return helper("_Record", py.Dict([const(k) for k, _ in node.fields],
+                                         [self.expr(v) for _, v in node.fields]))
+
+    def e_Unary(self, node: A.Unary):
+        operand = self.expr(node.operand)
+        if node.op == "not":
+            return helper("_not", operand)
+        if node.op == "+":
+            return helper("_pos", operand)
+        if isinstance(node.operand, A.Name):
+            return py.IfExp(is_float_test(operand), py.UnaryOp(py.USub(), load(operand.id)),
+                            helper("_neg", load(operand.id)))
+        return helper("_neg", operand)
+
+    def e_Binary(self, node: A.Binary):
+        left, right = self.expr(node.left), self.expr(node.right)
+        if node.op in SLOW_BINARY:
+            return helper(SLOW_BINARY[node.op], left, right)
+        if node.op in FAST_BINARY:
+            pyop, fallback = FAST_BINARY[node.op]
+            make = lambda a, b: py.BinOp(a, pyop(), b)  # noqa: E731
+        else:
+            pyop, fallback = FAST_COMPARE[node.op]
+            make = lambda a, b: py.Compare(a, [pyop()], [b])  # noqa: E731
+        # Fast path for two floats; operands are evaluated once, left to right.
+        tests, names = [], []
+        for operand, lam in ((left, node.left), (right, node.right)):
+            if isinstance(lam, A.Number):
+                names.append(operand)
+            elif isinstance(lam, A.Name):
+                tests.append(is_float_test(load(operand.id)))
+                names.append(operand)
+            else:
+                t = self.temp()
+                tests.append(is_float_test(py.NamedExpr(py.Name(t, py.Store()), operand)))
+                names.append(load(t))
+        if not tests:
+            return helper(fallback, *names)
+        test = tests[0] if len(tests) == 1 else py.BinOp(tests[0], py.BitAnd(), tests[1])
+        fast = make(*[py.Name(n.id, py.Load()) if isinstance(n, py.Name) else n for n in names])
+        slow = helper(fallback, *[py.Name(n.id, py.Load()) if isinstance(n, py.Name) else n for n in names])
+        return py.IfExp(test, fast, slow)
+
+    def e_Logical(self, node: A.Logical):
+        op = py.And() if node.op == "and" else py.Or()
+        return py.BoolOp(op, [helper("_truth", self.expr(node.left)), helper("_truth", self.expr(node.right))])
+
+    def e_Transpose(self, node: A.Transpose):
+        return helper("_transpose", self.expr(node.operand))
+
+    def e_Call(self, node: A.Call):
+        callee = self.expr(node.callee)
+        args = [self.expr(a) for a in node.args]
+        if not node.kwargs:
+            return py.Call(callee, args, [])
+        return helper("_call", callee, py.Tuple(args, py.Load()), self.keywords(node.kwargs))
+
+    def keywords(self, kwargs: list[A.Keyword]) -> py.expr:
+        if not kwargs:
+            return const(None)
+        return py.Dict([const(k.name) for k in kwargs], [self.expr(k.value) for k in kwargs])
+
+    def e_MethodCall(self, node: A.MethodCall):
+        lookup = py.Lambda(self.arguments([], []), load(mangle(node.name)))
+        return helper("_method", self.expr(node.target), const(node.name), lookup,
+                      py.Tuple([self.expr(a) for a in node.args], py.Load()), self.keywords(node.kwargs))
+
+    def e_Field(self, node: A.Field):
+        return helper("_field", self.expr(node.target), const(node.name))
+
+    def e_Index(self, node: A.Index):
+        return helper("_index", self.expr(node.target), self.index_items(node.items))
+
+    def index_items(self, items: list[A.Node]) -> py.Tuple:
+        out = []
+        for item in items:
+            if isinstance(item, A.Slice):
+                if item.start is None and item.stop is None:
+                    out.append(self.at(load("_ALL"), item))
+                    continue
+                bounds = [self.expr(b) if b is not None else const(None) for b in (item.start, item.stop)]
+                out.append(self.at(helper("_slice", *bounds), item))
+            else:
+                out.append(self.expr(item))
+        return py.Tuple(out, py.Load())
+
+    def e_Lambda(self, node: A.Lambda):
+        return py.Lambda(self.arguments(node.params, []), self.expr(node.body))
+
+
+STATEMENTS = {cls: getattr(Compiler, "s_" + cls.__name__) for cls in (
+    A.ExprStmt, A.Assign, A.FunctionDef, A.Return, A.If, A.ForRange, A.ForIn, A.While, A.Break, A.Continue)}
+EXPRESSIONS = {cls: getattr(Compiler, "e_" + cls.__name__) for cls in (
+    A.Number, A.String, A.Bool, A.NoneLit, A.Name, A.Matrix, A.RecordLit, A.Unary, A.Binary,
+    A.Logical, A.Transpose, A.Call, A.MethodCall, A.Field, A.Index, A.Lambda)}
+
+# Every syntax node (other than helpers that only appear inside others) has a handler.
+_INNER = {A.Node, A.Keyword, A.Slice, A.Param, A.Program}
+_missing = {c for c in vars(A).values() if isinstance(c, type) and issubclass(c, A.Node)} - _INNER \
+    - set(STATEMENTS) - set(EXPRESSIONS)
+assert not _missing, f"syntax nodes without a compile handler: {_missing}"
+
+
+def compile_program(program: A.Program, echo: bool = False):
+    return Compiler(echo).program(program)

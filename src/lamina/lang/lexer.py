@@ -1,0 +1,266 @@
+"""Source text -> tokens.
+
+Newlines end statements, except inside ( ) [ ] { } and after a token that
+cannot end an expression (a binary operator, `,`, `|>`, `=`, `->`, `not`), where
+the next line continues the statement. A string literal is one token whose
+`value` is a list of parts: plain text, or (expression source, column) for a
+`{expr}` interpolation that the parser parses in place.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import LaminaError, Source, Span
+
+KEYWORDS = {
+    "function", "return", "end", "for", "to", "step", "in", "while", "if", "elseif",
+    "else", "break", "continue", "and", "or", "not", "true", "false", "none",
+}
+
+# Longest first, so that `.^` wins over `.` and `|>` over `|`.
+OPERATORS = sorted([
+    "|>", "->", "==", "!=", "<=", ">=", ".*", "./", ".^",
+    "+", "-", "*", "/", "^", "<", ">", "=", "(", ")", "[", "]", "{", "}",
+    ",", ";", ":", ".", "'",
+], key=len, reverse=True)
+
+CONTINUES_LINE = {
+    "+", "-", "*", "/", "^", ".*", "./", ".^", "==", "!=", "<", "<=", ">", ">=",
+    "=", ",", "|>", "->", "and", "or", "not",
+}
+
+OPENERS = {"(": ")", "[": "]", "{": "}"}
+
+
+@dataclass
+class Token:
+    kind: str      # NUMBER, STRING, IDENT, KEYWORD, OP, NEWLINE, EOF
+    text: str
+    value: object
+    span: Span
+    spaced: bool = False   # whitespace came right before this token
+
+    def is_op(self, *texts: str) -> bool:
+        return self.kind == "OP" and self.text in texts
+
+    def is_kw(self, *words: str) -> bool:
+        return self.kind == "KEYWORD" and self.text in words
+
+
+class Lexer:
+    def __init__(self, source: Source, text: str | None = None, line: int = 1, col: int = 1):
+        self.source = source
+        self.text = source.text if text is None else text
+        self.pos = 0
+        self.line = line
+        self.col = col
+        self.tokens: list[Token] = []
+        self.brackets: list[Token] = []
+
+    def error(self, message: str, line: int, col: int, length: int = 1) -> LaminaError:
+        return LaminaError("SyntaxError", message, Span(self.source, line, col, length))
+
+    def tokens_all(self) -> list[Token]:
+        text = self.text
+        spaced = True
+        while self.pos < len(text):
+            ch = text[self.pos]
+            if ch in " \t\r":
+                self.advance(1)
+                spaced = True
+                continue
+            if ch == "#":
+                while self.pos < len(text) and text[self.pos] != "\n":
+                    self.advance(1)
+                continue
+            if ch == "\\" and text[self.pos + 1:self.pos + 2] == "\n":
+                self.advance(1)
+                self.newline()
+                continue
+            if ch == "\n":
+                self.end_line()
+                self.newline()
+                spaced = True
+                continue
+            start_line, start_col = self.line, self.col
+            if ch.isdigit() or (ch == "." and text[self.pos + 1:self.pos + 2].isdigit()
+                                and not self.after_value()):
+                tok = self.number()
+            elif ch.isalpha() or ch == "_":
+                tok = self.word()
+            elif ch == '"':
+                tok = self.string()
+            else:
+                tok = self.operator()
+            tok.spaced = spaced
+            spaced = False
+            self.tokens.append(tok)
+            self.track_brackets(tok, start_line, start_col)
+        if self.brackets:
+            opener = self.brackets[-1]
+            raise LaminaError("SyntaxError", f"'{opener.text}' opened here is never closed.", opener.span)
+        self.end_line()
+        self.tokens.append(Token("EOF", "", None, Span(self.source, self.line, self.col)))
+        return self.tokens
+
+    # -- helpers ---------------------------------------------------------------
+    def advance(self, n: int) -> None:
+        self.pos += n
+        self.col += n
+
+    def newline(self) -> None:
+        self.pos += 1
+        self.line += 1
+        self.col = 1
+
+    def after_value(self) -> bool:
+        """Whether the previous token ends a value (so `.` would be field access)."""
+        if not self.tokens:
+            return False
+        last = self.tokens[-1]
+        return last.kind in ("NUMBER", "STRING", "IDENT") or last.is_op(")", "]", "}", "'")
+
+    def end_line(self) -> None:
+        if self.brackets or not self.tokens:
+            return
+        last = self.tokens[-1]
+        if last.kind == "NEWLINE" or last.text in CONTINUES_LINE and last.kind in ("OP", "KEYWORD"):
+            return
+        self.tokens.append(Token("NEWLINE", "\\n", None, Span(self.source, self.line, self.col)))
+
+    def track_brackets(self, tok: Token, line: int, col: int) -> None:
+        if tok.kind != "OP":
+            return
+        if tok.text in OPENERS:
+            self.brackets.append(tok)
+        elif tok.text in (")", "]", "}"):
+            if not self.brackets:
+                raise self.error(f"'{tok.text}' has no matching opening bracket.", line, col)
+            opener = self.brackets.pop()
+            if OPENERS[opener.text] != tok.text:
+                raise self.error(
+                    f"'{tok.text}' does not match '{opener.text}' opened at line {opener.span.line}, "
+                    f"column {opener.span.col}.", line, col)
+
+    def make(self, kind: str, text: str, value, line: int, col: int) -> Token:
+        return Token(kind, text, value, Span(self.source, line, col, max(1, len(text))))
+
+    # -- token kinds -------------------------------------------------------------
+    def number(self) -> Token:
+        text, start, line, col = self.text, self.pos, self.line, self.col
+        end = start
+        while end < len(text) and text[end].isdigit():
+            end += 1
+        if end < len(text) and text[end] == "." and not text[end + 1:end + 2] in ("*", "/", "^", "'"):
+            end += 1
+            while end < len(text) and text[end].isdigit():
+                end += 1
+        if end < len(text) and text[end] in "eE":
+            exp = end + 1
+            if exp < len(text) and text[exp] in "+-":
+                exp += 1
+            if exp < len(text) and text[exp].isdigit():
+                end = exp
+                while end < len(text) and text[end].isdigit():
+                    end += 1
+        if end < len(text) and (text[end].isalpha() or text[end] == "_"):
+            raise self.error(f"Malformed number '{text[start:end + 1]}'.", line, col, end + 1 - start)
+        lexeme = text[start:end]
+        self.advance(end - start)
+        return self.make("NUMBER", lexeme, float(lexeme), line, col)
+
+    def word(self) -> Token:
+        text, start, line, col = self.text, self.pos, self.line, self.col
+        end = start
+        while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        lexeme = text[start:end]
+        self.advance(end - start)
+        return self.make("KEYWORD" if lexeme in KEYWORDS else "IDENT", lexeme, lexeme, line, col)
+
+    def operator(self) -> Token:
+        line, col = self.line, self.col
+        for op in OPERATORS:
+            if self.text.startswith(op, self.pos):
+                self.advance(len(op))
+                return self.make("OP", op, op, line, col)
+        ch = self.text[self.pos]
+        hint = " Strings use double quotes." if ch == "'" else ""
+        raise self.error(f"Unexpected character '{ch}'.{hint}", line, col)
+
+    def string(self) -> Token:
+        """A double-quoted string with escapes and {expr} interpolation, on one line."""
+        text, line, col = self.text, self.line, self.col
+        i = self.pos + 1
+        parts: list = []
+        buf: list[str] = []
+        escapes = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "{": "{", "}": "}"}
+        while True:
+            if i >= len(text) or text[i] == "\n":
+                raise self.error("This string is never closed (strings end on the line they start).",
+                                 line, col, i - self.pos)
+            ch = text[i]
+            if ch == '"':
+                i += 1
+                break
+            if ch == "\\":
+                nxt = text[i + 1:i + 2]
+                if nxt not in escapes:
+                    raise self.error(f"Unknown escape '\\{nxt}' in a string.", line, col + i - self.pos, 2)
+                buf.append(escapes[nxt])
+                i += 2
+            elif ch == "{" and text[i + 1:i + 2] == "{":
+                buf.append("{")
+                i += 2
+            elif ch == "}" and text[i + 1:i + 2] == "}":
+                buf.append("}")
+                i += 2
+            elif ch == "{":
+                end = self.interpolation_end(i, line, col)
+                if buf:
+                    parts.append("".join(buf))
+                    buf = []
+                parts.append((text[i + 1:end], col + (i + 1 - self.pos)))
+                i = end + 1
+            elif ch == "}":
+                raise self.error("A lone '}' in a string; write '}}' for a literal brace.",
+                                 line, col + i - self.pos)
+            else:
+                buf.append(ch)
+                i += 1
+        if buf or not parts:
+            parts.append("".join(buf))
+        lexeme = text[self.pos:i]
+        self.advance(i - self.pos)
+        return self.make("STRING", lexeme, parts, line, col)
+
+    def interpolation_end(self, open_at: int, line: int, col: int) -> int:
+        """Index of the `}` closing the interpolation that opens at `open_at`."""
+        text, depth, i = self.text, 0, open_at
+        while i < len(text) and text[i] != "\n":
+            ch = text[i]
+            if ch == '"':          # a string inside the expression
+                i += 1
+                while i < len(text) and text[i] not in '"\n':
+                    i += 2 if text[i] == "\\" else 1
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    if not text[open_at + 1:i].strip():
+                        raise self.error("Empty '{}' in a string; write '{{}}' for literal braces.",
+                                         line, col + open_at - self.pos, 2)
+                    return i
+            i += 1
+        raise self.error("'{' in a string is never closed; write '{{' for a literal brace.",
+                         line, col + open_at - self.pos)
+
+
+def tokenize(source: Source) -> list[Token]:
+    return Lexer(source).tokens_all()
+
+
+def tokenize_fragment(source: Source, text: str, line: int, col: int) -> list[Token]:
+    """Tokens of an interpolated expression, with spans in the enclosing file."""
+    return Lexer(source, text, line, col).tokens_all()

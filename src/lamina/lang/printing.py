@@ -1,0 +1,67 @@
+"""How values print (LANGUAGE.md "Printing"): `print`, interpolation and the REPL echo."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autodiff.tape import Tracked
+
+
+def format_number(x) -> str:
+    x = float(x)
+    if x != x:
+        return "NaN"
+    if x in (math.inf, -math.inf):
+        return "Inf" if x > 0 else "-Inf"
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))           # also turns -0.0 into "0"
+    return repr(x)
+
+
+def format_tensor(a: np.ndarray) -> str:
+    if a.size == 0:
+        return "[]"
+    if a.ndim == 1 or a.shape[0] == 1:
+        return "[" + ", ".join(format_number(v) for v in a.ravel().tolist()) + "]"
+    return "[" + "; ".join(", ".join(format_number(v) for v in row) for row in a.tolist()) + "]"
+
+
+def format_value(v, quote_strings: bool = False) -> str:
+    """The text `print` writes for a value (strings unquoted at the top level)."""
+    if type(v) is Tracked:
+        v = v.value
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (float, int, np.floating, np.integer)):
+        return format_number(v)
+    if isinstance(v, str):
+        return _quote(v) if quote_strings else v
+    if v is None:
+        return "none"
+    if isinstance(v, np.ndarray):
+        return format_tensor(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(format_value(x, True) for x in v) + "]"
+    from ..values import LibObject, Record
+    if isinstance(v, Record):
+        return "{" + ", ".join(f"{k}={format_value(x, True)}" for k, x in v.fields.items()) + "}"
+    if isinstance(v, LibObject):
+        return v.describe()
+    if callable(v):
+        return f"<function {function_name(v)}>"
+    return f"<{type(v).__name__}>"
+
+
+def function_name(f) -> str:
+    name = getattr(f, "__lamina_builtin__", None)
+    if name:
+        return name
+    code = getattr(f, "__code__", None)
+    if code is not None and code.co_name.startswith("L_"):
+        return code.co_name[2:]
+    return "anonymous"
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'

@@ -1,0 +1,158 @@
+"""Python exceptions raised while compiled Lamina code runs -> Lamina errors.
+
+The line number of each compiled frame in a traceback is a Lamina node id, so the
+innermost compiled frame gives the span of the failing operation and the chain
+of compiled frames gives the Lamina call stack.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+
+from ..errors import Frame, LaminaError
+from . import ast as A
+from .compiler import node_of
+from .scope import CODE_FILENAME, unmangle
+
+STACK_SHOWN = 12
+
+
+def compiled_frames(tb) -> list[tuple[str, int]]:
+    """(code name, line) of each compiled Lamina frame in a traceback, outermost first."""
+    out = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == CODE_FILENAME:
+            out.append((code.co_name, tb.tb_lineno))
+        tb = tb.tb_next
+    return out
+
+
+def function_label(code_name: str) -> str:
+    if code_name == "<lambda>":
+        return "anonymous function"
+    if code_name == "<module>":
+        return "top level"
+    return unmangle(code_name)
+
+
+def source_text(node: A.Node | None) -> str | None:
+    """A short rendering of a simple expression, for messages that name an argument."""
+    if isinstance(node, A.Name):
+        return node.name
+    if isinstance(node, A.Field):
+        inner = source_text(node.target)
+        return f"{inner}.{node.name}" if inner else None
+    if isinstance(node, A.Index):
+        inner = source_text(node.target)
+        return f"{inner}[...]" if inner else None
+    return None
+
+
+def _fill_arg_markers(message: str, node: A.Node | None) -> str:
+    def replace(match: re.Match) -> str:
+        key = match.group(1)
+        arg = None
+        if isinstance(node, (A.Call, A.MethodCall)):
+            if key.isdigit():
+                i = int(key)
+                args = ([node.target] if isinstance(node, A.MethodCall) else []) + node.args
+                arg = args[i] if i < len(args) else None
+            else:
+                arg = next((k.value for k in node.kwargs if k.name == key), None)
+        return source_text(arg) or "the value"
+    return re.sub(r"\{arg:(\w+)\}", replace, message)
+
+
+def to_lamina_error(exc: BaseException) -> LaminaError:
+    frames = compiled_frames(exc.__traceback__)
+    node = node_of(frames[-1][1]) if frames else None
+    err = exc if isinstance(exc, LaminaError) else _translate(exc, node, frames)
+    err.message = _fill_arg_markers(err.message, node)
+    if err.span is None and node is not None:
+        err.span = node.span
+    if not err.stack and len(frames) > 1:
+        stack = [Frame(function_label(frames[k][0]), node_of(frames[k - 1][1]).span)
+                 for k in range(1, len(frames))]
+        if len(stack) > STACK_SHOWN:
+            err.note = (err.note + "; " if err.note else "") + f"{len(stack) - STACK_SHOWN} earlier calls are not shown"
+            stack = stack[-STACK_SHOWN:]
+        err.stack = stack
+    return err
+
+
+def _translate(exc: BaseException, node, frames) -> LaminaError:
+    if isinstance(exc, RecursionError):
+        name = function_label(frames[-1][0]) if frames else "a function"
+        return LaminaError("RecursionError", f"Too many nested calls ({len(frames)} deep, in {name}); "
+                           "check that the recursion reaches a base case.")
+    if isinstance(exc, UnboundLocalError):
+        name = _python_name(exc)
+        return LaminaError("NameError", f"'{name}' is read before it is assigned in this function. "
+                           f"Assigning to '{name}' anywhere in a function makes it local there; "
+                           "pass the outer value in as an argument instead.")
+    if isinstance(exc, NameError):
+        name = _python_name(exc)
+        return LaminaError("NameError", f"Undefined variable '{name}'.{_suggest(name, exc)}")
+    if isinstance(exc, TypeError) and _raised_by_compiled_code(exc):
+        return translate_call_error(None, exc, source_text(getattr(node, "callee", None)))
+    if isinstance(exc, MemoryError):
+        return LaminaError("ValueError", "Out of memory while running the program.")
+    return LaminaError("InternalError", f"{type(exc).__name__}: {exc}",
+                       note="this is a bug in Lamina; run with LAMINA_DEBUG=1 to see the Python traceback")
+
+
+def _raised_by_compiled_code(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename == CODE_FILENAME
+
+
+def _python_name(exc: NameError) -> str:
+    name = getattr(exc, "name", None)
+    if not name:
+        m = re.search(r"'(\w+)'", str(exc))
+        name = m.group(1) if m else "?"
+    return unmangle(name)
+
+
+def _suggest(name: str, exc: BaseException) -> str:
+    from ..builtins.registry import REGISTRY
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    frame = tb.tb_frame
+    known = {unmangle(k) for k in list(frame.f_locals) + list(frame.f_globals) if k.startswith("L_")}
+    known |= set(REGISTRY)
+    close = difflib.get_close_matches(name, sorted(known), n=3)
+    return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+PY_KINDS = {"float": "a number", "str": "a string", "list": "a list", "Record": "a record",
+            "ndarray": "a tensor", "NoneType": "none", "bool": "a bool", "Tracked": "a tracked value",
+            "int": "a number"}
+
+
+def translate_call_error(f, exc: TypeError, name: str | None = None) -> LaminaError:
+    """Python's message for a bad call, in Lamina's words."""
+    from .printing import function_name
+    text = str(exc)
+    label = name or (function_name(f) if f is not None else None)
+    m = re.search(r"'(\w+)' object is not callable", text)
+    if m:
+        what = PY_KINDS.get(m.group(1), "not a function")
+        subject = f"'{label}'" if label else "This value"
+        return LaminaError("TypeError", f"{subject} is {what}, not a function, so it cannot be called.")
+    text = re.sub(r"\bL_(\w+)", r"\1", text)
+    text = re.sub(r"^[\w.<>]+\(\) ", "", text).replace("positional ", "")
+    subject = f"'{label}'" if label else "The function"
+    msg = f"{subject} {text}."
+    shapes = _call_shapes(label)
+    return LaminaError("TypeError", msg + (f" Call shapes: {shapes}." if shapes else ""))
+
+
+def _call_shapes(name: str | None) -> str:
+    from ..builtins.registry import REGISTRY
+    spec = REGISTRY.get(name or "")
+    return ", ".join(s.code for s in spec.shapes) if spec else ""

@@ -1,0 +1,359 @@
+"""What compiled Lamina code calls: operators, indexing, calls, loops, conditions.
+
+Each operator helper first tries the case that dominates interpreted code (two
+Python floats) and otherwise dispatches: numbers and tensors (tracked or not)
+go to autodiff.ops, which owns the shape rules; everything else is checked here.
+Helpers raise LaminaError without a span; the runner attaches the span of the
+compiled node that called them.
+"""
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+
+from ..autodiff import ops
+from ..autodiff.tape import Tracked
+from ..errors import LaminaError
+from ..values import LibObject, Record, describe, is_numeric, values_equal
+from . import indexing
+from .printing import format_value
+from .scope import CODE_FILENAME, mangle
+
+NUMERIC = {
+    "+": ops.add, "-": ops.sub, "*": ops.mul, "/": ops.div,
+    ".*": ops.emul, "./": ops.ediv, "^": ops.pow, ".^": ops.epow,
+}
+
+
+def _num(x):
+    return float(x) if type(x) is int else x
+
+
+def binary(op: str, a, b):
+    if is_numeric(a) and is_numeric(b):
+        return NUMERIC[op](_num(a), _num(b))
+    if op == "+" and isinstance(a, str) and isinstance(b, str):
+        return a + b
+    hint = ""
+    if isinstance(a, str) or isinstance(b, str):
+        hint = ' To build text, use interpolation: "{a} and {b}".'
+    elif isinstance(a, bool) or isinstance(b, bool):
+        hint = " Booleans are not numbers here; use if/else to choose a number."
+    raise LaminaError("TypeError", f"Cannot apply '{op}' to {describe(a)} and {describe(b)}.{hint}")
+
+
+def add(a, b):
+    if type(a) is float and type(b) is float:
+        return a + b
+    return binary("+", a, b)
+
+
+def sub(a, b):
+    if type(a) is float and type(b) is float:
+        return a - b
+    return binary("-", a, b)
+
+
+def mul(a, b):
+    if type(a) is float and type(b) is float:
+        return a * b
+    return binary("*", a, b)
+
+
+def div(a, b):
+    if type(a) is float and type(b) is float and b:
+        return a / b
+    return binary("/", a, b)
+
+
+def emul(a, b):
+    if type(a) is float and type(b) is float:
+        return a * b
+    return binary(".*", a, b)
+
+
+def ediv(a, b):
+    if type(a) is float and type(b) is float and b:
+        return a / b
+    return binary("./", a, b)
+
+
+def power(a, b):
+    return binary("^", a, b)
+
+
+def epower(a, b):
+    return binary(".^", a, b)
+
+
+def neg(a):
+    if type(a) is float:
+        return -a
+    if is_numeric(a):
+        return ops.neg(_num(a))
+    raise LaminaError("TypeError", f"Cannot negate {describe(a)}.")
+
+
+def pos(a):
+    if is_numeric(a):
+        return a
+    raise LaminaError("TypeError", f"Unary '+' needs a number or tensor, not {describe(a)}.")
+
+
+def transpose(a):
+    if is_numeric(a):
+        return ops.transpose(_num(a))
+    raise LaminaError("TypeError", f"Cannot transpose {describe(a)}; ' transposes a vector or matrix.")
+
+
+def compare(op: str, a, b):
+    if is_numeric(a) and is_numeric(b):
+        return ops.compare(op, _num(a), _num(b))
+    if op == "==":
+        return values_equal(a, b)
+    if op == "!=":
+        return not values_equal(a, b)
+    if isinstance(a, str) and isinstance(b, str):
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+    raise LaminaError("TypeError", f"Cannot compare {describe(a)} and {describe(b)} with '{op}'.")
+
+
+def lt(a, b):
+    if type(a) is float and type(b) is float:
+        return a < b
+    return compare("<", a, b)
+
+
+def le(a, b):
+    if type(a) is float and type(b) is float:
+        return a <= b
+    return compare("<=", a, b)
+
+
+def gt(a, b):
+    if type(a) is float and type(b) is float:
+        return a > b
+    return compare(">", a, b)
+
+
+def ge(a, b):
+    if type(a) is float and type(b) is float:
+        return a >= b
+    return compare(">=", a, b)
+
+
+def eq(a, b):
+    if type(a) is float and type(b) is float:
+        return a == b
+    return compare("==", a, b)
+
+
+def ne(a, b):
+    if type(a) is float and type(b) is float:
+        return a != b
+    return compare("!=", a, b)
+
+
+def truth(c) -> bool:
+    """A condition's value: a bool, or a number (nonzero is true)."""
+    if c is True or c is False:
+        return c
+    if type(c) is Tracked:
+        c = c.value
+    if isinstance(c, (float, int)):
+        if c != c:
+            raise LaminaError("ValueError", "A condition is NaN, which is neither true nor false.")
+        return c != 0
+    if isinstance(c, np.ndarray):
+        raise LaminaError("TypeError", f"A condition must be true or false, not {describe(c)}; "
+                          "use any(...) or all(...) to reduce a comparison of tensors.")
+    raise LaminaError("TypeError", f"A condition must be true or false, not {describe(c)}.")
+
+
+def not_(c) -> bool:
+    return not truth(c)
+
+
+# -- literals ------------------------------------------------------------------
+def bracket(items: tuple):
+    """`[a, b, c]`: a vector when every item is a number, otherwise a list."""
+    if all(type(x) is float for x in items):
+        return np.array(items, dtype=np.float64) if items else np.zeros(0)
+    if all(_is_scalar(x) for x in items):
+        return ops.build_vector([_num(x) for x in items])
+    return list(items)
+
+
+def matrix(rows: tuple):
+    """`[a, b; c, d]`: rows of numbers (or vectors, which contribute their elements)."""
+    for r, row in enumerate(rows):
+        for x in row:
+            if not _is_scalar(x) and not (is_numeric(x) and np.ndim(x.value if type(x) is Tracked else x) == 1):
+                raise LaminaError("TypeError", f"Row {r} of a matrix literal holds {describe(x)}; "
+                                  "';' builds a matrix from numbers and vectors only.")
+    return ops.build_matrix([[_num(x) for x in row] for row in rows])
+
+
+def _is_scalar(x) -> bool:
+    v = x.value if type(x) is Tracked else x
+    return (type(v) is float or type(v) is int) and type(v) is not bool
+
+
+def make_record(fields: dict) -> Record:
+    return Record(fields)
+
+
+# -- fields, indexing, calls ---------------------------------------------------
+def field(target, name: str):
+    if isinstance(target, (Record, LibObject)):
+        return target.get(name)
+    raise LaminaError("TypeError", f"Cannot read field '{name}' of {describe(target)}; only records "
+                      "and library objects have fields.")
+
+
+def set_field(target, name: str, value):
+    if isinstance(target, Record):
+        return target.with_field(name, value)
+    if isinstance(target, LibObject):
+        raise LaminaError("TypeError", f"The fields of {describe(target)} cannot be assigned; "
+                          "library objects are changed only by the builtins that return new ones.")
+    raise LaminaError("TypeError", f"Cannot set field '{name}' of {describe(target)}; only records have fields.")
+
+
+def index(target, items: tuple):
+    return indexing.get(target, items)
+
+
+def set_index(target, items: tuple, value):
+    return indexing.put(target, items, value, owned=False)
+
+
+def set_index_var(target, items: tuple, value):
+    """`a[i] = v` on a variable: writes in place when no other value shares the array."""
+    owned = type(target) is np.ndarray and target.base is None and sys.getrefcount(target) <= UNSHARED_REFS
+    return indexing.put(target, items, value, owned=owned)
+
+
+def _calibrate_unshared_refs() -> int:
+    seen = []
+
+    def probe(target):
+        seen.append(sys.getrefcount(target))
+
+    namespace = {"probe": probe, "np": np}
+    exec(compile("a = np.zeros(3)\nprobe(a)\n", CODE_FILENAME, "exec"), namespace)
+    return seen[0]
+
+
+UNSHARED_REFS = _calibrate_unshared_refs()
+
+
+def make_slice(start, stop):
+    return slice(start, stop)
+
+
+ALL = slice(None, None)
+
+
+def is_user_function(f) -> bool:
+    code = getattr(f, "__code__", None)
+    return code is not None and code.co_filename == CODE_FILENAME
+
+
+def call(f, args: tuple, kwargs: dict | None = None):
+    """Call a Lamina function or builtin from a builtin or a keyword call site."""
+    if kwargs and is_user_function(f):
+        kwargs = {mangle(k): v for k, v in kwargs.items()}
+    try:
+        return f(*args, **(kwargs or {}))
+    except TypeError as exc:
+        if exc.__traceback__.tb_next is not None:
+            raise
+        raise call_error(f, exc) from None
+
+
+def call_error(f, exc: TypeError, name: str | None = None) -> LaminaError:
+    """A Python TypeError raised by the call itself (bad arguments) as a Lamina error."""
+    from .pyerrors import translate_call_error
+    return translate_call_error(f, exc, name)
+
+
+def method(target, name: str, lookup, args: tuple, kwargs: dict | None):
+    """`target.name(args)`: a function stored in a record field, else `name(target, args)`."""
+    if isinstance(target, Record) and name in target.fields:
+        f = target.fields[name]
+        if callable(f) and not isinstance(f, LibObject):
+            return call(f, args, kwargs)
+        raise LaminaError("TypeError", f"Field '{name}' of the record is {describe(f)}, not a function.")
+    try:
+        f = lookup()
+    except NameError:
+        raise LaminaError("NameError", f"{describe(target).capitalize()} has no method '{name}', and no "
+                          f"function named '{name}' exists.") from None
+    if not callable(f) or isinstance(f, LibObject):
+        raise LaminaError("TypeError", f"'{name}' is {describe(f)}, not a function, so "
+                          f"x.{name}(...) cannot call it.")
+    return call(f, (target,) + args, kwargs)
+
+
+# -- loops ---------------------------------------------------------------------
+def for_range(start, stop, step=None):
+    a = _bound(start, "start")
+    b = _bound(stop, "stop")
+    s = 1.0 if step is None else _bound(step, "step")
+    if s == 0:
+        raise LaminaError("ValueError", "A for loop's step cannot be 0.")
+    if a == int(a) and s == int(s) and (math.isinf(b) is False):
+        end = math.floor(b) + 1 if s > 0 else math.ceil(b) - 1
+        return map(float, range(int(a), end, int(s)))
+    count = math.floor((b - a) / s * (1 + 1e-12) + 1e-9) + 1
+    return (a + k * s for k in range(max(count, 0)))
+
+
+def _bound(x, what: str) -> float:
+    v = x.value if type(x) is Tracked else x
+    if type(v) is bool or not isinstance(v, (float, int)):
+        raise LaminaError("TypeError", f"A for loop's {what} must be a number, not {describe(x)}.")
+    if v != v:
+        raise LaminaError("ValueError", f"A for loop's {what} is NaN.")
+    if what != "stop" and math.isinf(v):
+        raise LaminaError("ValueError", f"A for loop's {what} cannot be infinite.")
+    return float(v)
+
+
+def for_each(x):
+    if type(x) is Tracked:
+        n = len(x.value) if np.ndim(x.value) else 0
+        return [indexing.get(x, (float(i),)) for i in range(n)]
+    if isinstance(x, np.ndarray):
+        return x.tolist() if x.ndim == 1 else [row.copy() for row in x]
+    if isinstance(x, (list, str)):
+        return x
+    if isinstance(x, Record):
+        return list(x.fields)
+    raise LaminaError("TypeError", f"Cannot loop over {describe(x)}; 'for x in ...' takes a vector, "
+                      "matrix (its rows), list, string or record (its field names).")
+
+
+# -- output --------------------------------------------------------------------
+def show(x) -> str:
+    return format_value(x)
+
+
+def echo(x) -> None:
+    if x is not None:
+        print(format_value(x, quote_strings=True))
+
+
+HELPERS = {
+    "_add": add, "_sub": sub, "_mul": mul, "_div": div, "_emul": emul, "_ediv": ediv,
+    "_pow": power, "_epow": epower, "_neg": neg, "_pos": pos, "_transpose": transpose,
+    "_lt": lt, "_le": le, "_gt": gt, "_ge": ge, "_eq": eq, "_ne": ne,
+    "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
+    "_record": make_record, "_field": field, "_set_field": set_field, "_index": index,
+    "_set_index": set_index, "_set_index_var": set_index_var, "_slice": make_slice, "_ALL": ALL,
+    "_call": call, "_method": method, "_for_range": for_range, "_for_each": for_each,
+    "_show": show, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
+}

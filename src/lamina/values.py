@@ -1,0 +1,190 @@
+"""Lamina's runtime values and the checks every builtin uses on its arguments.
+
+number -> Python float · bool -> bool · string -> str · none -> None
+tensor -> numpy float64 array, 1-D (vector) or 2-D (matrix)
+list -> Python list · record -> Record · function -> Python callable
+tracked number or tensor -> autodiff.tape.Tracked · library objects -> LibObject
+
+Values have value semantics: nothing mutates a value in place that another
+binding could see (the runtime copies before a write into a shared value).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .autodiff.tape import Tracked, value_of
+from .errors import LaminaError, shape_str
+
+
+class Record:
+    """`{name = value, ...}`: named fields in insertion order."""
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: dict):
+        self.fields = fields
+
+    def get(self, name: str):
+        try:
+            return self.fields[name]
+        except KeyError:
+            raise LaminaError("NameError", f"Record has no field '{name}'; its fields are "
+                              f"{', '.join(self.fields) or '(none)'}.") from None
+
+    def with_field(self, name: str, value) -> "Record":
+        fields = dict(self.fields)
+        fields[name] = value
+        return Record(fields)
+
+    def __eq__(self, other):
+        return isinstance(other, Record) and self.fields.keys() == other.fields.keys() and all(
+            values_equal(a, other.fields[k]) for k, a in self.fields.items())
+
+    __hash__ = None
+
+
+class LibObject:
+    """Base of library values (optimizers, models, schedules, ...).
+
+    Fields listed by `field_names` are readable with `obj.name`; a name that
+    starts with `_` is readable too (`opt._params`). Library objects are
+    immutable: operations return new ones.
+    """
+    type_name = "object"
+
+    def field_names(self) -> list[str]:
+        return []
+
+    def get(self, name: str):
+        if name in self.field_names():
+            return getattr(self, name)
+        raise LaminaError("NameError", f"A {self.type_name} has no field '{name}'"
+                          + (f"; its fields are {', '.join(self.field_names())}." if self.field_names() else "."))
+
+    def describe(self) -> str:
+        return f"<{self.type_name}>"
+
+
+def is_function(x) -> bool:
+    return callable(x) and not isinstance(x, (LibObject, type))
+
+
+def type_name(x) -> str:
+    """The name a program sees for a value's kind (the `type` builtin)."""
+    if type(x) is Tracked:
+        x = x.value
+    if isinstance(x, bool):
+        return "bool"
+    if isinstance(x, (float, int)):
+        return "number"
+    if isinstance(x, str):
+        return "string"
+    if x is None:
+        return "none"
+    if isinstance(x, np.ndarray):
+        return "vector" if x.ndim == 1 else "matrix"
+    if isinstance(x, list):
+        return "list"
+    if isinstance(x, Record):
+        return "record"
+    if isinstance(x, LibObject):
+        return x.type_name
+    if callable(x):
+        return "function"
+    return "object"
+
+
+def describe(x) -> str:
+    """A value's kind and shape as messages name it: `a 2x3 matrix`, `a string`."""
+    v = value_of(x)
+    if isinstance(v, np.ndarray):
+        return f"a {shape_str(v.shape)}" if v.ndim == 1 else f"a {shape_str(v.shape)} matrix"
+    name = type_name(x)
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
+def shape_of(x) -> tuple:
+    v = value_of(x)
+    return v.shape if isinstance(v, np.ndarray) else ()
+
+
+def is_numeric(x) -> bool:
+    """A number, a tensor, or a tracked one of those (bools are not numbers)."""
+    v = x.value if type(x) is Tracked else x
+    return (type(v) is float or type(v) is int or isinstance(v, np.ndarray)) and not isinstance(v, bool)
+
+
+def as_float(x, what: str) -> float:
+    v = value_of(x)
+    if isinstance(v, bool) or not isinstance(v, (float, int, np.floating)):
+        if isinstance(v, np.ndarray) and v.size == 1:
+            return float(v.reshape(()))
+        raise LaminaError("TypeError", f"{what} must be a number, not {describe(x)}.")
+    return float(v)
+
+
+def as_int(x, what: str, minimum: int | None = None) -> int:
+    f = as_float(x, what)
+    if f != f or f in (float("inf"), float("-inf")) or f != int(f):
+        raise LaminaError("TypeError", f"{what} must be a whole number, not {format_number(f)}.")
+    n = int(f)
+    if minimum is not None and n < minimum:
+        raise LaminaError("ValueError", f"{what} must be at least {minimum}, not {n}.")
+    return n
+
+
+def as_array(x, what: str) -> np.ndarray:
+    """A number or tensor as a float64 array (numbers become 0-d arrays)."""
+    v = value_of(x)
+    if isinstance(v, np.ndarray):
+        return v
+    if isinstance(v, (float, int)) and not isinstance(v, bool):
+        return np.asarray(float(v))
+    raise LaminaError("TypeError", f"{what} must be a number or tensor, not {describe(x)}.")
+
+
+def as_tensor(x, what: str) -> np.ndarray:
+    v = value_of(x)
+    if isinstance(v, np.ndarray):
+        return v
+    raise LaminaError("TypeError", f"{what} must be a vector or matrix, not {describe(x)}.")
+
+
+def as_str(x, what: str) -> str:
+    if isinstance(x, str):
+        return x
+    raise LaminaError("TypeError", f"{what} must be a string, not {describe(x)}.")
+
+
+def to_value(x):
+    """A NumPy result as a Lamina value: 0-d arrays and NumPy scalars become floats."""
+    if isinstance(x, np.ndarray):
+        if x.ndim == 0:
+            return float(x)
+        if x.dtype != np.float64:
+            return x.astype(np.float64)
+        return x
+    if isinstance(x, (np.floating, np.integer)):
+        return float(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def values_equal(a, b) -> bool:
+    a, b = value_of(a), value_of(b)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                and a.shape == b.shape and bool(np.all(a == b)))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:
+        return a is b
+
+
+def format_number(x: float) -> str:
+    from .lang.printing import format_number as fmt
+    return fmt(x)
