@@ -54,6 +54,7 @@ class LaminaError(Exception):
     span: Span | None = None
     stack: list[Frame] = field(default_factory=list)
     note: str | None = None
+    incomplete: bool = False   # the text ended too early: a REPL reads another line
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind
@@ -73,7 +74,7 @@ class LaminaError(Exception):
         if self.stack:
             out.append("Call stack (most recent call last):")
             for frame in self.stack:
-                out.append(f"  {frame.function} at {frame.span.where()}")
+                out.append(f"  {frame.function}, called at {frame.span.where()}")
         return "\n".join(out)
 
 

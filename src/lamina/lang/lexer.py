@@ -98,7 +98,8 @@ class Lexer:
             self.track_brackets(tok, start_line, start_col)
         if self.brackets:
             opener = self.brackets[-1]
-            raise LaminaError("SyntaxError", f"'{opener.text}' opened here is never closed.", opener.span)
+            raise LaminaError("SyntaxError", f"'{opener.text}' opened here is never closed.", opener.span,
+                              incomplete=True)
         self.end_line()
         self.tokens.append(Token("EOF", "", None, Span(self.source, self.line, self.col)))
         return self.tokens

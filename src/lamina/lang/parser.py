@@ -43,7 +43,8 @@ class Parser:
         return tok
 
     def error(self, message: str, tok: Token | None = None) -> LaminaError:
-        return LaminaError("SyntaxError", message, (tok or self.tok).span)
+        tok = tok or self.tok
+        return LaminaError("SyntaxError", message, tok.span, incomplete=tok.kind == "EOF")
 
     def describe(self, tok: Token) -> str:
         if tok.kind == "EOF":
@@ -117,7 +118,7 @@ class Parser:
             raise LaminaError(
                 "SyntaxError",
                 f"The '{keyword.text}' block opened at line {keyword.span.line} is never closed; "
-                f"expect 'end {keyword.text}'.", keyword.span)
+                f"expect 'end {keyword.text}'.", keyword.span, incomplete=self.tok.kind == "EOF")
         end = self.advance()
         if self.tok.is_kw(*BLOCK_KEYWORDS) and self.tok.span.line == end.span.line:
             closer = self.advance()
@@ -294,7 +295,7 @@ class Parser:
             if tok.is_op("("):
                 self.advance()
                 args, kwargs = self.arguments()
-                node = A.Call(tok.span, node, args, kwargs)
+                node = A.Call(node.span if isinstance(node, A.Name) else tok.span, node, args, kwargs)
             elif tok.is_op("["):
                 self.advance()
                 node = A.Index(tok.span, node, self.index_items())

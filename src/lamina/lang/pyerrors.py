@@ -72,13 +72,28 @@ def to_lamina_error(exc: BaseException) -> LaminaError:
     if err.span is None and node is not None:
         err.span = node.span
     if not err.stack and len(frames) > 1:
-        stack = [Frame(function_label(frames[k][0]), node_of(frames[k - 1][1]).span)
-                 for k in range(1, len(frames))]
+        stack = _collapse([Frame(function_label(frames[k][0]), node_of(frames[k - 1][1]).span)
+                           for k in range(1, len(frames))])
         if len(stack) > STACK_SHOWN:
             err.note = (err.note + "; " if err.note else "") + f"{len(stack) - STACK_SHOWN} earlier calls are not shown"
             stack = stack[-STACK_SHOWN:]
         err.stack = stack
     return err
+
+
+def _collapse(stack: list[Frame]) -> list[Frame]:
+    """Runs of the same call (deep recursion) shown once with a count."""
+    out: list[Frame] = []
+    i = 0
+    while i < len(stack):
+        j = i
+        while j + 1 < len(stack) and stack[j + 1] == stack[i]:
+            j += 1
+        count = j - i + 1
+        frame = stack[i]
+        out.append(frame if count == 1 else Frame(f"{frame.function} (x{count})", frame.span))
+        i = j + 1
+    return out
 
 
 def _translate(exc: BaseException, node, frames) -> LaminaError:

@@ -1,0 +1,174 @@
+"""Core builtins: output, sizes of things, lists and records, functions, errors."""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from ..autodiff.tape import value_of
+from ..errors import LaminaError
+from ..lang.printing import format_value
+from ..values import LibObject, Record, as_str, describe, is_function
+from .registry import Shape, builtin
+
+CORE = "Core"
+
+
+@builtin("print", category=CORE,
+         shapes=[Shape("print(a, b, ...)", "any values", "no output",
+                       "Writes the values joined by one space, then a newline.")],
+         summary="Writes values to standard output, joined by spaces, ending the line.",
+         examples=['print("total:", 1 + 2)\nprint([1, 2; 3, 4])\nprint({name = "w", value = 0.5})'],
+         notes="Numbers print without a decimal point when they are whole (`30`, not `30.0`); "
+               "otherwise as the shortest text that reads back to the same float64. Tensors print "
+               "in bracket syntax with rows joined by `; `; strings inside lists and records are "
+               "quoted, a string on its own is not.")
+def print_(*values):
+    sys.stdout.write(" ".join(format_value(v) for v in values) + "\n")
+
+
+@builtin("length", category=CORE,
+         shapes=[Shape("length(x)", "tensor, list or string", "number",
+                       "The number of elements, items or characters.")],
+         summary="Counts the elements of a tensor, the items of a list or the characters of a string.",
+         examples=['print(length([1, 2, 3]))\nprint(length([1, 2; 3, 4]))\nprint(length(["a", "b"]), length("hello"))'],
+         notes="A matrix counts all of its elements (rows times columns). A number has length 1; "
+               "none and records have no length.")
+def length(x):
+    v = value_of(x)
+    if isinstance(v, np.ndarray):
+        return float(v.size)
+    if isinstance(v, (list, str)):
+        return float(len(v))
+    if isinstance(v, float) and not isinstance(v, bool):
+        return 1.0
+    raise LaminaError("TypeError", f"length needs a tensor, list or string, not {describe(x)}.")
+
+
+@builtin("append", category=CORE,
+         shapes=[Shape("append(list, item)", "list, any value", "list", "A new list with the item at the end."),
+                 Shape("append(v, x)", "vector, number", "vector", "A new vector with x at the end.")],
+         summary="Returns a new list or vector with one more item at the end.",
+         examples=['xs = []\nfor i = 1 to 3\n    xs = append(xs, i ^ 2)\nend for\nprint(xs)\n'
+                   'names = append(["a"], "b")\nprint(names)'],
+         notes="Values are never changed in place, so append returns the longer value and the "
+               "original is unchanged. Appending a number to a vector (or to `[]`) gives a vector; "
+               "appending anything else gives a list.")
+def append(seq, item):
+    v = value_of(seq)
+    if isinstance(v, np.ndarray) and v.ndim == 1 and isinstance(item, float) and not isinstance(item, bool):
+        return np.append(v, item)
+    if isinstance(v, np.ndarray) and v.size == 0:
+        return [item]
+    if isinstance(seq, list):
+        return seq + [item]
+    raise LaminaError("TypeError", f"append needs a list or vector, not {describe(seq)}.")
+
+
+@builtin("concat", category=CORE,
+         shapes=[Shape("concat(a, b)", "two lists (or two vectors)", "list (or vector)",
+                       "The items of a followed by the items of b.")],
+         summary="Joins two lists (or two vectors) end to end.",
+         examples=['print(concat([1, 2], [3]))\nprint(concat(["a"], ["b", "c"]))'],
+         notes="For matrices use hcat and vcat, which follow the vector-as-column rule.")
+def concat(a, b):
+    va, vb = value_of(a), value_of(b)
+    if isinstance(va, np.ndarray) and isinstance(vb, np.ndarray) and va.ndim == vb.ndim == 1:
+        return np.concatenate([va, vb])
+    if isinstance(a, list) and isinstance(b, list):
+        return a + b
+    raise LaminaError("TypeError", f"concat needs two lists or two vectors, not {describe(a)} and {describe(b)}.")
+
+
+@builtin("keys", category=CORE,
+         shapes=[Shape("keys(r)", "record", "list of strings", "The field names in order.")],
+         summary="Lists the field names of a record.",
+         examples=['r = {a = 1, b = 2}\nprint(keys(r))'],
+         notes="Fields keep the order in which the record literal (or later assignments) added them.")
+def keys(r):
+    if isinstance(r, Record):
+        return list(r.fields)
+    if isinstance(r, LibObject):
+        return list(r.field_names())
+    raise LaminaError("TypeError", f"keys needs a record, not {describe(r)}.")
+
+
+@builtin("has", category=CORE,
+         shapes=[Shape("has(r, name)", "record, string", "bool", "Whether the record has that field.")],
+         summary="Tells whether a record has a field of the given name.",
+         examples=['r = {a = 1}\nprint(has(r, "a"), has(r, "b"))'],
+         notes="Reading a missing field is a NameError; has lets a program check first.")
+def has(r, name):
+    name = as_str(name, "has's field name")
+    if isinstance(r, Record):
+        return name in r.fields
+    raise LaminaError("TypeError", f"has needs a record, not {describe(r)}.")
+
+
+def _callable(f, what: str):
+    if not is_function(f):
+        raise LaminaError("TypeError", f"{what} must be a function, not {describe(f)}.")
+    return f
+
+
+@builtin("map", category=CORE,
+         shapes=[Shape("map(xs, f)", "vector or list, function", "vector or list",
+                       "f applied to each element; numbers back give a vector.")],
+         summary="Applies a function to every element of a vector or list.",
+         examples=['print(map([1, 2, 3], x -> x ^ 2))\nprint(map(["a", "b"], s -> s + "!"))'],
+         notes="With a vector, or a list whose results are all numbers, the result is a vector; "
+               "otherwise a list. Write `xs |> map(f)` to read left to right.")
+def map_(xs, f):
+    from ..lang.runtime import bracket, call, for_each
+    f = _callable(f, "map's function")
+    out = [call(f, (x,)) for x in for_each(xs)]
+    return bracket(tuple(out)) if all(type(x) is float for x in out) else out
+
+
+@builtin("filter", category=CORE,
+         shapes=[Shape("filter(xs, keep)", "vector or list, function", "vector or list",
+                       "The elements for which keep returns true.")],
+         summary="Keeps the elements of a vector or list for which a function returns true.",
+         examples=['print(filter([1, -2, 3], x -> x > 0))'],
+         notes="The function must return a bool (or a number, nonzero meaning true).")
+def filter_(xs, keep):
+    from ..lang.runtime import call, for_each, truth
+    keep = _callable(keep, "filter's function")
+    out = [x for x in for_each(xs) if truth(call(keep, (x,)))]
+    v = value_of(xs)
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        return np.array(out, dtype=np.float64)
+    return out
+
+
+@builtin("error", category=CORE,
+         shapes=[Shape("error(message)", "string", "does not return", "Stops the program with an Error.")],
+         summary="Stops the program with an error carrying the given message.",
+         examples=['function safe_sqrt(x)\n    if x < 0\n        error("safe_sqrt needs x >= 0")\n    end if\n'
+                   '    return sqrt(x)\nend function\nprint(safe_sqrt(9))'],
+         notes="The error is reported like any Lamina error: kind `Error`, the message, the file, "
+               "line and column of the call, and the call stack.")
+def error_(message):
+    raise LaminaError("Error", format_value(message))
+
+
+@builtin("assert", category=CORE,
+         shapes=[Shape("assert(cond)", "bool", "no output", "Stops with an Error when cond is false."),
+                 Shape("assert(cond, message)", "bool, string", "no output", "The same with a message.")],
+         summary="Checks that a condition holds and stops the program if it does not.",
+         examples=['assert(1 + 1 == 2)\nprint("still running")'],
+         notes="Conditions follow the rules of `if`: a bool, or a number (nonzero is true).")
+def assert_(cond, message="Assertion failed."):
+    from ..lang.runtime import truth
+    if not truth(cond):
+        raise LaminaError("Error", format_value(message))
+
+
+@builtin("clock", category=CORE,
+         shapes=[Shape("clock()", "no input", "number", "Seconds from a fixed point, for timing.")],
+         summary="Returns a monotonic time in seconds, for measuring how long code takes.",
+         examples=['t0 = clock()\ns = 0\nfor i = 1 to 1000\n    s = s + i\nend for\nprint(s, clock() - t0 >= 0)'],
+         notes="Only differences between two calls are meaningful.")
+def clock():
+    return time.perf_counter()

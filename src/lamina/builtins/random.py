@@ -1,0 +1,62 @@
+"""The one global random generator and the builtins that draw from it."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..values import as_int
+from .registry import Shape, builtin
+
+RANDOM = "Random"
+_state = {"rng": np.random.default_rng()}
+
+
+def generator() -> np.random.Generator:
+    """The global generator that `seed(n)` resets; every random builtin draws from it."""
+    return _state["rng"]
+
+
+def _dims(r, c, name: str) -> tuple:
+    if r is None:
+        return ()
+    rows = as_int(r, f"{name}'s row count", minimum=0)
+    if c is None:
+        return (rows,)
+    return (rows, as_int(c, f"{name}'s column count", minimum=0))
+
+
+def _draw(shape: tuple, draw):
+    out = draw(shape)
+    return float(out) if shape == () else out
+
+
+@builtin("seed", category=RANDOM,
+         shapes=[Shape("seed(n)", "whole number", "no output", "Resets the global generator.")],
+         summary="Seeds the one global random generator, so that random results repeat.",
+         examples=['seed(42)\na = rand()\nseed(42)\nprint(a == rand())'],
+         notes="Lamina has one global generator (NumPy's PCG64). rand, randn, randint, dropout and "
+               "every other random builtin draw from it, so one seed at the top makes a whole "
+               "program repeatable.")
+def seed(n):
+    _state["rng"] = np.random.default_rng(as_int(n, "seed", minimum=0))
+
+
+@builtin("rand", category=RANDOM,
+         shapes=[Shape("rand()", "no input", "number", "One uniform number in [0, 1)."),
+                 Shape("rand(n)", "length", "vector", "n uniform numbers."),
+                 Shape("rand(r, c)", "rows, columns", "matrix", "An r x c matrix of uniform numbers.")],
+         summary="Draws uniform random numbers in [0, 1) from the global generator.",
+         examples=['seed(1)\nx = rand(2, 3)\nprint(size(x))\nprint(all(x >= 0) and all(x < 1))'],
+         notes="Draws from the generator that seed(n) resets.")
+def rand(r=None, c=None):
+    return _draw(_dims(r, c, "rand"), generator().random)
+
+
+@builtin("randn", category=RANDOM,
+         shapes=[Shape("randn()", "no input", "number", "One standard normal number."),
+                 Shape("randn(n)", "length", "vector", "n standard normal numbers."),
+                 Shape("randn(r, c)", "rows, columns", "matrix", "An r x c standard normal matrix.")],
+         summary="Draws standard normal random numbers (mean 0, variance 1) from the global generator.",
+         examples=['seed(1)\nz = randn(1000)\nprint(abs(mean(z)) < 0.1)'],
+         notes="Draws from the generator that seed(n) resets.")
+def randn(r=None, c=None):
+    return _draw(_dims(r, c, "randn"), generator().standard_normal)

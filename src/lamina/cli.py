@@ -1,0 +1,104 @@
+"""The `lamina` command: run a file or a snippet, start the REPL, show help, build docs.
+
+This is the only place that renders errors. Exit status: 0 ok, 1 runtime error,
+2 syntax error or bad usage, 130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+
+from .errors import LaminaError
+
+USAGE = """\
+usage: lamina FILE.lam          run a program
+       lamina -e "CODE"         run a snippet
+       lamina                   start the interactive prompt (REPL)
+       lamina help [NAME]       show a builtin's page, or the categories
+       lamina docs build [DIR] [--check]
+                                write (or check) the builtin pages"""
+
+
+def report(err: LaminaError) -> int:
+    sys.stdout.flush()
+    print(err.render(), file=sys.stderr)
+    return 2 if err.kind == "SyntaxError" else 1
+
+
+def internal_failure(exc: BaseException) -> int:
+    sys.stdout.flush()
+    if os.environ.get("LAMINA_DEBUG") == "1":
+        traceback.print_exception(exc)
+    print(f"InternalError: {type(exc).__name__}: {exc}\n"
+          "  note: this is a bug in Lamina; run with LAMINA_DEBUG=1 to see the Python traceback",
+          file=sys.stderr)
+    return 1
+
+
+def run_text(text: str, name: str) -> int:
+    from .lang.interpreter import Interpreter
+    try:
+        Interpreter().run(text, name)
+    except LaminaError as err:
+        if os.environ.get("LAMINA_DEBUG") == "1" and err.__cause__ is not None:
+            traceback.print_exception(err.__cause__)
+        return report(err)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
+        return internal_failure(exc)
+    return 0
+
+
+def run_file(path: str) -> int:
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        print(f"lamina: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"lamina: {path} is not UTF-8 text", file=sys.stderr)
+        return 2
+    return run_text(text, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["help"]:
+        from .docs.help import help_text
+        try:
+            print(help_text(argv[1] if len(argv) > 1 else None))
+        except LaminaError as err:
+            return report(err)
+        return 0
+    if argv[:1] == ["docs"]:
+        from .docs.build import main as docs_main
+        return docs_main(argv[1:])
+    parser = argparse.ArgumentParser(prog="lamina", usage=USAGE, add_help=True)
+    parser.add_argument("file", nargs="?")
+    parser.add_argument("-e", dest="code", help="run CODE")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return 2 if exc.code else 0
+    if args.code is not None and args.file is not None:
+        print("lamina: give either FILE or -e CODE, not both\n" + USAGE, file=sys.stderr)
+        return 2
+    if args.code is not None:
+        return run_text(args.code, "<-e>")
+    if args.file is not None:
+        return run_file(args.file)
+    from .repl import repl
+    return repl()
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,63 @@
+"""One-way pipeline: source -> tokens -> tree -> Python code -> run.
+
+An Interpreter keeps the top-level variables of one program (or REPL session)
+between runs. Errors leave as LaminaError with a span and the Lamina call stack.
+"""
+from __future__ import annotations
+
+import sys
+
+from ..builtins.registry import load_all
+from ..errors import LaminaError, Source, Span
+from . import compiler, runtime
+from .parser import parse
+from .pyerrors import to_lamina_error
+from .scope import mangle
+
+# Python frames per Lamina call is one, so this is (about) the deepest Lamina recursion.
+RECURSION_LIMIT = 10_000
+
+BUILTINS: dict[str, object] = {}
+
+
+def builtins_namespace() -> dict:
+    if not BUILTINS:
+        BUILTINS.update(runtime.HELPERS)
+        BUILTINS.update({mangle(name): spec.fn for name, spec in load_all().items()})
+    BUILTINS.update(compiler.CONSTANTS)
+    return BUILTINS
+
+
+class Interpreter:
+    def __init__(self):
+        if sys.getrecursionlimit() < RECURSION_LIMIT:
+            sys.setrecursionlimit(RECURSION_LIMIT)
+        self.namespace = {"__builtins__": builtins_namespace()}
+
+    def compile(self, text: str, name: str, echo: bool = False):
+        source = Source(name, text)
+        try:
+            code = compiler.compile_program(parse(source), echo)
+        except RecursionError:
+            raise LaminaError("SyntaxError", "The program is nested too deeply to parse.",
+                              Span(source, 1, 1)) from None
+        builtins_namespace()
+        return code
+
+    def run(self, text: str, name: str = "<program>", echo: bool = False) -> None:
+        self.run_code(self.compile(text, name, echo))
+
+    def run_code(self, code) -> None:
+        try:
+            exec(code, self.namespace)
+        except Exception as exc:
+            raise to_lamina_error(exc) from exc
+
+    def get(self, name: str):
+        return self.namespace.get(mangle(name), BUILTINS.get(mangle(name)))
+
+
+def run_source(text: str, name: str = "<program>") -> Interpreter:
+    interp = Interpreter()
+    interp.run(text, name)
+    return interp
