@@ -1,0 +1,83 @@
+"""Differentiable elementwise functions: exp, log, sqrt, abs, and two-operand max/min.
+
+Each works on a Python float or a float64 array (or a Tracked one) and records
+its VJP beside the forward value. Scalars go through `math` for speed, with
+IEEE results where `math` would raise (exp overflow, log of 0 or a negative).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .broadcast import align, unbroadcast
+from .ops import NAN, fdiv
+from .tape import Tracked, record
+
+
+def _apply(x, scalar_fn, array_fn):
+    if type(x) is float:
+        try:
+            return scalar_fn(x)
+        except (OverflowError, ValueError):
+            return float(array_fn(x))
+    return array_fn(x)
+
+
+def _divide(g, d):
+    return fdiv(g, d) if type(g) is float else g / d
+
+
+def exp(a):
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.exp, np.exp)
+    return record(out, (a,), (lambda g: g * out,))
+
+
+def log(a):
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.log, np.log)
+    return record(out, (a,), (lambda g: _divide(g, x),))
+
+
+def sqrt(a):
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.sqrt, np.sqrt)
+    return record(out, (a,), (lambda g: _divide(0.5 * g, out),))
+
+
+def abs(a):
+    x = a.value if type(a) is Tracked else a
+    if type(x) is float:
+        sign = 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
+        return record(math.fabs(x), (a,), (lambda g: g * sign,))
+    return record(np.abs(x), (a,), (lambda g: g * np.sign(x),))
+
+
+def maximum(a, b):
+    """Elementwise max with broadcasting; the gradient goes to the larger operand (to `a` on ties)."""
+    return _select(a, b, True)
+
+
+def minimum(a, b):
+    """Elementwise min with broadcasting; the gradient goes to the smaller operand (to `a` on ties)."""
+    return _select(a, b, False)
+
+
+def _select(a, b, larger: bool):
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float and type(y) is float:
+        if x != x or y != y:
+            return record(NAN, (a, b), (lambda g: g, lambda g: g))
+        take_a = x >= y if larger else x <= y
+        return record(x if take_a else y, (a, b),
+                      (lambda g: g if take_a else 0.0, lambda g: 0.0 if take_a else g))
+    x2, y2, sx, sy = align(x, y, "max" if larger else "min")
+    if larger:
+        out = np.maximum(x2, y2)
+        return record(out, (a, b), (lambda g: unbroadcast(g * (x2 >= y2), sx),
+                                    lambda g: unbroadcast(g * (x2 < y2), sy)))
+    out = np.minimum(x2, y2)
+    return record(out, (a, b), (lambda g: unbroadcast(g * (x2 <= y2), sx),
+                                lambda g: unbroadcast(g * (x2 > y2), sy)))

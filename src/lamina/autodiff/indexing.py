@@ -1,0 +1,133 @@
+"""Reading and writing parts of tensors, and bracket literals, on the tape.
+
+`index` and `setindex` take a key the runtime has already normalized: a tuple
+with one entry per dimension, each a non-negative int in range or a slice with
+step None. Reading scatters the gradient back into zeros of the source's shape;
+writing splits it between the old value (region zeroed) and the stored value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaminaError, shape_str
+from .tape import Tracked, record
+
+
+def index(x, key: tuple):
+    """`x[key]`: a copy of the selected part (a Python float for one element)."""
+    v = x.value if type(x) is Tracked else x
+    part = v[key]
+    out = float(part) if part.ndim == 0 else part.copy()
+    shape = v.shape
+
+    def vjp(g):
+        full = np.zeros(shape)
+        full[key] = g
+        return full
+    return record(out, (x,), (vjp,))
+
+
+def setindex(x, key: tuple, v):
+    """A new value equal to `x` with `x[key] = v` (`v` a number or a tensor fitting the region)."""
+    xv = x.value if type(x) is Tracked else x
+    vv = v.value if type(v) is Tracked else v
+    region = np.empty(xv.shape)[key].shape
+    data = _fit(vv, region)
+    out = xv.copy()
+    out[key] = data
+    vshape = vv.shape if type(vv) is np.ndarray else ()
+
+    def vjp_x(g):
+        gx = g.copy()
+        gx[key] = 0.0
+        return gx
+
+    def vjp_v(g):
+        part = g[key]
+        if not vshape:
+            return float(np.sum(part))
+        return part.reshape(vshape)
+    return record(out, (x, v), (vjp_x, vjp_v))
+
+
+def _fit(value, region: tuple):
+    """The value to store into a region of shape `region` (the runtime's rule for plain tensors)."""
+    if type(value) is not np.ndarray:
+        return value
+    if value.shape == region:
+        return value
+    if value.ndim == 1 and len(region) == 2 and 1 in region and value.size == region[0] * region[1]:
+        return value.reshape(region)
+    where = ("one element" if region == () else
+             f"a {shape_str(region)}" if len(region) == 1 else f"a {shape_str(region)} region")
+    what = f"a {shape_str(value.shape)}" if value.ndim == 1 else f"a {shape_str(value.shape)} matrix"
+    raise LaminaError("ShapeError", f"Cannot store {what} into {where}.")
+
+
+# -- bracket literals ----------------------------------------------------------
+def _pieces(items):
+    """(values, lengths): each item's value and how many elements it contributes."""
+    values, lengths = [], []
+    for item in items:
+        val = item.value if type(item) is Tracked else item
+        if type(val) is np.ndarray:
+            if val.ndim != 1:
+                raise LaminaError("TypeError", f"A {shape_str(val.shape)} matrix cannot be an element of "
+                                  "a bracket literal; use hcat or vcat to join matrices.")
+            lengths.append(len(val))
+        else:
+            lengths.append(None)   # a number: one element, and its gradient is a float
+        values.append(val)
+    return values, lengths
+
+
+def _part_vjps(lengths, row: int | None):
+    """One VJP per item: the item's slice of the gradient (of row `row` for a matrix)."""
+    vjps, start = [], 0
+    for n in lengths:
+        vjps.append(_element_vjp(start, row) if n is None else _slice_vjp(start, start + n, row))
+        start += 1 if n is None else n
+    return vjps
+
+
+def _element_vjp(i: int, row):
+    if row is None:
+        return lambda g: float(g[i])
+    return lambda g: float(g[row, i])
+
+
+def _slice_vjp(lo: int, hi: int, row):
+    if row is None:
+        return lambda g: g[lo:hi]
+    return lambda g: g[row, lo:hi]
+
+
+def build_vector(items: list):
+    """`[a, b, c]` of numbers (tracked or not); a vector item contributes its elements."""
+    values, lengths = _pieces(items)
+    if all(n is None for n in lengths):
+        out = np.array(values, dtype=np.float64) if values else np.zeros(0)
+    else:
+        out = np.concatenate([np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values])
+    if not any(type(item) is Tracked for item in items):
+        return out
+    return record(out, items, _part_vjps(lengths, None))
+
+
+def build_matrix(rows: list):
+    """`[a, b; c, d]`: rows of numbers and vectors (a vector contributes its elements to its row)."""
+    flat, inputs, vjps, width = [], [], [], None
+    for r, row in enumerate(rows):
+        values, lengths = _pieces(row)
+        n = sum(1 if k is None else k for k in lengths)
+        if width is None:
+            width = n
+        elif n != width:
+            raise LaminaError("ShapeError", f"Every row of a matrix literal needs the same length, but "
+                              f"row 0 has {width} elements and row {r} has {n}.")
+        flat.append(np.concatenate([np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values])
+                    if values else np.zeros(0))
+        inputs.extend(row)
+        vjps.extend(_part_vjps(lengths, r))
+    out = np.stack(flat) if flat else np.zeros((0, 0))
+    return record(out, inputs, vjps)

@@ -1,0 +1,250 @@
+"""The language's operators: forward values and their VJPs, side by side.
+
+Operands are Python floats, float64 arrays (1-D vectors, 2-D matrices) or
+Tracked values; the runtime has dealt with every other kind before calling
+here. Each op computes its value and hands `record` one VJP per input; record
+keeps only the VJPs of live tracked inputs, so untracked code pays nothing for
+them. Scalars come back as Python floats and arrays are always fresh. VJP
+closures capture arrays and shapes only, never Tracked values.
+
+Arithmetic is IEEE: Python's float `/` and `**` raise where IEEE gives Inf or
+NaN, so the scalar paths go through `fdiv` and `fpow`.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ..errors import LaminaError, shape_str
+from ..builtins.registry import Const, GradCase
+from .broadcast import align, unbroadcast
+from .indexing import build_matrix, build_vector, index, setindex  # noqa: F401  (the runtime's entry points)
+from .tape import Tracked, record
+
+INF = math.inf
+NAN = math.nan
+
+
+def fdiv(x: float, y: float) -> float:
+    """x / y on floats with IEEE results for a zero divisor."""
+    if y:
+        return x / y
+    if x != x or x == 0:
+        return NAN
+    return math.copysign(INF, x) * math.copysign(1.0, y)
+
+
+def fpow(x: float, y: float) -> float:
+    """x ** y on floats with IEEE results: overflow is Inf, a complex result is NaN."""
+    try:
+        r = x ** y
+    except (OverflowError, ZeroDivisionError):
+        return float(np.power(x, y))
+    return NAN if type(r) is complex else r
+
+
+def _same(g):
+    return g
+
+
+def _negate(g):
+    return -g
+
+
+def _shape(x) -> str:
+    return shape_str(x.shape) if type(x) is np.ndarray else "a number"
+
+
+# -- elementwise, with broadcasting --------------------------------------------
+def add(a, b):
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float and type(y) is float:
+        return record(x + y, (a, b), (_same, _same))
+    x2, y2, sx, sy = align(x, y, "+")
+    return record(x2 + y2, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(g, sy)))
+
+
+def sub(a, b):
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float and type(y) is float:
+        return record(x - y, (a, b), (_same, _negate))
+    x2, y2, sx, sy = align(x, y, "-")
+    return record(x2 - y2, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(-g, sy)))
+
+
+def neg(a):
+    x = a.value if type(a) is Tracked else a
+    return record(-x, (a,), (_negate,))
+
+
+def emul(a, b):
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float and type(y) is float:
+        return record(x * y, (a, b), (lambda g: g * y, lambda g: g * x))
+    x2, y2, sx, sy = align(x, y, ".*")
+    return record(x2 * y2, (a, b), (lambda g: unbroadcast(g * y2, sx), lambda g: unbroadcast(g * x2, sy)))
+
+
+def ediv(a, b):
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float and type(y) is float:
+        out = fdiv(x, y)
+        return record(out, (a, b), (lambda g: fdiv(g, y), lambda g: fdiv(-g * out, y)))
+    x2, y2, sx, sy = align(x, y, "./")
+    out = x2 / y2
+    return record(out, (a, b), (lambda g: unbroadcast(g / y2, sx),
+                                lambda g: unbroadcast(-g * out / y2, sy)))
+
+
+def epow(a, b):
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float and type(y) is float:
+        out = fpow(x, y)
+        return record(out, (a, b), (lambda g: 0.0 if y == 0 else g * y * fpow(x, y - 1.0),
+                                    lambda g: g * out * _log_base(x)))
+    x2, y2, sx, sy = align(x, y, ".^")
+    out = np.power(x2, y2)
+    return record(out, (a, b), (lambda g: unbroadcast(g * _dpow_base(x2, y2), sx),
+                                lambda g: unbroadcast(g * out * _log_base(x2), sy)))
+
+
+def _dpow_base(x, y):
+    """d(x^y)/dx = y * x^(y-1), and 0 where y == 0 (x^0 is constant even at x = 0)."""
+    if type(y) is float:
+        if y == 2.0:
+            return 2.0 * x
+        return np.zeros_like(x) if y == 0 else y * np.power(x, y - 1.0)
+    return np.where(y == 0, 0.0, y * np.power(x, y - 1.0))
+
+
+def _log_base(x):
+    """log(x) for d(x^y)/dy, taking x = 0 as contributing 0 (x^y is flat in y there for y > 0)."""
+    if type(x) is float:
+        return 0.0 if x == 0 else (math.log(x) if x > 0 else NAN)
+    return np.log(np.where(x == 0, 1.0, x))
+
+
+# -- products and division -----------------------------------------------------
+def mul(a, b):
+    """`*`: scaling when either side is a number, else the matrix product."""
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float:
+        if type(y) is float:
+            return record(x * y, (a, b), (lambda g: g * y, lambda g: g * x))
+        return record(x * y, (a, b), (lambda g: float(np.vdot(g, y)), lambda g: g * x))
+    if type(y) is float:
+        return record(x * y, (a, b), (lambda g: g * y, lambda g: float(np.vdot(g, x))))
+    if x.ndim == 2 and y.ndim == 2:
+        if x.shape[1] != y.shape[0]:
+            raise LaminaError("ShapeError", f"Matrix product needs inner sizes to agree: "
+                              f"{_shape(x)} * {_shape(y)}.")
+        return record(x @ y, (a, b), (lambda g: g @ y.T, lambda g: x.T @ g))
+    if x.ndim == 2:
+        if x.shape[1] != y.shape[0]:
+            raise LaminaError("ShapeError", f"Matrix-vector product needs the vector's length to equal "
+                              f"the matrix's column count: {_shape(x)} * {shape_str(y.shape)}.")
+        return record(x @ y, (a, b), (lambda g: np.outer(g, y), lambda g: g @ x))
+    if y.ndim == 2:
+        if y.shape[0] != 1:
+            raise LaminaError("ShapeError", f"In vector * matrix the vector is a column ({len(x)}x1), so "
+                              f"it can only multiply a 1xp matrix, not {_shape(y)}; to multiply it "
+                              f"as a row, write v' * M.")
+        row = y[0]
+        return record(np.outer(x, row), (a, b), (lambda g: g @ row, lambda g: (x @ g)[None, :]))
+    raise LaminaError("ShapeError", f"The product * of two vectors ({shape_str(x.shape)} and "
+                      f"{shape_str(y.shape)}) is not defined; use dot(a, b) for the inner product "
+                      f"or .* for the elementwise product.")
+
+
+def div(a, b):
+    """`/`: division by a number (tensor / tensor is an error that points at ./ and solve)."""
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(y) is not float:
+        if type(x) is float:
+            raise LaminaError("TypeError", f"Cannot divide a number by a {_shape(y)} tensor with /; "
+                              f"use ./ for elementwise division.")
+        raise LaminaError("TypeError", f"Cannot divide a {_shape(x)} tensor by a {_shape(y)} tensor "
+                          f"with /, which needs a number as the divisor; use ./ for elementwise "
+                          f"division, or solve(A, b) to solve a linear system.")
+    return ediv(a, b)
+
+
+def pow(a, b):
+    """`^`: a number to a power (tensors use .^)."""
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is not float or type(y) is not float:
+        t = x if type(x) is not float else y
+        raise LaminaError("TypeError", f"The ^ operator raises a number to a power, but got a "
+                          f"{_shape(t)} tensor; use .^ for the elementwise power.")
+    return epow(a, b)
+
+
+def transpose(a):
+    """`a'`: a vector becomes a 1 x n matrix; a matrix is transposed; a number stays."""
+    x = a.value if type(a) is Tracked else a
+    if type(x) is float:
+        return a
+    if x.ndim == 1:
+        return record(x.reshape(1, -1).copy(), (a,), (lambda g: g.reshape(-1),))
+    return record(x.T.copy(), (a,), (lambda g: g.T,))
+
+
+# -- comparisons (never tracked) -----------------------------------------------
+_PY_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+               "==": operator.eq, "!=": operator.ne}
+_NP_COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+               "==": np.equal, "!=": np.not_equal}
+
+
+def compare(op: str, a, b):
+    """Numbers give a bool; tensors compare elementwise (with broadcasting) to a 0/1 tensor."""
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float and type(y) is float:
+        return _PY_COMPARE[op](x, y)
+    x2, y2, _, _ = align(x, y, op)
+    return _NP_COMPARE[op](x2, y2).astype(np.float64)
+
+
+# -- the table the generic gradient check runs over ----------------------------
+S, V, M = (), (3,), (2, 3)
+_PAIRS = [GradCase((S, S)), GradCase((V, V)), GradCase((M, M)), GradCase((S, M)), GradCase((V, S)),
+          GradCase((M, (2,))), GradCase(((2,), M)), GradCase((M, (1, 3))), GradCase(((2, 1), M)),
+          GradCase(((2, 1), (1, 3)))]
+
+OPERATORS: dict[str, tuple] = {
+    "add": (add, _PAIRS),
+    "sub": (sub, _PAIRS),
+    "emul": (emul, _PAIRS),
+    "ediv": (ediv, [GradCase(c.args, domain="away_from_zero") for c in _PAIRS]),
+    "epow": (epow, [GradCase(c.args, domain="positive") for c in _PAIRS]
+             + [GradCase((M, Const(2.0))), GradCase((V, Const(3.0))), GradCase((S, Const(0.0)))]),
+    "neg": (neg, [GradCase((S,)), GradCase((V,)), GradCase((M,))]),
+    "mul": (mul, [GradCase((S, S)), GradCase((S, M)), GradCase((V, S)), GradCase(((2, 3), (3, 4))),
+                  GradCase(((2, 3), (3,))), GradCase(((3,), (1, 4)))]),
+    "div": (div, [GradCase((S, S), domain="away_from_zero"), GradCase((M, S), domain="away_from_zero"),
+                  GradCase((V, S), domain="away_from_zero")]),
+    "pow": (pow, [GradCase((S, S), domain="positive"), GradCase((S, Const(3.0)))]),
+    "transpose": (transpose, [GradCase((S,)), GradCase((V,)), GradCase((M,))]),
+    "index": (index, [GradCase((V, Const((1,)))), GradCase((V, Const((slice(0, 2),)))),
+                      GradCase((M, Const((1, 2)))), GradCase((M, Const((0, slice(None))))),
+                      GradCase((M, Const((slice(1, 2), slice(0, 2)))))]),
+    "setindex": (setindex, [GradCase((V, Const((1,)), S)), GradCase((M, Const((0, slice(None))), V)),
+                            GradCase((M, Const((slice(None), slice(1, 3))), (2, 2))),
+                            GradCase((M, Const((slice(0, 1), slice(None))), V)),
+                            GradCase((M, Const((slice(None), slice(0, 2))), S))]),
+    "build_vector": (lambda *items: build_vector(list(items)), [GradCase((S, S, S))]),
+    "build_matrix": (lambda a, b, c, d: build_matrix([[a, b], [c, d]]), [GradCase((S, S, S, S))]),
+    "build_matrix_rows": (lambda u, s, w: build_matrix([[u, s], [s, w]]),
+                          [GradCase(((2,), S, (2,)))]),
+}

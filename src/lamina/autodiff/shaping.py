@@ -1,0 +1,100 @@
+"""Differentiable reshaping and joining: reshape, hcat, vcat.
+
+In hcat and vcat a vector counts as a column (n x 1) and a number as 1 x 1,
+except that vcat of numbers and vectors only is their concatenation, a vector.
+Each piece's gradient is its block of the result's gradient, in its own shape.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaminaError, shape_str
+from .tape import Tracked, record
+
+
+def _val(x):
+    return x.value if type(x) is Tracked else x
+
+
+def _block_vjp(index, shape: tuple):
+    """The VJP of a piece: its block `g[index]`, reshaped to the piece's own shape."""
+    if not shape:
+        return lambda g: float(g[index].reshape(()))
+    return lambda g: g[index].reshape(shape)
+
+
+def reshape(a, shape: tuple):
+    """The elements of `a` in row-major order, arranged as `shape` (one or two sizes)."""
+    x = _val(a)
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.size != int(np.prod(shape)):
+        what = "a number" if arr.ndim == 0 else (
+            f"a {shape_str(arr.shape)}" if arr.ndim == 1 else f"a {shape_str(arr.shape)} matrix")
+        target = f"a vector of length {shape[0]}" if len(shape) == 1 else f"a {shape_str(shape)} matrix"
+        raise LaminaError("ShapeError", f"reshape keeps every element: {what} has {arr.size}, but "
+                          f"{target} holds {int(np.prod(shape))}.")
+    old = arr.shape
+    return record(arr.reshape(shape).copy(), (a,), (_block_vjp(Ellipsis, old),))
+
+
+def _describe(shape: tuple) -> str:
+    return "a number" if not shape else (
+        f"a {shape_str(shape)}" if len(shape) == 1 else f"a {shape_str(shape)} matrix")
+
+
+def _as_2d(x) -> np.ndarray:
+    """A piece as a matrix: a number is 1 x 1, a vector a column."""
+    if type(x) is not np.ndarray:
+        return np.full((1, 1), x)
+    return x.reshape(-1, 1) if x.ndim == 1 else x
+
+
+def hcat(pieces: list):
+    """Join side by side: every piece needs the same number of rows."""
+    if not pieces:
+        raise LaminaError("ValueError", "hcat needs at least one tensor to join.")
+    values = [_val(p) for p in pieces]
+    mats = [_as_2d(v) for v in values]
+    rows = mats[0].shape[0]
+    for i, m in enumerate(mats):
+        if m.shape[0] != rows:
+            raise LaminaError("ShapeError", f"hcat joins pieces with the same number of rows, but piece 0 "
+                              f"({_describe(np.shape(values[0]))}) has {rows} and piece {i} "
+                              f"({_describe(np.shape(values[i]))}) has {m.shape[0]}; a vector counts "
+                              f"as a column.")
+    out = np.concatenate(mats, axis=1)
+    vjps, lo = [], 0
+    for v, m in zip(values, mats):
+        vjps.append(_block_vjp((slice(None), slice(lo, lo + m.shape[1])), np.shape(v)))
+        lo += m.shape[1]
+    return record(out, pieces, vjps)
+
+
+def vcat(pieces: list):
+    """Stack top to bottom: numbers and vectors give a longer vector; else columns must agree."""
+    if not pieces:
+        raise LaminaError("ValueError", "vcat needs at least one tensor to join.")
+    values = [_val(p) for p in pieces]
+    if all(type(v) is not np.ndarray or v.ndim == 1 for v in values):
+        flat = [np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values]
+        out = np.concatenate(flat)
+        vjps, lo = [], 0
+        for v, f in zip(values, flat):
+            vjps.append(_block_vjp(slice(lo, lo + len(f)), np.shape(v)))
+            lo += len(f)
+        return record(out, pieces, vjps)
+    mats = [_as_2d(v) for v in values]
+    cols = next(m.shape[1] for v, m in zip(values, mats) if np.ndim(v) == 2)
+    for i, m in enumerate(mats):
+        if m.shape[1] != cols:
+            hint = (" A vector counts as a column; to append it as a row, write v'."
+                    if np.ndim(values[i]) == 1 else "")
+            raise LaminaError("ShapeError", f"vcat stacks pieces with the same number of columns ({cols}), "
+                              f"but piece {i} is {_describe(np.shape(values[i]))} with "
+                              f"{m.shape[1]}.{hint}")
+    out = np.concatenate(mats, axis=0)
+    vjps, lo = [], 0
+    for v, m in zip(values, mats):
+        vjps.append(_block_vjp((slice(lo, lo + m.shape[0]), slice(None)), np.shape(v)))
+        lo += m.shape[0]
+    return record(out, pieces, vjps)

@@ -1,0 +1,218 @@
+"""Math builtins: elementwise functions, reductions, rounding and tests of truth.
+
+The differentiable ones call primitives in lamina.autodiff (which record on the
+tape when an input is tracked); rounding, sign and the truth tests pass no
+gradient and return plain values even for tracked inputs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autodiff import functions as F
+from ..autodiff import reductions as R
+from ..autodiff.tape import Tracked, value_of
+from ..errors import LaminaError
+from ..values import as_int, describe
+from .registry import Const, GradCase, Shape, builtin
+
+CATEGORY = "Math"
+S, V, M = (), (4,), (3, 2)
+UNARY = [GradCase((S,)), GradCase((V,)), GradCase((M,))]
+
+
+def operand(x, fn: str):
+    """A number or tensor argument, tracked or not (ints become floats)."""
+    if type(x) is Tracked:
+        return x
+    if isinstance(x, np.ndarray) and x.ndim in (1, 2):
+        return x if x.dtype == np.float64 else x.astype(np.float64)
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        return float(x)
+    raise LaminaError("TypeError", f"{fn} needs a number or tensor, not {describe(x)}.")
+
+
+def axis_arg(axis):
+    return None if axis is None else as_int(axis, "The axis")
+
+
+def _plain(out):
+    """A NumPy result as a plain Lamina value (a float, or an array)."""
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _elementwise(name: str, meaning: str, example: str, output: str):
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{name}(x)", "number or tensor", "same shape", meaning)],
+                summary=f"{meaning} Works elementwise on vectors and matrices.",
+                examples=[example], notes=output)
+
+
+@builtin("exp", **_elementwise("exp", "The exponential e^x.", "print(round(exp([0.0, 1.0]), 4))",
+                               "Computed with IEEE float64: exp(1000) is Inf. The derivative is exp(x) "
+                               "itself, reused from the forward value."), grad=UNARY)
+def exp(x):
+    return F.exp(operand(x, "exp"))
+
+
+@builtin("log", **_elementwise("log", "The natural logarithm.", "print(log(exp(2.0)))",
+                               "log(0) is -Inf and the log of a negative number is NaN (no error). "
+                               "The derivative is 1/x."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
+def log(x):
+    return F.log(operand(x, "log"))
+
+
+@builtin("sqrt", **_elementwise("sqrt", "The square root.", "print(sqrt([4.0, 2.25]))",
+                                "The square root of a negative number is NaN. The derivative is "
+                                "1/(2 sqrt(x)), Inf at 0."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
+def sqrt(x):
+    return F.sqrt(operand(x, "sqrt"))
+
+
+@builtin("abs", **_elementwise("abs", "The absolute value.", "print(abs([-1.5, 0.0, 2.0]))",
+                               "The derivative is the sign of x, taken as 0 at x = 0."),
+         grad=[GradCase(c.args, domain="away_from_zero") for c in UNARY])
+def abs_(x):
+    return F.abs(operand(x, "abs"))
+
+
+_REDUCE_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M, Const(0))), GradCase((M, Const(1))),
+                 GradCase((M,), {"axis": 1}), GradCase((S,))]
+
+
+def _reduction(name: str, what: str, example: str, notes: str):
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{name}(x)", "tensor", "number", f"{what} of every element."),
+                        Shape(f"{name}(x, axis)", "matrix, 0 or 1", "vector",
+                              f"axis 0: {what.lower()} of each column; axis 1: of each row.")],
+                summary=f"{what} of the elements of a tensor, or along one axis of a matrix.",
+                examples=[example], notes=notes)
+
+
+@builtin("sum", **_reduction("sum", "The sum", "m = [1, 2; 3, 4]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))",
+                             "A matrix is summed over all elements unless an axis is given; axis 0 "
+                             "reduces down the rows (an m x n matrix gives n sums). The gradient "
+                             "of a sum is 1 for every element it added."), grad=_REDUCE_CASES)
+def sum_(x, axis=None):
+    return R.sum(operand(x, "sum"), axis_arg(axis))
+
+
+@builtin("mean", **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))",
+                              "The sum divided by the count; the mean of an empty tensor is NaN."),
+         grad=_REDUCE_CASES)
+def mean(x, axis=None):
+    return R.mean(operand(x, "mean"), axis_arg(axis))
+
+
+@builtin("prod", **_reduction("prod", "The product", "print(prod([1, 2, 3, 4]), prod([1, 2; 3, 4], axis = 0))",
+                              "The gradient for each element is the product of all the others, "
+                              "computed from running products so that zeros are handled exactly."),
+         grad=_REDUCE_CASES)
+def prod(x, axis=None):
+    return R.prod(operand(x, "prod"), axis_arg(axis))
+
+
+def _extreme(name: str, what: str, pair: str):
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{name}(x)", "tensor", "number", f"The {what} element."),
+                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "vector",
+                              f"The {what} of each column (axis 0) or row (axis 1)."),
+                        Shape(f"{name}(a, b)", "two numbers or tensors", "broadcast shape",
+                              f"Elementwise {what} of a and b, with broadcasting.")],
+                summary=f"The {what} element of a tensor, or with two operands their elementwise "
+                        f"{what} ({pair}).",
+                examples=[f"print({name}([3, 1, 2]), {name}([1, 5; 7, 2], axis = 0))",
+                          f"print({name}([-1.5, 0.5, 2.0], 0))"],
+                notes=f"With one operand the gradient goes to the {what} element (the first one "
+                      f"on ties); a NaN element makes the result NaN. With two operands, as in "
+                      f"MATLAB and Julia, the {what} is taken elementwise under the language's "
+                      f"broadcasting and each element's gradient goes to the operand it came from.")
+
+
+_EXTREME_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}),
+                  GradCase((S, S)), GradCase((V, V)), GradCase((M, S)), GradCase((M, (3,))),
+                  GradCase((M, (1, 2))), GradCase((V, Const(0.0)))]
+
+
+def _min_max(name: str, a, b, axis, reduce, pairwise):
+    x = operand(a, name)
+    if b is None:
+        return reduce(x, axis_arg(axis))
+    if axis is not None:
+        raise LaminaError("TypeError", f"{name}(a, b) compares two operands elementwise and takes no axis; "
+                          f"use {name}(x, axis = k) to reduce one tensor along an axis.")
+    return pairwise(x, operand(b, name))
+
+
+@builtin("max", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
+def max_(a, b=None, axis=None):
+    return _min_max("max", a, b, axis, R.amax, F.maximum)
+
+
+@builtin("min", **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
+def min_(a, b=None, axis=None):
+    return _min_max("min", a, b, axis, R.amin, F.minimum)
+
+
+# -- not differentiable --------------------------------------------------------
+@builtin("round", category=CATEGORY,
+         shapes=[Shape("round(x)", "number or tensor", "same shape", "Rounds to whole numbers."),
+                 Shape("round(x, digits)", "number or tensor, whole number", "same shape",
+                       "Rounds to `digits` decimal places (negative: to tens, hundreds, ...).")],
+         summary="Rounds each element to a number of decimal places (0 by default).",
+         examples=["print(round(3.14159, 2), round([0.5, 1.5, 2.5]), round(1234.5, -2))"],
+         notes="NumPy's rounding: exact halves go to the even neighbour, so round(0.5) is 0 and "
+               "round(1.5) is 2. The result is a plain value: rounding passes no gradient.")
+def round_(x, digits=0.0):
+    v = value_of(operand(x, "round"))
+    return _plain(np.round(v, as_int(digits, "The number of digits")))
+
+
+def _rounding(name: str, meaning: str, example: str, notes: str):
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{name}(x)", "number or tensor", "same shape", meaning)],
+                summary=f"{meaning} Works elementwise.", examples=[example],
+                notes=notes + " The result is a plain value: it passes no gradient.")
+
+
+@builtin("floor", **_rounding("floor", "The largest whole number not above x.",
+                              "print(floor([1.7, -1.2]))", "floor(-1.2) is -2."))
+def floor(x):
+    return _plain(np.floor(value_of(operand(x, "floor"))))
+
+
+@builtin("ceil", **_rounding("ceil", "The smallest whole number not below x.",
+                             "print(ceil([1.2, -1.7]))", "ceil(-1.7) is -1."))
+def ceil(x):
+    return _plain(np.ceil(value_of(operand(x, "ceil"))))
+
+
+@builtin("sign", **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
+                             "print(sign([-2.5, 0.0, 3.0]))", "The sign of NaN is NaN."))
+def sign(x):
+    return _plain(np.sign(value_of(operand(x, "sign"))))
+
+
+def _truth_values(x, fn: str):
+    if isinstance(x, bool):
+        return np.asarray(x)
+    return value_of(operand(x, fn)) != 0
+
+
+@builtin("any", category=CATEGORY,
+         shapes=[Shape("any(x)", "tensor, number or bool", "bool", "Whether any element is nonzero.")],
+         summary="true when at least one element is nonzero (or true); false for an empty tensor.",
+         examples=["v = [0.5, -1.0, 2.0]\nprint(any(v > 1), any(v > 5))"],
+         notes="Comparisons of tensors give 0/1 tensors, so any(v > 1) asks whether some element "
+               "of v exceeds 1. NaN counts as nonzero.")
+def any_(x):
+    return bool(np.any(_truth_values(x, "any")))
+
+
+@builtin("all", category=CATEGORY,
+         shapes=[Shape("all(x)", "tensor, number or bool", "bool", "Whether every element is nonzero.")],
+         summary="true when every element is nonzero (or true); true for an empty tensor.",
+         examples=["v = [0.5, -1.0, 2.0]\nprint(all(v > -2), all(v > 0))"],
+         notes="The companion of any(); use it to reduce an elementwise comparison to one "
+               "condition for if or while.")
+def all_(x):
+    return bool(np.all(_truth_values(x, "all")))

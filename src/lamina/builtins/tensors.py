@@ -1,0 +1,221 @@
+"""Tensor builtins: constructors, shape, reshaping and joining, products, solve, argmax."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autodiff import linalg, ops, shaping
+from ..autodiff.reductions import check_axis
+from ..autodiff.tape import Tracked, value_of
+from ..errors import LaminaError, shape_str
+from ..values import as_float, as_int, describe
+from .mathfns import axis_arg, operand
+from .registry import Const, GradCase, Shape, builtin
+
+CATEGORY = "Tensors"
+
+
+def _size(n, what: str) -> int:
+    return as_int(n, what, minimum=0)
+
+
+def _filled(value: float, r, c, name: str):
+    if c is None:
+        return np.full(_size(r, f"The length given to {name}"), value)
+    return np.full((_size(r, f"The row count given to {name}"),
+                    _size(c, f"The column count given to {name}")), value)
+
+
+@builtin("zeros", category=CATEGORY,
+         shapes=[Shape("zeros(n)", "length", "vector", "A vector of n zeros."),
+                 Shape("zeros(r, c)", "rows, columns", "matrix", "An r x c matrix of zeros.")],
+         summary="A vector or matrix filled with zeros.",
+         examples=["print(zeros(3), zeros(2, 2))"],
+         notes="Sizes must be whole numbers, 0 or more; zeros(0) is the empty vector [].")
+def zeros(r, c=None):
+    return _filled(0.0, r, c, "zeros")
+
+
+@builtin("ones", category=CATEGORY,
+         shapes=[Shape("ones(n)", "length", "vector", "A vector of n ones."),
+                 Shape("ones(r, c)", "rows, columns", "matrix", "An r x c matrix of ones.")],
+         summary="A vector or matrix filled with ones.",
+         examples=["print(ones(3), ones(1, 4))"],
+         notes="ones(1, n) is a 1 x n row, which broadcasts across the rows of a matrix.")
+def ones(r, c=None):
+    return _filled(1.0, r, c, "ones")
+
+
+@builtin("eye", category=CATEGORY,
+         shapes=[Shape("eye(n)", "size", "matrix", "The n x n identity matrix.")],
+         summary="The n x n identity matrix: ones on the diagonal, zeros elsewhere.",
+         examples=["print(eye(2))"],
+         notes="eye(n) * v is v for any vector of length n.")
+def eye(n):
+    return np.eye(_size(n, "The size given to eye"))
+
+
+@builtin("size", category=CATEGORY,
+         shapes=[Shape("size(x)", "tensor", "vector", "[n] for a vector, [m, n] for a matrix."),
+                 Shape("size(x, axis)", "tensor, 0 or 1", "number", "The size along one axis.")],
+         summary="The dimensions of a tensor: [n] for a vector, [rows, columns] for a matrix.",
+         examples=["m = zeros(2, 3)\nprint(size(m), size(m, 1), size([1, 2, 3]))"],
+         notes="A number has no dimensions: size(5) is []. length(x) counts all elements instead.")
+def size(x, axis=None):
+    shape = np.shape(value_of(operand(x, "size")))
+    if axis is None:
+        return np.array(shape, dtype=np.float64)
+    k = as_int(axis, "The axis")
+    if not 0 <= k < len(shape):
+        raise LaminaError("ValueError", f"size: axis {k} does not exist for {describe(x)}.")
+    return float(shape[k])
+
+
+@builtin("range", category=CATEGORY,
+         shapes=[Shape("range(n)", "count", "vector", "0, 1, ..., n-1."),
+                 Shape("range(a, b)", "start, stop", "vector", "a, a+1, ... up to but not including b."),
+                 Shape("range(a, b, step)", "start, stop, step", "vector", "From a toward b by step.")],
+         summary="A vector of evenly stepped numbers, half-open like Python's range.",
+         examples=["print(range(4), range(2, 5), range(1, 0, -0.25))"],
+         notes="The stop value is never included. The step may be fractional or negative but "
+               "not 0; a range that goes nowhere is the empty vector.")
+def range_(a, b=None, step=1.0):
+    start, stop = (0.0, as_float(a, "The stop of range")) if b is None else (
+        as_float(a, "The start of range"), as_float(b, "The stop of range"))
+    s = as_float(step, "The step of range")
+    if s == 0 or s != s:
+        raise LaminaError("ValueError", "range needs a nonzero step.")
+    if not all(np.isfinite((start, stop, s))):
+        raise LaminaError("ValueError", "range needs finite start, stop and step.")
+    return np.arange(start, stop, s, dtype=np.float64)
+
+
+@builtin("linspace", category=CATEGORY,
+         shapes=[Shape("linspace(a, b, n)", "start, stop, count", "vector",
+                       "n evenly spaced numbers from a to b, both included.")],
+         summary="n evenly spaced numbers from a to b inclusive.",
+         examples=["print(linspace(0, 1, 5))"],
+         notes="Unlike range, both ends are included; linspace(a, b, 1) is [a].")
+def linspace(a, b, n):
+    return np.linspace(as_float(a, "The start of linspace"), as_float(b, "The stop of linspace"),
+                       _size(n, "The count given to linspace"))
+
+
+@builtin("reshape", category=CATEGORY,
+         shapes=[Shape("reshape(x, n)", "tensor, length", "vector", "The elements as a vector."),
+                 Shape("reshape(x, r, c)", "tensor, rows, columns", "matrix", "The elements as r x c.")],
+         summary="The same elements in row-major order arranged in a new shape.",
+         examples=["print(reshape([1, 2, 3, 4, 5, 6], 2, 3), reshape([1, 2; 3, 4], 4))"],
+         notes="The element count must stay the same. Row-major: a matrix is read row by row. "
+               "The gradient is reshaped back to the input's shape.",
+         grad=[GradCase(((6,), Const(2.0), Const(3.0))), GradCase(((2, 3), Const(6.0))),
+               GradCase(((2, 3), Const(3.0), Const(2.0)))])
+def reshape(x, r, c=None):
+    shape = (_size(r, "The length given to reshape"),) if c is None else (
+        _size(r, "The row count given to reshape"), _size(c, "The column count given to reshape"))
+    return shaping.reshape(operand(x, "reshape"), shape)
+
+
+@builtin("transpose", category=CATEGORY,
+         shapes=[Shape("transpose(x)", "tensor", "matrix", "The same as x': rows become columns.")],
+         summary="Swaps rows and columns; a vector becomes a 1 x n row. The same as the ' operator.",
+         examples=["print(transpose([1, 2; 3, 4]), transpose([1, 2, 3]))"],
+         notes="A vector acts as a column, so its transpose is a 1 x n matrix. A number is "
+               "unchanged.",
+         grad=[GradCase(((3,),)), GradCase(((2, 3),))])
+def transpose(x):
+    return ops.transpose(operand(x, "transpose"))
+
+
+def _pieces(args: tuple, name: str) -> list:
+    if len(args) == 1 and isinstance(args[0], list):
+        args = tuple(args[0])
+    return [operand(p, name) for p in args]
+
+
+@builtin("hcat", category=CATEGORY,
+         shapes=[Shape("hcat(a, b, ...)", "tensors with equal row counts", "matrix",
+                       "Side by side; a vector counts as a column."),
+                 Shape("hcat(list)", "list of tensors", "matrix", "The items of the list, side by side.")],
+         summary="Joins tensors side by side. A vector counts as a column, so hcat(u, v) of two "
+                 "vectors of length n is n x 2.",
+         examples=["print(hcat([1, 2], [3, 4]))", "print(hcat([1, 2; 3, 4], [5, 6]))"],
+         notes="Every piece needs the same number of rows; a number counts as 1 x 1. Each "
+               "piece's gradient is its block of the result's gradient.",
+         grad=[GradCase(((3,), (3,))), GradCase(((2, 3), (2,), (2, 1)))])
+def hcat(*args):
+    return shaping.hcat(_pieces(args, "hcat"))
+
+
+@builtin("vcat", category=CATEGORY,
+         shapes=[Shape("vcat(u, v, ...)", "vectors or numbers", "vector", "One longer vector."),
+                 Shape("vcat(A, B, ...)", "matrices with equal column counts", "matrix",
+                       "Stacked top to bottom; a vector counts as a column."),
+                 Shape("vcat(list)", "list of tensors", "vector or matrix", "The items of the list, stacked.")],
+         summary="Stacks tensors top to bottom. Vectors and numbers join into one longer vector; "
+                 "with a matrix, a vector counts as a column, so append a row with vcat(M, v').",
+         examples=["print(vcat([1, 2], [3], 4))", "print(vcat([1, 2; 3, 4], [5, 6]'))"],
+         notes="Every matrix piece needs the same number of columns. Each piece's gradient is its "
+               "block of the result's gradient.",
+         grad=[GradCase(((3,), (), (2,))), GradCase(((2, 3), (1, 3))), GradCase(((2, 1), (3,)))])
+def vcat(*args):
+    return shaping.vcat(_pieces(args, "vcat"))
+
+
+@builtin("dot", category=CATEGORY,
+         shapes=[Shape("dot(a, b)", "two tensors of the same shape", "number",
+                       "The sum of the elementwise products.")],
+         summary="The inner product: the sum of a .* b for two vectors (or matrices) of the same shape.",
+         examples=["print(dot([1, 2, 3], [4, 5, 6]))"],
+         notes="For matrices this is the sum over all elements (the Frobenius inner product). "
+               "Shapes must match exactly.",
+         grad=[GradCase(((), ())), GradCase(((4,), (4,))), GradCase(((2, 3), (2, 3)))])
+def dot(a, b):
+    return linalg.dot(operand(a, "dot"), operand(b, "dot"))
+
+
+@builtin("solve", category=CATEGORY,
+         shapes=[Shape("solve(A, b)", "n x n matrix, vector of length n", "vector", "x with A * x = b."),
+                 Shape("solve(A, B)", "n x n matrix, n x k matrix", "n x k matrix",
+                       "One solution per column of B.")],
+         summary="Solves the linear system A x = b, without forming the inverse of A.",
+         examples=["A = [2, 1; 1, 3]\nx = solve(A, [3, 5])\nprint(x, A * x)"],
+         notes="Uses an LU factorization (LAPACK). A singular A is a ValueError. Differentiable "
+               "in both A and b: the gradient for b is solve(A', g) and for A its negative outer "
+               "product with x.",
+         grad=[GradCase(((3, 3), (3,))), GradCase(((2, 2), (2, 3)), domain="positive")])
+def solve(A, b):
+    return linalg.solve(operand(A, "solve"), operand(b, "solve"))
+
+
+def _arg_extreme(x, axis, arg, name: str):
+    v = value_of(operand(x, name))
+    if type(v) is float:
+        return 0.0
+    if v.size == 0:
+        raise LaminaError("ValueError", f"{name} of an empty {shape_str(v.shape)} is undefined.")
+    k = check_axis(v.shape, axis_arg(axis), name)
+    if k is None:
+        return float(arg(v))
+    return arg(v, axis=k).astype(np.float64)
+
+
+def _arg_doc(name: str, what: str):
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{name}(x)", "tensor", "number",
+                              f"The index of the {what} element (row-major for a matrix)."),
+                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "vector",
+                              f"The index of the {what} in each column (axis 0) or row (axis 1).")],
+                summary=f"Where the {what} element is: a 0-based index.",
+                examples=[f"print({name}([3, 9, 1]), {name}([1, 5; 7, 2]), {name}([1, 5; 7, 2], axis = 1))"],
+                notes="The first occurrence wins on ties. For a matrix without an axis the index "
+                      "counts row by row. Indices are returned as numbers; they pass no gradient.")
+
+
+@builtin("argmax", **_arg_doc("argmax", "largest"))
+def argmax(x, axis=None):
+    return _arg_extreme(x, axis, np.argmax, "argmax")
+
+
+@builtin("argmin", **_arg_doc("argmin", "smallest"))
+def argmin(x, axis=None):
+    return _arg_extreme(x, axis, np.argmin, "argmin")
