@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast as py
 import itertools
+import warnings
 
 import numpy as np
 
@@ -82,7 +83,9 @@ class Compiler:
         body = self.block(program.body, top=True)
         module = py.Module(body=body, type_ignores=[])
         try:
-            return compile(module, CODE_FILENAME, "exec")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")   # e.g. "'float' object is not callable": a runtime TypeError for us
+                return compile(module, CODE_FILENAME, "exec")
         except (SyntaxError, RecursionError, MemoryError) as exc:
             first = program.body[0].span if program.body else None
             raise LaminaError("SyntaxError", f"The program is nested too deeply to compile ({exc}).", first) from None

@@ -30,6 +30,9 @@ CONTINUES_LINE = {
 }
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
+DIGITS = set("0123456789")
+NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+NAME_CHARS = NAME_START | DIGITS
 
 
 @dataclass
@@ -83,10 +86,11 @@ class Lexer:
                 spaced = True
                 continue
             start_line, start_col = self.line, self.col
-            if ch.isdigit() or (ch == "." and text[self.pos + 1:self.pos + 2].isdigit()
-                                and not self.after_value()):
+            if ch in DIGITS or (ch == "." and text[self.pos + 1:self.pos + 2] in DIGITS
+                                and text[self.pos + 1:self.pos + 2] != ""
+                                and (spaced or not self.after_value())):
                 tok = self.number()
-            elif ch.isalpha() or ch == "_":
+            elif ch in NAME_START:
                 tok = self.word()
             elif ch == '"':
                 tok = self.string()
@@ -150,21 +154,21 @@ class Lexer:
     def number(self) -> Token:
         text, start, line, col = self.text, self.pos, self.line, self.col
         end = start
-        while end < len(text) and text[end].isdigit():
+        while end < len(text) and text[end] in DIGITS:
             end += 1
         if end < len(text) and text[end] == "." and not text[end + 1:end + 2] in ("*", "/", "^", "'"):
             end += 1
-            while end < len(text) and text[end].isdigit():
+            while end < len(text) and text[end] in DIGITS:
                 end += 1
         if end < len(text) and text[end] in "eE":
             exp = end + 1
             if exp < len(text) and text[exp] in "+-":
                 exp += 1
-            if exp < len(text) and text[exp].isdigit():
+            if exp < len(text) and text[exp] in DIGITS:
                 end = exp
-                while end < len(text) and text[end].isdigit():
+                while end < len(text) and text[end] in DIGITS:
                     end += 1
-        if end < len(text) and (text[end].isalpha() or text[end] == "_"):
+        if end < len(text) and text[end] in NAME_START:
             raise self.error(f"Malformed number '{text[start:end + 1]}'.", line, col, end + 1 - start)
         lexeme = text[start:end]
         self.advance(end - start)
@@ -173,7 +177,7 @@ class Lexer:
     def word(self) -> Token:
         text, start, line, col = self.text, self.pos, self.line, self.col
         end = start
-        while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        while end < len(text) and text[end] in NAME_CHARS:
             end += 1
         lexeme = text[start:end]
         self.advance(end - start)

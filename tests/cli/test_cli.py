@@ -1,0 +1,121 @@
+"""The lamina command as a real subprocess: stdout, stderr and exit status."""
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import pytest
+
+LAMINA = [sys.executable, "-m", "lamina"]
+
+
+def run(*args: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(LAMINA + list(args), input=stdin, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **(env or {})})
+
+
+def test_runs_a_file(tmp_path: pathlib.Path):
+    prog = tmp_path / "hello.lam"
+    prog.write_text('x = [1, 2; 3, 4]\nprint("sum is {sum(x)}")\n')
+    r = run(str(prog))
+    assert (r.returncode, r.stdout, r.stderr) == (0, "sum is 10\n", "")
+
+
+def test_runs_a_snippet():
+    r = run("-e", "print(1 + 1)")
+    assert (r.returncode, r.stdout) == (0, "2\n")
+
+
+def test_runtime_error_is_rendered_with_caret_and_stack(tmp_path: pathlib.Path):
+    prog = tmp_path / "bad.lam"
+    prog.write_text("function f(a)\n    return a * [1, 2]\nend function\nprint(\"before\")\nf([1, 2, 3])\n")
+    r = run(str(prog))
+    assert r.returncode == 1
+    assert r.stdout == "before\n"
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("ShapeError: ")
+    assert lines[1] == f"  --> {prog}:2:14"
+    assert lines[3] == "  2 |     return a * [1, 2]"
+    assert lines[4] == "    |              ^"
+    assert lines[5] == "Call stack (most recent call last):"
+    assert lines[6] == f"  f, called at {prog}:5:1"
+    assert "Traceback" not in r.stderr
+
+
+def test_syntax_error_exits_2():
+    r = run("-e", "for i = 1 to 3\nprint(i)\n")
+    assert r.returncode == 2
+    assert r.stderr.startswith("SyntaxError: The 'for' block opened at line 1 is never closed")
+    assert "  --> <-e>:1:1" in r.stderr
+
+
+def test_bad_usage_exits_2(tmp_path: pathlib.Path):
+    assert run(str(tmp_path / "missing.lam")).returncode == 2
+    assert run("--no-such-flag").returncode == 2
+    assert run("-e", "1", "file.lam").returncode == 2
+
+
+def test_deep_recursion_is_a_lamina_error():
+    r = run("-e", "function f(n)\n  return f(n + 1)\nend\nf(0)")
+    assert r.returncode == 1
+    assert r.stderr.startswith("RecursionError: Too many nested calls")
+    assert "Traceback" not in r.stderr
+
+
+def test_recursion_within_the_limit_works():
+    r = run("-e", "function depth(n)\n  if n == 0\n    return 0\n  end\n  return 1 + depth(n - 1)\nend\nprint(depth(5000))")
+    assert (r.returncode, r.stdout) == (0, "5000\n")
+
+
+def test_internal_failure_is_reported_in_lamina_words():
+    code = "import lamina.cli, sys\n" \
+           "from lamina.lang import interpreter\n" \
+           "def boom(self, code): raise ZeroDivisionError('boom')\n" \
+           "interpreter.Interpreter.run_code = boom\n" \
+           "sys.exit(lamina.cli.main(['-e', 'print(1)']))\n"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert r.stderr.startswith("InternalError: ZeroDivisionError: boom")
+    assert "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "LAMINA_DEBUG": "1"})
+    assert "Traceback" in r.stderr
+
+
+def test_repl_echoes_values_and_reads_blocks():
+    script = "x = 2\nx * 3\nfunction sq(a)\n  return a ^ 2\nend function\nsq(x)\n\"text\"\n[1,\n 2]\nnope\nx\n"
+    r = run(stdin=script)
+    assert r.stdout.splitlines() == ["6", "4", '"text"', "[1, 2]", "2"]
+    assert "NameError: Undefined variable 'nope'." in r.stderr
+    assert r.returncode == 1
+
+
+def test_startup_is_fast():
+    best = min(_timed(run, "-e", "print(1)") for _ in range(3))
+    assert best < 1.5   # the 0.3 s goal is measured in `make bench`; this only catches heavy imports
+
+
+def _timed(fn, *args) -> float:
+    t0 = time.perf_counter()
+    assert fn(*args).returncode == 0
+    return time.perf_counter() - t0
+
+
+def test_heavy_libraries_are_not_imported_at_startup():
+    code = "import sys, lamina.cli\nlamina.cli.main(['-e', 'print(1)'])\n" \
+           "print(sorted(m for m in ('matplotlib', 'prompt_toolkit', 'scipy', 'torch') if m in sys.modules))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.stdout.splitlines()[-1] == "[]", r.stderr
+
+
+@pytest.mark.parametrize("args", [["-e", "print(1)"], []])
+def test_python_dash_m_and_console_script_agree(args):
+    exe = pathlib.Path(sys.executable).parent / "lamina"
+    if not exe.exists():
+        pytest.skip("console script not installed in this environment")
+    a = subprocess.run([str(exe)] + args, input="print(1)\n", capture_output=True, text=True, timeout=60)
+    b = run(*args, stdin="print(1)\n")
+    assert (a.returncode, a.stdout) == (b.returncode, b.stdout) == (0, "1\n")

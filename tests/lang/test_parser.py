@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import pytest
+
+from lamina.errors import LaminaError, Source
+from lamina.lang import ast as A
+from lamina.lang.parser import parse
+
+
+def one(text: str) -> A.Node:
+    body = parse(Source("t", text)).body
+    assert len(body) == 1
+    node = body[0]
+    return node.expr if isinstance(node, A.ExprStmt) else node
+
+
+def test_precedence_of_arithmetic():
+    e = one("1 + 2 * 3")
+    assert isinstance(e, A.Binary) and e.op == "+" and e.right.op == "*"
+
+
+def test_power_binds_tighter_than_unary_minus_and_is_right_associative():
+    e = one("-2 ^ 3 ^ 2")
+    assert isinstance(e, A.Unary) and e.op == "-"
+    assert e.operand.op == "^" and e.operand.right.op == "^"
+
+
+def test_not_is_below_comparison():
+    e = one("not a == b")
+    assert isinstance(e, A.Unary) and e.op == "not" and e.operand.op == "=="
+
+
+def test_and_binds_tighter_than_or():
+    e = one("a or b and c")
+    assert e.op == "or" and e.right.op == "and"
+
+
+def test_pipe_inserts_first_argument():
+    e = one("x |> f(1, k = 2) |> g")
+    assert isinstance(e, A.Call) and e.callee.name == "g"
+    inner = e.args[0]
+    assert inner.callee.name == "f" and inner.args[0].name == "x" and inner.kwargs[0].name == "k"
+
+
+def test_postfix_chain():
+    e = one("a.b(1)[2, :]'")
+    assert isinstance(e, A.Transpose)
+    idx = e.operand
+    assert isinstance(idx, A.Index) and isinstance(idx.items[1], A.Slice)
+    assert isinstance(idx.target, A.MethodCall) and idx.target.name == "b"
+
+
+def test_matrix_literals():
+    assert one("[1, 2; 3, 4]").rows.__len__() == 2
+    m = one("[1; 2; 3]")
+    assert m.semicolons and len(m.rows) == 3
+    assert one("[]").rows == []
+
+
+def test_record_and_lambdas():
+    r = one("{a = 1, b = x -> x + 1}")
+    assert [k for k, _ in r.fields] == ["a", "b"] and isinstance(r.fields[1][1], A.Lambda)
+    lam = one("(a, b) -> a * b")
+    assert lam.params == ["a", "b"]
+    assert one("() -> 1").params == []
+
+
+def test_slices():
+    e = one("v[1:, :2, :]")
+    assert [(s.start is None, s.stop is None) for s in e.items] == [(False, True), (True, False), (True, True)]
+
+
+def test_statements():
+    f = one("function f(a, b = 2)\n return a + b\nend function")
+    assert isinstance(f, A.FunctionDef) and f.params[1].default.value == 2
+    loop = one("for i = 0 to 9 step 2\n x = i\nend for")
+    assert isinstance(loop, A.ForRange) and loop.step.value == 2
+    assert isinstance(one("for x in xs\nend"), A.ForIn)
+    branch = one("if a\n x = 1\nelseif b\n x = 2\nelse\n x = 3\nend if")
+    assert len(branch.branches) == 2 and branch.orelse is not None
+    assert isinstance(one("a[1].b = 3"), A.Assign)
+
+
+def test_string_interpolation_is_parsed():
+    s = one('"v = {a + 1}!"')
+    assert s.parts[0] == "v = " and isinstance(s.parts[1], A.Binary) and s.parts[2] == "!"
+
+
+@pytest.mark.parametrize("text, message, line", [
+    ("for i = 1 to 3\nx = 1\nend while", "'end while' at line 3 closes the 'for' block opened at line 1", 3),
+    ("while true\nx = 1\n", "The 'while' block opened at line 1 is never closed", 1),
+    ("return 1", "'return' outside a function", 1),
+    ("break", "'break' outside a loop", 1),
+    ("1 = x", "Can only assign", 1),
+    ("f(a = 1, 2)", "Positional arguments must come before keyword arguments", 1),
+    ("x = (1 + )", "Expect an expression", 1),
+    ("function f(a = 1, b)\nend", "needs a default", 1),
+    ("x = 1 2", "Expect the end of the line", 1),
+    ("end", "has no open block", 1),
+    ("[1, 2; ]", "empty row", 1),
+    ("{a = 1, a = 2}", "given twice", 1),
+    ('"{1 +}"', "Expect an expression", 1),
+    ("x = 'a'", "strings use double quotes", 1),
+])
+def test_syntax_errors(text, message, line):
+    with pytest.raises(LaminaError) as info:
+        parse(Source("t", text))
+    err = info.value
+    assert err.kind == "SyntaxError" and message in err.message, err.message
+    assert err.span.line == line
+
+
+def test_unclosed_input_is_marked_incomplete():
+    for text in ("for i = 1 to 2\n", "x = [1,", "y = 1 +"):
+        with pytest.raises(LaminaError) as info:
+            parse(Source("t", text))
+        assert info.value.incomplete, text
+    with pytest.raises(LaminaError) as info:
+        parse(Source("t", "x = )"))
+    assert not info.value.incomplete
