@@ -1,0 +1,158 @@
+"""Neural-net builtins: dense, the activations and dropout (the math is in lamina.nn)."""
+from __future__ import annotations
+
+from ..nn import activations as A
+from ..nn.dense import dense as dense_op
+from ..nn.dropout import dropout as dropout_op
+from ..values import LibObject, describe, is_numeric
+from ..errors import LaminaError
+from .registry import Const, GradCase, Shape, builtin
+
+CATEGORY = "Statistics & ML"
+S, V, M = (), (4,), (3, 2)
+
+
+def _unary(domain="real"):
+    return [GradCase((S,), domain=domain), GradCase((V,), domain=domain), GradCase((M,), domain=domain)]
+
+
+def _elementwise(name, meaning, example, notes):
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{name}(x)", "number or tensor", "same shape", meaning)],
+                summary=meaning + " Works elementwise on vectors and matrices; differentiable.",
+                examples=[example], notes=notes)
+
+
+@builtin("dense", category=CATEGORY,
+         shapes=[Shape("dense(x, w, b)", "x m x k, w k x n, b", "m x n matrix",
+                       "x * w + b: the product, then b added under the broadcasting rule."),
+                 Shape("dense(x, w)", "x m x k, w k x n", "m x n matrix", "x * w, no bias.")],
+         summary="A fully connected layer as one expression: x * w + b, with the language's "
+                 "matrix product and broadcasting. Rows of x are examples.",
+         examples=["x = [1.0, 2.0; -0.5, 1.5]\nw = [0.5, -0.3; 0.2, 0.8]\n"
+                   "print(dense(x, w, [0.1, -0.1]))      # b[i] added to row i\n"
+                   "print(dense(x, w, [0.1, -0.1]'))     # a 1 x n row: added to every row",
+                   "w = param([0.5, -0.3; 0.2, 0.8])\nb = param([0.0, 0.0]')\n"
+                   "loss = sum(relu(dense([1.0, 2.0; -0.5, 1.5], w, b)))\n"
+                   "print(grad(loss, wrt = b))\ntape_reset()"],
+         notes="Exactly `x * w + b` as the language computes it, built from the `*` and `+` "
+               "operators (so their gradients): `*` is the matrix product (a number on either side "
+               "scales); then `b` is added under the one broadcasting rule. A vector `b` acts as a "
+               "column, so `b[i]` is added to row `i` (to example `i`); to add a bias per unit "
+               "(column), pass a 1 x n row such as `b'`; a number is added everywhere. Any other "
+               "shape is a ShapeError naming both shapes.",
+         grad=[GradCase(((3, 2), (2, 4), (1, 4))), GradCase(((2, 2), (2, 2), (2,))),
+               GradCase(((3, 2), (2,), (3,))), GradCase(((), (3, 2), ())), GradCase(((3, 2), (2, 4)))])
+def dense(x, w, b=None, **options):
+    if isinstance(x, LibObject) and x.type_name == "model spec":
+        # Dispatch point of the layer overload dense(model_spec, units, activation = ...):
+        # the model API provides lamina.models.layers.dense_layer(spec, units, **options).
+        try:
+            from ..models.layers import dense_layer
+        except ImportError:
+            raise LaminaError("TypeError", "The layer form dense(model_spec, units, ...) is not "
+                              "available yet.") from None
+        return dense_layer(x, w, **options)
+    if options:
+        raise LaminaError("TypeError", f"dense(x, w, b) takes no keyword '{next(iter(options))}'; "
+                          f"keywords such as activation belong to the layer form dense(spec, units, ...).")
+    if not is_numeric(x):
+        raise LaminaError("TypeError", f"dense's first argument must be a number or tensor (or a "
+                          f"model spec, for the layer form), not {describe(x)}.")
+    return dense_op(x, w, b)
+
+
+@builtin("relu", **_elementwise(
+    "relu", "The rectified linear unit max(x, 0).",
+    "print(relu([-1.0, 0.0, 2.5]))\nprint(relu([1.0, -2.0; -0.5, 1.25]))",
+    "The slope is 1 where x > 0 and 0 elsewhere (0 at x = 0 itself, as in PyTorch)."),
+    grad=_unary("away_from_zero"))
+def relu(x):
+    return A.relu(x)
+
+
+@builtin("leaky_relu", category=CATEGORY,
+         shapes=[Shape("leaky_relu(x)", "number or tensor", "same shape", "x where x > 0, else 0.01 * x."),
+                 Shape("leaky_relu(x, alpha)", "number or tensor, slope", "same shape",
+                       "x where x > 0, else alpha * x.")],
+         summary="The leaky rectified linear unit: x where x > 0, alpha * x elsewhere (alpha = 0.01 "
+                 "unless given). Elementwise; differentiable.",
+         examples=["print(leaky_relu([-2.0, 3.0]))\nprint(leaky_relu([-2.0, 3.0], alpha = 0.1))"],
+         notes="The slope is 1 where x > 0 and alpha elsewhere (alpha at x = 0 itself).",
+         grad=_unary("away_from_zero") + [GradCase((M,), {"alpha": 0.2}, "away_from_zero")])
+def leaky_relu(x, alpha=0.01):
+    return A.leaky_relu(x, alpha)
+
+
+@builtin("sigmoid", **_elementwise(
+    "sigmoid", "The logistic function 1 / (1 + exp(-x)).",
+    "print(round(sigmoid([0.0, 2.0, -2.0]), 4))",
+    "Computed as SciPy's expit, which never overflows: sigmoid(-1000) is 0 and sigmoid(1000) is 1. "
+    "The derivative s * (1 - s) reuses the forward value."), grad=_unary())
+def sigmoid(x):
+    return A.sigmoid(x)
+
+
+@builtin("tanh", **_elementwise(
+    "tanh", "The hyperbolic tangent.",
+    "print(round(tanh([0.0, 1.0, -1.0]), 4))",
+    "The derivative 1 - tanh(x)^2 reuses the forward value."), grad=_unary())
+def tanh(x):
+    return A.tanh(x)
+
+
+@builtin("gelu", **_elementwise(
+    "gelu", "The Gaussian error linear unit x * Phi(x), Phi the standard normal CDF.",
+    "print(round(gelu([-1.0, 0.0, 1.0]), 4))",
+    "The exact form with the error function, 0.5 * x * (1 + erf(x / sqrt(2))) (PyTorch's default), "
+    "not the tanh approximation. The derivative is Phi(x) + x * phi(x), phi the normal density."),
+    grad=_unary())
+def gelu(x):
+    return A.gelu(x)
+
+
+@builtin("softmax_rows", category=CATEGORY,
+         shapes=[Shape("softmax_rows(x)", "matrix", "matrix", "The softmax of each row."),
+                 Shape("softmax_rows(v)", "vector", "vector", "The softmax of the whole vector.")],
+         summary="Turns each row of scores into probabilities: exp(x) divided by its row's sum. "
+                 "Numerically stable; differentiable.",
+         examples=["scores = [2.0, 1.0, 0.1; 0.5, 0.5, 0.5]\nprint(round(softmax_rows(scores), 4))",
+                   "print(softmax_rows([1000.0, 0.0]))"],
+         notes="Each row is shifted by its maximum before exp, which changes nothing mathematically "
+               "but keeps exp from overflowing, so scores like [1000, 0] are fine. A vector is "
+               "treated as one row. The VJP is s .* (g - sum(g .* s)) per row.",
+         grad=[GradCase((V,)), GradCase((M,))])
+def softmax_rows(x):
+    return A.softmax_rows(x)
+
+
+@builtin("log_softmax_rows", category=CATEGORY,
+         shapes=[Shape("log_softmax_rows(x)", "matrix", "matrix", "log(softmax) of each row."),
+                 Shape("log_softmax_rows(v)", "vector", "vector", "log(softmax) of the whole vector.")],
+         summary="The logarithm of each row's softmax, computed without ever taking log of 0. "
+                 "Differentiable.",
+         examples=["print(round(log_softmax_rows([2.0, 1.0, 0.1]), 4))\n"
+                   "print(log_softmax_rows([1000.0, 0.0]))"],
+         notes="Computed as (x - max) - log(sum(exp(x - max))) per row, so a very unlikely class "
+               "gets a large negative number (here -1000) instead of log(0) = -Inf. The VJP is "
+               "g - softmax .* sum(g) per row.",
+         grad=[GradCase((V,)), GradCase((M,))])
+def log_softmax_rows(x):
+    return A.log_softmax_rows(x)
+
+
+@builtin("dropout", category=CATEGORY,
+         shapes=[Shape("dropout(x, rate)", "number or tensor, rate in [0, 1)", "same shape",
+                       "Zeroes each element with probability rate, scales the rest by 1/(1 - rate).")],
+         summary="Training-time dropout: keeps each element with probability 1 - rate and scales "
+                 "the survivors by 1/(1 - rate), so the expected value is unchanged.",
+         examples=["seed(3)\nkept = dropout(ones(1, 8), 0.5)\nprint(kept)\n"
+                   "print(sum(kept > 0), \"of 8 survived\")",
+                   "print(dropout([1.0, 2.0], 0))   # rate 0: unchanged"],
+         notes="Draws one uniform number per element from the global generator (the one seed(n) "
+               "resets) and keeps the element when it is at least rate. The gradient flows through "
+               "the kept elements only, times the same 1/(1 - rate). Rate 0 returns x unchanged and "
+               "draws nothing; a rate outside [0, 1) is a ValueError. Use it only while training.",
+         grad=[GradCase((M, Const(0.0))), GradCase((V, Const(0.0)))])
+def dropout(x, rate):
+    return dropout_op(x, rate)

@@ -1,0 +1,136 @@
+"""Optimizer builtins: one constructor per family, and optimizer_step (the math is in lamina.optim)."""
+from __future__ import annotations
+
+from ..errors import LaminaError
+from ..optim.adagrad import ADADELTA, ADAGRAD
+from ..optim.adam import ADAM, ADAMAX, ADAMW, NADAM
+from ..optim.base import Optimizer, make
+from ..optim.rmsprop import RMSPROP
+from ..optim.sgd import NESTEROV_SGD, SGD
+from ..values import describe
+from .registry import Shape, builtin
+
+CATEGORY = "Statistics & ML"
+COMMON = ("The parameters are one value (tracked or plain), a list or a record of them; `_params` "
+          "lists their current plain values in that order (a record's fields in order). `lr` may "
+          "be the second argument or a keyword, the other settings are keywords; an unknown "
+          "setting is a TypeError that lists the accepted ones and a negative rate a ValueError. "
+          "Without parameters (`none`, or lr by keyword alone) the value only holds the settings, "
+          "for compile(optimizer = ...). The value is immutable: optimizer_step returns a new one. "
+          "t counts steps from 1. ")
+
+
+def _docs(rule, summary, example, extra=""):
+    settings = ", ".join(f"{k} = {v:g}" for k, v in rule.defaults.items())
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{rule.name}(params, lr)", "parameters, learning rate", "optimizer",
+                              f"A {rule.name} optimizer over the parameters."),
+                        Shape(f"{rule.name}(params, lr = r, ...)", "parameters, settings by keyword",
+                              "optimizer", f"Defaults: {settings}.")],
+                summary=summary,
+                examples=[example],
+                notes=f"Update for each parameter w with gradient g: {rule.formula}. Defaults: "
+                      f"{settings}. " + COMMON + extra)
+
+
+def _one_step(name, args):
+    return (f"w = param(1.0)\nopt = {name}(w{args})\nopt = optimizer_step(opt, 3.0)\n"
+            f"print(round(opt._params[0], 4))")
+
+
+@builtin("sgd", **_docs(SGD, "Stochastic gradient descent, with optional momentum.",
+                        "x = [1.0, 2.0, 3.0, 4.0]\ny = [2.0, 4.0, 6.0, 8.0]\nopt = sgd(0.0, 0.01)\n"
+                        "for t = 0 to 49\n    tape_reset()\n    w = param(opt._params[0])\n"
+                        "    loss = mean((w * x - y) .^ 2)\n    opt = optimizer_step(opt, grad(loss, wrt = w))\n"
+                        "end for\nprint(round(opt._params[0], 4))",
+                        "The same rule as torch.optim.SGD with dampening 0."))
+def sgd(params=None, lr=None, **options):
+    return make(SGD, params, lr, **options)
+
+
+@builtin("nesterov_sgd", **_docs(NESTEROV_SGD, "Stochastic gradient descent with Nesterov momentum.",
+                                 _one_step("nesterov_sgd", ", lr = 0.05, momentum = 0.9"),
+                                 "The same rule as torch.optim.SGD(nesterov = True)."))
+def nesterov_sgd(params=None, lr=None, **options):
+    return make(NESTEROV_SGD, params, lr, **options)
+
+
+@builtin("adam", **_docs(ADAM, "Adam: per-element steps from bias-corrected running means of the "
+                               "gradient and of its square.",
+                         _one_step("adam", ", lr = 0.05"),
+                         "The same rule as torch.optim.Adam (without weight decay or amsgrad)."))
+def adam(params=None, lr=None, **options):
+    return make(ADAM, params, lr, **options)
+
+
+@builtin("adamw", **_docs(ADAMW, "AdamW: Adam with decoupled weight decay.",
+                          _one_step("adamw", ", lr = 0.05"),
+                          "The same rule as torch.optim.AdamW."))
+def adamw(params=None, lr=None, **options):
+    return make(ADAMW, params, lr, **options)
+
+
+@builtin("nadam", **_docs(NADAM, "NAdam: Adam with Nesterov momentum.",
+                          _one_step("nadam", ", lr = 0.05"),
+                          "The momentum factor is the constant beta1 (no momentum schedule), unlike "
+                          "torch.optim.NAdam's default momentum_decay."))
+def nadam(params=None, lr=None, **options):
+    return make(NADAM, params, lr, **options)
+
+
+@builtin("adamax", **_docs(ADAMAX, "Adamax: Adam with the infinity norm in place of the root mean square.",
+                           _one_step("adamax", ", lr = 0.05"),
+                           "eps is added to u in the denominator (torch.optim.Adamax adds it to "
+                           "abs(g) inside the max)."))
+def adamax(params=None, lr=None, **options):
+    return make(ADAMAX, params, lr, **options)
+
+
+@builtin("rmsprop", **_docs(RMSPROP, "RMSprop: steps scaled by a running root mean square of the gradient.",
+                            _one_step("rmsprop", ", lr = 0.05"),
+                            "The same rule as torch.optim.RMSprop with alpha = rho."))
+def rmsprop(params=None, lr=None, **options):
+    return make(RMSPROP, params, lr, **options)
+
+
+@builtin("adagrad", **_docs(ADAGRAD, "Adagrad: steps scaled by the root of the summed squared gradients.",
+                            _one_step("adagrad", ", lr = 0.05"),
+                            "The same rule as torch.optim.Adagrad with its defaults."))
+def adagrad(params=None, lr=None, **options):
+    return make(ADAGRAD, params, lr, **options)
+
+
+@builtin("adadelta", **_docs(ADADELTA, "Adadelta: steps in units of the parameter from running "
+                                       "averages of squared gradients and squared steps.",
+                             _one_step("adadelta", ""),
+                             "The same rule as torch.optim.Adadelta."))
+def adadelta(params=None, lr=None, **options):
+    return make(ADADELTA, params, lr, **options)
+
+
+@builtin("optimizer_step", category=CATEGORY,
+         shapes=[Shape("optimizer_step(opt, g)", "optimizer, gradient", "optimizer",
+                       "One update with the gradient of the one parameter."),
+                 Shape("optimizer_step(opt, grads)", "optimizer, list or record of gradients",
+                       "optimizer", "One update of every parameter."),
+                 Shape("optimizer_step(opt, v)", "optimizer, vector", "optimizer",
+                       "When every parameter is a number: one gradient per parameter.")],
+         summary="Applies one update to an optimizer's parameters and returns the new optimizer; "
+                 "the old one is unchanged. Read the new values from its `_params`.",
+         examples=["w = param([1.0, -2.0])\nb = param(0.5)\nopt = adam({w = w, b = b}, lr = 0.1)\n"
+                   "loss = sum(w .^ 2) + b ^ 2\nopt2 = optimizer_step(opt, grad(loss, wrt = {w = w, b = b}))\n"
+                   "print(round(opt2._params[0], 4), round(opt2._params[1], 4))\nprint(opt._params[1])\n"
+                   "tape_reset()",
+                   "opt = optimizer_step(sgd([1.0, 2.0], lr = 0.5), [1.0, 1.0])\nprint(opt._params)"],
+         notes="The gradient matches the parameters: one value for one parameter, a list in "
+               "parameter order, or a record with the parameters' fields; when every parameter is "
+               "a number a vector with one entry per parameter also works (so `[3.0]` for one "
+               "number). A gradient whose shape differs from its parameter's is a ShapeError that "
+               "names the parameter (its index or record field) and both shapes. The step count "
+               "and every running average live in the returned value, so stepping an old "
+               "optimizer again starts from that old state.")
+def optimizer_step(opt, g):
+    if not isinstance(opt, Optimizer):
+        raise LaminaError("TypeError", f"optimizer_step needs an optimizer (made by sgd, adam, ...) "
+                          f"as its first argument, not {describe(opt)}.")
+    return opt.step(g)

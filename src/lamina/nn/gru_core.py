@@ -1,0 +1,69 @@
+"""The GRU recurrence on plain arrays: a fused forward over a whole sequence and its
+hand-written backward (backpropagation through time).
+
+Examples are rows, so every step is a row-major matrix product:
+    xs (T, B, I) inputs, h0 (B, H) first state,
+    W (3H, I) = [Wz; Wr; Wh], U (3H, H) = [Uz; Ur; Uh], b (3H,) = [bz; br; bh].
+One step (Cho et al. 2014), with h the previous state:
+    z = sigmoid(Wz x + Uz h + bz),  r = sigmoid(Wr x + Ur h + br)
+    hh = tanh(Wh x + Uh (r .* h) + bh),  h' = (1 - z) .* h + z .* hh
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+
+def forward(xs, h0, W, U, b):
+    """All states hs (T + 1, B, H) with hs[0] = h0, and the gates (T, B, 3H) = [z, r, hh]."""
+    T, B, I = xs.shape
+    H = h0.shape[1]
+    # The input side of every gate for every step at once: one big product.
+    a_in = (xs.reshape(T * B, I) @ W.T + b).reshape(T, B, 3 * H)
+    UzrT = np.ascontiguousarray(U[:2 * H].T)
+    UhT = np.ascontiguousarray(U[2 * H:].T)
+    hs = np.empty((T + 1, B, H))
+    hs[0] = h0
+    gates = np.empty((T, B, 3 * H))
+    for t in range(T):
+        h, a, g = hs[t], a_in[t], gates[t]
+        zr, hh = g[:, :2 * H], g[:, 2 * H:]
+        np.add(a[:, :2 * H], h @ UzrT, out=zr)
+        expit(zr, out=zr)
+        z, r = zr[:, :H], zr[:, H:]
+        np.add(a[:, 2 * H:], (r * h) @ UhT, out=hh)
+        np.tanh(hh, out=hh)
+        np.add(h, z * (hh - h), out=hs[t + 1])
+    return hs, gates
+
+
+def backward(step_grad, xs, W, U, hs, gates, need_x=True):
+    """Gradients (dxs, dh0, dW, dU, db) given step_grad(t): the (B, H) gradient of state
+    t + 1 coming from outside the recurrence, or None when nothing uses that state."""
+    T, B, I = xs.shape
+    H = hs.shape[2]
+    Uzr, Uh = U[:2 * H], U[2 * H:]
+    dA = np.empty((T, B, 3 * H))        # gradients of the gates' pre-activations
+    dh = np.zeros((B, H))
+    for t in range(T - 1, -1, -1):
+        g = step_grad(t)
+        if g is not None:
+            dh = dh + g
+        hp, gt, d = hs[t], gates[t], dA[t]
+        z, r, hh = gt[:, :H], gt[:, H:2 * H], gt[:, 2 * H:]
+        dah = d[:, 2 * H:]
+        np.multiply(dh * z, 1.0 - hh * hh, out=dah)
+        drh = dah @ Uh                    # gradient of r .* h
+        np.multiply(dh * (hh - hp), z * (1.0 - z), out=d[:, :H])
+        np.multiply(drh * hp, r * (1.0 - r), out=d[:, H:2 * H])
+        dh = dh * (1.0 - z) + drh * r + d[:, :2 * H] @ Uzr
+    # Weight gradients for all steps at once, as in the forward.
+    dA2 = dA.reshape(T * B, 3 * H)
+    dW = dA2.T @ xs.reshape(T * B, I)
+    db = dA2.sum(axis=0)
+    dU = np.empty_like(U)
+    dU[:2 * H] = dA2[:, :2 * H].T @ hs[:-1].reshape(T * B, H)
+    rh = gates[:, :, H:2 * H] * hs[:-1]
+    dU[2 * H:] = dA2[:, 2 * H:].T @ rh.reshape(T * B, H)
+    dxs = (dA2 @ W).reshape(T, B, I) if need_x else None
+    return dxs, dh, dW, dU, db

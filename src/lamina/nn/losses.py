@@ -1,0 +1,143 @@
+"""Losses: each returns a scalar (a Python float, tracked when an input is), the mean
+over examples. Every one is a primitive with its VJPs beside the forward.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ..autodiff.tape import record
+from ..errors import LaminaError, shape_str
+from ..values import as_str, describe
+from .activations import operand
+
+PROB_EPS = 1e-12   # probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] before a log
+
+
+def _pair(pred, target, name):
+    """pred and target as arrays of one shape.
+
+    A scalar stretches to the other's shape, and a vector of length m agrees
+    with an m x 1 matrix (the vector acts as a column); nothing else broadcasts.
+    """
+    p = np.asarray(operand(pred, f"{name}'s prediction"))
+    t = np.asarray(operand(target, f"{name}'s target"))
+    if p.shape == t.shape:
+        return p, t
+    if p.ndim == 0 or t.ndim == 0:
+        return np.broadcast_arrays(p, t)
+    column = lambda a, b: a.ndim == 1 and b.shape == (a.shape[0], 1)
+    if column(p, t) or column(t, p):
+        return p, t.reshape(p.shape)
+    raise LaminaError("ShapeError", f"{name} needs the prediction and the target to have "
+                      f"the same shape, but got {shape_str(p.shape)} and {shape_str(t.shape)}.")
+
+
+def _grad_for(shape):
+    """Turn an array gradient back into the shape (and kind) of the input it belongs to."""
+    return lambda a: float(a.sum()) if shape == () else np.ascontiguousarray(a.reshape(shape))
+
+
+def _scalar_loss(value, inputs, local_grads):
+    """Record a scalar loss whose gradient w.r.t. inputs[i] is g * local_grads[i]."""
+    shapes = [np.shape(operand(x, "loss input")) for x in inputs]
+    vjps = [(lambda d, s: lambda g: _grad_for(s)(g * d))(d, s) for d, s in zip(local_grads, shapes)]
+    return record(float(value), inputs, vjps)
+
+
+def mse(pred, target):
+    p, t = _pair(pred, target, "mse")
+    diff = p - t
+    n = max(diff.size, 1)
+    return _scalar_loss(np.mean(diff * diff) if diff.size else 0.0, [pred, target],
+                        [2.0 * diff / n, -2.0 * diff / n])
+
+
+def mae(pred, target):
+    # The slope of |d| at d = 0 is taken as 0.
+    p, t = _pair(pred, target, "mae")
+    diff = p - t
+    n = max(diff.size, 1)
+    s = np.sign(diff)
+    return _scalar_loss(np.mean(np.abs(diff)) if diff.size else 0.0, [pred, target],
+                        [s / n, -s / n])
+
+
+def _from(options, default, name):
+    unknown = sorted(set(options) - {"from"})
+    if unknown:
+        raise LaminaError("TypeError", f"{name} has no keyword '{unknown[0]}'; it accepts 'from'.")
+    kind = as_str(options.get("from", default), f"{name}'s 'from'")
+    if kind not in ("logits", "probs"):
+        raise LaminaError("ValueError", f"{name}'s 'from' must be \"logits\" or \"probs\", not \"{kind}\".")
+    return kind
+
+
+def _class_targets(t, m, c):
+    """A vector of m class indices as an m x c one-hot matrix."""
+    idx = t.astype(np.int64)
+    if t.shape != (m,) or np.any(idx != t) or np.any(idx < 0) or np.any(idx >= c):
+        bad = [x for x in t.tolist() if x != int(x) or not 0 <= x < c] if t.ndim == 1 else []
+        if t.shape != (m,):
+            raise LaminaError("ShapeError", f"cross_entropy needs one class index per example "
+                              f"({m}), but the targets are a {shape_str(t.shape)}.")
+        raise LaminaError("ValueError", f"cross_entropy's class indices must be whole numbers from "
+                          f"0 to {c - 1}, but got {bad[0]:g}.")
+    onehot = np.zeros((m, c))
+    onehot[np.arange(m), idx] = 1.0
+    return onehot
+
+
+def cross_entropy(scores, targets, **options):
+    """Mean over examples (rows) of -sum_c t_c log p_c."""
+    kind = _from(options, "logits", "cross_entropy")
+    s = operand(scores, "cross_entropy's scores")
+    tv = np.asarray(operand(targets, "cross_entropy's targets"))
+    if type(s) is not np.ndarray or s.ndim == 0 or s.size == 0:
+        raise LaminaError("TypeError", f"cross_entropy needs a vector or matrix of scores (one row "
+                          f"per example, one column per class), not {describe(scores)}.")
+    rows = s.reshape(1, -1) if s.ndim == 1 else s
+    m, c = rows.shape
+    if tv.shape == rows.shape or (s.ndim == 1 and tv.shape == s.shape):
+        t = tv.reshape(m, c)
+        index_targets = False
+    elif tv.ndim <= 1:
+        t = _class_targets(tv.reshape(-1), m, c)
+        index_targets = True
+    else:
+        raise LaminaError("ShapeError", f"cross_entropy's targets must be a {shape_str(rows.shape)} "
+                          f"matrix of class probabilities or a vector of {m} class indices, not "
+                          f"{shape_str(tv.shape)}.")
+    if kind == "logits":
+        shifted = rows - rows.max(axis=1, keepdims=True)
+        logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        # d/dlogits of -sum(t log softmax) = softmax * sum(t) - t, per row.
+        d_scores = (np.exp(logp) * t.sum(axis=1, keepdims=True) - t) / m
+    else:
+        clipped = np.clip(rows, PROB_EPS, 1.0)
+        logp = np.log(clipped)
+        d_scores = np.where(rows == clipped, -t / clipped, 0.0) / m
+    loss = -(t * logp).sum() / m
+    d_targets = -logp / m
+    shapes = [s.shape, tv.shape]
+    vjps = [lambda g: g * d_scores.reshape(shapes[0]),
+            (lambda g: np.zeros(shapes[1])) if index_targets
+            else (lambda g: g * d_targets.reshape(shapes[1]))]
+    return record(float(loss), [scores, targets], vjps)
+
+
+def binary_cross_entropy(pred, y, **options):
+    """Mean over elements of -(y log p + (1 - y) log(1 - p))."""
+    kind = _from(options, "probs", "binary_cross_entropy")
+    x, t = _pair(pred, y, "binary_cross_entropy")
+    n = max(x.size, 1)
+    if kind == "logits":
+        # log(1 + exp(-|x|)) + max(x, 0) - x*y is the same loss without overflow.
+        loss = np.sum(np.maximum(x, 0.0) - x * t + np.log1p(np.exp(-np.abs(x)))) / n
+        dx, dt = (expit(x) - t) / n, -x / n
+    else:
+        p = np.clip(x, PROB_EPS, 1.0 - PROB_EPS)
+        loss = -np.sum(t * np.log(p) + (1.0 - t) * np.log1p(-p)) / n
+        dx = np.where(x == p, (p - t) / (p * (1.0 - p)), 0.0) / n
+        dt = -(np.log(p) - np.log1p(-p)) / n
+    return _scalar_loss(loss, [pred, y], [dx, dt])

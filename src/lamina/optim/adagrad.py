@@ -1,0 +1,27 @@
+"""Adagrad (divide by the root of the summed squared gradients) and Adadelta (its
+running-average, unit-corrected descendant)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Rule
+
+
+def adagrad_update(w, g, state, hp, t):
+    G = state["G"] + g * g
+    return w - hp["lr"] * g / (np.sqrt(G) + hp["eps"]), {"G": G}
+
+
+def adadelta_update(w, g, state, hp, t):
+    rho, eps = hp["rho"], hp["eps"]
+    Eg = rho * state["Eg"] + (1.0 - rho) * g * g
+    d = np.sqrt(state["Ed"] + eps) / np.sqrt(Eg + eps) * g
+    Ed = rho * state["Ed"] + (1.0 - rho) * d * d
+    return w - hp["lr"] * d, {"Eg": Eg, "Ed": Ed}
+
+
+ADAGRAD = Rule("adagrad", {"lr": 0.01, "eps": 1e-8}, ("G",), adagrad_update,
+               "G += g^2; w -= lr*g/(sqrt(G)+eps)")
+ADADELTA = Rule("adadelta", {"lr": 1.0, "rho": 0.95, "eps": 1e-8}, ("Eg", "Ed"), adadelta_update,
+                "Eg = rho*Eg + (1-rho)*g^2; d = sqrt(Ed+eps)/sqrt(Eg+eps)*g; "
+                "Ed = rho*Ed + (1-rho)*d^2; w -= lr*d")

@@ -1,0 +1,52 @@
+"""Adam and its relatives: AdamW (decoupled weight decay), NAdam (Nesterov momentum),
+Adamax (infinity norm)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Rule
+
+ADAM_DEFAULTS = {"lr": 0.001, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8}
+
+
+def _moments(g, state, hp):
+    m = hp["beta1"] * state["m"] + (1.0 - hp["beta1"]) * g
+    v = hp["beta2"] * state["v"] + (1.0 - hp["beta2"]) * g * g
+    return m, v
+
+
+def adam_update(w, g, state, hp, t):
+    m, v = _moments(g, state, hp)
+    m_hat = m / (1.0 - hp["beta1"] ** t)
+    v_hat = v / (1.0 - hp["beta2"] ** t)
+    return w - hp["lr"] * m_hat / (np.sqrt(v_hat) + hp["eps"]), {"m": m, "v": v}
+
+
+def adamw_update(w, g, state, hp, t):
+    return adam_update(w - hp["lr"] * hp["weight_decay"] * w, g, state, hp, t)
+
+
+def nadam_update(w, g, state, hp, t):
+    b1 = hp["beta1"]
+    m, v = _moments(g, state, hp)
+    step = b1 * m / (1.0 - b1 ** (t + 1)) + (1.0 - b1) * g / (1.0 - b1 ** t)
+    return (w - hp["lr"] * step / (np.sqrt(v / (1.0 - hp["beta2"] ** t)) + hp["eps"]),
+            {"m": m, "v": v})
+
+
+def adamax_update(w, g, state, hp, t):
+    m = hp["beta1"] * state["m"] + (1.0 - hp["beta1"]) * g
+    u = np.maximum(hp["beta2"] * state["u"], np.abs(g))
+    return w - hp["lr"] / (1.0 - hp["beta1"] ** t) * m / (u + hp["eps"]), {"m": m, "u": u}
+
+
+ADAM = Rule("adam", ADAM_DEFAULTS, ("m", "v"), adam_update,
+            "m = beta1*m + (1-beta1)*g; v = beta2*v + (1-beta2)*g^2; mh = m/(1-beta1^t); "
+            "vh = v/(1-beta2^t); w -= lr*mh/(sqrt(vh)+eps)")
+ADAMW = Rule("adamw", {**ADAM_DEFAULTS, "weight_decay": 0.01}, ("m", "v"), adamw_update,
+             "w -= lr*weight_decay*w, then the adam step")
+NADAM = Rule("nadam", ADAM_DEFAULTS, ("m", "v"), nadam_update,
+             "m, v as adam; w -= lr*(beta1*m/(1-beta1^(t+1)) + (1-beta1)*g/(1-beta1^t)) / "
+             "(sqrt(v/(1-beta2^t))+eps)")
+ADAMAX = Rule("adamax", {**ADAM_DEFAULTS, "lr": 0.002}, ("m", "u"), adamax_update,
+              "m = beta1*m + (1-beta1)*g; u = max(beta2*u, abs(g)); w -= lr/(1-beta1^t) * m/(u+eps)")

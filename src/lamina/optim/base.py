@@ -1,0 +1,141 @@
+"""The one optimizer value: a rule (the family's pure update), hyperparameters, state,
+step count and parameters. Immutable: stepping returns a new optimizer.
+
+A family is a `Rule`: its defaults and an update
+    update(w, g, state, hp, t) -> (new w, new state)
+on one parameter, where `state` is a dict of arrays (or floats) named by `slots`,
+initially zeros, `hp` the hyperparameters and t the step number, counted from 1.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from ..errors import LaminaError
+from ..values import LibObject, as_float
+from .params import Structure, flatten, match_gradients
+
+# Allowed ranges of the hyperparameters any family uses: (low, high, high included).
+RANGES = {
+    "lr": (0.0, math.inf, False),
+    "momentum": (0.0, 1.0, False),
+    "beta1": (0.0, 1.0, False),
+    "beta2": (0.0, 1.0, False),
+    "rho": (0.0, 1.0, False),
+    "eps": (0.0, math.inf, False),
+    "weight_decay": (0.0, math.inf, False),
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    defaults: dict          # hyperparameter -> default, lr first
+    slots: tuple            # names of the per-parameter state, each starting at zeros
+    update: Callable        # (w, g, state, hp, t) -> (w, state)
+    formula: str            # the update as LIBRARY.md writes it, for the docs
+
+
+def _check(rule: Rule, name: str, value) -> float:
+    v = as_float(value, f"{rule.name}'s {name}")
+    low, high, closed = RANGES[name]
+    if not (low <= v and (v <= high if closed else v < high)) or v != v:
+        bound = "at least 0" if high == math.inf else f"from 0 up to (not including) {high:g}"
+        raise LaminaError("ValueError", f"{rule.name}'s {name} must be {bound}, not {v:g}.")
+    return v
+
+
+def hyperparameters(rule: Rule, lr, options: dict) -> dict:
+    """The rule's defaults overridden by lr and the keyword options, each checked."""
+    for k in options:
+        if k not in rule.defaults:
+            raise LaminaError("TypeError", f"{rule.name} has no setting '{k}'; it accepts "
+                              f"{', '.join(rule.defaults)}.")
+    if lr is not None:
+        if "lr" in options:
+            raise LaminaError("TypeError", f"{rule.name} got lr both as its second argument and by keyword.")
+        options = {**options, "lr": lr}
+    hp = {**rule.defaults, **options}
+    return {k: _check(rule, k, v) for k, v in hp.items()}
+
+
+def _zeros_like(w):
+    return np.zeros_like(w) if isinstance(w, np.ndarray) else 0.0
+
+
+def _as_plain(x, like):
+    """An update's result as the kind of value the parameter is: float or fresh float64 array."""
+    if isinstance(like, np.ndarray):
+        return np.array(x, dtype=np.float64).reshape(like.shape)
+    return float(x)
+
+
+@dataclass(frozen=True, eq=False)
+class Optimizer(LibObject):
+    rule: Rule
+    hp: dict
+    structure: Structure | None = None      # None: not yet given parameters
+    params: tuple = ()
+    state: tuple = ()
+    t: int = 0
+
+    type_name = "optimizer"
+
+    def field_names(self) -> list[str]:
+        return ["name", *self.rule.defaults, "_params", "_step"]
+
+    def get(self, name: str):
+        if name == "name":
+            return self.rule.name
+        if name in self.hp:
+            return self.hp[name]
+        if name == "_params":
+            return [p.copy() if isinstance(p, np.ndarray) else p for p in self.params]
+        if name == "_step":
+            return float(self.t)
+        return super().get(name)
+
+    def describe(self) -> str:
+        settings = ", ".join(f"{k}={v:g}" for k, v in self.hp.items())
+        n = len(self.params)
+        return f"<optimizer {self.rule.name}({settings}), {n} parameter{'s' if n != 1 else ''}, {self.t} steps>"
+
+    @property
+    def bound(self) -> bool:
+        return self.structure is not None
+
+    def bind(self, params, what: str = "The parameters") -> "Optimizer":
+        """The same settings over new parameters, with fresh state and step count 0."""
+        structure, values = flatten(params, what)
+        return replace(self, structure=structure, params=tuple(values),
+                       state=tuple({s: _zeros_like(w) for s in self.rule.slots} for w in values), t=0)
+
+    def with_hp(self, **changes) -> "Optimizer":
+        """The same optimizer with some hyperparameters changed (schedules use this for lr)."""
+        return replace(self, hp={**self.hp, **{k: _check(self.rule, k, v) for k, v in changes.items()}})
+
+    def param_values(self):
+        """The current plain parameter values in the container they were given in."""
+        return self.structure.build([p.copy() if isinstance(p, np.ndarray) else p for p in self.params])
+
+    def step(self, g) -> "Optimizer":
+        if not self.bound:
+            raise LaminaError("ValueError", f"This {self.rule.name} optimizer has no parameters to "
+                              f"step; give them as its first argument, {self.rule.name}(params, ...).")
+        grads = match_gradients(self.structure, self.params, g, "optimizer_step")
+        t = self.t + 1
+        params, states = [], []
+        for w, gw, s in zip(self.params, grads, self.state):
+            new_w, new_s = self.rule.update(w, gw, s, self.hp, t)
+            params.append(_as_plain(new_w, w))
+            states.append({k: _as_plain(v, w) for k, v in new_s.items()})
+        return replace(self, params=tuple(params), state=tuple(states), t=t)
+
+
+def make(rule: Rule, params=None, lr=None, **options) -> Optimizer:
+    """An optimizer of `rule` over `params` (none: settings only, bound later with `bind`)."""
+    opt = Optimizer(rule, hyperparameters(rule, lr, options))
+    return opt if params is None else opt.bind(params, f"{rule.name}'s parameters")

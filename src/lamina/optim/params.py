@@ -1,0 +1,132 @@
+"""Parameter containers: one value, a list, or a record of numbers and tensors.
+
+`Structure` remembers how the parameters were given, so that gradients can be
+matched against them (and checked) and plain values rebuilt in the same shape.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..autodiff.tape import Tracked, value_of
+from ..errors import LaminaError, shape_str
+from ..values import Record, describe, is_numeric
+
+
+def plain_copy(x, what: str):
+    """A fresh plain float or float64 array of a (possibly tracked) number or tensor."""
+    if isinstance(x, (np.floating, np.integer)):
+        return float(x)
+    if not is_numeric(x):
+        raise LaminaError("TypeError", f"{what} must be a number or tensor (tracked or plain), "
+                          f"not {describe(x)}.")
+    v = value_of(x)
+    if isinstance(v, np.ndarray):
+        return np.array(v, dtype=np.float64)
+    return float(v)
+
+
+@dataclass(frozen=True)
+class Structure:
+    kind: str              # "one", "list" or "record"
+    keys: tuple            # record field names, in order (empty otherwise)
+    count: int
+
+    def label(self, i: int) -> str:
+        if self.kind == "one":
+            return "the parameter"
+        if self.kind == "record":
+            return f"parameter '{self.keys[i]}'"
+        return f"parameter {i}"
+
+    def build(self, values: list):
+        """Plain values in the container the parameters were given in."""
+        if self.kind == "one":
+            return values[0]
+        if self.kind == "record":
+            return Record(dict(zip(self.keys, values)))
+        return list(values)
+
+    def same_as(self, other: "Structure") -> bool:
+        return self == other
+
+    def describe(self) -> str:
+        if self.kind == "one":
+            return "one value"
+        if self.kind == "record":
+            return f"a record with fields {', '.join(self.keys)}"
+        return f"a list of {self.count}"
+
+
+def flatten(params, what: str):
+    """(Structure, list of fresh plain values) for one value, a list or a record."""
+    if isinstance(params, Record):
+        keys = tuple(params.fields)
+        items = [plain_copy(v, f"{what} '{k}'") for k, v in params.fields.items()]
+        structure = Structure("record", keys, len(keys))
+    elif isinstance(params, list):
+        items = [plain_copy(v, f"{what} {i}") for i, v in enumerate(params)]
+        structure = Structure("list", (), len(items))
+    else:
+        items = [plain_copy(params, what)]
+        structure = Structure("one", (), 1)
+    if not items:
+        raise LaminaError("ValueError", f"{what} must hold at least one value, but the "
+                          f"{structure.kind} is empty.")
+    return structure, items
+
+
+def match_gradients(structure: Structure, values: list, g, what: str) -> list:
+    """One plain gradient per parameter, in order, each checked against its parameter's shape.
+
+    `g` is one gradient (one parameter), a list in parameter order, a record with the
+    parameters' fields, or — when every parameter is a number — a vector of one
+    gradient per parameter.
+    """
+    n = structure.count
+    gv = value_of(g)
+    if isinstance(g, Record):
+        if structure.kind != "record":
+            raise LaminaError("TypeError", f"{what} got a record of gradients, but the parameters "
+                              f"are {structure.describe()}.")
+        missing = [k for k in structure.keys if k not in g.fields]
+        extra = [k for k in g.fields if k not in structure.keys]
+        if missing or extra:
+            raise LaminaError("ValueError", f"{what}'s gradient record must have the parameters' fields "
+                              f"({', '.join(structure.keys)})" + (f"; it lacks {', '.join(missing)}" if missing else "")
+                              + (f"; it has no parameter {', '.join(extra)}" if extra else "") + ".")
+        items = [g.fields[k] for k in structure.keys]
+    elif isinstance(g, list):
+        if len(g) != n:
+            raise LaminaError("ValueError", f"{what} got a list of {len(g)} gradients for {n} "
+                              f"parameter{'s' if n != 1 else ''}.")
+        items = g
+    elif (isinstance(gv, np.ndarray) and gv.ndim == 1 and len(gv) == n
+          and all(not isinstance(v, np.ndarray) for v in values)):
+        items = [float(x) for x in gv]
+    elif n == 1:
+        items = [g]
+    else:
+        raise LaminaError("TypeError", f"{what} needs one gradient per parameter (a list, or a record "
+                          f"with the same fields) for {structure.describe()} parameters, not "
+                          f"{describe(g)}.")
+    grads = []
+    for i, (item, w) in enumerate(zip(items, values)):
+        gi = plain_copy(item, f"The gradient for {structure.label(i)}")
+        if np.shape(gi) != np.shape(w):
+            raise LaminaError("ShapeError", f"The gradient for {structure.label(i)} is "
+                              f"{_shape(gi)}, but the parameter is {_shape(w)}.")
+        grads.append(gi)
+    return grads
+
+
+def _shape(v) -> str:
+    s = np.shape(v)
+    if not s:
+        return "a number"
+    return f"a {shape_str(s)}" if len(s) == 1 else f"a {shape_str(s)} matrix"
+
+
+def is_tracked(x) -> bool:
+    return type(x) is Tracked

@@ -1,0 +1,15 @@
+"""RMSprop: divide by a running root mean square of the gradient."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Rule
+
+
+def rmsprop_update(w, g, state, hp, t):
+    s = hp["rho"] * state["s"] + (1.0 - hp["rho"]) * g * g
+    return w - hp["lr"] * g / (np.sqrt(s) + hp["eps"]), {"s": s}
+
+
+RMSPROP = Rule("rmsprop", {"lr": 0.001, "rho": 0.9, "eps": 1e-8}, ("s",), rmsprop_update,
+               "s = rho*s + (1-rho)*g^2; w -= lr*g/(sqrt(s)+eps)")

@@ -1,0 +1,20 @@
+"""Stochastic gradient descent, plain (with optional momentum) and Nesterov."""
+from __future__ import annotations
+
+from .base import Rule
+
+
+def sgd_update(w, g, state, hp, t):
+    v = hp["momentum"] * state["v"] + g
+    return w - hp["lr"] * v, {"v": v}
+
+
+def nesterov_update(w, g, state, hp, t):
+    v = hp["momentum"] * state["v"] + g
+    return w - hp["lr"] * (g + hp["momentum"] * v), {"v": v}
+
+
+SGD = Rule("sgd", {"lr": 0.01, "momentum": 0.0}, ("v",), sgd_update,
+           "v = momentum*v + g; w -= lr*v")
+NESTEROV_SGD = Rule("nesterov_sgd", {"lr": 0.01, "momentum": 0.9}, ("v",), nesterov_update,
+                    "v = momentum*v + g; w -= lr*(g + momentum*v)")
