@@ -48,6 +48,9 @@ def run_text(text: str, name: str) -> int:
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
         return internal_failure(exc)
     return 0

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from ..errors import LaminaError, Source, Span
 
+# `to`, `step` and `in` are words only inside a for header, so they stay usable as names.
 KEYWORDS = {
-    "function", "return", "end", "for", "to", "step", "in", "while", "if", "elseif",
+    "function", "return", "end", "for", "while", "if", "elseif",
     "else", "break", "continue", "and", "or", "not", "true", "false", "none",
 }
 
@@ -48,6 +49,10 @@ class Token:
 
     def is_kw(self, *words: str) -> bool:
         return self.kind == "KEYWORD" and self.text in words
+
+    def is_word(self, word: str) -> bool:
+        """A contextual keyword (`to`, `step`, `in`), lexed as a name."""
+        return self.kind == "IDENT" and self.text == word
 
 
 class Lexer:

@@ -180,18 +180,18 @@ class Parser:
     def for_stmt(self) -> A.Node:
         kw = self.advance()
         var = self.expect_name("Expect a loop variable after 'for'.")
-        if self.tok.is_kw("in"):
+        if self.tok.is_word("in"):
             self.advance()
             iterable = self.expression()
             return A.ForIn(kw.span, var.text, iterable, self.loop_body(kw))
         self.expect_op("=", "Expect '=' or 'in' after the loop variable.")
         start = self.expression()
-        if not self.tok.is_kw("to"):
+        if not self.tok.is_word("to"):
             raise self.error(f"Expect 'to' in 'for {var.text} = start to stop'. Found {self.describe(self.tok)}.")
         self.advance()
         stop = self.expression()
         step = None
-        if self.tok.is_kw("step"):
+        if self.tok.is_word("step"):
             self.advance()
             step = self.expression()
         return A.ForRange(kw.span, var.text, start, stop, step, self.loop_body(kw))

@@ -65,6 +65,8 @@ def _fill_arg_markers(message: str, node: A.Node | None) -> str:
 
 
 def to_lamina_error(exc: BaseException) -> LaminaError:
+    if isinstance(exc, BrokenPipeError):
+        raise exc    # the reader went away (`lamina prog.lam | head`): not the program's fault
     frames = compiled_frames(exc.__traceback__)
     node = node_of(frames[-1][1]) if frames else None
     err = exc if isinstance(exc, LaminaError) else _translate(exc, node, frames)
