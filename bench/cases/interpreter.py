@@ -1,0 +1,66 @@
+"""The interpreter against CPython: recursive fib(27) and a 10^6-step scalar loop."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+FIB = """
+function fib(n)
+    if n < 2
+        return n
+    end if
+    return fib(n - 1) + fib(n - 2)
+end function
+"""
+
+LOOP = """
+function loop(n)
+    s = 0
+    for i = 1 to n
+        s = s + i * 0.5
+    end for
+    return s
+end function
+"""
+
+
+def fib_py(n):
+    if n < 2:
+        return n
+    return fib_py(n - 1) + fib_py(n - 2)
+
+
+def loop_py(n):
+    s = 0.0
+    for i in range(1, n + 1):
+        s = s + i * 0.5
+    return s
+
+
+def lamina_function(source: str, name: str):
+    from lamina.lang.interpreter import Interpreter
+    interp = Interpreter()
+    interp.run(source, "bench")
+    return interp.get(name)
+
+
+def startup() -> None:
+    subprocess.run([sys.executable, "-m", "lamina", "-e", "print(1)"], check=True, capture_output=True)
+
+
+def python_startup() -> None:
+    subprocess.run([sys.executable, "-c", "print(1)"], check=True, capture_output=True)
+
+
+def cases():
+    fib = lamina_function(FIB, "fib")
+    loop = lamina_function(LOOP, "loop")
+    return [
+        {"name": "recursive fib(27)", "sizes": "n = 27", "dtype": "float64",
+         "impls": {"lamina": lambda: fib(27.0), "cpython": lambda: fib_py(27)}},
+        {"name": "scalar loop, 10^6 steps", "sizes": "n = 1,000,000", "dtype": "float64",
+         "impls": {"lamina": lambda: loop(1e6), "cpython": lambda: loop_py(1_000_000)}},
+        {"name": "start-up: lamina -e \"print(1)\"", "sizes": "one process", "dtype": "-",
+         "impls": {"lamina": startup, "cpython (python -c)": python_startup},
+         "notes": ["goal: under 0.3 s"]},
+    ]
