@@ -172,3 +172,16 @@ def assert_(cond, message="Assertion failed."):
          notes="Only differences between two calls are meaningful.")
 def clock():
     return time.perf_counter()
+
+
+@builtin("help", category=CORE,
+         shapes=[Shape("help()", "no input", "no output", "Lists the categories and their builtins."),
+                 Shape("help(name)", "string", "no output", "Prints the page of one builtin.")],
+         summary="Prints the documentation page of a builtin, or the list of categories.",
+         examples=['help("length")'],
+         notes="The page is generated from the builtin registry, the same source as the files in "
+               "docs/builtins/, and its examples are run as the page is shown. An unknown name "
+               "suggests the closest builtin names.")
+def help_(name=None):
+    from ..docs.help import help_text
+    print(help_text(None if name is None else as_str(name, "help's argument")))

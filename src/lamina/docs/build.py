@@ -1,0 +1,53 @@
+"""`lamina docs build [DIR] [--check]`: write the builtin pages, or check the committed ones."""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+from .pages import ExampleFailed, all_pages
+
+DEFAULT_DIR = "docs/builtins"
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="lamina docs")
+    ap.add_argument("command", choices=["build"])
+    ap.add_argument("dir", nargs="?", default=DEFAULT_DIR)
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 if a committed page differs from what the engine prints now")
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as exc:
+        return 2 if exc.code else 0
+    try:
+        pages = all_pages()
+    except ExampleFailed as exc:
+        print(f"lamina docs: {exc}", file=sys.stderr)
+        return 1
+    out = pathlib.Path(args.dir)
+    if args.check:
+        return check(out, pages)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.md"):
+        if old.name not in pages:
+            old.unlink()
+    for name, text in pages.items():
+        (out / name).write_text(text)
+    print(f"wrote {len(pages)} pages to {out}")
+    return 0
+
+
+def check(out: pathlib.Path, pages: dict[str, str]) -> int:
+    stale = [name for name, text in pages.items()
+             if not (out / name).exists() or (out / name).read_text() != text]
+    extra = [p.name for p in out.glob("*.md") if p.name not in pages]
+    for name in stale:
+        print(f"out of date: {out / name}", file=sys.stderr)
+    for name in extra:
+        print(f"no longer a builtin: {out / name}", file=sys.stderr)
+    if stale or extra:
+        print("run `lamina docs build` and commit the pages", file=sys.stderr)
+        return 1
+    print(f"{len(pages)} pages match the engine")
+    return 0

@@ -1,0 +1,97 @@
+"""Registry -> one Markdown page per builtin (shaped like the seed's page) and an index.
+
+Examples are run in a fresh interpreter each, and what they print goes on the page,
+so a page always shows what the engine actually does.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+from dataclasses import dataclass
+
+from ..builtins.registry import CATEGORIES, BuiltinSpec, load_all
+from ..errors import LaminaError
+
+EXAMPLES_INTRO = ("From the documentation, and run by the build -- the output below is what the "
+                  "engine actually produced. Simplest first.")
+
+
+@dataclass
+class ExampleRun:
+    code: str
+    output: str
+
+
+class ExampleFailed(Exception):
+    pass
+
+
+def run_example(name: str, code: str) -> ExampleRun:
+    from ..builtins.random import seed
+    from ..autodiff.tape import TAPE
+    from ..lang.interpreter import Interpreter
+    TAPE.reset()
+    seed(0.0)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            Interpreter().run(code, f"<example of {name}>")
+        except LaminaError as err:
+            raise ExampleFailed(f"the example of '{name}' failed:\n{err.render()}") from None
+    return ExampleRun(code.rstrip("\n"), out.getvalue().rstrip("\n"))
+
+
+def overloads_line(spec: BuiltinSpec) -> str:
+    n = len(spec.shapes)
+    return "One call shape — this function is not overloaded." if n == 1 else f"{n} call shapes."
+
+
+def cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def page(spec: BuiltinSpec, strict: bool = True) -> str:
+    """The page; with strict=False a failing example shows its error instead of stopping."""
+    first = spec.shapes[0]
+    lines = [
+        f"# {spec.name}", "",
+        f"Builtin index · {spec.category}", "",
+        f"`{first.code}`", "",
+        f"Input: {first.input} · Output: {first.output}", "",
+        "## What it is", "", spec.summary, "",
+        "## Overloads", "", overloads_line(spec), "",
+        "| Code | Input | Output | Description |", "|---|---|---|---|",
+    ]
+    lines += [f"| `{cell(s.code)}` | {cell(s.input)} | {cell(s.output)} | {cell(s.description)} |"
+              for s in spec.shapes]
+    lines += ["", "## Examples", "", EXAMPLES_INTRO, ""]
+    for example in spec.examples:
+        try:
+            run = run_example(spec.name, example)
+        except ExampleFailed as exc:
+            if strict:
+                raise
+            run = ExampleRun(example.rstrip("\n"), str(exc))
+        lines += ["```lamina", run.code, "```", "", "output", "", "```", run.output, "```", ""]
+    lines += ["## How it works", "", spec.notes, ""]
+    return "\n".join(lines)
+
+
+def index_page(registry: dict[str, BuiltinSpec]) -> str:
+    lines = ["# Builtin index", "", f"{len(registry)} builtins, by category. Each name links to its page.", ""]
+    for category in CATEGORIES:
+        specs = sorted((s for s in registry.values() if s.category == category), key=lambda s: s.name)
+        if not specs:
+            continue
+        lines += [f"## {category}", "", "| Builtin | Summary |", "|---|---|"]
+        lines += [f"| [{s.name}]({s.name}.md) | {cell(s.summary)} |" for s in specs]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def all_pages() -> dict[str, str]:
+    """File name -> page text for every builtin, plus index.md."""
+    registry = load_all()
+    pages = {f"{name}.md": page(spec) for name, spec in sorted(registry.items())}
+    pages["index.md"] = index_page(registry)
+    return pages

@@ -1,0 +1,50 @@
+"""Every builtin documents itself fully, and help() shows what the pages show."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from lamina.builtins.registry import load_all
+from lamina.docs.help import help_text
+from lamina.errors import LaminaError
+
+REGISTRY = load_all()
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_builtin_is_fully_documented(name):
+    spec = REGISTRY[name]
+    assert spec.summary.strip(), "no summary"
+    assert spec.shapes, "no call shapes"
+    for shape in spec.shapes:
+        assert shape.code.startswith(name) or name in shape.code, shape.code
+        assert shape.input and shape.output and shape.description, shape
+    assert spec.examples and all(e.strip() for e in spec.examples), "no example"
+    assert len(spec.notes.strip()) > 20, "no notes on how it works"
+
+
+def test_help_lists_categories():
+    text = help_text(None)
+    assert "Core:" in text and "print" in text and "Statistics & ML:" in text
+
+
+def test_help_unknown_name_suggests():
+    with pytest.raises(LaminaError) as info:
+        help_text("lenght")
+    assert info.value.kind == "NameError" and "length" in info.value.message
+
+
+def test_help_on_the_command_line_prints_the_page():
+    r = subprocess.run([sys.executable, "-m", "lamina", "help", "length"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    assert lines[:3] == ["# length", "", "Builtin index · Core"]
+    assert "```\n3\n4\n2 5\n```" in r.stdout
+
+
+def test_help_in_a_program_prints_the_page():
+    r = subprocess.run([sys.executable, "-m", "lamina", "-e", 'help("length")'], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("# length\n")
