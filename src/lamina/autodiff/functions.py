@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .broadcast import align, unbroadcast
-from .ops import NAN, fdiv
+from .ops import NAN, _same, fdiv, times
 from .tape import Tracked, record
 
 
@@ -24,6 +24,10 @@ def _apply(x, scalar_fn, array_fn):
     return array_fn(x)
 
 
+def _zero(g):
+    return 0.0
+
+
 def _divide(g, d):
     return fdiv(g, d) if type(g) is float else g / d
 
@@ -31,7 +35,7 @@ def _divide(g, d):
 def exp(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.exp, np.exp)
-    return record(out, (a,), (lambda g: g * out,))
+    return record(out, (a,), (times(out),))
 
 
 def log(a):
@@ -50,7 +54,7 @@ def abs(a):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
         sign = 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
-        return record(math.fabs(x), (a,), (lambda g: g * sign,))
+        return record(math.fabs(x), (a,), (times(sign),))
     return record(np.abs(x), (a,), (lambda g: g * np.sign(x),))
 
 
@@ -71,8 +75,8 @@ def _select(a, b, larger: bool):
         if x != x or y != y:
             return record(NAN, (a, b), (lambda g: g, lambda g: g))
         take_a = x >= y if larger else x <= y
-        return record(x if take_a else y, (a, b),
-                      (lambda g: g if take_a else 0.0, lambda g: 0.0 if take_a else g))
+        return record(x if take_a else y, (a, b), 
+                      (_same, _zero) if take_a else (_zero, _same))
     x2, y2, sx, sy = align(x, y, "max" if larger else "min")
     if larger:
         out = np.maximum(x2, y2)

@@ -34,9 +34,9 @@ def backward(loss: Tracked, wanted: set) -> dict:
         entry = entries[node - first]
         if entry is None:          # a leaf
             continue
-        parents, rules = entry
-        for parent, rule in zip(parents, rules):
-            contribution = rule(g)
+        for k in range(0, len(entry), 2):
+            parent = entry[k]
+            contribution = entry[k + 1](g)
             old = grads.get(parent)
             if old is None:
                 grads[parent] = contribution
@@ -64,25 +64,42 @@ def grad(loss, wrt):
         if type(x) is not Tracked:
             raise LaminaError("TapeError", f"{path} is {describe(x)} that is not tracked; grad "
                               f"differentiates with respect to values made by param() or track().")
-    found = backward(loss, {x.node for _, x in leaves})
-    results = {}
-    bad = []
-    for path, x in leaves:
-        g, owned = found.get(x.node, (None, False))
-        if g is None:
-            g = 0.0 if type(x.value) is float else np.zeros(x.value.shape)
-        elif type(x.value) is float:
-            g = float(g)
-        elif not owned or x.node in results:
-            g = np.array(g, dtype=np.float64)     # never hand out an array the tape may share
-        results[x.node] = g
-        if not np.all(np.isfinite(g)):
-            bad.append(path.replace("{arg:wrt}", "wrt"))
+    wanted = {x.node for _, x in leaves}
+    for _, x in leaves:
+        if x.node in TAPE.packs:
+            wanted.update(_pack_items(x))
+    found = backward(loss, wanted)
+    handed = set()
+    results = [_result(x, found, handed) for _, x in leaves]
+    bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results)
+           if not np.all(np.isfinite(g))]
     if bad and np.isfinite(loss.value):
         print(f"warning: grad(): the loss is finite ({loss.value!r}) but the gradient for "
               f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
               f"took the log or sqrt of a non-positive number, or overflowed.", file=sys.stderr)
-    return _rebuild(wrt, iter(results[x.node] for _, x in leaves))
+    return _rebuild(wrt, iter(results))
+
+
+def _result(x: Tracked, found: dict, handed: set):
+    """The gradient handed out for `x`: its shape, a float for a number, zeros if unreached."""
+    if x.node in TAPE.packs:
+        # `[a, b]` of tracked numbers: the gradients of the numbers it was built from (these
+        # include whatever flowed through the literal itself)
+        grads = [float(found.get(p, (0.0,))[0]) for p in _pack_items(x)]
+        return np.array(grads).reshape(x.value.shape)
+    g, owned = found.get(x.node, (None, False))
+    if g is None:
+        return 0.0 if type(x.value) is float else np.zeros(x.value.shape)
+    if type(x.value) is float:
+        return float(g)
+    if not owned or x.node in handed:
+        return np.array(g, dtype=np.float64)      # never hand out an array the tape may share
+    handed.add(x.node)
+    return g
+
+
+def _pack_items(x: Tracked) -> tuple:
+    return TAPE.entry(x.node)[0::2]
 
 
 def _collect(wrt, path: str, out: list) -> None:

@@ -4,7 +4,8 @@ Every differentiable builtin in the registry and every operator in
 ops.OPERATORS declares GradCases. For each case, `check` draws seeded random
 inputs in the case's domain, tracks them, computes the scalar loss
 sum(out .* R) for a fixed random R of the output's shape, takes `grad`, and
-compares it with central differences of the same loss on untracked inputs.
+compares it with central differences of the same loss on untracked inputs. A
+function that returns a list or record of values gets one R per member.
 Tests are generated from `all_cases()`, so a builtin registered later is
 checked without new test code.
 """
@@ -15,6 +16,7 @@ import zlib
 import numpy as np
 
 from ..builtins.registry import REGISTRY, Const, GradCase
+from ..values import Record
 from . import ops, reductions
 from .grad import grad
 from .tape import TAPE, Tracked
@@ -69,21 +71,25 @@ def check(case_id: str, fn, case: GradCase) -> list[str]:
         tracked = list(args)
         for i in wrt:
             tracked[i] = TAPE.leaf(args[i], False)
-        out = fn(*tracked, **kwargs)
-        if type(out) is not Tracked:
-            return [f"{case_id}: the result was not recorded on the tape (got {type(out).__name__})"]
-        weights = random_input(np.shape(out.value), "real", rng)
-        loss = reductions.sum(ops.emul(out, weights))
+        outs = _members(fn(*tracked, **kwargs))
+        if not any(type(o) is Tracked for o in outs):
+            return [f"{case_id}: the result was not recorded on the tape"]
+        weights = [random_input(np.shape(_value(o)), "real", rng) for o in outs]
+        loss = 0.0
+        for o, w in zip(outs, weights):
+            loss = ops.add(loss, reductions.sum(ops.emul(o, w)))
         analytic = grad(loss, [tracked[i] for i in wrt])
     finally:
         TAPE.reset()
 
     def f(values) -> float:
-        return float(np.sum(_value(fn(*values, **kwargs)) * weights))
+        return sum(float(np.sum(_value(o) * w)) for o, w in zip(_members(fn(*values, **kwargs)), weights))
 
     problems = []
-    plain = _value(fn(*args, **kwargs))
-    if np.shape(plain) != np.shape(out.value) or not np.allclose(plain, out.value, rtol=1e-12, equal_nan=True):
+    plain = _members(fn(*args, **kwargs))
+    if len(plain) != len(outs) or any(
+            np.shape(p) != np.shape(_value(o)) or not np.allclose(p, _value(o), rtol=1e-12, equal_nan=True)
+            for p, o in zip(plain, outs)):
         problems.append(f"{case_id}: tracked and untracked forward values differ")
     for k, i in enumerate(wrt):
         got = analytic[k]
@@ -97,6 +103,15 @@ def check(case_id: str, fn, case: GradCase) -> list[str]:
             problems.append(f"{case_id}: gradient for argument {i} differs from finite differences:\n"
                             f"  analytic {np.asarray(got).tolist()}\n  numeric  {want.tolist()}")
     return problems
+
+
+def _members(out) -> list:
+    """The numbers and tensors in a result, in order (a list or record is flattened)."""
+    if isinstance(out, list):
+        return [m for item in out for m in _members(item)]
+    if isinstance(out, Record):
+        return [m for item in out.fields.values() for m in _members(item)]
+    return [out]
 
 
 def _finite_difference(f, args: list, i: int) -> np.ndarray:

@@ -8,6 +8,13 @@ generation tells such a stale value apart so that `grad` can say what happened.
 An entry refers to its inputs by node id only and keeps one vector-Jacobian
 product (VJP) per live input; nothing on the tape points back at a Tracked value,
 so no reference cycles form and a reset frees everything at once.
+
+An entry is one flat tuple (parent, vjp, parent, vjp, ...), or None for a leaf:
+a long tape is mostly entries, and every extra container per entry is another
+object for Python's cycle collector to walk on each full collection. A VJP
+takes the gradient of the entry's value and returns the gradient for that
+parent, in the parent's shape (a Python float for a scalar); it must not
+modify the gradient it is given.
 """
 from __future__ import annotations
 
@@ -38,7 +45,8 @@ class Tape:
     def __init__(self):
         self.gen = 0
         self.first_node = 0          # node id of entries[0]
-        self.entries: list = []      # entry i is node first_node + i: (parent ids, vjps) or None for a leaf
+        self.entries: list = []      # entry i is node first_node + i: (parent, vjp, ...) or None for a leaf
+        self.packs: set = set()      # nodes that are bracket literals of tracked scalars (see grad)
         self.warn_entries = DEFAULT_WARN_ENTRIES
         self.warned = False
 
@@ -49,6 +57,7 @@ class Tape:
     def reset(self) -> None:
         self.first_node += len(self.entries)
         self.entries = []
+        self.packs = set()
         self.gen += 1
         self.warned = False
 
@@ -92,12 +101,11 @@ def record(value, inputs, vjps):
     """
     tape = TAPE
     gen = tape.gen
-    parents = []
-    rules = []
+    entry = []
     for x, vjp in zip(inputs, vjps):
         if type(x) is Tracked and x.gen == gen:
-            parents.append(x.node)
-            rules.append(vjp)
-    if not parents:
+            entry.append(x.node)
+            entry.append(vjp)
+    if not entry:
         return value
-    return Tracked(value, tape._append((tuple(parents), tuple(rules))), gen)
+    return Tracked(value, tape._append(tuple(entry)), gen)
