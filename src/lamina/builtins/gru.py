@@ -27,7 +27,7 @@ def _weights(n_in, n_h, seed):
          summary="Creates the weights of a GRU layer as a record {wz, uz, bz, wr, ur, br, wh, uh, bh}: "
                  "w* are hidden x input, u* hidden x hidden, b* hidden x 1 zeros.",
          examples=["w = gru_init(2, 3, seed = 1)\nprint(size(w.wz), size(w.uz), size(w.bz))\n"
-                   "print(w.wz == gru_init(2, 3, seed = 1).wz)"],
+                   "print(all(w.wz == gru_init(2, 3, seed = 1).wz))   # same seed, same weights"],
          notes="Each w* and u* is drawn uniformly from [-a, a] with a = sqrt(6 / (fan_in + fan_out)) "
                "(Glorot and Bengio 2010), in the order wz, uz, wr, ur, wh, uh, from a NumPy generator "
                "of its own seeded by `seed`, so the same seed gives the same weights and the global "

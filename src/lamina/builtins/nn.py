@@ -30,8 +30,8 @@ def _elementwise(name, meaning, example, notes):
          summary="A fully connected layer as one expression: x * w + b, with the language's "
                  "matrix product and broadcasting. Rows of x are examples.",
          examples=["x = [1.0, 2.0; -0.5, 1.5]\nw = [0.5, -0.3; 0.2, 0.8]\n"
-                   "print(dense(x, w, [0.1, -0.1]))      # b[i] added to row i\n"
-                   "print(dense(x, w, [0.1, -0.1]'))     # a 1 x n row: added to every row",
+                   "print(round(dense(x, w, [0.1, -0.1]), 4))    # b[i] added to row i\n"
+                   "print(round(dense(x, w, [0.1, -0.1]'), 4))   # a 1 x n row: added to every row",
                    "w = param([0.5, -0.3; 0.2, 0.8])\nb = param([0.0, 0.0]')\n"
                    "loss = sum(relu(dense([1.0, 2.0; -0.5, 1.5], w, b)))\n"
                    "print(grad(loss, wrt = b))\ntape_reset()"],

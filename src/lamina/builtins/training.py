@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autodiff.grad import grad
 from ..autodiff.tape import TAPE, Tracked
-from ..errors import LaminaError
+from ..errors import LaminaError, shape_str
 from ..lang.runtime import call
 from ..lang.scope import resolve
 from ..optim.base import Optimizer
@@ -24,12 +24,16 @@ def _optimizer(optimizer, params) -> Optimizer:
     if optimizer is None:
         optimizer = "sgd"
     if isinstance(optimizer, str):
+        name = optimizer
         try:
-            optimizer = resolve(optimizer, "optimizer")
+            optimizer = resolve(name, "optimizer")
         except LaminaError:
-            if optimizer not in RULES:
-                raise LaminaError("NameError", f"train_loop's optimizer '{optimizer}' names no variable "
-                                  f"and no optimizer (those are {', '.join(RULES)}).") from None
+            optimizer = None
+        if not isinstance(optimizer, Optimizer):
+            if name not in RULES:
+                raise LaminaError("NameError", f"train_loop's optimizer '{name}' names no optimizer "
+                                  f"variable and no optimizer (those are {', '.join(RULES)}).")
+            optimizer = name        # the family's defaults (its builtin constructor has this name too)
     if not isinstance(optimizer, (Optimizer, str)):
         raise LaminaError("TypeError", f"train_loop's optimizer must be an optimizer (or its variable's "
                           f"name, or an optimizer's name such as \"adam\"), not {describe(optimizer)}.")
@@ -45,8 +49,7 @@ def _optimizer(optimizer, params) -> Optimizer:
 
 
 def _layout(structure, values) -> str:
-    shapes = ", ".join("number" if not np.shape(v) else "x".join(map(str, np.shape(v))) for v in values)
-    return f"{structure.describe()}: {shapes}"
+    return f"{structure.describe()}: {', '.join(shape_str(np.shape(v)) for v in values)}"
 
 
 def _loss_value(loss, epoch: int) -> float:

@@ -55,8 +55,6 @@ def hyperparameters(rule: Rule, lr, options: dict) -> dict:
             raise LaminaError("TypeError", f"{rule.name} has no setting '{k}'; it accepts "
                               f"{', '.join(rule.defaults)}.")
     if lr is not None:
-        if "lr" in options:
-            raise LaminaError("TypeError", f"{rule.name} got lr both as its second argument and by keyword.")
         options = {**options, "lr": lr}
     hp = {**rule.defaults, **options}
     return {k: _check(rule, k, v) for k, v in hp.items()}

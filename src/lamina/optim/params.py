@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..autodiff.tape import Tracked, value_of
+from ..autodiff.tape import value_of
 from ..errors import LaminaError, shape_str
 from ..values import Record, describe, is_numeric
 
@@ -47,9 +47,6 @@ class Structure:
         if self.kind == "record":
             return Record(dict(zip(self.keys, values)))
         return list(values)
-
-    def same_as(self, other: "Structure") -> bool:
-        return self == other
 
     def describe(self) -> str:
         if self.kind == "one":
@@ -126,7 +123,3 @@ def _shape(v) -> str:
     if not s:
         return "a number"
     return f"a {shape_str(s)}" if len(s) == 1 else f"a {shape_str(s)} matrix"
-
-
-def is_tracked(x) -> bool:
-    return type(x) is Tracked

@@ -1,0 +1,188 @@
+"""Every optimizer builtin through one table: immutability, parameter containers, gradient
+forms, the registry, fields, and every error path."""
+import numpy as np
+import pytest
+
+from lamina.autodiff.tape import TAPE
+from lamina.builtins import optimizers as B
+from lamina.errors import LaminaError
+from lamina.optim.base import Optimizer
+from lamina.optim.registry import RULES, get
+from lamina.values import Record
+
+OPTIMIZERS = [B.sgd, B.nesterov_sgd, B.adam, B.adamw, B.nadam, B.adamax, B.rmsprop, B.adagrad, B.adadelta]
+IDS = [f.__lamina_builtin__ for f in OPTIMIZERS]
+table = pytest.mark.parametrize("make", OPTIMIZERS, ids=IDS)
+
+M = np.array([[1.0, 2.0], [3.0, 4.0]])
+V = np.array([0.5, -0.5, 1.5])
+
+
+def test_the_table_covers_every_rule():
+    assert sorted(IDS) == sorted(RULES)
+
+
+@table
+def test_stepping_returns_a_new_optimizer_and_leaves_the_old_one(make):
+    opt = make([1.0, V.copy()], 0.1)
+    once = B.optimizer_step(opt, [2.0, np.ones(3)])
+    assert opt.get("_params")[0] == 1.0 and np.array_equal(opt.get("_params")[1], V)
+    assert opt.get("_step") == 0 and once.get("_step") == 1
+    assert once.get("_params")[0] != 1.0
+    again = B.optimizer_step(opt, [2.0, np.ones(3)])
+    assert again.get("_params")[0] == once.get("_params")[0]
+    twice = B.optimizer_step(once, [2.0, np.ones(3)])
+    assert twice.get("_params")[0] != once.get("_params")[0]
+
+
+@table
+def test_params_is_a_fresh_list_in_construction_order(make):
+    TAPE.reset()
+    w = TAPE.leaf(M.copy(), True)
+    opt = make(Record({"w": w, "b": 0.5, "v": V}), lr=0.1)
+    params = opt.get("_params")
+    assert isinstance(params, list) and len(params) == 3
+    assert np.array_equal(params[0], M) and params[1] == 0.5 and type(params[1]) is float
+    params[0][0, 0] = 99.0
+    assert opt.get("_params")[0][0, 0] == 1.0
+    one = make(w, 0.1)
+    assert len(one.get("_params")) == 1
+    TAPE.reset()
+
+
+@table
+def test_gradient_forms(make):
+    rec = make(Record({"a": 1.0, "b": M.copy()}), 0.1)
+    by_record = B.optimizer_step(rec, Record({"b": np.ones((2, 2)), "a": 3.0}))
+    by_list = B.optimizer_step(rec, [3.0, np.ones((2, 2))])
+    for x, y in zip(by_record.get("_params"), by_list.get("_params")):
+        np.testing.assert_array_equal(x, y)
+    scalars = make([1.0, 2.0], 0.1)
+    by_vector = B.optimizer_step(scalars, np.array([3.0, -1.0]))
+    by_list = B.optimizer_step(scalars, [3.0, -1.0])
+    assert by_vector.get("_params") == by_list.get("_params")
+    one = make(1.0, 0.1)
+    assert B.optimizer_step(one, np.array([3.0])).get("_params") == B.optimizer_step(one, 3.0).get("_params")
+    TAPE.reset()
+    tracked_grad = TAPE.leaf(np.ones((2, 2)), False)
+    B.optimizer_step(make(M.copy(), 0.1), tracked_grad)
+    TAPE.reset()
+
+
+@table
+def test_fields_and_describe(make):
+    opt = make(1.0, 0.05)
+    assert opt.get("lr") == 0.05 and opt.get("name") == make.__lamina_builtin__
+    assert set(opt.field_names()) >= {"name", "lr", "_params", "_step"}
+    assert make.__lamina_builtin__ in opt.describe()
+    with pytest.raises(LaminaError) as e:
+        opt.get("bogus")
+    assert e.value.kind == "NameError"
+
+
+def error(call):
+    with pytest.raises(LaminaError) as e:
+        call()
+    return e.value
+
+
+@table
+def test_construction_errors(make):
+    name = make.__lamina_builtin__
+    e = error(lambda: make(1.0, 0.1, learning_rate=0.1))
+    assert e.kind == "TypeError" and "learning_rate" in e.message and "lr" in e.message
+    assert all(k in e.message for k in RULES[name].defaults)
+    e = error(lambda: make(1.0, -0.1))
+    assert e.kind == "ValueError" and "lr" in e.message and "-0.1" in e.message
+    e = error(lambda: make(1.0, "fast"))
+    assert e.kind == "TypeError"
+    e = error(lambda: make([1.0, "w"], 0.1))
+    assert e.kind == "TypeError" and "1" in e.message and "string" in e.message
+    e = error(lambda: make([], 0.1))
+    assert e.kind == "ValueError"
+    first_other = next((k for k in RULES[name].defaults if k in ("momentum", "beta1", "rho")), None)
+    if first_other:
+        e = error(lambda: make(1.0, 0.1, **{first_other: 1.0}))
+        assert e.kind == "ValueError" and first_other in e.message
+
+
+@table
+def test_step_errors_name_the_parameter_and_shapes(make):
+    opt = make([1.0, M.copy()], 0.1)
+    e = error(lambda: B.optimizer_step(opt, [1.0, np.ones(3)]))
+    assert e.kind == "ShapeError" and "parameter 1" in e.message
+    assert "vector of length 3" in e.message and "2x2" in e.message
+    e = error(lambda: B.optimizer_step(opt, [1.0]))
+    assert e.kind == "ValueError" and "1 gradients for 2" in e.message
+    e = error(lambda: B.optimizer_step(opt, Record({"a": 1.0})))
+    assert e.kind == "TypeError" and "record" in e.message
+    rec = make(Record({"w": M.copy(), "b": 0.0}), 0.1)
+    e = error(lambda: B.optimizer_step(rec, Record({"w": np.ones((2, 2))})))
+    assert e.kind == "ValueError" and "b" in e.message
+    e = error(lambda: B.optimizer_step(rec, Record({"w": np.ones((2, 3)), "b": 0.0})))
+    assert e.kind == "ShapeError" and "'w'" in e.message and "2x3" in e.message
+    e = error(lambda: B.optimizer_step(make(M.copy(), 0.1), np.ones(4)))
+    assert e.kind == "ShapeError" and "the parameter" in e.message
+    e = error(lambda: B.optimizer_step(make(1.0, 0.1), "g"))
+    assert e.kind == "TypeError"
+    e = error(lambda: B.optimizer_step(make(lr=0.1), 1.0))
+    assert e.kind == "ValueError" and "no parameters" in e.message
+
+
+def test_lr_given_twice_is_a_type_error(run):
+    e = error(lambda: run("opt = adam(1.0, 0.1, lr = 0.2)"))
+    assert e.kind == "TypeError" and "lr" in e.message
+
+
+def test_optimizer_step_needs_an_optimizer():
+    e = error(lambda: B.optimizer_step(Record({"lr": 0.1}), 1.0))
+    assert e.kind == "TypeError" and "optimizer" in e.message
+
+
+def test_registry_get():
+    opt = get("adam")
+    assert isinstance(opt, Optimizer) and not opt.bound and opt.get("lr") == 0.001
+    bound = opt.bind([1.0, 2.0])
+    assert bound.bound and bound.get("_params") == [1.0, 2.0]
+    assert get(bound) is bound
+    e = error(lambda: get("adamm"))
+    assert e.kind == "ValueError" and "adam" in e.message and "sgd" in e.message
+    assert error(lambda: get(3.0)).kind == "TypeError"
+
+
+def test_with_hp_changes_settings_only():
+    opt = B.adam(1.0, 0.1).step(3.0)
+    faster = opt.with_hp(lr=0.5)
+    assert faster.get("lr") == 0.5 and faster.t == opt.t and faster.state == opt.state
+    assert error(lambda: opt.with_hp(lr=-1.0)).kind == "ValueError"
+
+
+def test_seed_optimizer_step_lines(run):
+    lines, _ = run("""
+x = [1.0, 2.0, 3.0, 4.0]
+y_true = [2.0, 4.0, 6.0, 8.0]
+w2v = 0.0
+opt2 = adam(param(w2v), lr = 0.1)
+for t = 0 to 19
+    tape_reset()
+    w2 = param(w2v)
+    loss2 = mean((w2 * x - y_true) .^ 2)
+    opt2 = optimizer_step(opt2, grad(loss2, wrt = w2))
+    w2v = opt2._params[0]
+end for
+print("optimizer_step (adam): w -> {round(w2v, 4)} (target 2.0)")
+w3 = param(1.0)
+grad3 = [3.0]
+r1 = optimizer_step(nesterov_sgd(w3, lr = 0.05, momentum = 0.9), grad3)
+r2 = optimizer_step(adamw(w3, lr = 0.05), grad3)
+r3 = optimizer_step(nadam(w3, lr = 0.05), grad3)
+r4 = optimizer_step(adamax(w3, lr = 0.05), grad3)
+r5 = optimizer_step(rmsprop(w3, lr = 0.05), grad3)
+r6 = optimizer_step(adagrad(w3, lr = 0.05), grad3)
+r7 = optimizer_step(adadelta(w3), grad3)
+print("nesterov_sgd -> {round(r1._params[0], 4)}, adamw -> {round(r2._params[0], 4)}, nadam -> {round(r3._params[0], 4)}")
+print("adamax -> {round(r4._params[0], 4)}, rmsprop -> {round(r5._params[0], 4)}, adagrad -> {round(r6._params[0], 4)}, adadelta -> {round(r7._params[0], 4)}")
+""")
+    assert lines == ["optimizer_step (adam): w -> 1.7775 (target 2.0)",
+                     "nesterov_sgd -> 0.715, adamw -> 0.9495, nadam -> 0.9263",
+                     "adamax -> 0.95, rmsprop -> 0.8419, adagrad -> 0.95, adadelta -> 0.9996"]

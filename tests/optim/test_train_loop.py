@@ -1,0 +1,118 @@
+"""train_loop: the seed's numbers, names vs values, containers, results, the tape, errors."""
+import numpy as np
+import pytest
+
+from lamina.errors import LaminaError
+
+SETUP = """
+x = [1.0, 2.0, 3.0, 4.0]
+y_true = [2.0, 4.0, 6.0, 8.0]
+w = param(0.0)
+function loss_fn(w)
+    pred = w * x
+    diff = pred - y_true
+    return mean(diff .^ 2)
+end function
+"""
+
+
+def test_seed_line(run):
+    lines, interp = run(SETUP + """
+opt = sgd(w, 0.01)
+losses = train_loop("loss_fn", w, 100, optimizer = "opt")
+print("train_loop (sgd): loss {round(losses[0], 3)} -> {round(losses[99], 5)}")
+print(tape_size())
+""")
+    assert lines == ["train_loop (sgd): loss 30 -> 0", "0"]
+    losses = interp.get("losses")
+    assert losses.shape == (100,) and np.all(np.diff(losses) < 0)
+    # An independent computation of the same run: w <- w - lr * d/dw mean((w x - y)^2).
+    x, y, w = np.arange(1.0, 5.0), 2 * np.arange(1.0, 5.0), 0.0
+    for epoch in range(100):
+        assert losses[epoch] == pytest.approx(np.mean((w * x - y) ** 2), rel=1e-12)
+        w -= 0.01 * np.mean(2 * (w * x - y) * x)
+
+
+def test_values_instead_of_names_and_returning_all(run):
+    lines, interp = run(SETUP + """
+r = train_loop(loss_fn, w, 50, optimizer = adam(w, lr = 0.1), returning = "all")
+print(length(r.losses), r.losses[0])
+print(r.params == r.optimizer._params[0], r.optimizer._step)
+""")
+    assert lines[0] == "50 30"
+    assert lines[1] == "true 50"
+    assert abs(interp.get("r").fields["params"] - 2.0) < 0.2
+
+
+def test_record_and_list_parameters(run):
+    lines, interp = run("""
+x = [1.0, 2.0, 3.0]
+y = [3.0, 5.0, 7.0]
+p = {w = 0.0, b = 0.0}
+r = train_loop(q -> mean((q.w * x + q.b - y) .^ 2), p, 500, optimizer = adam(p, lr = 0.1), returning = "all")
+print(round(r.params.w, 1), round(r.params.b, 1))
+l = train_loop(q -> mean((q[0] * x + q[1] - y) .^ 2), [0.0, 0.0], 500, optimizer = "adam")
+print(l[499] < l[0])
+""")
+    assert lines == ["2 1", "true"]
+
+
+def test_an_optimizer_name_or_none_starts_from_the_given_values(run):
+    lines, _ = run(SETUP + """
+a = train_loop(loss_fn, 1.0, 3, optimizer = "rmsprop")
+b = train_loop(loss_fn, 1.0, 3)
+print(a[0], b[0])
+""")
+    assert lines == ["7.5 7.5"]
+
+
+def test_a_variable_named_like_an_optimizer_wins(run):
+    lines, _ = run(SETUP + """
+adam = sgd(5.0, 0.0)
+l = train_loop(loss_fn, 0.0, 2, optimizer = "adam")
+print(l)
+""")
+    assert lines == ["[67.5, 67.5]"]
+
+
+def test_matrix_parameters_and_the_tape_is_fresh_each_epoch(run):
+    lines, _ = run("""
+X = [1.0, 0.0; 0.0, 1.0; 1.0, 1.0]
+Y = [1.0; 2.0; 3.0]
+function loss(w)
+    return mean((X * w - Y) .^ 2)
+end function
+r = train_loop(loss, zeros(2, 1), 200, optimizer = sgd(zeros(2, 1), 0.1), returning = "all")
+print(round(r.params, 3), tape_size())
+""")
+    assert lines == ["[1; 2] 0"]
+
+
+@pytest.mark.parametrize("body, kind, words", [
+    ("train_loop(loss_fn, w, 5, optimizer = sgd({a = 1.0}, 0.1))", "ValueError",
+     ["match", "one value: scalar", "record with fields a"]),
+    ("train_loop(loss_fn, w, 5, optimizer = sgd([1.0, 2.0], 0.1))", "ValueError", ["vector of length 2"]),
+    ("train_loop(p -> [1.0, 2.0] * p, w, 5)", "TypeError", ["epoch 0", "number"]),
+    ("train_loop(p -> 3.0, w, 5)", "TapeError", ["epoch 0", "depend"]),
+    ("train_loop(p -> exp(p * 1000), 1.0, 5, optimizer = sgd(1.0, 1.0))", "ValueError", ["epoch", "Inf"]),
+    ("train_loop(p -> (p - 1000) ^ 2, 0.0, 1000, optimizer = sgd(0.0, 10.0))", "ValueError", ["epoch 119", "Inf"]),
+    ("train_loop(p -> sqrt(p - 2.0), 1.0, 3)", "ValueError", ["epoch 0", "NaN"]),
+    ("train_loop(\"nope\", w, 5)", "NameError", ["nope"]),
+    ("train_loop(3.0, w, 5)", "TypeError", ["function"]),
+    ("train_loop(loss_fn, w, -1)", "ValueError", ["epochs"]),
+    ("train_loop(loss_fn, w, 5, optimizer = \"nosuch\")", "NameError", ["nosuch", "adam"]),
+    ("train_loop(loss_fn, w, 5, optimizer = 3.0)", "TypeError", ["optimizer"]),
+    ("train_loop(loss_fn, w, 5, returning = \"best\")", "ValueError", ["returning"]),
+])
+def test_errors(run, body, kind, words):
+    with pytest.raises(LaminaError) as e:
+        run(SETUP + body)
+    assert e.value.kind == kind, e.value.message
+    for word in words:
+        assert word in e.value.message, e.value.message
+
+
+def test_a_loss_function_error_propagates_with_its_kind(run):
+    with pytest.raises(LaminaError) as e:
+        run(SETUP + "train_loop(p -> p * [1.0, 2.0] * [1.0, 2.0], w, 3)")
+    assert e.value.kind == "ShapeError"
