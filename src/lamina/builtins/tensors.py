@@ -118,7 +118,7 @@ def reshape(x, r, c=None):
 @builtin("transpose", category=CATEGORY,
          shapes=[Shape("transpose(x)", "tensor", "matrix", "The same as x': rows become columns.")],
          summary="Swaps rows and columns; a vector becomes a 1 x n row. The same as the ' operator.",
-         examples=["print(transpose([1, 2; 3, 4]), transpose([1, 2, 3]))"],
+         examples=["print(transpose([1, 2; 3, 4]), size(transpose([1, 2, 3])))"],
          notes="A vector acts as a column, so its transpose is a 1 x n matrix. A number is "
                "unchanged.",
          grad=[GradCase(((3,),)), GradCase(((2, 3),))])
@@ -178,7 +178,7 @@ def dot(a, b):
                  Shape("solve(A, B)", "n x n matrix, n x k matrix", "n x k matrix",
                        "One solution per column of B.")],
          summary="Solves the linear system A x = b, without forming the inverse of A.",
-         examples=["A = [2, 1; 1, 3]\nx = solve(A, [3, 5])\nprint(x, A * x)"],
+         examples=["A = [4, 1; 2, 3]\nx = solve(A, [11, 13])\nprint(x, A * x)"],
          notes="Uses an LU factorization (LAPACK). A singular A is a ValueError. Differentiable "
                "in both A and b: the gradient for b is solve(A', g) and for A its negative outer "
                "product with x.",
