@@ -3,32 +3,12 @@
 The cases come from the registry and ops.OPERATORS, so a builtin registered
 later (by any module) is checked here without new test code.
 """
-import importlib
-import pkgutil
-
 import pytest
 
-from lamina.builtins import registry
+from lamina.autodiff import gradcheck
+from lamina.builtins.registry import load_all
 
-
-def _load_each():
-    """Import every builtin module that imports cleanly (while some are still being written)."""
-    import lamina.builtins
-    for info in pkgutil.iter_modules(lamina.builtins.__path__):
-        if info.name not in ("registry", "modules"):
-            try:
-                importlib.import_module(f"lamina.builtins.{info.name}")
-            except (ImportError, ValueError):
-                pass
-
-
-try:
-    registry.load_all()
-except ImportError:
-    _load_each()
-
-from lamina.autodiff import gradcheck  # noqa: E402
-
+load_all()
 CASES = gradcheck.all_cases()
 
 
@@ -39,11 +19,28 @@ def test_gradient_matches_finite_differences(case_id, fn, case):
     assert not problems, "\n".join(problems)
 
 
-def test_the_core_differentiable_builtins_are_checked():
+def test_the_core_differentiable_builtins_and_operators_are_checked():
     names = {c[0].split("#")[0] for c in CASES}
-    for name in ("exp", "log", "sqrt", "abs", "sum", "mean", "min", "max", "dot", "transpose",
-                 "reshape", "hcat", "vcat"):
+    for name in ("exp", "log", "sqrt", "abs", "sum", "mean", "min", "max", "prod", "dot", "transpose",
+                 "reshape", "hcat", "vcat", "solve"):
         assert f"builtin:{name}" in names
     for op in ("add", "sub", "mul", "div", "emul", "ediv", "pow", "epow", "neg", "transpose",
                "index", "setindex", "build_vector", "build_matrix"):
         assert f"op:{op}" in names
+
+
+def test_a_wrong_gradient_is_caught():
+    from lamina.autodiff.tape import Tracked, record
+    from lamina.builtins.registry import GradCase
+
+    def bad_square(a):
+        x = a.value if type(a) is Tracked else a
+        return record(x * x, [a], [lambda g: g * 2.01 * x])
+    problems = gradcheck.check("bad_square", bad_square, GradCase(((3,),)))
+    assert problems and "differs from finite differences" in problems[0]
+
+
+def test_a_builtin_that_records_nothing_is_caught():
+    from lamina.builtins.registry import GradCase
+    problems = gradcheck.check("untracked", lambda a: 1.0, GradCase(((),)))
+    assert problems and "not recorded" in problems[0]

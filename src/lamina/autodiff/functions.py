@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .broadcast import align, unbroadcast
-from .ops import NAN, _same, fdiv, times
+from .ops import NAN, fdiv, identity, times
 from .tape import Tracked, record
 
 
@@ -76,7 +76,7 @@ def _select(a, b, larger: bool):
             return record(NAN, (a, b), (lambda g: g, lambda g: g))
         take_a = x >= y if larger else x <= y
         return record(x if take_a else y, (a, b), 
-                      (_same, _zero) if take_a else (_zero, _same))
+                      (identity, _zero) if take_a else (_zero, identity))
     x2, y2, sx, sy = align(x, y, "max" if larger else "min")
     if larger:
         out = np.maximum(x2, y2)

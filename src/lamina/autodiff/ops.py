@@ -9,6 +9,10 @@ closures capture arrays and shapes only, never Tracked values.
 
 Arithmetic is IEEE: Python's float `/` and `**` raise where IEEE gives Inf or
 NaN, so the scalar paths go through `fdiv` and `fpow`.
+
+The runtime calls: add sub neg emul ediv epow (elementwise, broadcast.py's rule),
+mul div pow transpose compare, and from indexing.py index setindex
+build_vector build_matrix. OPERATORS lists them for the generic gradient check.
 """
 from __future__ import annotations
 
@@ -46,7 +50,7 @@ def fpow(x: float, y: float) -> float:
     return NAN if type(r) is complex else r
 
 
-def _same(g):
+def identity(g):
     return g
 
 
@@ -68,7 +72,7 @@ def add(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
-        return record(x + y, (a, b), (_same, _same))
+        return record(x + y, (a, b), (identity, identity))
     x2, y2, sx, sy = align(x, y, "+")
     return record(x2 + y2, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(g, sy)))
 
@@ -77,7 +81,7 @@ def sub(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
-        return record(x - y, (a, b), (_same, _negate))
+        return record(x - y, (a, b), (identity, _negate))
     x2, y2, sx, sy = align(x, y, "-")
     return record(x2 - y2, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(-g, sy)))
 
