@@ -1,11 +1,11 @@
 """Neural-net builtins: dense, the activations and dropout (the math is in lamina.nn)."""
 from __future__ import annotations
 
+from ..errors import LaminaError
 from ..nn import activations as A
 from ..nn.dense import dense as dense_op
 from ..nn.dropout import dropout as dropout_op
 from ..values import LibObject, describe, is_numeric
-from ..errors import LaminaError
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Statistics & ML"

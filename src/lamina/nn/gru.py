@@ -172,7 +172,7 @@ def sequence(step_inputs, h0, w, what, out_shape, x_grad=None):
 
     def all_grads(g):
         if cache.get("g") is not g:
-            step_grad = g.get if isinstance(g, StepGrads) else (lambda t, d=np.asarray(g): d[t])
+            step_grad = g.get if isinstance(g, StepGrads) else np.asarray(g).__getitem__
             dxs, dh0, dW, dU, db = gru_core.backward(step_grad, xs, W, U, hs, gates, need_x)
             grads = field_grads(dW, dU, db)
             if x_grad is not None:
@@ -183,14 +183,17 @@ def sequence(step_inputs, h0, w, what, out_shape, x_grad=None):
         return cache["grads"]
 
     inputs = x_inputs + [h0] + weights
-    vjps = [(lambda i: lambda g: all_grads(g)[i])(i) for i in range(len(inputs))]
-    fused = record(hs[1:], inputs, vjps)
-    shape = (T, B, n_h)
-    results = []
-    for t in range(T):
-        results.append(record(out_shape(hs[t + 1]), [fused],
-                              [(lambda t: lambda g: StepGrads(shape, {t: _step_rows(g, B, n_h)}))(t)]))
-    return results
+    fused = record(hs[1:], inputs, [_pick(all_grads, i) for i in range(len(inputs))])
+    return [record(out_shape(hs[t + 1]), [fused], [_step_vjp(t, (T, B, n_h))]) for t in range(T)]
+
+
+def _pick(all_grads, i):
+    return lambda g: all_grads(g)[i]
+
+
+def _step_vjp(t, shape):
+    """Step t's state passes its gradient to the fused entry as a one-step StepGrads."""
+    return lambda g: StepGrads(shape, {t: _step_rows(g, shape[1], shape[2])})
 
 
 # -- the builtins' bodies ---------------------------------------------------------

@@ -41,8 +41,12 @@ def _grad_for(shape):
 def _scalar_loss(value, inputs, local_grads):
     """Record a scalar loss whose gradient w.r.t. inputs[i] is g * local_grads[i]."""
     shapes = [np.shape(operand(x, "loss input")) for x in inputs]
-    vjps = [(lambda d, s: lambda g: _grad_for(s)(g * d))(d, s) for d, s in zip(local_grads, shapes)]
-    return record(float(value), inputs, vjps)
+    return record(float(value), inputs, [_scaled(d, s) for d, s in zip(local_grads, shapes)])
+
+
+def _scaled(local, shape):
+    back = _grad_for(shape)
+    return lambda g: back(g * local)
 
 
 def mse(pred, target):

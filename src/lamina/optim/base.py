@@ -9,8 +9,8 @@ initially zeros, `hp` the hyperparameters and t the step number, counted from 1.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 import numpy as np
 
