@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import erf, expit
 
 from ..autodiff.tape import record, value_of
 from ..errors import LaminaError
@@ -23,6 +22,20 @@ def operand(x, what: str):
     if isinstance(v, (float, int)) and not isinstance(v, bool):
         return float(v)
     raise LaminaError("TypeError", f"{what} must be a number or tensor, not {describe(x)}.")
+
+
+def expit(v, out=None):
+    """The logistic function without overflow: exp(-|v|) is never above 1.
+
+    NumPy only (SciPy stays out of start-up); `out` may be `v` itself.
+    """
+    e = np.exp(-np.abs(v))
+    return np.divide(np.where(v >= 0, 1.0, e), 1.0 + e, out=out)
+
+
+def _erf(v):
+    from scipy.special import erf   # imported on first use: SciPy is slow to import
+    return erf(v)
 
 
 def _out(a):
@@ -63,8 +76,8 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 def gelu(x):
     """Exact GELU: x * Phi(x) with Phi the standard normal CDF (erf form)."""
-    return _elementwise(x, "gelu", lambda v: 0.5 * v * (1.0 + erf(v * _SQRT_HALF)),
-                        lambda v, y: 0.5 * (1.0 + erf(v * _SQRT_HALF))
+    return _elementwise(x, "gelu", lambda v: 0.5 * v * (1.0 + _erf(v * _SQRT_HALF)),
+                        lambda v, y: 0.5 * (1.0 + _erf(v * _SQRT_HALF))
                         + v * _INV_SQRT_2PI * np.exp(-0.5 * v * v))
 
 

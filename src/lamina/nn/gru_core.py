@@ -11,7 +11,8 @@ One step (Cho et al. 2014), with h the previous state:
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
+
+from .activations import expit
 
 
 def forward(xs, h0, W, U, b):

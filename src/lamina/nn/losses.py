@@ -4,12 +4,11 @@ over examples. Every one is a primitive with its VJPs beside the forward.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from ..autodiff.tape import record
 from ..errors import LaminaError, shape_str
 from ..values import as_str, describe
-from .activations import operand
+from .activations import expit, operand
 
 PROB_EPS = 1e-12   # probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] before a log
 
