@@ -1,8 +1,13 @@
 """The interpreter against CPython: recursive fib(27) and a 10^6-step scalar loop."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+
+# Start-up with bytecode caching on (PYTHONDONTWRITEBYTECODE, set on some machines, makes every
+# start recompile Lamina's modules from source, which is not what a user's machine does).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 FIB = """
 function fib(n)
@@ -45,11 +50,11 @@ def lamina_function(source: str, name: str):
 
 
 def startup() -> None:
-    subprocess.run([sys.executable, "-m", "lamina", "-e", "print(1)"], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "lamina", "-e", "print(1)"], check=True, capture_output=True, env=ENV)
 
 
 def python_startup() -> None:
-    subprocess.run([sys.executable, "-c", "print(1)"], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-c", "print(1)"], check=True, capture_output=True, env=ENV)
 
 
 def cases():
