@@ -1,4 +1,4 @@
-"""Differentiable elementwise functions: exp, log, sqrt, abs, and two-operand max/min.
+"""Differentiable elementwise functions: exp, log, sqrt, sin, cos, abs, and two-operand max/min.
 
 Each works on a Python float or a float64 array (or a Tracked one) and records
 its VJP beside the forward value. Scalars go through `math` for speed, with
@@ -48,6 +48,18 @@ def sqrt(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.sqrt, np.sqrt)
     return record(out, (a,), (lambda g: _divide(0.5 * g, out),))
+
+
+def sin(a):
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.sin, np.sin)
+    return record(out, (a,), (times(_apply(x, math.cos, np.cos)),))
+
+
+def cos(a):
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.cos, np.cos)
+    return record(out, (a,), (times(-_apply(x, math.sin, np.sin)),))
 
 
 def abs(a):

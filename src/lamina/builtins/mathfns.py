@@ -68,6 +68,18 @@ def sqrt(x):
     return F.sqrt(operand(x, "sqrt"))
 
 
+@builtin("sin", **_elementwise("sin", "The sine (radians).", "print(round(sin([0.0, 1.5707963267948966]), 4))",
+                               "Infinite input gives NaN. The derivative is cos(x)."), grad=UNARY)
+def sin(x):
+    return F.sin(operand(x, "sin"))
+
+
+@builtin("cos", **_elementwise("cos", "The cosine (radians).", "print(round(cos([0.0, 3.141592653589793]), 4))",
+                               "Infinite input gives NaN. The derivative is -sin(x)."), grad=UNARY)
+def cos(x):
+    return F.cos(operand(x, "cos"))
+
+
 @builtin("abs", **_elementwise("abs", "The absolute value.", "print(abs([-1.5, 0.0, 2.0]))",
                                "The derivative is the sign of x, taken as 0 at x = 0."),
          grad=[GradCase(c.args, domain="away_from_zero") for c in UNARY])
