@@ -2,24 +2,34 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# PyTorch is an optional peer: tests compare against it and the bench measures it. It is
+# installed only from a local CPU wheel, never downloaded (a download would be a CUDA build of GBs).
+TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,plot]'
+	@if [ -n "$(TORCH_WHEEL)" ]; then \
+	  $(BIN)/pip install --quiet "$(TORCH_WHEEL)" 2>/dev/null || echo "torch could not be installed: torch comparisons will be skipped"; \
+	else echo "no local torch wheel: torch comparisons will be skipped"; fi
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/lamina examples/first_steps.lam
+	@for f in examples/first_steps.lam examples/seed/*.lam; do \
+	  echo "== $$f"; $(BIN)/lamina $$f || exit 1; done
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/pip install --quiet '.[bench]' || echo "bench: peers could not be installed; they will be reported as missing"
+	$(BIN)/pip install --quiet -e '.[bench]' || echo "bench: peers could not be installed; they are reported as missing"
 	$(BIN)/python bench/run.py
+
+docs: $(STAMP)
+	$(BIN)/lamina docs build docs/builtins
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info
