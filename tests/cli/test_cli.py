@@ -119,3 +119,37 @@ def test_python_dash_m_and_console_script_agree(args):
     a = subprocess.run([str(exe)] + args, input="print(1)\n", capture_output=True, text=True, timeout=60)
     b = run(*args, stdin="print(1)\n")
     assert (a.returncode, a.stdout) == (b.returncode, b.stdout) == (0, "1\n")
+
+
+def test_repl_in_a_terminal_uses_prompt_toolkit(tmp_path: pathlib.Path):
+    """Drive the REPL through a real pseudo-terminal: a multi-line block and an echo."""
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ["HOME"] = str(tmp_path)
+        os.execv(sys.executable, [sys.executable, "-m", "lamina"])
+    output = b""
+
+    def read_until(marker: bytes, timeout: float = 20.0) -> None:
+        nonlocal output
+        end = time.time() + timeout
+        while marker not in output and time.time() < end:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    output += os.read(fd, 4096)
+                except OSError:
+                    break
+
+    read_until(b">> ")
+    for line in (b"x = [1, 2; 3, 4]\r", b"for i = 0 to 0\r", b"print(x[i] * 10)\r", b"end for\r", b"x * 2\r"):
+        os.write(fd, line)
+        time.sleep(0.3)
+    read_until(b"[2, 4; 6, 8]")
+    os.write(fd, b"\x04")   # Ctrl-D ends the session
+    os.waitpid(pid, 0)
+    text = output.decode(errors="replace")
+    assert "[10, 20]" in text and "[2, 4; 6, 8]" in text
+    assert (tmp_path / ".lamina_history").exists()
