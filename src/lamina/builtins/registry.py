@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 CATEGORIES = (
-    "Core", "Math", "Tensors", "Random", "Text & types", "Statistics & ML",
+    "Core", "Math", "Tensors", "Random", "Text & types", "Statistics & ML", "Figures",
 )
 
 

@@ -29,19 +29,23 @@ def main(argv: list[str]) -> int:
     if args.check:
         return check(out, pages)
     out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.md"):
+    for old in [*out.glob("*.md"), *out.glob("*.png")]:
         if old.name not in pages:
             old.unlink()
     for name, text in pages.items():
-        (out / name).write_text(text)
+        if isinstance(text, bytes):      # a figure an example drew
+            (out / name).write_bytes(text)
+        else:
+            (out / name).write_text(text)
     print(f"wrote {len(pages)} pages to {out}")
     return 0
 
 
 def check(out: pathlib.Path, pages: dict[str, str]) -> int:
+    # A figure only has to exist: its pixels depend on the installed matplotlib and fonts.
     stale = [name for name, text in pages.items()
-             if not (out / name).exists() or (out / name).read_text() != text]
-    extra = [p.name for p in out.glob("*.md") if p.name not in pages]
+             if not (out / name).exists() or (isinstance(text, str) and (out / name).read_text() != text)]
+    extra = [p.name for p in [*out.glob("*.md"), *out.glob("*.png")] if p.name not in pages]
     for name in stale:
         print(f"out of date: {out / name}", file=sys.stderr)
     for name in extra:

@@ -1,13 +1,17 @@
 """Registry -> one Markdown page per builtin (shaped like the seed's page) and an index.
 
 Examples are run in a fresh interpreter each, and what they print goes on the page,
-so a page always shows what the engine actually does.
+so a page always shows what the engine actually does. Each runs in an empty
+temporary working directory; an image it saves (savefig("name.png")) is shown on
+the page and written beside it by the docs build.
 """
 from __future__ import annotations
 
 import contextlib
 import io
-from dataclasses import dataclass
+import pathlib
+import tempfile
+from dataclasses import dataclass, field
 
 from ..builtins.registry import CATEGORIES, BuiltinSpec, load_all
 from ..errors import LaminaError
@@ -20,6 +24,7 @@ EXAMPLES_INTRO = ("From the documentation, and run by the build -- the output be
 class ExampleRun:
     code: str
     output: str
+    figures: dict = field(default_factory=dict)   # file name -> bytes of each .png it saved
 
 
 class ExampleFailed(Exception):
@@ -30,15 +35,20 @@ def run_example(name: str, code: str) -> ExampleRun:
     from ..builtins.random import seed
     from ..autodiff.tape import TAPE
     from ..lang.interpreter import Interpreter
+    from ..stats.figures import close
     TAPE.reset()
     seed(0.0)
+    close()
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), contextlib.redirect_stdout(out):
         try:
             Interpreter().run(code, f"<example of {name}>")
         except LaminaError as err:
             raise ExampleFailed(f"the example of '{name}' failed:\n{err.render()}") from None
-    return ExampleRun(code.rstrip("\n"), out.getvalue().rstrip("\n"))
+        finally:
+            close()
+        figures = {p.name: p.read_bytes() for p in sorted(pathlib.Path(tmp).glob("*.png"))}
+    return ExampleRun(code.rstrip("\n"), out.getvalue().rstrip("\n"), figures)
 
 
 def overloads_line(spec: BuiltinSpec) -> str:
@@ -50,8 +60,11 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def page(spec: BuiltinSpec, strict: bool = True) -> str:
-    """The page; with strict=False a failing example shows its error instead of stopping."""
+def page(spec: BuiltinSpec, strict: bool = True, figures: dict | None = None) -> str:
+    """The page; with strict=False a failing example shows its error instead of stopping.
+
+    Images the examples save are linked from the page and added to `figures` (name -> bytes).
+    """
     first = spec.shapes[0]
     lines = [
         f"# {spec.name}", "",
@@ -73,6 +86,13 @@ def page(spec: BuiltinSpec, strict: bool = True) -> str:
                 raise
             run = ExampleRun(example.rstrip("\n"), str(exc))
         lines += ["```lamina", run.code, "```", "", "output", "", "```", run.output, "```", ""]
+        for image, data in run.figures.items():
+            if figures is not None:
+                if image in figures:
+                    raise ExampleFailed(f"two examples save a figure called {image}; the example "
+                                        f"of '{spec.name}' should pick another file name.")
+                figures[image] = data
+            lines += [f"![figure]({image})", ""]
     lines += ["## How it works", "", spec.notes, ""]
     return "\n".join(lines)
 
@@ -89,9 +109,12 @@ def index_page(registry: dict[str, BuiltinSpec]) -> str:
     return "\n".join(lines)
 
 
-def all_pages() -> dict[str, str]:
-    """File name -> page text for every builtin, plus index.md."""
+def all_pages() -> dict[str, str | bytes]:
+    """File name -> page text for every builtin, plus index.md, and name -> bytes for each figure."""
     registry = load_all()
-    pages = {f"{name}.md": page(spec) for name, spec in sorted(registry.items())}
+    figures: dict[str, bytes] = {}
+    pages: dict[str, str | bytes] = {f"{name}.md": page(spec, figures=figures)
+                                     for name, spec in sorted(registry.items())}
     pages["index.md"] = index_page(registry)
+    pages.update(figures)
     return pages

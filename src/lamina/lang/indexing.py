@@ -11,7 +11,7 @@ import numpy as np
 from ..autodiff import ops
 from ..autodiff.tape import Tracked
 from ..errors import LaminaError, shape_str
-from ..values import Record, describe
+from ..values import LibObject, Record, describe
 
 ALL = slice(None, None)
 
@@ -74,6 +74,8 @@ def get(target, items: tuple):
         return _sequence_get(target, items)
     if isinstance(target, Record) and len(items) == 1 and isinstance(items[0], str):
         return target.get(items[0])
+    if isinstance(target, LibObject) and hasattr(target, "index_get"):   # e.g. a table: t[:, "name"]
+        return target.index_get(items)
     raise LaminaError("TypeError", f"Cannot index {describe(target)}.")
 
 

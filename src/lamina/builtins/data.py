@@ -1,0 +1,149 @@
+"""Data builtins: tables and CSV files, describe, train/test splits, standardize."""
+from __future__ import annotations
+
+from ..stats import data as DT
+from ..stats.table import as_table
+from ..values import as_int
+from .random import generator
+from .registry import Shape, builtin
+
+CATEGORY = "Statistics & ML"
+TABLE_NOTE = ("A table has named columns of one length: numeric columns are vectors, text columns "
+              "lists of strings. t.name and t[:, \"name\"] read a column, t[i, \"name\"] one cell, "
+              "t[a:b, :] (or t[i]) some rows and t[:, [\"a\", \"b\"]] some columns, each as a new "
+              "table. print shows the first rows.")
+SMALL = 'write_csv({x = [1, 2, 3, 4], y = [2.1, 3.9, 6.2, 7.8], group = ["a", "b", "a", "b"]}, "small.csv")\n'
+
+
+@builtin("read_csv", category=CATEGORY,
+         shapes=[Shape("read_csv(path)", "file path", "table", "The file's columns, named by its header line."),
+                 Shape("read_csv(path, sep = \";\")", "path, one character", "table", "Another field separator."),
+                 Shape("read_csv(path, text = [\"id\"])", "path, column names", "table", "Read those columns as text.")],
+         summary="Reads a CSV file with a header line into a table: numeric columns become vectors, "
+                 "others lists of strings.",
+         examples=[SMALL + 't = read_csv("small.csv")\nprint(t)\nprint(t.y, t[:, "group"], t[2, "x"])'],
+         notes="The first line names the columns (names must be unique and not empty). A column is "
+               "numeric when its first filled cell is a number; then every cell must be a number, "
+               "and an empty cell (or NA, NaN, N/A) is NaN. Quoted fields may hold the separator. "
+               "Blank lines are skipped. The whole file is checked before a table is returned: a "
+               "row with the wrong number of fields, or text in a numeric column, is a ValueError "
+               "naming the file, the line and the column, so nothing is half-read. Relative paths "
+               "are relative to the working directory. " + TABLE_NOTE)
+def read_csv(path, sep=",", text=None):
+    return DT.read_csv(path, sep, text)
+
+
+@builtin("write_csv", category=CATEGORY,
+         shapes=[Shape("write_csv(t, path)", "table, file path", "no output", "Writes the table with a header line."),
+                 Shape("write_csv(r, path)", "record of columns, path", "no output", "Each field a column."),
+                 Shape("write_csv(X, path, names = [...])", "matrix, path, column names", "no output",
+                       "A matrix's columns (named x0, x1, ... without names).")],
+         summary="Writes a table, a record of columns or a matrix to a CSV file with a header line.",
+         examples=[SMALL + 'print(read_csv("small.csv").x)',
+                   'write_csv([1, 2; 3, 4], "m.csv", names = ["a", "b"])\nprint(read_csv("m.csv"))'],
+         notes="Numbers are written as print writes them (the shortest text that reads back to the "
+               "same float64, NaN as NaN), so read_csv(path) gives back exactly the values written. "
+               "Text that holds a comma or a quote is quoted. An existing file is replaced.")
+def write_csv(x, path, names=None):
+    DT.write_csv(x, path, names)
+
+
+@builtin("table", category=CATEGORY,
+         shapes=[Shape("table(r)", "record of columns", "table", "Each field a column (vector or list of strings)."),
+                 Shape("table(X, names)", "matrix, list of names", "table", "A matrix's columns, named.")],
+         summary="Makes a table from a record of equally long columns or from a matrix.",
+         examples=['t = table({city = ["Oslo", "Rome"], temp = [4.5, 15.2]})\nprint(t)\nprint(t.temp)',
+                   'print(table([1, 2; 3, 4], ["a", "b"]))'],
+         notes=TABLE_NOTE + " Columns are copied; the table never changes after it is made.")
+def table(x, names=None):
+    return DT.make_table(x, names)
+
+
+@builtin("as_matrix", category=CATEGORY,
+         shapes=[Shape("as_matrix(t)", "table of numeric columns", "matrix", "Every column, in order."),
+                 Shape("as_matrix(t, names)", "table, list of column names", "matrix", "Those columns, in that order.")],
+         summary="The numeric columns of a table as the columns of a matrix (rows are the table's rows).",
+         examples=[SMALL + 't = read_csv("small.csv")\nprint(as_matrix(t, ["x", "y"]))'],
+         notes="A text column cannot go into a matrix: name the numeric columns you want. The "
+               "result is a fresh matrix, ready for linreg, kmeans or a model's fit.")
+def as_matrix(t, names=None):
+    return DT.as_matrix(t, names)
+
+
+@builtin("columns", category=CATEGORY,
+         shapes=[Shape("columns(t)", "table", "list of strings", "The column names, in order.")],
+         summary="The names of a table's columns.",
+         examples=['t = table({a = [1, 2], b = ["x", "y"]})\nprint(columns(t), nrows(t))'],
+         notes="keys(t) gives the same list.")
+def columns(t):
+    return as_table(t, "columns's argument").names
+
+
+@builtin("nrows", category=CATEGORY,
+         shapes=[Shape("nrows(t)", "table", "number", "How many rows the table has.")],
+         summary="The number of rows of a table.",
+         examples=['t = table({a = [1, 2, 3]})\nprint(nrows(t))'],
+         notes="For a tensor use size(x, 0).")
+def nrows(t):
+    return float(as_table(t, "nrows's argument").nrows)
+
+
+@builtin("head", category=CATEGORY,
+         shapes=[Shape("head(t)", "table", "table", "The first 5 rows."),
+                 Shape("head(t, n)", "table, count", "table", "The first n rows.")],
+         summary="The first rows of a table, as a smaller table.",
+         examples=['t = table({i = range(8), sq = range(8) .^ 2})\nprint(head(t, 3))'],
+         notes="The same as t[:n, :]. A table shorter than n comes back whole.")
+def head(t, n=5.0):
+    return as_table(t, "head's argument").take(slice(0, as_int(n, "head's count", minimum=0)))
+
+
+@builtin("describe", category=CATEGORY,
+         shapes=[Shape("describe(t)", "table", "table", "count, mean, std, min, quartiles and max of each numeric column."),
+                 Shape("describe(X)", "vector or matrix", "table", "The same for a vector or each column of a matrix.")],
+         summary="Summary statistics of each numeric column: count, mean, std, min, 25%, 50%, 75% and max.",
+         examples=[SMALL + 'print(describe(read_csv("small.csv")))', "print(describe([1, 2; 3, 4; 5, 9]))"],
+         notes="Like pandas' describe: NaNs are left out and count says how many values remain; std "
+               "is the sample standard deviation (ddof = 1) and the quartiles use linear "
+               "interpolation, as quantile does. Text columns are skipped. The result is a table "
+               "whose first column, stat, names each row, so describe(t).mean is not a field: read "
+               "a statistic with describe(t)[1, \"x\"] or compute it with mean(t.x).")
+def describe(x):
+    return DT.summarize(x)
+
+
+@builtin("train_test_split", category=CATEGORY,
+         shapes=[Shape("train_test_split(X, Y)", "two tensors (or tables, lists) with n rows", "record {X_train, X_test, Y_train, Y_test}",
+                       "A random 80/20 split of the rows, the same rows for X and Y."),
+                 Shape("train_test_split(X, Y, test = 0.25, seed = n)", "the same, fraction or count, whole number", "record",
+                       "Another test share, and its own seed."),
+                 Shape("train_test_split(X)", "tensor, table or list", "record {X_train, X_test}", "Split one value."),
+                 Shape("train_test_split(X, Y, shuffle = false)", "the same", "record", "The last rows are the test set.")],
+         summary="Splits the rows of data (and of matching labels) at random into a training set and a test set.",
+         examples=["X = [1, 10; 2, 20; 3, 30; 4, 40; 5, 50]\nY = [1, 2, 3, 4, 5]\n"
+                   "s = train_test_split(X, Y, test = 0.4, seed = 0)\nprint(s.X_test, s.Y_test)\nprint(size(s.X_train), s.Y_train)"],
+         notes="The test set has ceil(test * n) rows (test < 1) or test rows (test a whole number "
+               "of at least 1); both sets must keep at least one row. Rows keep their original "
+               "order within each set. With seed the split comes from its own generator (the same "
+               "seed, the same split), otherwise from the global one that seed(n) resets. A vector "
+               "splits by elements, a matrix or table by rows, a list by items.")
+def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True):
+    return DT.train_test_split(X, Y, test, seed, shuffle, generator())
+
+
+@builtin("standardize", category=CATEGORY,
+         shapes=[Shape("standardize(X)", "n x k matrix (or vector)", "same shape",
+                       "Each column shifted to mean 0 and scaled to standard deviation 1."),
+                 Shape("standardize(X, like = X_train)", "matrix, matrix with the same columns", "same shape",
+                       "Scaled with another matrix's column means and standard deviations.")],
+         summary="Scales the columns of a data matrix to mean 0 and standard deviation 1, optionally "
+                 "with the means and deviations of another (training) matrix.",
+         examples=["X = [1, 100; 2, 200; 3, 600]\nprint(round(standardize(X), 4))",
+                   "train = [0, 10; 2, 30]\ntest = [1, 20; 4, 50]\nprint(round(standardize(test, like = train), 4))"],
+         notes="(X - mean) / std per column (axis 0), with the sample standard deviation (ddof = 1 "
+               "by default, like std and zscore). A constant column has nothing to scale and "
+               "becomes 0s instead of NaNs. NaNs are left out of the means and deviations and stay "
+               "NaN. Scale the test set with like = the training set, so that no information from "
+               "the test set leaks into training.")
+def standardize(X, like=None, ddof=1.0):
+    return DT.standardize(X, like, ddof)

@@ -1,0 +1,111 @@
+"""Distributions as values (normal, uniform, binomial, poisson, exponential) and
+pdf, cdf and sample on them; quantile(d, p) lives with quantile in stats.py.
+
+A distribution is a library value: `d.pdf(x)` is `pdf(d, x)` by the language's
+method-call rule, and `d.mu`, `d.mean`, `d.var` read its fields.
+"""
+from __future__ import annotations
+
+from ..stats import distributions as Dist
+from ..values import as_int
+from .random import generator
+from .registry import Shape, builtin
+
+CATEGORY = "Statistics & ML"
+USE = ("The value prints as its family and parameters; d.pdf(x), d.cdf(x), d.quantile(p) and "
+       "d.sample(n) (or pdf(d, x), ...) evaluate it, and fields name its parameters and its mean "
+       "and var. SciPy (scipy.stats) does the numerics; samples come from the global generator "
+       "that seed(n) resets.")
+
+
+def _family(name: str, params: str, meaning: str, example: str, notes: str):
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{name}({params})", "numbers", "distribution", meaning)],
+                summary=meaning, examples=[example], notes=notes + " " + USE)
+
+
+@builtin("normal", **_family(
+    "normal", "mu = 0, sigma = 1", "The normal (Gaussian) distribution with mean mu and standard deviation sigma.",
+    "d = normal(10, 2)\nprint(d, d.mean, d.var)\nprint(round(d.pdf(10), 4), d.cdf(10), round(d.quantile(0.975), 3))\n"
+    "seed(1)\nx = d.sample(10000)\nprint(abs(mean(x) - 10) < 0.1)",
+    "Density exp(-(x - mu)^2 / (2 sigma^2)) / (sigma sqrt(2 pi)). sigma must be greater than 0."))
+def normal(*args, **kwargs):
+    return Dist.make("normal", args, kwargs)
+
+
+@builtin("uniform", **_family(
+    "uniform", "low = 0, high = 1", "The continuous uniform distribution on [low, high].",
+    "d = uniform(2, 6)\nprint(d.mean, d.pdf([1, 3]), d.cdf(5))",
+    "Density 1 / (high - low) inside the interval and 0 outside; low must be less than high."))
+def uniform(*args, **kwargs):
+    return Dist.make("uniform", args, kwargs)
+
+
+@builtin("binomial", **_family(
+    "binomial", "n, p", "The binomial distribution: the number of successes in n independent trials, "
+    "each a success with probability p.",
+    "d = binomial(10, 0.5)\nprint(d.mean, round(d.pdf(5), 4), round(d.cdf(5), 4))\nprint(d.quantile([0.05, 0.95]))",
+    "Discrete: pdf(d, k) is the probability mass P(X = k), 0 for a k that is not a whole number "
+    "from 0 to n. n is a whole number (at least 0) and p lies from 0 to 1."))
+def binomial(*args, **kwargs):
+    return Dist.make("binomial", args, kwargs)
+
+
+@builtin("poisson", **_family(
+    "poisson", "rate", "The Poisson distribution: the number of events in an interval when they "
+    "occur independently at an average rate.",
+    "d = poisson(3)\nprint(d.mean, d.var, round(d.pdf(0), 4), round(d.cdf(3), 4))",
+    "Discrete: pdf(d, k) is P(X = k) = rate^k exp(-rate) / k!, for whole k >= 0. rate must be "
+    "greater than 0."))
+def poisson(*args, **kwargs):
+    return Dist.make("poisson", args, kwargs)
+
+
+@builtin("exponential", **_family(
+    "exponential", "rate = 1", "The exponential distribution: the waiting time between events "
+    "of a Poisson process with the given rate.",
+    "d = exponential(0.5)\nprint(d.mean, round(d.pdf(0), 4), round(d.cdf(2), 4), round(d.quantile(0.5), 4))",
+    "Density rate * exp(-rate * x) for x >= 0; the mean is 1 / rate. rate must be greater than 0."))
+def exponential(*args, **kwargs):
+    return Dist.make("exponential", args, kwargs)
+
+
+@builtin("pdf", category=CATEGORY,
+         shapes=[Shape("pdf(d, x)", "distribution, number or tensor", "number or tensor",
+                       "The density at x (for a discrete distribution, the probability of x)."),
+                 Shape("d.pdf(x)", "distribution, number or tensor", "number or tensor", "The same, as a method.")],
+         summary="The probability density function of a distribution, elementwise; for a discrete "
+                 "distribution the probability mass.",
+         examples=["print(round(pdf(normal(0, 1), [-1, 0, 1]), 4))", "print(round(binomial(3, 0.5).pdf(2), 4))"],
+         notes="Evaluated by scipy.stats (pdf, or pmf for binomial and poisson); the result has "
+               "x's shape. A density can exceed 1; a probability mass cannot.")
+def pdf(d, x):
+    return Dist.as_distribution(d, "pdf's first argument").pdf(x)
+
+
+@builtin("cdf", category=CATEGORY,
+         shapes=[Shape("cdf(d, x)", "distribution, number or tensor", "number or tensor", "P(X <= x)."),
+                 Shape("d.cdf(x)", "distribution, number or tensor", "number or tensor", "The same, as a method.")],
+         summary="The cumulative distribution function P(X <= x) of a distribution, elementwise.",
+         examples=["d = normal(0, 1)\nprint(round(cdf(d, 1.96), 4), round(d.cdf(1) - d.cdf(-1), 4))",
+                   "print(round(poisson(2).cdf([0, 1, 2]), 4))"],
+         notes="Evaluated by scipy.stats. quantile(d, p) is its inverse: quantile(d, cdf(d, x)) "
+               "gives x back for a continuous distribution.")
+def cdf(d, x):
+    return Dist.as_distribution(d, "cdf's first argument").cdf(x)
+
+
+@builtin("sample", category=CATEGORY,
+         shapes=[Shape("sample(d)", "distribution", "number", "One random draw."),
+                 Shape("sample(d, n)", "distribution, count", "vector", "n independent draws."),
+                 Shape("sample(d, r, c)", "distribution, rows, columns", "matrix", "An r x c matrix of draws.")],
+         summary="Draws random numbers from a distribution, using the global generator.",
+         examples=["seed(7)\nprint(sample(poisson(4), 6))",
+                   "seed(7)\nx = normal(5, 2).sample(20000)\nprint(round(mean(x), 1), round(std(x), 1))"],
+         notes="scipy.stats draws with Lamina's global generator, so seed(n) makes the draws repeat. "
+               "Discrete distributions give whole numbers (as float64, like every Lamina number).")
+def sample(d, r=None, c=None):
+    dist = Dist.as_distribution(d, "sample's first argument")
+    shape = () if r is None else ((as_int(r, "sample's count", minimum=0),) if c is None else
+                                  (as_int(r, "sample's row count", minimum=0), as_int(c, "sample's column count", minimum=0)))
+    return dist.sample(shape, generator())

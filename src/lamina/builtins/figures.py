@@ -1,0 +1,104 @@
+"""Figure builtins: plot, scatter, hist, bar, figure, savefig, show (drawing is in lamina.stats.figures)."""
+from __future__ import annotations
+
+from ..stats import figures as FG
+from .registry import Shape, builtin
+
+CATEGORY = "Figures"
+COMMON = ("Every drawing builtin adds to the current figure (starting one if there is none) and "
+          "takes label, title, xlabel and ylabel; a legend appears once something has a label. "
+          "savefig writes the figure and starts afresh. matplotlib draws, imported by the first "
+          "drawing call, with the headless Agg backend unless a display exists.")
+OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
+
+
+@builtin("plot", category=CATEGORY,
+         shapes=[Shape("plot(y)", "vector (or matrix)", "no output", "A line through y[i] at x = i (one line per column)."),
+                 Shape("plot(x, y)", "vector, vector or matrix", "no output", "A line through the points (x[i], y[i])."),
+                 Shape(f"plot(x, y, style = \"o--\", {OPTIONS})", "the same, strings", "no output",
+                       "matplotlib's format string, and labels."),
+                 Shape("plot(model)", "a value with a loss_history field", "no output",
+                       "The loss per epoch (and validation loss, when the model has val_loss_history)."),
+                 Shape("plot(d)", "distribution", "no output", "Its density (or probability mass).")],
+         summary="Draws lines: y against x, a fitted model's loss history, or a distribution's density.",
+         examples=['x = linspace(0, 2, 21)\nplot(x, x .^ 2, label = "x^2")\nplot(x, x .^ 3, style = "--", label = "x^3", title = "powers")\n'
+                   'savefig("plot.png")\nprint("saved")',
+                   'X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0]\nfit = logreg(X, [0, 0, 1, 0, 1, 1])\nplot(fit)\n'
+                   'savefig("plot_loss.png")\nprint(length(fit.loss_history) > 1)'],
+         notes="plot(model) reads loss_history (and val_loss_history if present) from a model "
+               "value or any record with those fields, labels the axes epoch and loss, and uses a "
+               "log scale when the loss falls by more than a factor of 100. " + COMMON)
+def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-"):
+    FG.plot(x, y, label, title, xlabel, ylabel, style)
+
+
+@builtin("scatter", category=CATEGORY,
+         shapes=[Shape("scatter(x, y)", "two vectors of n", "no output", "A dot at each (x[i], y[i])."),
+                 Shape("scatter(x, y, color = labels)", "two vectors, vector of n", "no output",
+                       "Dots colored by a value per point (cluster labels, say)."),
+                 Shape(f"scatter(x, y, size = 5, {OPTIONS})", "the same, options", "no output", "Dot size and labels.")],
+         summary="Draws a scatter plot of points, optionally colored by a value per point.",
+         examples=["seed(0)\nX = vcat(randn(20, 2), randn(20, 2) + 4)\nr = kmeans(X, 2, seed = 0)\n"
+                   "scatter(X[:, 0], X[:, 1], color = r.labels, title = \"two clusters\")\n"
+                   "savefig(\"scatter.png\")\nprint(unique(r.labels))"],
+         notes="color may be one matplotlib color name for every dot or one number per dot, mapped "
+               "through the viridis color map. " + COMMON)
+def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):
+    FG.scatter(x, y, color, label, title, xlabel, ylabel, size)
+
+
+@builtin("hist", category=CATEGORY,
+         shapes=[Shape("hist(x)", "tensor", "no output", "A histogram with 10 equal bins."),
+                 Shape("hist(x, bins)", "tensor, count or edge vector", "no output", "With other bins."),
+                 Shape(f"hist(x, bins, {OPTIONS})", "the same, options", "no output", "With labels.")],
+         summary="Draws a histogram of the values of a tensor.",
+         examples=["seed(0)\nx = normal(0, 1).sample(1000)\nhist(x, 30, title = \"1000 normal draws\", xlabel = \"x\")\n"
+                   "savefig(\"hist.png\")\nprint(sum(histogram(x, 30).counts))"],
+         notes="The bins are those histogram(x, bins) counts; NaNs are left out. " + COMMON)
+def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
+    FG.hist(x, bins, label, title, xlabel, ylabel)
+
+
+@builtin("bar", category=CATEGORY,
+         shapes=[Shape("bar(heights)", "vector", "no output", "One bar per element, labelled 0, 1, ..."),
+                 Shape("bar(names, heights)", "list of strings (or vector), vector", "no output", "Bars with labels."),
+                 Shape(f"bar(names, heights, {OPTIONS})", "the same, options", "no output", "With titles.")],
+         summary="Draws a bar chart.",
+         examples=['bar(["setosa", "versicolor", "virginica"], [50, 48, 52], title = "counts")\nsavefig("bar.png")\nprint("saved")'],
+         notes="Bars are drawn in the order given. " + COMMON)
+def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
+    FG.bar(x, heights, label, title, xlabel, ylabel)
+
+
+@builtin("figure", category=CATEGORY,
+         shapes=[Shape("figure()", "no input", "no output", "Starts a new, empty figure (6.4 x 4.8 inches)."),
+                 Shape("figure(width, height)", "two numbers (inches)", "no output", "Of another size.")],
+         summary="Starts a new figure, discarding an unsaved current one; later drawing goes into it.",
+         examples=['figure(8, 3)\nplot([1, 3, 2])\nsavefig("wide.png")\nprint("saved")'],
+         notes="Drawing without figure() starts a default-sized figure; figure is needed only for "
+               "another size or to throw away a figure that was not saved. " + COMMON)
+def figure(width=6.4, height=4.8):
+    FG.new_figure(width, height)
+
+
+@builtin("savefig", category=CATEGORY,
+         shapes=[Shape("savefig(path)", "file path ending .png, .svg, .pdf or .jpg", "no output",
+                       "Writes the current figure, then starts afresh."),
+                 Shape("savefig(path, dpi = 150)", "path, whole number", "no output", "At another resolution.")],
+         summary="Writes the current figure to an image file; the next drawing starts a new figure.",
+         examples=['hist([1, 2, 2, 3, 3, 3])\nsavefig("counts.png")\nprint("saved")'],
+         notes="The format follows the file's ending; dpi (100 by default) sets pixels per inch "
+               "for .png and .jpg. The folder must exist; an existing file is replaced. It is an "
+               "error to save when nothing has been drawn. " + COMMON)
+def savefig(path, dpi=100.0):
+    FG.savefig(path, dpi)
+
+
+@builtin("show", category=CATEGORY,
+         shapes=[Shape("show()", "no input", "no output", "Shows the current figure in a window, when a display exists.")],
+         summary="Shows the current figure in a window when there is a display; otherwise says to use savefig.",
+         examples=['plot([1, 2, 3])\nsavefig("line.png")\nprint("saved; show() would open a window on a desktop")'],
+         notes="Without a display (a server, CI, a container) matplotlib runs headless and show "
+               "prints a note to standard error instead of opening a window. " + COMMON)
+def show():
+    FG.show()

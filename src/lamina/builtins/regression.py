@@ -1,0 +1,150 @@
+"""Model-fitting builtins: linreg, polyfit, polyval, logreg, kmeans, pca."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaminaError
+from ..stats import linreg as LR
+from ..stats import models as M
+from ..stats.data import as_matrix
+from ..stats.table import Table
+from ..values import as_int, as_str, describe
+from .random import generator
+from .registry import Shape, builtin
+
+CATEGORY = "Statistics & ML"
+
+
+def _from_table(t: Table, response, predictors, fn: str):
+    """(X, y, names, response name) from a table, a response column and predictor columns."""
+    target = as_str(response, f"{fn}'s response column")
+    t.get(target)
+    if predictors is None:
+        names = [k for k in t.numeric_names() if k != target]
+    elif isinstance(predictors, list) and all(isinstance(s, str) for s in predictors):
+        names = list(predictors)
+    else:
+        raise LaminaError("TypeError", f"{fn}'s predictors must be a list of column names, not {describe(predictors)}.")
+    return as_matrix(t, names), as_matrix(t, [target])[:, 0], names, target
+
+
+@builtin("linreg", category=CATEGORY,
+         shapes=[Shape("linreg(X, y)", "n x k matrix (or vector), vector of n", "linear model",
+                       "Least squares with an intercept, and its inference table."),
+                 Shape("linreg(X, y, names = [...], intercept = false)", "the same, k names, bool", "linear model",
+                       "Named predictors; no intercept."),
+                 Shape("linreg(t, \"y\", [\"a\", \"b\"])", "table, response column, predictor columns", "linear model",
+                       "Regress one column of a table on others (on every other numeric column when no list is given).")],
+         summary="Fits a linear regression by least squares and reports, like R's summary(lm(...)), "
+                 "the coefficients with standard errors, t values and p values, R^2 and the F test.",
+         examples=["x = [1, 2, 3, 4, 5, 6]\ny = [2.1, 3.9, 6.2, 7.8, 10.1, 12.2]\nfit = linreg(x, y)\n"
+                   "print(round(fit.coef, 3), round(fit.r2, 4))\nprint(fit)",
+                   "X = [1, 0; 2, 1; 3, 0; 4, 1; 5, 0; 6, 1]\ny = [3.1, 6.9, 7.2, 10.8, 11.1, 15.2]\n"
+                   "fit = linreg(X, y, names = [\"dose\", \"treated\"])\nprint(fit.terms, round(fit.p, 4))\n"
+                   "print(round(X * fit.weights + fit.intercept, 2))"],
+         notes="With n rows and p coefficients (the intercept first, then one per column of X) the "
+               "fit solves min |y - A b|^2 for A = [1, X] (an SVD via NumPy's lstsq). The residual "
+               "variance is sigma^2 = RSS / (n - p), the coefficients' covariance sigma^2 (A'A)^-1, "
+               "so se = sqrt of its diagonal, t = coef / se, and p = 2 P(T > |t|) under Student's t "
+               "with n - p degrees of freedom (SciPy). R^2 = 1 - RSS / TSS, adjusted R^2 = 1 - (1 - "
+               "R^2)(n - 1) / (n - p), and the F statistic tests all slopes against zero. Without an "
+               "intercept TSS is taken about 0, as R does. Fields: coef, se, t, p, terms (aligned, "
+               "intercept first), intercept, weights (the slopes), r2, adj_r2, sigma, df, fstat, f_p, "
+               "fitted, residuals, n; predictions are X * fit.weights + fit.intercept. NaNs, "
+               "collinear columns and too few rows are ValueErrors.")
+def linreg(X, y, names=None, intercept=True):
+    response = "y"
+    if isinstance(X, Table):
+        X, y, names, response = _from_table(X, y, names, "linreg")
+    return LR.fit(X, y, intercept, names, response)
+
+
+@builtin("polyfit", category=CATEGORY,
+         shapes=[Shape("polyfit(x, y, degree)", "two vectors of n, whole number", "vector of degree + 1",
+                       "Least-squares polynomial coefficients, highest power first.")],
+         summary="Fits a polynomial of a given degree to points by least squares; returns its "
+                 "coefficients, highest power first (as MATLAB and NumPy do).",
+         examples=["x = [0, 1, 2, 3, 4]\ny = x .^ 2 - 2 * x + 1\nprint(round(polyfit(x, y, 2), 6))",
+                   "p = polyfit([1, 2, 3], [2, 4, 6], 1)\nprint(round(p, 6), round(polyval(p, 10), 6))"],
+         notes="Solves the least-squares problem on the Vandermonde matrix [x^d, ..., x, 1] (NumPy's "
+               "lstsq). It needs more distinct x values than the degree; NaNs are a ValueError. "
+               "Evaluate the result with polyval.")
+def polyfit(x, y, degree):
+    return M.polyfit(x, y, degree)
+
+
+@builtin("polyval", category=CATEGORY,
+         shapes=[Shape("polyval(p, x)", "coefficients (highest power first), number or tensor", "same shape as x",
+                       "The polynomial evaluated at each element of x.")],
+         summary="Evaluates a polynomial, given by its coefficients highest power first, at x.",
+         examples=["print(polyval([1, 0, -1], [0, 1, 2, 3]))"],
+         notes="Horner's rule (NumPy's polyval): p[0] * x^d + ... + p[d]. Elementwise on tensors.")
+def polyval(p, x):
+    return M.polyval(p, x)
+
+
+@builtin("logreg", category=CATEGORY,
+         shapes=[Shape("logreg(X, y)", "n x k matrix (or vector), vector of 0/1 labels", "logistic model",
+                       "Maximum-likelihood logistic regression with an intercept."),
+                 Shape("logreg(X, y, l2 = 0.1)", "the same, penalty", "logistic model",
+                       "With an L2 penalty on the weights (not the intercept)."),
+                 Shape("logreg(t, \"y\", [\"a\", \"b\"])", "table, label column, predictor columns", "logistic model",
+                       "From the columns of a table.")],
+         summary="Fits a logistic regression, P(y = 1) = sigmoid(X * w + b), trained on the autodiff "
+                 "tape; reports the weights with standard errors, z and p values.",
+         examples=["X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0; 3.5; 4.0]\ny = [0, 0, 1, 0, 1, 0, 1, 1]\n"
+                   "fit = logreg(X, y)\nprint(round(fit.weights, 3), round(fit.intercept, 3))\n"
+                   "prob = sigmoid(X * fit.weights + fit.intercept)\nprint(accuracy(y, prob > 0.5))\nprint(fit)"],
+         notes="The loss is the mean binary cross-entropy of the logits X * w + b (plus l2 / 2 * "
+               "sum(w .^ 2) when l2 > 0). Each step of SciPy's L-BFGS evaluates it on the tape "
+               "and takes its gradient with grad, so logreg resets the tape like train_loop does: "
+               "tracked values made before the call become stale. loss_history holds the loss at "
+               "the start and after each iteration (plot(fit) draws it). Without a penalty the "
+               "standard errors come from the observed information (X'WX)^-1 with W = p(1 - p), and "
+               "p values from the normal distribution, as R's glm and statsmodels report; with l2 > 0 "
+               "they are NaN. Labels must be 0 or 1. Data that a line separates perfectly has no "
+               "finite maximum-likelihood fit: pass l2 > 0. Fields: weights, intercept, coef (the "
+               "intercept first), se, z, p, terms, loss_history, iterations, converged, l2, n.")
+def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
+    if isinstance(X, Table):
+        X, y, names, _ = _from_table(X, y, names, "logreg")
+    return M.logreg(X, y, l2, max_iter, names)
+
+
+@builtin("kmeans", category=CATEGORY,
+         shapes=[Shape("kmeans(X, k)", "n x d matrix (rows are points), count", "record {centers, labels, inertia, iterations}",
+                       "k clusters by Lloyd's algorithm from k-means++ starts."),
+                 Shape("kmeans(X, k, seed = n, restarts = r)", "the same, whole numbers", "record",
+                       "With its own seed, keeping the best of r starts.")],
+         summary="Groups the rows of a matrix into k clusters, each point in the cluster of the "
+                 "nearest center, minimizing the total squared distance (the inertia).",
+         examples=["X = [1, 1; 1.5, 2; 1, 1.5; 8, 8; 8.5, 9; 9, 8]\nr = kmeans(X, 2, seed = 1)\n"
+                   "print(r.labels, round(r.centers, 3))\nprint(round(r.inertia, 4))"],
+         notes="Each start picks centers by k-means++ (each new center drawn with probability "
+               "proportional to its squared distance from the centers so far), then alternates "
+               "assigning points to the nearest center and moving each center to its points' mean "
+               "until no label changes (or max_iter steps); the start with the lowest inertia wins "
+               "(restarts = 10 by default). Draws from the global generator, or from its own when "
+               "seed is given. Labels count from 0 in the order the centers were found. An empty "
+               "cluster takes the point farthest from its center.")
+def kmeans(X, k, seed=None, restarts=10.0, max_iter=300.0):
+    rng = generator() if seed is None else np.random.default_rng(as_int(seed, "kmeans's seed", minimum=0))
+    return M.kmeans(X, k, rng, max_iter, restarts)
+
+
+@builtin("pca", category=CATEGORY,
+         shapes=[Shape("pca(X)", "n x d matrix (rows are observations)", "record {components, scores, variance, ratio, mean}",
+                       "Every principal component."),
+                 Shape("pca(X, k)", "matrix, count", "record", "The first k components.")],
+         summary="Principal component analysis: the orthogonal directions along which the data "
+                 "varies most, the variance along each, and the data's coordinates in them.",
+         examples=["X = [2.5, 2.4; 0.5, 0.7; 2.2, 2.9; 1.9, 2.2; 3.1, 3.0; 2.3, 2.7; 2, 1.6; 1, 1.1; 1.5, 1.6; 1.1, 0.9]\n"
+                   "p = pca(X)\nprint(round(p.components, 4))\nprint(round(p.ratio, 4))\nprint(size(pca(X, 1).scores))"],
+         notes="Centers the columns and takes the SVD of the centered data: the rows of components "
+               "are the directions (unit vectors, largest variance first), variance the sample "
+               "variance along each (divided by n - 1), ratio its share of the total, and scores = "
+               "(X - mean) * components' (one row per observation). Each component's sign is fixed so "
+               "that its largest entry is positive, which makes results repeatable. Columns on very "
+               "different scales dominate; standardize them first if that is not wanted.")
+def pca(X, k=None):
+    return M.pca(X, k)

@@ -1,0 +1,191 @@
+"""Descriptive statistics builtins (the numerics are in lamina.stats.descriptive)."""
+from __future__ import annotations
+
+from ..stats import descriptive as D
+from .registry import Shape, builtin
+
+CATEGORY = "Statistics & ML"
+AXIS_NOTE = ("Without an axis every element counts (a matrix is one sample); axis 0 works down "
+             "the rows, giving one result per column, and axis 1 along each row, giving one per "
+             "row, as for sum and mean.")
+NAN_NOTE = ("A NaN in the data makes the result NaN; skipnan = true leaves NaNs out instead.")
+
+
+def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
+    return [Shape(f"{name}(x{extra})", "vector or matrix", "number", f"The {what} of every element."),
+            Shape(f"{name}(x{extra}, axis = k)", "matrix, 0 or 1", "vector",
+                  f"axis 0: the {what} of each column; axis 1: of each row."),
+            Shape(f"{name}(x{extra}, skipnan = true)", "tensor with NaNs", "number or vector",
+                  "The same, leaving NaNs out.")]
+
+
+@builtin("median", category=CATEGORY, shapes=_reduce_shapes("median", "median"),
+         summary="The middle value of the data: half the elements are at most the median, half at least.",
+         examples=["print(median([3, 1, 4, 1, 5]), median([1, 2, 3, 4]))",
+                   "m = [1, 5; 2, 8; 9, 0]\nprint(median(m, axis = 0), median(m, axis = 1))",
+                   "x = [1, 0 / 0, 3]    # 0 / 0 is NaN\nprint(median(x), median(x, skipnan = true))"],
+         notes="With an even count the median is the mean of the two middle values. "
+               + AXIS_NOTE + " " + NAN_NOTE + " The result is a plain value: it passes no gradient.")
+def median(x, axis=None, skipnan=False):
+    return D.median(x, axis, skipnan)
+
+
+@builtin("var", category=CATEGORY,
+         shapes=_reduce_shapes("var", "sample variance") +
+         [Shape("var(x, ddof = 0)", "tensor, whole number", "number or vector",
+                "The population variance (divide by n); ddof = d divides by n - d.")],
+         summary="The variance of the data: the mean squared distance from the mean, as a sample "
+                 "variance (dividing by n - 1) unless ddof says otherwise.",
+         examples=["x = [2, 4, 4, 4, 5, 5, 7, 9]\nprint(var(x), var(x, ddof = 0))",
+                   "m = [1, 2; 3, 6; 5, 10]\nprint(var(m, axis = 0), var(m, axis = 1))"],
+         notes="var divides the sum of squared deviations by n - ddof, and ddof is 1 by default: "
+               "the unbiased sample variance, as in R, MATLAB and Julia (NumPy's default is 0). "
+               "With n - ddof <= 0 the variance is NaN. " + AXIS_NOTE + " " + NAN_NOTE)
+def var(x, axis=None, ddof=1.0, skipnan=False):
+    return D.var(x, axis, ddof, skipnan)
+
+
+@builtin("std", category=CATEGORY,
+         shapes=_reduce_shapes("std", "sample standard deviation") +
+         [Shape("std(x, ddof = 0)", "tensor, whole number", "number or vector",
+                "The population standard deviation (divide by n).")],
+         summary="The standard deviation: the square root of var, a sample statistic (dividing by "
+                 "n - 1) unless ddof says otherwise.",
+         examples=["x = [2, 4, 4, 4, 5, 5, 7, 9]\nprint(round(std(x), 4), std(x, ddof = 0))",
+                   "print(round(std([1, 2; 3, 6; 5, 10], axis = 0), 4))"],
+         notes="sqrt(var(x, ddof = d)), with ddof 1 by default (the sample standard deviation; "
+               "pass ddof = 0 for the population one). " + AXIS_NOTE + " " + NAN_NOTE)
+def std(x, axis=None, ddof=1.0, skipnan=False):
+    return D.std(x, axis, ddof, skipnan)
+
+
+@builtin("quantile", category=CATEGORY,
+         shapes=[Shape("quantile(x, q)", "tensor, probability", "number", "The q-quantile of every element."),
+                 Shape("quantile(x, qs)", "tensor, vector of probabilities", "vector", "Several quantiles at once."),
+                 Shape("quantile(x, q, axis = k)", "matrix, probability, 0 or 1", "vector",
+                       "Per column (axis 0) or per row (axis 1); several qs give a matrix."),
+                 Shape("quantile(d, p)", "distribution, probability or tensor", "number or tensor",
+                       "The inverse cdf of a distribution (see normal).")],
+         summary="Quantiles of data: the value below which a fraction q of the data lies "
+                 "(quantile(x, 0.5) is the median). Also the inverse cdf of a distribution.",
+         examples=["x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nprint(quantile(x, 0.25), quantile(x, [0.1, 0.5, 0.9]))",
+                   "m = [1, 10; 2, 20; 3, 30; 4, 40]\nprint(quantile(m, 0.5, axis = 0))\n"
+                   "print(quantile(m, [0.25, 0.75], axis = 0))",
+                   "print(round(quantile(normal(0, 1), 0.975), 4))"],
+         notes="Linear interpolation between order statistics (R's default type 7, NumPy's "
+               "'linear'): the q-quantile of n sorted values sits at position q * (n - 1). "
+               "Probabilities outside 0 to 1 are a ValueError. With several qs and axis 0 the result "
+               "has one row per q and one column per column of x; with axis 1 one row per row of x "
+               "and one column per q. " + AXIS_NOTE + " " + NAN_NOTE + " Given a distribution, "
+               "quantile(d, p) is its inverse cdf, computed by SciPy.")
+def quantile(x, q, axis=None, skipnan=False):
+    from ..stats.distributions import Distribution
+    if isinstance(x, Distribution):
+        return x.quantile(q)
+    return D.quantile(x, q, axis, skipnan)
+
+
+@builtin("cov", category=CATEGORY,
+         shapes=[Shape("cov(x, y)", "two vectors of length n", "number", "The sample covariance of x and y."),
+                 Shape("cov(X)", "n x k matrix (rows are observations)", "k x k matrix",
+                       "The covariance of every pair of columns."),
+                 Shape("cov(x)", "vector", "number", "The sample variance of x.")],
+         summary="Sample covariance: how two variables vary together. Rows are observations, "
+                 "columns variables; divides by n - 1 unless ddof says otherwise.",
+         examples=["print(cov([1, 2, 3, 4], [2, 4, 5, 9]))",
+                   "X = [1, 2; 2, 4; 3, 5; 4, 9]\nprint(cov(X))"],
+         notes="cov(x, y) = sum((x - mean(x)) .* (y - mean(y))) / (n - ddof), ddof = 1 by default "
+               "(the unbiased sample covariance, as in R and MATLAB). The diagonal of cov(X) holds "
+               "the column variances. A NaN makes the results that involve it NaN; skipnan = true "
+               "drops every row that has a NaN in any column used.")
+def cov(x, y=None, ddof=1.0, skipnan=False):
+    return D.cov(x, y, ddof, skipnan)
+
+
+@builtin("corr", category=CATEGORY,
+         shapes=[Shape("corr(x, y)", "two vectors of length n", "number", "Pearson's correlation of x and y."),
+                 Shape("corr(X)", "n x k matrix (rows are observations)", "k x k matrix",
+                       "The correlation of every pair of columns.")],
+         summary="Pearson's correlation coefficient, from -1 (perfectly opposed) through 0 to 1 "
+                 "(perfectly in step).",
+         examples=["print(corr([1, 2, 3, 4], [2, 4, 6, 8]), corr([1, 2, 3], [3, 2, 1]))",
+                   "X = [1, 2, 5; 2, 4, 3; 3, 5, 2; 4, 9, 1]\nprint(round(corr(X), 3))"],
+         notes="cov(x, y) / (std(x) * std(y)); the ddof cancels. A constant variable has no "
+               "correlation: the result is NaN. A NaN makes the results that involve it NaN; "
+               "skipnan = true drops every row that has a NaN in any column used.")
+def corr(x, y=None, skipnan=False):
+    return D.corr(x, y, skipnan)
+
+
+@builtin("zscore", category=CATEGORY,
+         shapes=[Shape("zscore(x)", "vector or matrix", "same shape",
+                       "(x - mean) / std over every element."),
+                 Shape("zscore(x, axis = k)", "matrix, 0 or 1", "matrix",
+                       "Standardized within each column (axis 0) or row (axis 1).")],
+         summary="Standard scores: how many standard deviations each element lies from the mean.",
+         examples=["print(round(zscore([2, 4, 6]), 4))",
+                   "print(round(zscore([1, 10; 2, 20; 3, 30], axis = 0), 4))"],
+         notes="(x - mean(x)) / std(x) with the sample standard deviation (ddof = 1, as MATLAB's "
+               "zscore; pass ddof = 0 for SciPy's default). A constant slice gives NaN (0 / 0). "
+               + AXIS_NOTE + " " + NAN_NOTE + " To scale the columns of a data matrix, and the test "
+               "set with the training set's means, see standardize.")
+def zscore(x, axis=None, ddof=1.0, skipnan=False):
+    return D.zscore(x, axis, ddof, skipnan)
+
+
+@builtin("cumsum", category=CATEGORY,
+         shapes=[Shape("cumsum(x)", "vector", "vector", "Running totals."),
+                 Shape("cumsum(x, axis = k)", "matrix, 0 or 1", "matrix",
+                       "Running totals down each column (axis 0) or along each row (axis 1)."),
+                 Shape("cumsum(m)", "matrix", "vector", "Running totals of the elements in row-major order.")],
+         summary="Cumulative sums: element i of the result is the sum of elements 0 to i.",
+         examples=["print(cumsum([1, 2, 3, 4]))", "print(cumsum([1, 2; 3, 4], axis = 0), cumsum([1, 2; 3, 4], axis = 1))"],
+         notes="The last element of cumsum(v) is sum(v). Without an axis a matrix is read row by "
+               "row. A NaN makes every later total NaN; skipnan = true counts NaNs as 0.")
+def cumsum(x, axis=None, skipnan=False):
+    return D.cumsum(x, axis, skipnan)
+
+
+@builtin("sort", category=CATEGORY,
+         shapes=[Shape("sort(x)", "vector", "vector", "The elements in increasing order."),
+                 Shape("sort(x, descending = true)", "vector", "vector", "In decreasing order."),
+                 Shape("sort(m, axis = k)", "matrix, 0 or 1", "matrix", "Each column (axis 0) or row (axis 1) sorted."),
+                 Shape("sort(xs)", "list of strings or numbers", "list", "The items in order.")],
+         summary="Sorts the elements of a vector (or the items of a list) into increasing or decreasing order.",
+         examples=["print(sort([3, 1, 2]), sort([3, 1, 2], descending = true))",
+                   "print(sort([3, 1; 2, 5; 1, 4], axis = 0))", 'print(sort(["pear", "apple", "fig"]))'],
+         notes="Returns a new value; the argument is unchanged. NaN sorts last (in either order). "
+               "Without an axis a matrix is sorted as one row-major sequence and comes back as a "
+               "vector. Strings sort by Unicode code point. To reorder other data in the same "
+               "order, sort indices: see permutation and shuffle for random orders.")
+def sort(x, axis=None, descending=False):
+    return D.sort(x, axis, descending)
+
+
+@builtin("unique", category=CATEGORY,
+         shapes=[Shape("unique(x)", "tensor or list", "vector or list", "The distinct values, sorted."),
+                 Shape("unique(x, counts = true)", "tensor or list", "record {values, counts}",
+                       "Also how often each value occurs.")],
+         summary="The distinct values of a tensor (or list of strings), sorted, optionally with their counts.",
+         examples=["print(unique([3, 1, 3, 2, 1]))", 'u = unique(["b", "a", "b"], counts = true)\nprint(u.values, u.counts)'],
+         notes="A matrix is read as all of its elements. NaNs count as one value, sorted last. "
+               "unique(y) of class labels lists the classes; counts gives how balanced they are.")
+def unique(x, counts=False):
+    return D.unique(x, counts)
+
+
+@builtin("histogram", category=CATEGORY,
+         shapes=[Shape("histogram(x)", "tensor", "record {counts, edges}", "10 equal bins from min to max."),
+                 Shape("histogram(x, bins)", "tensor, number of bins", "record {counts, edges}", "n equal bins."),
+                 Shape("histogram(x, edges)", "tensor, increasing vector", "record {counts, edges}", "Bins with the given edges."),
+                 Shape("histogram(x, bins, range = [lo, hi])", "tensor, count, two numbers", "record {counts, edges}",
+                       "Equal bins over a fixed range.")],
+         summary="Counts how many values fall in each bin; returns the counts and the bin edges "
+                 "(one more edge than counts).",
+         examples=["h = histogram([1, 2, 2, 3, 3, 3, 4], 3)\nprint(h.counts, h.edges)",
+                   "h = histogram([0.5, 1.5, 1.7, 9], [0, 1, 2, 10])\nprint(h.counts)"],
+         notes="Bins are half-open [a, b) except the last, which includes its right edge (NumPy's "
+               "rule). Values outside a given range are not counted. A NaN or Inf falls in no bin and "
+               "is a ValueError; skipnan = true leaves NaNs out. To draw a histogram use hist.")
+def histogram(x, bins=10.0, range=None, skipnan=False):
+    return D.histogram(x, bins, range, skipnan)

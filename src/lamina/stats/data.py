@@ -1,0 +1,224 @@
+"""Data in and out: CSV files as tables, splits for training and testing, scaling, summaries."""
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+
+from ..autodiff.tape import value_of
+from ..errors import LaminaError
+from ..lang.printing import format_number
+from ..values import Record, as_float, as_int, as_str, describe
+from .args import data, flag, matrix
+from .table import Table, as_table, column
+
+MISSING = {"", "NA", "NaN", "nan", "N/A"}     # read as NaN in a numeric column
+
+
+def _number(cell: str):
+    text = cell.strip()
+    if text in MISSING:
+        return math.nan
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def read_csv(path, sep=",", text=None) -> Table:
+    """Every row is read and checked before a table is made: nothing is half-read."""
+    name = as_str(path, "read_csv's path")
+    delimiter = as_str(sep, "read_csv's sep")
+    if len(delimiter) != 1:
+        raise LaminaError("ValueError", f"read_csv's sep must be one character, not \"{delimiter}\".")
+    forced = _names(text, "read_csv's text columns")
+    try:
+        with open(name, newline="", encoding="utf-8-sig") as f:
+            reader = csv.reader(f, delimiter=delimiter)
+            records = [(reader.line_num, row) for row in reader if any(cell.strip() for cell in row)]
+    except OSError as exc:
+        raise LaminaError("ValueError", f"read_csv cannot read \"{name}\": {exc.strerror or exc}.") from None
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise LaminaError("ValueError", f"read_csv: \"{name}\" is not a readable CSV file ({exc}).") from None
+    if not records:
+        raise LaminaError("ValueError", f"read_csv: \"{name}\" is empty; it needs a header line of column names.")
+    header = [h.strip() for h in records[0][1]]
+    _check_header(header, name)
+    for k in forced:
+        if k not in header:
+            raise LaminaError("ValueError", f"read_csv: text column '{k}' is not in \"{name}\"; its "
+                              f"columns are {', '.join(header)}.")
+    rows = records[1:]
+    for line, row in rows:
+        if len(row) != len(header):
+            raise LaminaError("ValueError", f"read_csv: \"{name}\" line {line} has {len(row)} field"
+                              f"{'s' * (len(row) != 1)}, but the header has {len(header)} columns.")
+    columns = {}
+    for j, col in enumerate(header):
+        cells = [(line, row[j]) for line, row in rows]
+        columns[col] = _text(cells) if col in forced else _parse_column(cells, name, j, col)
+    return Table(columns)
+
+
+def _check_header(header: list[str], name: str) -> None:
+    for j, h in enumerate(header):
+        if not h:
+            raise LaminaError("ValueError", f"read_csv: \"{name}\" line 1, column {j + 1} has an empty column name.")
+    seen = set()
+    for h in header:
+        if h in seen:
+            raise LaminaError("ValueError", f"read_csv: \"{name}\" names column '{h}' twice.")
+        seen.add(h)
+
+
+def _text(cells) -> list[str]:
+    return [c.strip() for _, c in cells]
+
+
+def _parse_column(cells, name: str, j: int, col: str):
+    """Numbers when the first filled cell is a number (then every cell must be); else text."""
+    first = next((c for _, c in cells if c.strip() not in MISSING), None)
+    if first is not None and _number(first) is None:
+        return _text(cells)
+    values = np.empty(len(cells))
+    for i, (line, cell) in enumerate(cells):
+        v = _number(cell)
+        if v is None:
+            raise LaminaError("ValueError", f"read_csv: \"{name}\" line {line}, column {j + 1} ('{col}'): "
+                              f"\"{cell.strip()}\" is not a number, but the column holds numbers. Fix "
+                              f"the cell, or read the column as text with text = [\"{col}\"].")
+        values[i] = v
+    return values
+
+
+def _names(x, what: str) -> list[str]:
+    if x is None:
+        return []
+    if isinstance(x, str):
+        return [x]
+    if isinstance(x, list) and all(isinstance(s, str) for s in x):
+        return list(x)
+    raise LaminaError("TypeError", f"{what} must be a list of column names, not {describe(x)}.")
+
+
+def make_table(x, names=None) -> Table:
+    """A table from a record of columns, or from a matrix (and column names)."""
+    if isinstance(x, Table):
+        return x
+    if isinstance(x, Record):
+        if names is not None:
+            raise LaminaError("TypeError", "table(record) takes its column names from the record's fields.")
+        return Table({k: column(v, k) for k, v in x.fields.items()})
+    m = matrix(x, "table's data") if isinstance(value_of(x), np.ndarray) else None
+    if m is None:
+        raise LaminaError("TypeError", f"table needs a record of columns or a matrix, not {describe(x)}.")
+    given = _names(names, "table's column names") or [f"x{j}" for j in range(m.shape[1])]
+    if len(given) != m.shape[1]:
+        raise LaminaError("ValueError", f"table got {len(given)} column names for {m.shape[1]} columns.")
+    return Table({k: m[:, j].copy() for j, k in enumerate(given)})
+
+
+def write_csv(x, path, names=None) -> None:
+    t = make_table(x, names)
+    target = as_str(path, "write_csv's path")
+    lines = [t.names] + [[_field(c[i]) for c in t.columns.values()] for i in range(t.nrows)]
+    try:
+        with open(target, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f, lineterminator="\n").writerows(lines)
+    except OSError as exc:
+        raise LaminaError("ValueError", f"write_csv cannot write \"{target}\": {exc.strerror or exc}.") from None
+
+
+def _field(x) -> str:
+    return format_number(x) if isinstance(x, (float, np.floating)) else x
+
+
+def as_matrix(t, names=None) -> np.ndarray:
+    table = as_table(t, "as_matrix's argument")
+    wanted = _names(names, "as_matrix's column names") or table.names
+    text = [k for k in wanted if not isinstance(table.columns.get(k, np.zeros(0)), np.ndarray)]
+    for k in wanted:
+        table.get(k)
+    if text:
+        raise LaminaError("TypeError", f"as_matrix needs numeric columns, but {', '.join(text)} "
+                          f"hold{'s' * (len(text) == 1)} text; name the numeric columns to use: "
+                          f"as_matrix(t, [\"a\", \"b\"]).")
+    return np.column_stack([table.columns[k] for k in wanted]) if wanted else np.zeros((table.nrows, 0))
+
+
+def _rows(x) -> int:
+    if isinstance(x, Table):
+        return x.nrows
+    if isinstance(x, list):
+        return len(x)
+    v = data(x, "train_test_split's data")
+    return v.shape[0]
+
+
+def _take(x, idx: np.ndarray):
+    if isinstance(x, Table):
+        return x.take(idx)
+    if isinstance(x, list):
+        return [x[i] for i in idx]
+    v = value_of(x)
+    return v[idx].copy() if isinstance(v, np.ndarray) else float(v)
+
+
+def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True, rng=None) -> Record:
+    n = _rows(X)
+    if Y is not None and _rows(Y) != n:
+        raise LaminaError("ShapeError", f"train_test_split needs X and Y with the same number of rows, "
+                          f"but got {n} and {_rows(Y)}.")
+    share = as_float(test, "train_test_split's test")
+    if not share > 0:
+        raise LaminaError("ValueError", "train_test_split's test must be a fraction between 0 and 1, or a row count.")
+    n_test = math.ceil(share * n) if share < 1 else as_int(share, "train_test_split's test row count")
+    if not 1 <= n_test <= n - 1:
+        raise LaminaError("ValueError", f"train_test_split with test = {format_number(share)} would put "
+                          f"{n_test} of {n} rows in the test set; both sets need at least one row.")
+    if flag(shuffle, "train_test_split's shuffle"):
+        order = (np.random.default_rng(as_int(seed, "train_test_split's seed", minimum=0))
+                 if seed is not None else rng).permutation(n)
+    else:
+        order = np.arange(n)[::-1]
+    test_idx, train_idx = np.sort(order[:n_test]), np.sort(order[n_test:])
+    fields = {"X_train": _take(X, train_idx), "X_test": _take(X, test_idx)}
+    if Y is not None:
+        fields.update({"Y_train": _take(Y, train_idx), "Y_test": _take(Y, test_idx)})
+    return Record(fields)
+
+
+def standardize(X, like=None, ddof=1.0) -> np.ndarray:
+    a = data(X, "standardize's data")
+    ref = a if like is None else data(like, "standardize's like")
+    d = as_int(ddof, "standardize's ddof", minimum=0)
+    if a.ndim != ref.ndim or (a.ndim == 2 and a.shape[1] != ref.shape[1]):
+        raise LaminaError("ShapeError", f"standardize's like must have the data's columns: "
+                          f"{describe(ref)} does not fit {describe(X)}.")
+    center = np.nanmean(ref, axis=0) if ref.size else np.zeros(ref.shape[1:])
+    spread = np.nanstd(ref, axis=0, ddof=d) if ref.shape[0] > d else np.ones(ref.shape[1:])
+    spread = np.where((spread > 0) & np.isfinite(spread), spread, 1.0)
+    return (a - center) / spread
+
+
+STATS = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
+
+
+def summarize(x) -> Table:
+    """count, mean, std (ddof 1), min, quartiles and max of each numeric column, NaNs left out."""
+    if isinstance(x, Table):
+        cols = {k: x.columns[k] for k in x.numeric_names()}
+    else:
+        m = data(x, "describe's argument")
+        cols = {"x": m} if m.ndim == 1 else {f"x{j}": m[:, j] for j in range(m.shape[1])}
+    out = {"stat": list(STATS)}
+    for k, c in cols.items():
+        ok = c[~np.isnan(c)]
+        if ok.size:
+            q = np.quantile(ok, [0, 0.25, 0.5, 0.75, 1])
+            sd = float(np.std(ok, ddof=1)) if ok.size > 1 else math.nan
+            out[k] = np.array([ok.size, ok.mean(), sd, q[0], q[1], q[2], q[3], q[4]], dtype=np.float64)
+        else:
+            out[k] = np.array([0.0] + [math.nan] * 7)
+    return Table(out)

@@ -1,0 +1,152 @@
+"""Probability distributions as values: normal, uniform, binomial, poisson, exponential.
+
+A distribution is a library value holding its family and parameters. SciPy does
+the numerics (scipy.stats, imported when a distribution is first evaluated);
+samples come from Lamina's one global generator, so `seed(n)` makes them repeat.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..autodiff.tape import value_of
+from ..errors import LaminaError
+from ..lang.printing import format_number
+from ..values import LibObject, as_float, as_int, describe
+
+
+@dataclass(frozen=True)
+class Family:
+    params: tuple          # parameter names, in call order
+    defaults: tuple        # default values for the trailing parameters
+    discrete: bool
+    check: Callable        # params dict -> message of what is wrong, or ""
+    scipy: Callable        # (scipy.stats, params dict) -> a frozen scipy distribution
+
+
+def _positive(name: str):
+    return lambda p: "" if p[name] > 0 else f"{name} must be greater than 0"
+
+
+FAMILIES = {
+    "normal": Family(("mu", "sigma"), (0.0, 1.0), False, _positive("sigma"),
+                     lambda st, p: st.norm(p["mu"], p["sigma"])),
+    "uniform": Family(("low", "high"), (0.0, 1.0), False,
+                      lambda p: "" if p["low"] < p["high"] else "low must be less than high",
+                      lambda st, p: st.uniform(p["low"], p["high"] - p["low"])),
+    "binomial": Family(("n", "p"), (), True,
+                       lambda p: "" if 0 <= p["p"] <= 1 else "p must lie from 0 to 1",
+                       lambda st, p: st.binom(int(p["n"]), p["p"])),
+    "poisson": Family(("rate",), (), True, _positive("rate"),
+                      lambda st, p: st.poisson(p["rate"])),
+    "exponential": Family(("rate",), (1.0,), False, _positive("rate"),
+                          lambda st, p: st.expon(scale=1.0 / p["rate"])),
+}
+
+
+@dataclass(frozen=True)
+class Distribution(LibObject):
+    family: str
+    params: tuple           # ((name, value), ...)
+    type_name = "distribution"
+
+    @property
+    def spec(self) -> Family:
+        return FAMILIES[self.family]
+
+    def field_names(self) -> list[str]:
+        return [name for name, _ in self.params] + ["mean", "var"]
+
+    def get(self, name: str):
+        values = dict(self.params)
+        if name in values:
+            return values[name]
+        if name == "mean":
+            return float(self.scipy().mean())
+        if name == "var":
+            return float(self.scipy().var())
+        return super().get(name)
+
+    def describe(self) -> str:
+        return f"{self.family}(" + ", ".join(f"{k}={format_number(v)}" for k, v in self.params) + ")"
+
+    def scipy(self):
+        from scipy import stats
+        return self.spec.scipy(stats, dict(self.params))
+
+    def pdf(self, x):
+        d, a = self.scipy(), _points(x, f"pdf's x")
+        return _out(d.pmf(a) if self.spec.discrete else d.pdf(a))
+
+    def cdf(self, x):
+        return _out(self.scipy().cdf(_points(x, "cdf's x")))
+
+    def quantile(self, p):
+        a = _points(p, "quantile's probability")
+        if np.any((a < 0) | (a > 1)):
+            raise LaminaError("ValueError", f"quantile of a distribution needs probabilities from 0 "
+                              f"to 1, not {describe(p) if np.ndim(a) else format_number(float(a))}.")
+        return _out(self.scipy().ppf(a))
+
+    def sample(self, shape: tuple, rng: np.random.Generator):
+        draws = self.scipy().rvs(size=shape if shape else None, random_state=rng)
+        return _out(np.asarray(draws, dtype=np.float64))
+
+
+def make(family: str, args: tuple, kwargs: dict) -> Distribution:
+    """normal(0, 1), normal(mu = 2), ...: checked parameters in the family's order."""
+    spec = FAMILIES[family]
+    names = spec.params
+    if len(args) > len(names):
+        raise LaminaError("TypeError", f"{family} takes at most {len(names)} arguments "
+                          f"({', '.join(names)}), but got {len(args)}.")
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise LaminaError("TypeError", f"{family} has no parameter '{k}'; its parameters are "
+                              f"{', '.join(names)}.")
+        if k in given:
+            raise LaminaError("TypeError", f"{family} got {k} twice.")
+        given[k] = v
+    defaults = dict(zip(names[len(names) - len(spec.defaults):], spec.defaults))
+    params = {}
+    for name in names:
+        if name not in given and name not in defaults:
+            raise LaminaError("TypeError", f"{family} needs its parameter {name}: "
+                              f"{family}({', '.join(names)}).")
+        value = given.get(name, defaults.get(name))
+        if family == "binomial" and name == "n":
+            params[name] = float(as_int(value, "binomial's n", minimum=0))
+        else:
+            params[name] = as_float(value, f"{family}'s {name}")
+        if not math.isfinite(params[name]):
+            raise LaminaError("ValueError", f"{family}'s {name} must be finite, not "
+                              f"{format_number(params[name])}.")
+    problem = spec.check(params)
+    if problem:
+        raise LaminaError("ValueError", f"{family}: {problem}, but got "
+                          + ", ".join(f"{k} = {format_number(v)}" for k, v in params.items()) + ".")
+    return Distribution(family, tuple(params.items()))
+
+
+def _points(x, what: str):
+    v = value_of(x)
+    if isinstance(v, np.ndarray):
+        return v.astype(np.float64, copy=False)
+    if isinstance(v, (float, int)) and not isinstance(v, bool):
+        return np.float64(v)
+    raise LaminaError("TypeError", f"{what} must be a number or tensor, not {describe(x)}.")
+
+
+def _out(a):
+    a = np.asarray(a, dtype=np.float64)
+    return float(a) if a.ndim == 0 else a.copy()
+
+
+def as_distribution(d, what: str) -> Distribution:
+    if isinstance(d, Distribution):
+        return d
+    raise LaminaError("TypeError", f"{what} must be a distribution such as normal(0, 1), not {describe(d)}.")

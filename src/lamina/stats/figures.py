@@ -1,0 +1,200 @@
+"""Figures with matplotlib: one current figure that drawing builtins add to.
+
+matplotlib is imported by the first drawing call, never before, with the
+headless Agg backend unless a display exists (or MPLBACKEND says otherwise).
+`savefig` writes the current figure and closes it, so the next drawing starts
+a new one.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from ..autodiff.tape import value_of
+from ..errors import LaminaError
+from ..values import LibObject, Record, as_float, as_int, as_str, describe
+from .args import data, vector
+
+_state = {"plt": None, "fig": None, "ax": None}
+
+
+def has_display() -> bool:
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def pyplot():
+    if _state["plt"] is None:
+        import matplotlib
+        if not os.environ.get("MPLBACKEND") and not has_display():
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        _state["plt"] = plt
+    return _state["plt"]
+
+
+def new_figure(width=6.4, height=4.8):
+    plt = pyplot()
+    close()
+    w, h = as_float(width, "figure's width"), as_float(height, "figure's height")
+    if not (0 < w <= 50 and 0 < h <= 50):
+        raise LaminaError("ValueError", "figure's width and height are inches, from 0 to 50.")
+    _state["fig"], _state["ax"] = plt.subplots(figsize=(w, h))
+    return _state["ax"]
+
+
+def axes():
+    return _state["ax"] if _state["ax"] is not None else new_figure()
+
+
+def close():
+    if _state["fig"] is not None:
+        _state["plt"].close(_state["fig"])
+    _state["fig"] = _state["ax"] = None
+
+
+def decorate(ax, label=None, title=None, xlabel=None, ylabel=None):
+    """The options every drawing builtin takes."""
+    for text, setter in ((title, ax.set_title), (xlabel, ax.set_xlabel), (ylabel, ax.set_ylabel)):
+        if text is not None:
+            setter(as_str(text, "A figure's title or axis label"))
+    if label is not None or ax.get_legend() is not None:
+        if any(not h.get_label().startswith("_") for h in ax.get_lines() + ax.collections + ax.patches):
+            ax.legend()
+
+
+def _label(label):
+    return None if label is None else as_str(label, "A figure's label")
+
+
+def _history(model):
+    """A model's loss history (and validation loss history, when it has one)."""
+    def field(name):
+        if isinstance(model, Record):
+            return model.fields.get(name)
+        try:
+            return model.get(name)
+        except LaminaError:
+            return None
+    loss = field("loss_history")
+    if loss is None:
+        raise LaminaError("TypeError", f"plot of {describe(model)} needs a value with a loss_history "
+                          f"field (a fitted model).")
+    val = field("val_loss_history")
+    return vector(loss, "loss_history"), None if val is None else vector(val, "val_loss_history")
+
+
+def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-"):
+    ax = axes()
+    fmt = as_str(style, "plot's style")
+    if isinstance(x, (LibObject, Record)) and y is None:
+        from .distributions import Distribution
+        if isinstance(x, Distribution):
+            return _plot_distribution(ax, x, label, title, xlabel, ylabel)
+        loss, val = _history(x)
+        ax.plot(np.arange(loss.size), loss, fmt, label=_label(label) or "loss")
+        if val is not None and val.size:
+            ax.plot(np.arange(val.size), val, fmt, label="validation loss")
+        pos = np.concatenate([loss, val if val is not None else []])
+        if pos.size and np.all(pos > 0) and pos.max() / pos.min() > 100:
+            ax.set_yscale("log")
+        decorate(ax, True, title, xlabel or "epoch", ylabel or "loss")
+        return None
+    ys = data(x if y is None else y, "plot's y values")
+    xs = np.arange(ys.shape[0]) if y is None else vector(x, "plot's x values")
+    if xs.size != ys.shape[0]:
+        raise LaminaError("ShapeError", f"plot needs one x per y value (per row of a matrix), but got "
+                          f"{xs.size} x values and {ys.shape[0]} y values.")
+    ax.plot(xs, ys, fmt, label=_label(label))
+    decorate(ax, label, title, xlabel, ylabel)
+
+
+def _plot_distribution(ax, d, label, title, xlabel, ylabel):
+    lo, hi = d.quantile(0.001), d.quantile(0.999)
+    if d.spec.discrete:
+        ks = np.arange(np.floor(lo), np.ceil(hi) + 1)
+        ax.vlines(ks, 0, d.pdf(ks), label=_label(label) or d.describe())
+        ax.plot(ks, d.pdf(ks), "o")
+    else:
+        xs = np.linspace(lo, hi, 400)
+        ax.plot(xs, d.pdf(xs), label=_label(label) or d.describe())
+    decorate(ax, True, title, xlabel or "x", ylabel or ("probability" if d.spec.discrete else "density"))
+
+
+def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):
+    ax = axes()
+    xs, ys = vector(x, "scatter's x values"), vector(y, "scatter's y values")
+    if xs.size != ys.size:
+        raise LaminaError("ShapeError", f"scatter needs as many x values as y values, but got {xs.size} and {ys.size}.")
+    c = None
+    if color is not None:
+        c = as_str(color, "scatter's color") if isinstance(color, str) else vector(color, "scatter's color")
+        if not isinstance(c, str) and c.size != xs.size:
+            raise LaminaError("ShapeError", f"scatter's color needs one value per point ({xs.size}), not {c.size}.")
+    ax.scatter(xs, ys, c=c, s=as_float(size, "scatter's size"), label=_label(label),
+               cmap="viridis" if c is not None and not isinstance(c, str) else None)
+    decorate(ax, label, title, xlabel, ylabel)
+
+
+def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
+    ax = axes()
+    values = data(x, "hist's data").reshape(-1)
+    values = values[~np.isnan(values)]
+    spec = vector(bins, "hist's bin edges") if isinstance(value_of(bins), np.ndarray) else as_int(bins, "hist's bins", minimum=1)
+    ax.hist(values, bins=spec, label=_label(label), edgecolor="white")
+    decorate(ax, label, title, xlabel, ylabel or "count")
+
+
+def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
+    ax = axes()
+    if heights is None:
+        hs = vector(x, "bar's heights")
+        names = [str(i) for i in range(hs.size)]
+    else:
+        hs = vector(heights, "bar's heights")
+        if isinstance(x, list) and all(isinstance(s, str) for s in x):
+            names = list(x)
+        else:
+            from ..lang.printing import format_number
+            names = [format_number(v) for v in vector(x, "bar's labels")]
+        if len(names) != hs.size:
+            raise LaminaError("ShapeError", f"bar needs one label per bar, but got {len(names)} labels and {hs.size} heights.")
+    ax.bar(names, hs, label=_label(label))
+    decorate(ax, label, title, xlabel, ylabel)
+
+
+FORMATS = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
+
+
+def savefig(path, dpi=100.0):
+    target = as_str(path, "savefig's path")
+    if not target.lower().endswith(FORMATS):
+        raise LaminaError("ValueError", f"savefig writes {', '.join(FORMATS)} files; \"{target}\" has "
+                          f"none of those endings.")
+    if _state["fig"] is None:
+        raise LaminaError("ValueError", "savefig has no figure to save; draw one first with plot, "
+                          "scatter, hist or bar.")
+    folder = os.path.dirname(target)
+    if folder and not os.path.isdir(folder):
+        raise LaminaError("ValueError", f"savefig cannot write \"{target}\": the folder \"{folder}\" does not exist.")
+    resolution = as_int(dpi, "savefig's dpi", minimum=10)
+    try:
+        _state["fig"].savefig(target, dpi=resolution, bbox_inches="tight")
+    except OSError as exc:
+        raise LaminaError("ValueError", f"savefig cannot write \"{target}\": {exc.strerror or exc}.") from None
+    close()
+
+
+def show():
+    if _state["fig"] is None:
+        raise LaminaError("ValueError", "show has no figure to show; draw one first with plot, scatter, hist or bar.")
+    plt = pyplot()
+    if plt.get_backend().lower() == "agg":
+        print("show: no display is available here, so the figure is not shown; save it with "
+              "savefig(\"file.png\").", file=sys.stderr)
+        return
+    plt.show()
+    close()

@@ -1,0 +1,119 @@
+"""Ordinary least squares with the inference R's summary(lm(...)) reports.
+
+The coefficients solve min |y - A b|^2 with A = [1, X] (NumPy's lstsq, an SVD);
+then, with n rows, p coefficients and df = n - p:
+    sigma^2 = RSS / df,  Cov(b) = sigma^2 (A'A)^-1,  se = sqrt(diag Cov(b)),
+    t = b / se,  p = 2 P(T_df > |t|),  R^2 = 1 - RSS / TSS,
+    adjusted R^2 = 1 - (1 - R^2) (n - i) / df,  F = ((TSS - RSS) / (p - i)) / (RSS / df),
+where i is 1 with an intercept (TSS about the mean) and 0 without (TSS about 0), as in R.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import LaminaError
+from ..values import LibObject, as_str, describe
+from .args import flag, matrix, no_nan, vector
+
+FIELDS = ("coef", "se", "t", "p", "terms", "intercept", "weights", "r2", "adj_r2", "sigma",
+          "df", "fstat", "f_p", "fitted", "residuals", "n")
+
+
+@dataclass(frozen=True, eq=False)
+class LinearModel(LibObject):
+    response: str
+    terms: list
+    coef: np.ndarray
+    se: np.ndarray
+    t: np.ndarray
+    p: np.ndarray
+    has_intercept: bool
+    r2: float
+    adj_r2: float
+    sigma: float
+    df: float
+    fstat: float
+    f_p: float
+    fitted: np.ndarray
+    residuals: np.ndarray
+    type_name = "linear model"
+
+    def field_names(self) -> list[str]:
+        return list(FIELDS)
+
+    def get(self, name: str):
+        if name == "intercept":
+            return float(self.coef[0]) if self.has_intercept else 0.0
+        if name == "weights":
+            return self.coef[1:].copy() if self.has_intercept else self.coef.copy()
+        if name == "n":
+            return float(self.fitted.size)
+        value = super().get(name)
+        return value.copy() if isinstance(value, np.ndarray) else (list(value) if isinstance(value, list) else value)
+
+    def predict(self, X) -> np.ndarray:
+        A = matrix(X, "The predictors")
+        k = self.coef.size - self.has_intercept
+        if A.shape[1] != k:
+            raise LaminaError("ShapeError", f"This linear model has {k} predictor(s), but the data "
+                              f"has {A.shape[1]} column(s).")
+        return A @ self.get("weights") + self.get("intercept")
+
+    def describe(self) -> str:
+        from .summary import linreg_summary
+        return linreg_summary(self)
+
+
+def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
+    from scipy import stats
+    A = no_nan(matrix(X, "linreg's predictors X"), "linreg's predictors X")
+    b = no_nan(vector(y, "linreg's response y"), "linreg's response y")
+    if A.shape[0] != b.size:
+        raise LaminaError("ShapeError", f"linreg needs one response per row of X, but X has "
+                          f"{A.shape[0]} rows and y has {b.size} values.")
+    with_intercept = flag(intercept, "linreg's intercept")
+    terms = (["(Intercept)"] if with_intercept else []) + _names(names, A.shape[1])
+    design = np.hstack([np.ones((A.shape[0], 1)), A]) if with_intercept else A
+    n, p = design.shape
+    if n <= p:
+        raise LaminaError("ValueError", f"linreg needs more rows than coefficients to estimate "
+                          f"the noise, but has {n} rows for {p} coefficients.")
+    coef, _, rank, _ = np.linalg.lstsq(design, b, rcond=None)
+    if rank < p:
+        raise LaminaError("ValueError", f"linreg's predictors are collinear (the design matrix has "
+                          f"rank {rank} < {p} columns): some column is a combination of others "
+                          f"(or of the intercept); drop it.")
+    fitted = design @ coef
+    resid = b - fitted
+    df = n - p
+    rss = float(resid @ resid)
+    sigma2 = rss / df
+    cov = sigma2 * np.linalg.inv(design.T @ design)
+    se = np.sqrt(np.diag(cov))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = coef / se
+    pvals = 2 * stats.t.sf(np.abs(t), df)
+    tss = float(((b - b.mean()) ** 2).sum()) if with_intercept else float(b @ b)
+    i = 1 if with_intercept else 0
+    r2 = 1 - rss / tss if tss > 0 else float("nan")
+    adj = 1 - (1 - r2) * (n - i) / df
+    if p - i > 0 and rss > 0:
+        fstat = ((tss - rss) / (p - i)) / sigma2
+        f_p = float(stats.f.sf(fstat, p - i, df))
+    else:
+        fstat = f_p = float("nan")
+    return LinearModel(as_str(response, "linreg's response name"), terms, coef, se, t, pvals,
+                       with_intercept, float(r2), float(adj), float(np.sqrt(sigma2)), float(df),
+                       float(fstat), f_p, fitted, resid)
+
+
+def _names(names, k: int) -> list[str]:
+    if names is None:
+        return [f"x{j}" for j in range(k)]
+    if not isinstance(names, list) or not all(isinstance(s, str) for s in names):
+        raise LaminaError("TypeError", f"linreg's names must be a list of strings, not {describe(names)}.")
+    if len(names) != k:
+        raise LaminaError("ValueError", f"linreg got {len(names)} names for {k} predictor columns.")
+    return list(names)

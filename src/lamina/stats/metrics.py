@@ -1,0 +1,109 @@
+"""Classification and regression metrics on labels and predictions.
+
+Labels are numbers (usually whole: 0, 1, ... for classes). A matrix with more
+than one column counts as one row of class scores (or one-hot targets) per
+example and becomes the index of its largest entry, so network outputs can be
+scored directly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaminaError, shape_str
+from ..lang.printing import format_number
+from ..values import as_float, as_int, as_str
+from .args import data, no_nan
+
+
+def labels(y, what: str) -> np.ndarray:
+    a = data(y, what)
+    if a.ndim == 2:
+        a = a.reshape(-1) if 1 in a.shape else a.argmax(axis=1).astype(np.float64)
+    return no_nan(a, what)
+
+
+def pair(y_true, y_pred, name: str):
+    t, p = labels(y_true, f"{name}'s true labels"), labels(y_pred, f"{name}'s predictions")
+    if t.size != p.size:
+        raise LaminaError("ShapeError", f"{name} needs one prediction per true label, but got "
+                          f"{t.size} labels and {p.size} predictions.")
+    if t.size == 0:
+        raise LaminaError("ValueError", f"{name} of no examples is undefined.")
+    return t, p
+
+
+def accuracy(y_true, y_pred) -> float:
+    t, p = pair(y_true, y_pred, "accuracy")
+    return float(np.mean(t == p))
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else 0.0
+
+
+def _per_class(t, p, c):
+    tp = float(np.sum((p == c) & (t == c)))
+    return tp, float(np.sum((p == c) & (t != c))), float(np.sum((p != c) & (t == c)))
+
+
+def _score(name: str, y_true, y_pred, positive, average, combine) -> float:
+    t, p = pair(y_true, y_pred, name)
+    mode = as_str(average, f"{name}'s average")
+    if mode == "binary":
+        pos = as_float(positive, f"{name}'s positive label")
+        classes = np.union1d(t, p)
+        if classes.size > 2:
+            raise LaminaError("ValueError", f"{name} with average = \"binary\" needs two classes, but "
+                              f"the labels hold {classes.size}; pass average = \"macro\" or \"micro\".")
+        return combine(*_per_class(t, p, pos))
+    if mode == "macro":
+        return float(np.mean([combine(*_per_class(t, p, c)) for c in np.union1d(t, p)]))
+    if mode == "micro":
+        counts = np.array([_per_class(t, p, c) for c in np.union1d(t, p)]).sum(axis=0)
+        return combine(*counts)
+    raise LaminaError("ValueError", f"{name}'s average must be \"binary\", \"macro\" or \"micro\", not \"{mode}\".")
+
+
+def precision(y_true, y_pred, positive=1.0, average="binary") -> float:
+    return _score("precision", y_true, y_pred, positive, average, lambda tp, fp, fn: _ratio(tp, tp + fp))
+
+
+def recall(y_true, y_pred, positive=1.0, average="binary") -> float:
+    return _score("recall", y_true, y_pred, positive, average, lambda tp, fp, fn: _ratio(tp, tp + fn))
+
+
+def f1(y_true, y_pred, positive=1.0, average="binary") -> float:
+    return _score("f1", y_true, y_pred, positive, average, lambda tp, fp, fn: _ratio(2 * tp, 2 * tp + fp + fn))
+
+
+def confusion_matrix(y_true, y_pred, classes=None) -> np.ndarray:
+    t, p = pair(y_true, y_pred, "confusion_matrix")
+    both = np.concatenate([t, p])
+    if np.any(both < 0) or np.any(both != np.round(both)):
+        bad = both[(both < 0) | (both != np.round(both))][0]
+        raise LaminaError("ValueError", f"confusion_matrix needs class labels 0, 1, 2, ..., but got "
+                          f"{format_number(bad)}.")
+    k = int(both.max()) + 1
+    if classes is not None:
+        given = as_int(classes, "confusion_matrix's classes", minimum=1)
+        if given < k:
+            raise LaminaError("ValueError", f"confusion_matrix got classes = {given}, but a label is {k - 1}.")
+        k = given
+    m = np.zeros((k, k))
+    np.add.at(m, (t.astype(int), p.astype(int)), 1.0)
+    return m
+
+
+def r2_score(y_true, y_pred) -> float:
+    t, p = data(y_true, "r2_score's true values"), data(y_pred, "r2_score's predictions")
+    if t.shape != p.shape and t.size == p.size and (t.ndim == 1 or p.ndim == 1):
+        t, p = t.reshape(-1), p.reshape(-1)
+    if t.shape != p.shape:
+        raise LaminaError("ShapeError", f"r2_score needs true values and predictions of one shape, "
+                          f"but got {shape_str(t.shape)} and {shape_str(p.shape)}.")
+    t2, p2 = t.reshape(t.shape[0], -1), p.reshape(p.shape[0], -1)
+    ss_res = ((t2 - p2) ** 2).sum(axis=0)
+    ss_tot = ((t2 - t2.mean(axis=0)) ** 2).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = np.where(ss_tot > 0, 1 - ss_res / ss_tot, np.nan)
+    return float(scores.mean())

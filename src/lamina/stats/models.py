@@ -1,0 +1,207 @@
+"""Small models: polynomial fits, logistic regression on the tape, k-means, PCA.
+
+Linear regression with its inference table lives in linreg.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..autodiff import ops, reductions
+from ..autodiff.grad import grad
+from ..autodiff.tape import TAPE
+from ..errors import LaminaError
+from ..values import LibObject, Record, as_float, as_int
+from .args import matrix, no_nan, numeric, out, same_rows, vector
+from .summary import layout, p_value, short, stars
+
+
+def polyfit(x, y, degree):
+    a = no_nan(vector(x, "polyfit's x"), "polyfit's x")
+    b = no_nan(vector(y, "polyfit's y"), "polyfit's y")
+    if a.size != b.size:
+        raise LaminaError("ShapeError", f"polyfit needs x and y of the same length, but got {a.size} and {b.size}.")
+    d = as_int(degree, "polyfit's degree", minimum=0)
+    if a.size <= d:
+        raise LaminaError("ValueError", f"polyfit of degree {d} needs at least {d + 1} points, but got {a.size}.")
+    vander = np.vander(a, d + 1)
+    coef, _, rank, _ = np.linalg.lstsq(vander, b, rcond=None)
+    if rank < d + 1:
+        raise LaminaError("ValueError", f"polyfit of degree {d} needs at least {d + 1} distinct x values.")
+    return out(coef)
+
+
+def polyval(p, x):
+    c = vector(p, "polyval's coefficients")
+    return out(np.polyval(c, numeric(x, "polyval's x")))
+
+
+# -- logistic regression -------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class LogisticModel(LibObject):
+    weights: np.ndarray
+    intercept: float
+    se: np.ndarray          # intercept first; NaN when l2 > 0
+    z: np.ndarray
+    p: np.ndarray
+    terms: list
+    loss_history: np.ndarray
+    iterations: float
+    converged: bool
+    l2: float
+    n: float
+    type_name = "logistic model"
+
+    def field_names(self) -> list[str]:
+        return ["weights", "intercept", "coef", "se", "z", "p", "terms", "loss_history", "iterations",
+                "converged", "l2", "n"]
+
+    def get(self, name: str):
+        if name == "coef":
+            return np.concatenate([[self.intercept], self.weights])
+        value = super().get(name)
+        return value.copy() if isinstance(value, np.ndarray) else value
+
+    def predict(self, X) -> np.ndarray:
+        from scipy.special import expit
+        A = matrix(X, "The predictors")
+        if A.shape[1] != self.weights.size:
+            raise LaminaError("ShapeError", f"This logistic model has {self.weights.size} weight(s), "
+                              f"but the data has {A.shape[1]} column(s).")
+        return expit(A @ self.weights + self.intercept)
+
+    def describe(self) -> str:
+        state = "converged" if self.converged else "stopped before converging"
+        head = (f"Logistic regression (n = {int(self.n)}, {int(self.iterations)} iterations, {state}"
+                + (f", l2 = {short(self.l2)})" if self.l2 else ")"))
+        coef = self.get("coef")
+        rows = [[name, short(b, 4), short(s, 4), f"{zv:.3f}", p_value(pv), stars(pv)]
+                for name, b, s, zv, pv in zip(self.terms, coef, self.se, self.z, self.p)]
+        table = layout(["", "Estimate", "Std. Error", "z value", "Pr(>|z|)", ""], rows)
+        return "\n".join([head, ""] + ["  " + s for s in table] +
+                         ["", f"Mean log loss: {short(self.loss_history[-1], 4)}"])
+
+
+def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
+    """Maximum likelihood (with an optional L2 penalty) by L-BFGS on gradients from the tape."""
+    from scipy import optimize, stats
+
+    from ..nn.losses import binary_cross_entropy
+    from .linreg import _names
+    A = no_nan(matrix(X, "logreg's predictors X"), "logreg's predictors X")
+    t = no_nan(vector(y, "logreg's labels y"), "logreg's labels y")
+    same_rows(A, t, "logreg's X and y")
+    if not np.all((t == 0) | (t == 1)):
+        raise LaminaError("ValueError", "logreg's labels y must be 0 or 1.")
+    penalty = as_float(l2, "logreg's l2")
+    if penalty < 0:
+        raise LaminaError("ValueError", "logreg's l2 must be at least 0.")
+    iters = as_int(max_iter, "logreg's max_iter", minimum=1)
+    n, d = A.shape
+
+    def loss_and_grad(theta):
+        TAPE.reset()
+        w, b = TAPE.leaf(theta[:d].copy(), True), TAPE.leaf(float(theta[d]), True)
+        loss = binary_cross_entropy(ops.add(ops.mul(A, w), b), t, **{"from": "logits"})
+        if penalty:
+            loss = ops.add(loss, ops.mul(0.5 * penalty, reductions.sum(ops.emul(w, w))))
+        gw, gb = grad(loss, [w, b])
+        return float(loss.value), np.append(gw, gb)
+
+    history = [loss_and_grad(np.zeros(d + 1))[0]]
+
+    def record_loss(intermediate_result):
+        history.append(float(intermediate_result.fun))
+
+    try:
+        res = optimize.minimize(loss_and_grad, np.zeros(d + 1), jac=True, method="L-BFGS-B",
+                                callback=record_loss,
+                                options={"maxiter": iters, "gtol": 1e-10, "ftol": 1e-15})
+    finally:
+        TAPE.reset()
+    w, b = res.x[:d], float(res.x[d])
+    se = z = pv = np.full(d + 1, np.nan)
+    if not penalty:
+        design, coef = np.hstack([np.ones((n, 1)), A]), np.append(b, w)
+        prob = 1.0 / (1.0 + np.exp(-(design @ coef)))
+        info = design.T @ (design * (prob * (1 - prob))[:, None])
+        try:
+            se = np.sqrt(np.diag(np.linalg.inv(info)))
+            z = coef / se
+            pv = 2 * stats.norm.sf(np.abs(z))
+        except np.linalg.LinAlgError:
+            pass
+    return LogisticModel(w.copy(), b, se, z, pv, ["(Intercept)"] + _names(names, d),
+                         np.array(history), float(res.nit), bool(res.success), penalty, float(n))
+
+
+# -- k-means ---------------------------------------------------------------------
+def kmeans(X, k, rng: np.random.Generator, max_iter=300.0, restarts=10.0) -> Record:
+    A = no_nan(matrix(X, "kmeans's data X"), "kmeans's data X")
+    kk = as_int(k, "kmeans's k", minimum=1)
+    if kk > A.shape[0]:
+        raise LaminaError("ValueError", f"kmeans cannot make {kk} clusters from {A.shape[0]} rows.")
+    iters = as_int(max_iter, "kmeans's max_iter", minimum=1)
+    tries = as_int(restarts, "kmeans's restarts", minimum=1)
+    best = None
+    for _ in range(tries):
+        result = _lloyd(A, _plus_plus(A, kk, rng), iters)
+        if best is None or result[2] < best[2]:
+            best = result
+    centers, labels, inertia, steps = best
+    return Record({"centers": out(centers), "labels": labels.astype(np.float64),
+                   "inertia": float(inertia), "iterations": float(steps)})
+
+
+def _sq_dist(A, centers):
+    return ((A[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
+
+
+def _plus_plus(A, k, rng):
+    """k-means++: each next center drawn with probability proportional to squared distance."""
+    centers = [A[rng.integers(A.shape[0])]]
+    for _ in range(1, k):
+        d2 = _sq_dist(A, np.array(centers)).min(axis=1)
+        total = d2.sum()
+        i = rng.integers(A.shape[0]) if total == 0 else rng.choice(A.shape[0], p=d2 / total)
+        centers.append(A[i])
+    return np.array(centers, dtype=np.float64)
+
+
+def _lloyd(A, centers, iters):
+    labels = None
+    for step in range(1, iters + 1):
+        d2 = _sq_dist(A, centers)
+        new = d2.argmin(axis=1)
+        if labels is not None and np.array_equal(new, labels):
+            break
+        labels = new
+        for j in range(centers.shape[0]):
+            members = A[labels == j]
+            # An empty cluster takes the point farthest from its center.
+            centers[j] = members.mean(axis=0) if len(members) else A[d2.min(axis=1).argmax()]
+    inertia = _sq_dist(A, centers)[np.arange(A.shape[0]), labels].sum()
+    return centers, labels, float(inertia), step
+
+
+# -- principal components ------------------------------------------------------------
+def pca(X, k=None) -> Record:
+    A = no_nan(matrix(X, "pca's data X"), "pca's data X")
+    n, d = A.shape
+    if n < 2:
+        raise LaminaError("ValueError", "pca needs at least 2 rows.")
+    kk = min(n, d) if k is None else as_int(k, "pca's k", minimum=1)
+    if kk > min(n, d):
+        raise LaminaError("ValueError", f"pca of a {n}x{d} matrix has at most {min(n, d)} components, not {kk}.")
+    center = A.mean(axis=0)
+    _, s, vt = np.linalg.svd(A - center, full_matrices=False)
+    # Fix each component's sign: its largest loading (by size) is positive.
+    signs = np.sign(vt[np.arange(vt.shape[0]), np.abs(vt).argmax(axis=1)])
+    vt = vt * np.where(signs == 0, 1.0, signs)[:, None]
+    variance = s ** 2 / (n - 1)
+    total = variance.sum()
+    return Record({"components": out(vt[:kk]), "scores": out((A - center) @ vt[:kk].T),
+                   "variance": out(variance[:kk]),
+                   "ratio": out(variance[:kk] / total if total > 0 else np.full(kk, np.nan)),
+                   "mean": out(center)})

@@ -1,0 +1,55 @@
+"""Text layout for tables, model summaries and other readable printouts."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..lang.printing import format_number
+
+
+def short(x: float, digits: int = 6) -> str:
+    """A number rounded to `digits` significant digits, printed the Lamina way."""
+    x = float(x)
+    if x != x or x in (float("inf"), float("-inf")) or x == 0:
+        return format_number(x)
+    return format_number(float(f"{x:.{digits}g}"))
+
+
+def layout(header: list[str], rows: list[list[str]], left: int = 1, right: list | None = None) -> list[str]:
+    """Columns padded to one width each: the first `left` columns flush left and the rest
+    flush right, or, when `right` is given, column j flush right where right[j] is true."""
+    if right is None:
+        right = [j >= left for j in range(len(header))]
+    widths = [max(len(row[j]) for row in [header] + rows) for j in range(len(header))]
+    return ["  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, widths, right)).rstrip()
+            for row in [header] + rows]
+
+
+def p_value(p: float) -> str:
+    if p != p:
+        return "NaN"
+    return "< 2e-16" if p < 2e-16 else f"{p:.3g}"
+
+
+def stars(p: float) -> str:
+    if p != p:
+        return ""
+    return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else "." if p < 0.1 else ""
+
+
+def linreg_summary(m) -> str:
+    preds = m.terms[1:] if m.has_intercept else m.terms
+    lines = [f"Linear regression: {m.response} ~ {' + '.join(preds) or '1'}  (n = {m.fitted.size})", "",
+             "Residuals:"]
+    q = np.quantile(m.residuals, [0, 0.25, 0.5, 0.75, 1])
+    lines += ["  " + s for s in layout(["Min", "1Q", "Median", "3Q", "Max"], [[short(v, 4) for v in q]], left=0)]
+    lines += ["", "Coefficients:"]
+    rows = [[name, short(b, 4), short(s, 4), f"{t:.3f}", p_value(p), stars(p)]
+            for name, b, s, t, p in zip(m.terms, m.coef, m.se, m.t, m.p)]
+    lines += ["  " + s for s in layout(["", "Estimate", "Std. Error", "t value", "Pr(>|t|)", ""], rows)]
+    lines += ["---", "Signif. codes: 0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1", "",
+              f"Residual standard error: {short(m.sigma, 4)} on {int(m.df)} degrees of freedom",
+              f"Multiple R-squared: {short(m.r2, 4)}, Adjusted R-squared: {short(m.adj_r2, 4)}"]
+    if m.fstat == m.fstat:
+        k = len(preds)
+        lines.append(f"F-statistic: {short(m.fstat, 4)} on {k} and {int(m.df)} DF, p-value: {p_value(m.f_p)}")
+    return "\n".join(lines)

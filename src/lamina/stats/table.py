@@ -1,0 +1,126 @@
+"""The table value: named columns of equal length, numeric (vectors) or text (lists of strings).
+
+`t.price` and `t[:, "price"]` read a column; `t[i, "price"]` one cell; `t[a:b, :]`,
+`t[i]` and `t[:, ["a", "b"]]` smaller tables. Tables are immutable like every value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autodiff.tape import value_of
+from ..errors import LaminaError
+from ..values import LibObject, describe
+from .summary import layout, short
+
+SHOWN_ROWS = 10     # a longer table prints its first rows and a count of the rest
+
+
+class Table(LibObject):
+    type_name = "table"
+
+    def __init__(self, columns: dict):
+        lengths = {len(c) for c in columns.values()}
+        if len(lengths) > 1:
+            raise LaminaError("ShapeError", "A table's columns must all have the same length, but got "
+                              + ", ".join(f"{k}: {len(c)}" for k, c in columns.items()) + ".")
+        self.columns = columns
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.columns)
+
+    @property
+    def nrows(self) -> int:
+        return len(next(iter(self.columns.values()))) if self.columns else 0
+
+    def numeric_names(self) -> list[str]:
+        return [k for k, c in self.columns.items() if isinstance(c, np.ndarray)]
+
+    def field_names(self) -> list[str]:
+        return self.names
+
+    def get(self, name: str):
+        if name not in self.columns:
+            raise LaminaError("NameError", f"The table has no column '{name}'; its columns are "
+                              f"{', '.join(self.columns) or '(none)'}.")
+        column = self.columns[name]
+        return column.copy() if isinstance(column, np.ndarray) else list(column)
+
+    def take(self, rows) -> "Table":
+        """The rows picked by a slice or an integer index array, as a new table."""
+        return Table({k: c[rows].copy() if isinstance(c, np.ndarray) else list(np.asarray(c, dtype=object)[rows])
+                      for k, c in self.columns.items()})
+
+    def select(self, names: list[str]) -> "Table":
+        for n in names:
+            self.get(n)
+        return Table({n: self.columns[n] for n in names})
+
+    # -- indexing: t[rows, cols] -------------------------------------------------
+    def index_get(self, items: tuple):
+        from ..lang.indexing import _bounds, _position
+        if len(items) == 1 and isinstance(items[0], str):
+            return self.get(items[0])
+        if len(items) > 2:
+            raise LaminaError("IndexError", f"A table takes at most two indices (rows, columns); got {len(items)}.")
+        rows, cols = items[0], (items[1] if len(items) == 2 else slice(None, None))
+        n = self.nrows
+        if isinstance(rows, slice):
+            picked = _bounds(rows, n)
+            single = None
+        else:
+            single = _position(rows, n, "A row index", f"a table of {n} rows")
+            picked = slice(single, single + 1)
+        if isinstance(cols, str):
+            column = self.columns.get(cols)
+            if column is None:
+                self.get(cols)
+            if single is not None:
+                return float(column[single]) if isinstance(column, np.ndarray) else column[single]
+            return column[picked].copy() if isinstance(column, np.ndarray) else list(column[picked])
+        if isinstance(cols, list) and all(isinstance(c, str) for c in cols):
+            return self.select(cols).take(picked)
+        if isinstance(cols, slice) and cols.start is None and cols.stop is None:
+            return self.take(picked)
+        raise LaminaError("TypeError", f"A table's column index must be a column name, a list of names "
+                          f"or ':', not {describe(cols)}.")
+
+    # -- printing -------------------------------------------------------------------
+    def describe(self) -> str:
+        n = self.nrows
+        head = f"table: {n} row{'s' * (n != 1)} x {len(self.columns)} column{'s' * (len(self.columns) != 1)}"
+        if not self.columns:
+            return head
+        shown = n if n <= SHOWN_ROWS + 2 else SHOWN_ROWS
+        rows = [[str(i)] + [_cell(c[i]) for c in self.columns.values()] for i in range(shown)]
+        numeric = [isinstance(c, np.ndarray) for c in self.columns.values()]
+        lines = layout([""] + self.names, rows, right=[False] + numeric)
+        if shown < n:
+            lines.append(f"... {n - shown} more rows")
+        return "\n".join([head] + lines)
+
+
+def _cell(x) -> str:
+    return short(x) if isinstance(x, (float, np.floating)) else str(x)
+
+
+def as_table(t, what: str) -> Table:
+    if isinstance(t, Table):
+        return t
+    raise LaminaError("TypeError", f"{what} must be a table (from read_csv or table), not {describe(t)}.")
+
+
+def column(x, name: str):
+    """A record field or list as a table column: a vector, or a list of strings."""
+    v = value_of(x)
+    if isinstance(v, np.ndarray):
+        if v.ndim == 2 and 1 in v.shape:
+            v = v.reshape(-1)
+        if v.ndim != 1:
+            raise LaminaError("ShapeError", f"Column '{name}' must be a vector, not a {'x'.join(map(str, v.shape))} matrix.")
+        return v.astype(np.float64, copy=True)
+    if isinstance(v, list) and all(isinstance(s, str) for s in v):
+        return list(v)
+    if isinstance(v, list) and all(isinstance(s, (float, int)) and not isinstance(s, bool) for s in v):
+        return np.array(v, dtype=np.float64)
+    raise LaminaError("TypeError", f"Column '{name}' must be a vector or a list of strings, not {describe(x)}.")

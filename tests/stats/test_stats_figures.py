@@ -1,0 +1,98 @@
+"""Figures are real images; the docs build writes an example's figure beside its page."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lamina.builtins.registry import load_all
+from lamina.docs import build
+from lamina.docs.pages import page
+from lamina.values import Record
+
+image = pytest.importorskip("matplotlib.image")
+
+
+def check_png(path, min_size=(200, 200)):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pixels = image.imread(str(path))
+    h, w = pixels.shape[:2]
+    assert h >= min_size[0] and w >= min_size[1]
+    rgb = pixels[..., :3]
+    not_white = (rgb < 0.95).any(axis=2).mean()
+    assert 0.01 < not_white < 0.9, not_white            # something drawn, not a blank or filled canvas
+    assert len(np.unique(rgb.reshape(-1, 3), axis=0)) > 5   # more than a couple of colors
+    return pixels
+
+
+@pytest.mark.parametrize("program", [
+    'x = linspace(0, 3, 30)\nplot(x, x .^ 2, label = "sq", title = "t", xlabel = "x", ylabel = "y")',
+    'seed(1)\nscatter(randn(50), randn(50), color = randint(0, 3, 50))',
+    'seed(1)\nhist(randn(500), 20)',
+    'bar(["a", "b", "c"], [3, 1, 2])',
+    'plot(normal(0, 1))\nplot(poisson(3))',
+    'plot([1, 2; 2, 3; 3, 5])',
+])
+def test_drawings_are_real_images(lam, tmp_path, program):
+    path = tmp_path / "fig.png"
+    lam.run(program + "\nsavefig(path)", path=str(path))
+    check_png(path)
+
+
+def test_plot_of_a_model_draws_its_loss_history(lam, tmp_path):
+    history = Record({"loss_history": np.exp(-np.arange(50) / 5.0), "val_loss_history": np.exp(-np.arange(50) / 6.0) + 0.01})
+    path = tmp_path / "loss.png"
+    lam.run("plot(net)\nsavefig(path, dpi = 50)", net=history, path=str(path))
+    check_png(path, (100, 150))
+    lam.run("fit = logreg([1, 2, 3, 4, 5, 6], [0, 0, 1, 0, 1, 1])\nplot(fit)\nsavefig(path)", path=str(path))
+    check_png(path)
+    err = lam.error("plot({a = 1})")
+    assert err.kind == "TypeError" and "loss_history" in err.message
+
+
+def test_figure_errors(lam, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)          # nothing may land in the working tree, even on failure
+    assert lam.error('savefig("x.png")').message.startswith("savefig has no figure to save")
+    assert lam.error('plot([1, 2])\nsavefig("x.txt")').message.startswith("savefig writes .png")
+    err = lam.error('plot([1, 2])\nsavefig(p)', p=str(tmp_path / "nope" / "x.png"))
+    assert err.kind == "ValueError" and "does not exist" in err.message
+    assert lam.error("plot([1, 2, 3], [1, 2])").kind == "ShapeError"
+    assert lam.error("scatter([1, 2], [1, 2], color = [1])").kind == "ShapeError"
+    assert lam.error("figure(0, 3)").kind == "ValueError"
+
+
+def test_show_without_a_display_says_so(lam, capsys):
+    lam.run("plot([1, 2])\nshow()")
+    assert "no display" in capsys.readouterr().err
+
+
+def test_neither_matplotlib_nor_scipy_stats_load_at_start_up():
+    code = ("import sys\nfrom lamina.lang.interpreter import Interpreter\n"
+            "Interpreter().run('x = median([1, 2, 3])\\ny = normal(0, 1)\\nt = table({a = [1]})')\n"
+            "print('matplotlib' in sys.modules, 'scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["False", "False"], out.stderr
+
+
+def test_a_page_shows_the_figure_its_example_saved():
+    spec = load_all()["hist"]
+    figures = {}
+    text = page(spec, figures=figures)
+    assert "![figure](hist.png)" in text and set(figures) == {"hist.png"}
+    assert figures["hist.png"][:4] == b"\x89PNG"
+
+
+def test_the_docs_build_writes_figures_beside_the_pages(tmp_path, monkeypatch):
+    # The build of this category's pages (the full build also runs every other category's examples).
+    from lamina.docs import pages
+    mine = {n: s for n, s in load_all().items() if s.category == "Figures"}
+    monkeypatch.setattr(pages, "load_all", lambda: mine)
+    out = tmp_path / "builtins"
+    assert build.main(["build", str(out)]) == 0
+    for name in ("plot.png", "plot_loss.png", "scatter.png", "hist.png", "bar.png"):
+        check_png(out / name, (100, 100))
+    assert "![figure](scatter.png)" in (out / "scatter.md").read_text()
+    assert build.main(["build", str(out), "--check"]) == 0
+    (out / "hist.png").unlink()
+    assert build.main(["build", str(out), "--check"]) == 1

@@ -1,0 +1,191 @@
+"""linreg against NumPy least squares, the textbook formulas and statsmodels; polyfit, logreg,
+kmeans and pca against independent computations."""
+import numpy as np
+import pytest
+import scipy.stats as st
+
+from lamina.autodiff.tape import TAPE
+from lamina.builtins import regression as R
+
+
+def data(rng, n=60, k=3):
+    X = rng.normal(size=(n, k))
+    y = 1.5 + X @ np.array([2.0, -1.0, 0.0][:k]) + rng.normal(scale=0.8, size=n)
+    return X, y
+
+
+def textbook(X, y, intercept=True):
+    A = np.hstack([np.ones((len(y), 1)), X]) if intercept else X
+    n, p = A.shape
+    b = np.linalg.solve(A.T @ A, A.T @ y)
+    r = y - A @ b
+    s2 = r @ r / (n - p)
+    se = np.sqrt(np.diag(s2 * np.linalg.inv(A.T @ A)))
+    t = b / se
+    pv = 2 * (1 - st.t.cdf(np.abs(t), n - p))
+    tss = ((y - y.mean()) ** 2).sum() if intercept else (y ** 2).sum()
+    r2 = 1 - (r @ r) / tss
+    i = int(intercept)
+    adj = 1 - (1 - r2) * (n - i) / (n - p)
+    f = ((tss - r @ r) / (p - i)) / s2
+    return dict(coef=b, se=se, t=t, p=pv, r2=r2, adj_r2=adj, sigma=np.sqrt(s2), df=n - p, fstat=f,
+                f_p=1 - st.f.cdf(f, p - i, n - p), residuals=r)
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+def test_linreg_against_textbook_formulas(rng, intercept):
+    X, y = data(rng)
+    fit = R.linreg(X, y, intercept=intercept)
+    want = textbook(X, y, intercept)
+    np.testing.assert_allclose(fit.get("coef"), np.linalg.lstsq(
+        np.hstack([np.ones((60, 1)), X]) if intercept else X, y, rcond=None)[0])
+    for name, value in want.items():
+        np.testing.assert_allclose(fit.get(name), value, rtol=1e-7, atol=1e-12, err_msg=name)
+    assert fit.get("n") == 60 and isinstance(fit.get("r2"), float)
+
+
+def test_linreg_against_statsmodels(rng):
+    sm = pytest.importorskip("statsmodels.api")
+    X, y = data(rng, n=45)
+    fit = R.linreg(X, y)
+    ref = sm.OLS(y, sm.add_constant(X)).fit()
+    np.testing.assert_allclose(fit.get("coef"), ref.params, rtol=1e-9)
+    np.testing.assert_allclose(fit.get("se"), ref.bse, rtol=1e-9)
+    np.testing.assert_allclose(fit.get("t"), ref.tvalues, rtol=1e-9)
+    np.testing.assert_allclose(fit.get("p"), ref.pvalues, rtol=1e-6)
+    assert fit.get("r2") == pytest.approx(ref.rsquared) and fit.get("adj_r2") == pytest.approx(ref.rsquared_adj)
+    assert fit.get("fstat") == pytest.approx(ref.fvalue) and fit.get("f_p") == pytest.approx(ref.f_pvalue)
+
+
+def test_linreg_summary_reads_like_r(lam, rng):
+    X, y = data(rng, n=30, k=2)
+    lines = lam.run('fit = linreg(X, y, names = ["dose", "age"])\nprint(fit)', X=X, y=y)
+    text = "\n".join(lines)
+    assert lines[0] == "Linear regression: y ~ dose + age  (n = 30)"
+    for part in ("Residuals:", "Coefficients:", "Estimate", "Std. Error", "t value", "Pr(>|t|)",
+                 "(Intercept)", "Residual standard error:", "on 27 degrees of freedom",
+                 "Multiple R-squared:", "Adjusted R-squared:", "F-statistic:", "on 2 and 27 DF"):
+        assert part in text, part
+    row = next(line for line in lines if line.strip().startswith("dose"))
+    fit = lam.interp.get("fit")
+    assert f"{fit.coef[1]:.4g}" in row
+
+
+def test_linreg_from_a_table_and_fields(lam, rng):
+    X, y = data(rng, n=25, k=2)
+    lam.run('t = table({a = X[:, 0], b = X[:, 1], y = y, tag = map(range(25), i -> "r")})\n'
+            'f1 = linreg(t, "y")\nf2 = linreg(t, "y", ["b"])\npred = X * f1.weights + f1.intercept',
+            X=X, y=y)
+    f1, f2 = lam.interp.get("f1"), lam.interp.get("f2")
+    np.testing.assert_allclose(f1.coef, textbook(X, y)["coef"])
+    assert f1.terms == ["(Intercept)", "a", "b"] and f1.response == "y"
+    np.testing.assert_allclose(f2.coef, textbook(X[:, 1:], y)["coef"])
+    np.testing.assert_allclose(lam.interp.get("pred"), f1.fitted)
+    np.testing.assert_allclose(f1.predict(X), f1.fitted)
+
+
+@pytest.mark.parametrize("source, kind, start", [
+    ("linreg([1, 2, 3], [1, 2])", "ShapeError", "linreg needs one response per row of X"),
+    ("linreg([1, 2], [1, 2])", "ValueError", "linreg needs more rows than coefficients"),
+    ("linreg([1, 2; 2, 4; 3, 6; 4, 8], [1, 2, 3, 5])", "ValueError", "linreg's predictors are collinear"),
+    ("linreg([1, 0 / 0, 3, 4], [1, 2, 3, 4])", "ValueError", "linreg's predictors X contains NaN"),
+    ("linreg([1, 2, 3, 4], [1, 2, 3, 4], names = [\"a\", \"b\"])", "ValueError", "linreg got 2 names for 1"),
+    ("linreg(\"x\", [1])", "TypeError", "linreg's predictors X must be"),
+])
+def test_linreg_errors(lam, source, kind, start):
+    err = lam.error(source)
+    assert err.kind == kind and err.message.startswith(start), err.message
+
+
+def test_polyfit_and_polyval(rng):
+    x = rng.uniform(-2, 2, size=30)
+    y = 0.5 * x ** 3 - x + 2 + rng.normal(scale=0.1, size=30)
+    for d in (0, 1, 3):
+        np.testing.assert_allclose(R.polyfit(x, y, float(d)), np.polyfit(x, y, d), rtol=1e-8, atol=1e-10)
+    p = R.polyfit(x, y, 3.0)
+    np.testing.assert_allclose(R.polyval(p, x), np.polyval(p, x))
+    assert type(R.polyval(p, 1.0)) is float
+
+
+def test_logreg_against_statsmodels_and_through_the_tape(lam, rng):
+    sm = pytest.importorskip("statsmodels.api")
+    X = rng.normal(size=(200, 2))
+    logits = 0.5 + X @ np.array([1.5, -2.0])
+    y = (rng.random(200) < 1 / (1 + np.exp(-logits))).astype(float)
+    fit = R.logreg(X, y)
+    ref = sm.Logit(y, sm.add_constant(X)).fit(disp=0)
+    np.testing.assert_allclose(fit.get("coef"), ref.params, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(fit.get("se"), ref.bse, rtol=1e-4)
+    np.testing.assert_allclose(fit.get("p"), ref.pvalues, rtol=1e-3, atol=1e-12)
+    assert fit.converged
+    h = fit.get("loss_history")
+    assert h[0] == pytest.approx(np.log(2)) and h[-1] == pytest.approx(-ref.llf / 200, rel=1e-8)
+    assert np.all(np.diff(h) <= 1e-12)
+    assert TAPE.size() == 0                       # trained on the tape, which it leaves empty
+    # like train_loop, it resets the tape: a value tracked before the call is stale after it
+    err = lam.error("w = param(1.0)\nfit = logreg(X, y)\ng = grad(w * 2, wrt = w)", X=X, y=y)
+    assert err.kind == "TapeError"
+    np.testing.assert_allclose(fit.predict(X), ref.predict(sm.add_constant(X)), rtol=1e-5)
+
+
+def test_logreg_with_l2_matches_a_direct_minimization(rng):
+    from scipy.optimize import minimize
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] + rng.normal(size=80) > 0).astype(float)
+    lam_ = 0.3
+
+    def loss(theta):
+        z = X @ theta[1:] + theta[0]
+        return np.mean(np.logaddexp(0, z) - y * z) + 0.5 * lam_ * theta[1:] @ theta[1:]
+    ref = minimize(loss, np.zeros(4), method="BFGS", options={"gtol": 1e-10}).x
+    fit = R.logreg(X, y, l2=lam_)
+    np.testing.assert_allclose(fit.get("coef"), ref, atol=1e-6)
+    assert np.all(np.isnan(fit.get("se")))
+
+
+def test_logreg_prints_and_checks_labels(lam):
+    lines = lam.run("fit = logreg([1, 2, 3, 4, 5, 6], [0, 1, 0, 1, 1, 1])\nprint(fit)")
+    assert lines[0].startswith("Logistic regression (n = 6") and any("Pr(>|z|)" in s for s in lines)
+    assert lam.error("logreg([1, 2, 3], [0, 2, 1])").message == "logreg's labels y must be 0 or 1."
+
+
+def blobs(rng):
+    centers = np.array([[0, 0], [6, 0], [0, 6]], dtype=float)
+    return np.vstack([c + rng.normal(scale=0.5, size=(30, 2)) for c in centers]), np.repeat([0, 1, 2], 30)
+
+
+def test_kmeans_finds_clusters_and_is_a_lloyd_fixed_point(rng):
+    X, truth = blobs(rng)
+    r = R.kmeans(X, 3.0, seed=1.0).fields
+    labels, centers = r["labels"].astype(int), r["centers"]
+    # the same partition as the truth, up to renaming
+    assert len({(a, b) for a, b in zip(labels, truth)}) == 3
+    for j in range(3):
+        np.testing.assert_allclose(centers[j], X[labels == j].mean(axis=0))
+    d2 = ((X[:, None, :] - centers[None]) ** 2).sum(axis=2)
+    np.testing.assert_array_equal(labels, d2.argmin(axis=1))
+    assert r["inertia"] == pytest.approx(d2.min(axis=1).sum())
+    again = R.kmeans(X, 3.0, seed=1.0).fields
+    np.testing.assert_array_equal(again["labels"], r["labels"])
+
+
+def test_kmeans_uses_the_global_generator(lam, rng):
+    X, _ = blobs(rng)
+    assert lam.run("seed(5)\na = kmeans(X, 3).labels\nseed(5)\nprint(all(a == kmeans(X, 3).labels))", X=X) == ["true"]
+    assert lam.error("kmeans([1, 2], 3)").message.startswith("kmeans cannot make 3 clusters from 2 rows")
+
+
+def test_pca_against_the_covariance_eigendecomposition(rng):
+    X = rng.normal(size=(50, 4)) @ rng.normal(size=(4, 4))
+    r = R.pca(X).fields
+    vals, vecs = np.linalg.eigh(np.cov(X, rowvar=False))
+    order = np.argsort(vals)[::-1]
+    np.testing.assert_allclose(r["variance"], vals[order])
+    np.testing.assert_allclose(r["ratio"], vals[order] / vals.sum())
+    for j in range(4):
+        v = vecs[:, order[j]]
+        v = v * np.sign(v[np.abs(v).argmax()])
+        np.testing.assert_allclose(r["components"][j], v, atol=1e-8)
+    np.testing.assert_allclose(r["scores"], (X - X.mean(axis=0)) @ r["components"].T)
+    two = R.pca(X, 2.0).fields
+    assert two["components"].shape == (2, 4) and two["scores"].shape == (50, 2)

@@ -1,0 +1,59 @@
+"""randint, choice, shuffle and permutation draw from the one global generator."""
+import numpy as np
+import pytest
+
+from lamina.builtins import sampling as S
+from lamina.builtins.random import seed
+
+
+def fresh(n=11):
+    seed(float(n))
+    return np.random.default_rng(n)
+
+
+def test_randint_matches_the_generator():
+    ref = fresh()
+    np.testing.assert_array_equal(S.randint(2.0, 9.0, 50.0), ref.integers(2, 9, size=50))
+    assert S.randint(0.0, 3.0, 2.0, 4.0).shape == (2, 4)
+    x = S.randint(-5.0, 5.0, 10000.0)
+    assert x.min() == -5 and x.max() == 4 and x.dtype == np.float64
+    assert type(S.randint(0.0, 2.0)) is float
+
+
+def test_choice_shuffle_permutation_match_the_generator():
+    ref = fresh()
+    items = np.array([10.0, 20.0, 30.0, 40.0])
+    np.testing.assert_array_equal(S.choice(items, 6.0), items[ref.choice(4, size=6)])
+    np.testing.assert_array_equal(S.shuffle(items), items[ref.permutation(4)])
+    np.testing.assert_array_equal(S.permutation(7.0), ref.permutation(7))
+    m = np.arange(12.0).reshape(4, 3)
+    rows = S.shuffle(m)
+    assert sorted(map(tuple, rows)) == sorted(map(tuple, m)) and rows.shape == (4, 3)
+    assert sorted(S.shuffle(["a", "b", "c"])) == ["a", "b", "c"]
+    assert len(set(S.choice(10.0, 10.0, replace=False))) == 10
+
+
+def test_choice_weights_and_frequencies():
+    fresh()
+    draws = S.choice(np.array([0.0, 1.0, 2.0]), 20000.0, p=np.array([0.2, 0.5, 0.3]))
+    freq = np.bincount(draws.astype(int)) / draws.size
+    np.testing.assert_allclose(freq, [0.2, 0.5, 0.3], atol=0.02)
+
+
+def test_seeded_programs_repeat(lam):
+    program = "seed(4)\nprint(randint(0, 100, 3), choice([\"x\", \"y\", \"z\"]), shuffle([1, 2, 3]), permutation(3))"
+    assert lam.run(program) == lam.run(program)
+
+
+@pytest.mark.parametrize("source, kind, start", [
+    ("randint(5, 5)", "ValueError", "randint needs lo < hi"),
+    ("randint(0, 2.5)", "TypeError", "randint's hi must be a whole number"),
+    ("choice([], 2)", "ValueError", "choice needs at least one item"),
+    ("choice([1, 2], 3, replace = false)", "ValueError", "choice cannot draw 3 distinct items from 2"),
+    ("choice([1, 2], 1, p = [0.5, 0.6])", "ValueError", "choice's p must hold 2 probabilities"),
+    ("shuffle(3)", "TypeError", "shuffle needs a vector, matrix or list"),
+    ("permutation(-1)", "ValueError", "permutation's n must be at least 0"),
+])
+def test_errors(lam, source, kind, start):
+    err = lam.error(source)
+    assert err.kind == kind and err.message.startswith(start), err.message
