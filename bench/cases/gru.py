@@ -97,25 +97,3 @@ def cases() -> list[dict]:
                               "2014) applies U_h to r .* h: same sizes and work."]})
     return out
 
-
-if __name__ == "__main__":
-    import sys
-    import time
-
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    for case in cases():
-        print(f"{case['name']} ({case['sizes']})")
-        medians = {}
-        for peer, fn in case["impls"].items():
-            if not callable(fn):
-                print(f"  {peer:28s} missing: {fn}")
-                continue
-            fn()
-            times = []
-            for _ in range(reps):
-                t = time.perf_counter()
-                fn()
-                times.append(time.perf_counter() - t)
-            medians[peer] = float(np.median(times))
-        for peer, t in medians.items():
-            print(f"  {peer:28s} {t * 1e3:8.1f} ms   lamina/{peer} = {medians['lamina'] / t:.2f}")

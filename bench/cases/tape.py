@@ -186,27 +186,3 @@ def cases() -> list[dict]:
          "impls": {"lamina": lamina_mlp(data), "numpy": numpy_mlp(data)}},
     ]
 
-
-if __name__ == "__main__":
-    import sys
-    import time
-
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    for case in cases():
-        print(f"{case['name']} ({case['sizes']})")
-        medians = {}
-        for peer, fn in case["impls"].items():
-            if not callable(fn):
-                print(f"  {peer:16s} missing: {fn}")
-                continue
-            fn()                                   # warm up
-            times = []
-            for _ in range(reps):
-                t = time.perf_counter()
-                fn()
-                times.append(time.perf_counter() - t)
-            medians[peer] = float(np.median(times))
-        base = medians.get("lamina")
-        for peer, t in medians.items():
-            per_op = f"{t / CHAIN_OPS * 1e6:7.2f} us/op" if "chain" in case["name"] else f"{t * 1e3:8.1f} ms"
-            print(f"  {peer:16s} {per_op}   lamina/{peer} = {base / t:.3f}")
