@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autodiff import linalg, ops, shaping
 from ..autodiff.reductions import check_axis
-from ..autodiff.tape import Tracked, value_of
+from ..autodiff.tape import value_of
 from ..errors import LaminaError, shape_str
 from ..values import as_float, as_int, describe
 from .mathfns import axis_arg, operand
