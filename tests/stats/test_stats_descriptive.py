@@ -131,6 +131,13 @@ def test_unique_and_histogram(rng):
     np.testing.assert_array_equal(h.fields["counts"], np.histogram(x, 4, range=(-1, 1))[0])
 
 
+def test_empty_data_gives_nan():
+    assert np.isnan(S.median(np.zeros(0))) and np.isnan(S.var(np.zeros(0)))
+    assert np.isnan(S.quantile(np.zeros(0), 0.5))
+    assert np.isnan(S.quantile(np.zeros((0, 3)), np.array([0.1, 0.9]), 0.0)).all()
+    assert S.quantile(np.zeros((0, 3)), np.array([0.1, 0.9]), 0.0).shape == (2, 3)
+
+
 def test_results_are_plain_lamina_values(rng):
     m = rng.normal(size=(5, 3))
     assert type(S.median(m)) is float and type(S.var(m[:, 0])) is float

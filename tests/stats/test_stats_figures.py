@@ -60,6 +60,7 @@ def test_figure_errors(lam, tmp_path, monkeypatch):
     assert lam.error("plot([1, 2, 3], [1, 2])").kind == "ShapeError"
     assert lam.error("scatter([1, 2], [1, 2], color = [1])").kind == "ShapeError"
     assert lam.error("figure(0, 3)").kind == "ValueError"
+    assert lam.error('scatter([1], [1], color = "notacolor")').message.startswith('scatter\'s color "notacolor" is not a color')
 
 
 def test_show_without_a_display_says_so(lam, capsys):

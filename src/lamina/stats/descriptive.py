@@ -60,7 +60,11 @@ def quantile(x, q, axis=None, skipnan=False):
                           f"not a {shape_str(qs.shape)} matrix.")
     if np.any(np.isnan(qs)) or np.any((qs < 0) | (qs > 1)):
         raise LaminaError("ValueError", "quantile's probabilities must lie from 0 to 1.")
-    result = _quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k)
+    if a.size == 0:               # NumPy cannot take quantiles of nothing; they are NaN
+        kept = () if k is None else (a.shape[1 - k],) if a.ndim == 2 else ()
+        result = np.full(qs.shape + kept, np.nan)
+    else:
+        result = _quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k)
     if k == 1 and qs.ndim == 1:
         result = result.T               # rows of the input stay rows
     return out(result)

@@ -132,6 +132,10 @@ def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, 
     c = None
     if color is not None:
         c = as_str(color, "scatter's color") if isinstance(color, str) else vector(color, "scatter's color")
+        from matplotlib.colors import is_color_like
+        if isinstance(c, str) and not is_color_like(c):
+            raise LaminaError("ValueError", f"scatter's color \"{c}\" is not a color matplotlib knows; "
+                              f"use a name such as \"red\" or a code such as \"#1f77b4\".")
         if not isinstance(c, str) and c.size != xs.size:
             raise LaminaError("ShapeError", f"scatter's color needs one value per point ({xs.size}), not {c.size}.")
     ax.scatter(xs, ys, c=c, s=as_float(size, "scatter's size"), label=_label(label),
