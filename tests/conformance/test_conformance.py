@@ -15,9 +15,6 @@ import pytest
 
 HERE = pathlib.Path(__file__).parent
 PENDING: dict[tuple[str, int], str] = {    # (program, 0-based line) -> why
-    ("seed_optim.lam", 4): "compile/fit come with the model API (issue 5)",
-    ("seed_optim.lam", 5): "compile/fit come with the model API (issue 5)",
-    ("seed_optim.lam", 6): "quick_mlp comes with the model API (issue 5)",
 }
 
 

@@ -2,3 +2,4 @@
 # ruff: noqa: F401
 from . import core, mathfns, tensors, random, text, autodiff, nn, losses, gru, optimizers, training
 from . import stats, sampling, distributions, regression, metrics, data, figures
+from . import models, lr_schedules

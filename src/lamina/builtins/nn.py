@@ -26,7 +26,11 @@ def _elementwise(name, meaning, example, notes):
 @builtin("dense", category=CATEGORY,
          shapes=[Shape("dense(x, w, b)", "x m x k, w k x n, b", "m x n matrix",
                        "x * w + b: the product, then b added under the broadcasting rule."),
-                 Shape("dense(x, w)", "x m x k, w k x n", "m x n matrix", "x * w, no bias.")],
+                 Shape("dense(x, w)", "x m x k, w k x n", "m x n matrix", "x * w, no bias."),
+                 Shape("dense(spec, units, activation = \"relu\")", "model spec, units, activation",
+                       "model spec", "The layer form: appends a dense layer to a model (see input, "
+                       "compile); activation relu, sigmoid, tanh, softmax, leaky_relu, gelu or none "
+                       "(the default).")],
          summary="A fully connected layer as one expression: x * w + b, with the language's "
                  "matrix product and broadcasting. Rows of x are examples.",
          examples=["x = [1.0, 2.0; -0.5, 1.5]\nw = [0.5, -0.3; 0.2, 0.8]\n"
@@ -45,14 +49,9 @@ def _elementwise(name, meaning, example, notes):
                GradCase(((3, 2), (2,), (3,))), GradCase(((), (3, 2), ())), GradCase(((3, 2), (2, 4)))])
 def dense(x, w, b=None, **options):
     if isinstance(x, LibObject) and x.type_name == "model spec":
-        # Dispatch point of the layer overload dense(model_spec, units, activation = ...):
-        # the model API provides lamina.models.layers.dense_layer(spec, units, **options).
-        try:
-            from ..models.layers import dense_layer
-        except ImportError:
-            raise LaminaError("TypeError", "The layer form dense(model_spec, units, ...) is not "
-                              "available yet.") from None
-        return dense_layer(x, w, **options)
+        # The layer overload dense(model_spec, units, activation = ...) (lamina.models.layers).
+        from ..models.layers import dense_layer
+        return dense_layer(x, w, *(() if b is None else (b,)), **options)
     if options:
         raise LaminaError("TypeError", f"dense(x, w, b) takes no keyword '{next(iter(options))}'; "
                           f"keywords such as activation belong to the layer form dense(spec, units, ...).")

@@ -1,0 +1,238 @@
+"""Model API builtins: input, dropout_layer, compile, fit, predict, evaluate, quick_mlp,
+save_model, load_model (the layer form of dense is dispatched from builtins/nn.py).
+The code is in lamina.models; the schedules' builtins are in lr_schedules.py."""
+from __future__ import annotations
+
+from ..models.compile import compile_model
+from ..models.evaluate import evaluate as evaluate_model
+from ..models.evaluate import predict as predict_model
+from ..models.fit import fit as fit_model
+from ..models.layers import dropout_layer as dropout_layer_fn
+from ..models.quick import quick_mlp as quick_mlp_fn
+from ..models.save import load_model as load_model_fn
+from ..models.save import save_model as save_model_fn
+from ..models.spec import input_spec
+from .registry import Shape, builtin
+
+CATEGORY = "Statistics & ML"
+XOR = "X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0.0; 1.0; 1.0; 0.0]\n"
+NET = (XOR + "net = input(2) |> dense(8, activation = \"tanh\") |> dense(1, activation = \"sigmoid\") |>\n"
+       "      compile(optimizer = adam(lr = 0.05), loss = \"binary_cross_entropy\", seed = 1)\n")
+MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields: inputs, outputs, "
+              "layers (a list of records {kind, units, activation} or {kind, rate}), weights (a list "
+              "with one record {w, b} per dense layer, w in x units and b the 1 x units bias row), "
+              "loss, seed, optimizer (its current settings, lr included), schedule, epochs, "
+              "loss_history, val_loss_history and lr_history (one number per epoch over every fit). "
+              "print(net) shows a summary like Keras's.")
+
+
+@builtin("input", category=CATEGORY,
+         shapes=[Shape("input(n)", "number of features", "model spec",
+                       "The start of a model whose examples have n features.")],
+         summary="Starts a model spec: the input layer of a network whose examples (rows of X) have "
+                 "n features. Add layers with |> dense(...) and finish with |> compile(...).",
+         examples=["spec = input(3) |> dense(4, activation = \"relu\") |> dense(2, activation = \"softmax\")\n"
+                   "print(spec.inputs, spec.outputs)\nprint(spec)"],
+         notes="A model spec is an immutable value with the fields inputs, outputs and layers; each "
+               "layer builtin returns a new spec, so one spec can start several models. It has no "
+               "weights until compile gives it some. n must be a whole number of at least 1.")
+def input_(n):
+    return input_spec(n)
+
+
+@builtin("dropout_layer", category=CATEGORY,
+         shapes=[Shape("dropout_layer(spec, rate)", "model spec, rate in [0, 1)", "model spec",
+                       "Appends a dropout layer."),
+                 Shape("spec |> dropout_layer(rate)", "the same, piped", "model spec",
+                       "The usual way to write it.")],
+         summary="Adds a dropout layer to a model spec: while fit trains, it zeroes each value with "
+                 "probability rate and scales the rest by 1/(1 - rate); predict and evaluate pass "
+                 "values through unchanged.",
+         examples=["spec = input(4) |> dense(16, activation = \"relu\") |> dropout_layer(0.25) |>\n"
+                   "       dense(1, activation = \"none\")\nprint(spec.layers[1])"],
+         notes="Inverted dropout, active only while fitting (also for fit's per-epoch loss, as in "
+               "Keras; the validation loss is computed without it). Its random numbers come from "
+               "fit's own generator, seeded by the compile seed, never from the global one, so "
+               "seeded fits repeat exactly. The function dropout(x, rate) is the same operation on a "
+               "tensor. A rate outside [0, 1) is a ValueError.")
+def dropout_layer(spec, rate):
+    return dropout_layer_fn(spec, rate)
+
+
+@builtin("compile", category=CATEGORY,
+         shapes=[Shape("compile(spec, optimizer = \"adam\", loss = \"mse\", seed = n)",
+                       "model spec, optimizer name, loss name, seed", "model",
+                       "Weights drawn from the seed; defaults adam and mse."),
+                 Shape("compile(spec, optimizer = adam(lr = 0.01), ...)", "an optimizer value",
+                       "model", "Its settings (lr, betas, ...) are used."),
+                 Shape("compile(spec, optimizer = lr_plateau(lr = 0.1, patience = 5), ...)",
+                       "a schedule", "model", "The rate changes between epochs.")],
+         summary="Turns a model spec into a model: draws the weights from the seed, and fixes the "
+                 "optimizer (a name, an optimizer value or a learning-rate schedule) and the loss "
+                 "(mse, mae, cross_entropy or binary_cross_entropy).",
+         examples=["net = input(2) |> dense(4, activation = \"relu\") |> dense(1, activation = \"none\") |>\n"
+                   "      compile(optimizer = \"adam\", loss = \"mse\", seed = 7)\nprint(net)\n"
+                   "w = net.weights[0]\nprint(size(w.w), w.b)",
+                   "spec = input(2) |> dense(3, activation = \"softmax\")\n"
+                   "a = compile(spec, loss = \"cross_entropy\", seed = 5)\n"
+                   "b = compile(spec, loss = \"cross_entropy\", seed = 5)\n"
+                   "print(a.weights[0].w == b.weights[0].w)"],
+         notes="Weights are Glorot-uniform, each dense layer's w uniform in +-sqrt(6 / (in + units)), "
+               "drawn layer by layer from the model's own NumPy generator seeded by seed; the bias "
+               "is a 1 x units row of zeros (one per unit). So the same seed gives the same model. "
+               "Without a seed one is drawn from the global generator (so seed(n) at the top of a "
+               "program still makes it repeatable). An optimizer given by name uses that optimizer's "
+               "defaults (adam: lr 0.001); an optimizer value contributes its settings only (its "
+               "parameters and running state are not used); a schedule contributes its base "
+               "optimizer and starting rate. cross_entropy needs a last layer with activation "
+               "softmax (at least 2 units) and binary_cross_entropy one with sigmoid; both are then "
+               "computed from the layer's pre-activation, stably (with activation \"none\" the "
+               "outputs are taken as raw scores). Any other pairing, an unknown loss or optimizer "
+               "name, or a spec that does not end with a dense layer is an error here, before any "
+               "training. " + MODEL_NOTE)
+def compile_(spec, optimizer="adam", loss="mse", seed=None):
+    return compile_model(spec, optimizer, loss, seed)
+
+
+@builtin("fit", category=CATEGORY,
+         shapes=[Shape("fit(model, X, Y, epochs = n)", "model, m x inputs matrix, targets, epochs",
+                       "model", "Trains and returns a new model; rows are examples."),
+                 Shape("net.fit(X, Y, epochs = n, batch_size = 32, shuffle = true)", "the same, as "
+                       "a method", "model", "Mini-batches of batch_size rows, reshuffled each epoch."),
+                 Shape("fit(model, X, Y, validation_split = 0.2)", "a fraction", "model",
+                       "Holds out a random, seeded part of the rows; fills val_loss_history."),
+                 Shape("fit(model, X, Y, validation_data = [Xv, Yv])", "a list of two", "model",
+                       "Validates on the given rows instead."),
+                 Shape("fit(model, X, Y, early_stopping = patience)", "epochs", "model",
+                       "Stops after patience epochs without improvement; keeps the best weights."),
+                 Shape("fit(model, X, Y, verbose = 0)", "0, 1 or 2", "model",
+                       "0 silent; 1 a progress bar on a terminal; 2 a line per epoch.")],
+         summary="Trains a model on the rows of X and Y with mini-batches and returns the trained "
+                 "model, whose loss_history holds one loss per epoch; the model it was called on is "
+                 "unchanged.",
+         examples=[NET + "net = net.fit(X, Y, epochs = 300, batch_size = 4)\n"
+                   "n = length(net.loss_history)\n"
+                   "print(n, net.loss_history[n - 1] < 0.1 * net.loss_history[0])\n"
+                   "print(round(predict(net, X)))",
+                   "seed(0)\nX = randn(200, 2)\nY = X * [1.5; -2.0] + 0.5\n"
+                   "net = input(2) |> dense(1, activation = \"none\") |> compile(optimizer = adam(lr = 0.05), seed = 3)\n"
+                   "net = net.fit(X, Y, epochs = 100, validation_split = 0.25, early_stopping = 5)\n"
+                   "print(length(net.val_loss_history) == net.epochs, net.val_loss_history[net.epochs - 1] < 0.001)\n"
+                   "print(round(net.weights[0].w, 2), round(net.weights[0].b, 2))"],
+         notes="Each epoch shuffles the rows (unless shuffle = false) and walks them in batches of "
+               "batch_size (default 32; the last may be smaller). Each batch resets the tape (like "
+               "train_loop: tracked values made before fit are stale afterwards), runs the model "
+               "forward with one fused operation per dense layer, takes the gradient and steps the "
+               "optimizer. loss_history[e] is the mean of epoch e's batch losses, weighted by batch "
+               "size, with dropout on (so with one batch per epoch, loss_history[0] is the loss "
+               "before the first step); val_loss_history[e] is the loss on the validation rows "
+               "after epoch e, dropout off. lr_history[e] is the rate epoch e used. Histories and "
+               "epochs accumulate over repeated fits, and the optimizer's state carries over. "
+               "validation_split holds out round(m * fraction) rows chosen at random from a "
+               "generator seeded by the compile seed (the same rows on every fit of that model): "
+               "unlike Keras, which takes the last rows before shuffling and so surprises users "
+               "whose data are sorted. early_stopping = p watches the validation loss (the training "
+               "loss without validation), stops after p epochs without a new best, and returns the "
+               "weights of the best epoch. Shuffling, dropout and the split use generators seeded "
+               "by the compile seed, so the same seed, data and options give the same model and "
+               "loss_history on every run. Shapes are checked first: X needs the input's columns, "
+               "Y one column per output unit (a vector of m when there is one unit; for "
+               "cross_entropy a vector of class indices also works), and both the same number of "
+               "rows; errors name both shapes. A loss that becomes NaN or Inf stops fit with a "
+               "ValueError naming the epoch and batch.")
+def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,
+        validation_data=None, early_stopping=None, verbose=1):
+    return fit_model(model, X, Y, epochs, batch_size, shuffle, validation_split, validation_data,
+                     early_stopping, verbose)
+
+
+@builtin("predict", category=CATEGORY,
+         shapes=[Shape("predict(model, X)", "model, m x inputs matrix", "m x outputs matrix",
+                       "The model's outputs for each row."),
+                 Shape("net.predict(X)", "the same, as a method", "m x outputs matrix",
+                       "Method-call form.")],
+         summary="Runs a model forward on new rows: one row of outputs per row of X (probabilities "
+                 "for a softmax or sigmoid output layer). Dropout is off.",
+         examples=[NET + "net = net.fit(X, Y, epochs = 300, batch_size = 4)\n"
+                   "p = predict(net, X)\nprint(size(p))\nprint(round(p))"],
+         notes="Always a matrix with one column per output unit, also for one unit (m x 1). The "
+               "computation is off the tape (plain NumPy), so it does not disturb tracked values. "
+               "X is checked as in fit: it needs as many columns as input(n) said.")
+def predict(model, X):
+    return predict_model(model, X)
+
+
+@builtin("evaluate", category=CATEGORY,
+         shapes=[Shape("evaluate(model, X, Y)", "model, inputs, targets", "record {loss}",
+                       "The loss on these rows (mse, mae)."),
+                 Shape("evaluate(model, X, Y)", "classification model", "record {loss, accuracy}",
+                       "Also the share of rows classified right.")],
+         summary="The model's loss on some rows, dropout off; for cross_entropy and "
+                 "binary_cross_entropy also the accuracy. Returns a record.",
+         examples=[NET + "net = net.fit(X, Y, epochs = 300, batch_size = 4)\n"
+                   "r = evaluate(net, X, Y)\nprint(r.accuracy, r.loss < 0.1)"],
+         notes="Returns {loss} for mse and mae, and {loss, accuracy} for the classification "
+               "losses. Accuracy with cross_entropy is the share of rows whose largest output is "
+               "the target's class (its index, or the largest entry of a one-hot or probability "
+               "row); with binary_cross_entropy the share of outputs on the same side of 0.5 as "
+               "the target. Y is checked and shaped as in fit.")
+def evaluate(model, X, Y):
+    return evaluate_model(model, X, Y)
+
+
+@builtin("quick_mlp", category=CATEGORY,
+         shapes=[Shape("quick_mlp(X, Y, seed = n)", "inputs, targets, seed", "model",
+                       "A fitted MLP with one hidden layer of 16 tanh units."),
+                 Shape("quick_mlp(X, Y, seed = n, hidden = [32, 16], epochs = 500)",
+                       "layer widths, epochs", "model", "More or wider hidden layers, longer."),
+                 Shape("quick_mlp(X, Y, loss = \"cross_entropy\")", "a loss", "model",
+                       "A classifier: the output layer follows the loss.")],
+         summary="Builds, compiles and fits a small multilayer perceptron in one call, with defaults "
+                 "that fit small problems, and returns the fitted model.",
+         examples=["X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0.0; 1.0; 1.0; 2.0]\n"
+                   "m = quick_mlp(X, Y, seed = 3)\nn = length(m.loss_history)\n"
+                   "print(n, m.loss_history[n - 1] < 0.001)\nprint(round(predict(m, X), 1))",
+                   "X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\n"
+                   "m = quick_mlp(X, [0, 1, 1, 0], loss = \"cross_entropy\", seed = 1, epochs = 200)\n"
+                   "print(evaluate(m, X, [0, 1, 1, 0]).accuracy)"],
+         notes="The same as input(columns of X) |> dense(16, activation = \"tanh\") (one per width "
+               "in hidden) |> an output layer |> compile(optimizer = adam(lr = 0.05), loss, seed) "
+               "|> fit(X, Y, epochs = 300, batch_size = 32). The output layer has one unit per "
+               "column of Y (or per class, for cross_entropy with class indices) and the "
+               "activation the loss pairs with: none for mse and mae, softmax for cross_entropy, "
+               "sigmoid for binary_cross_entropy. Keywords: seed (default 0), hidden, epochs, "
+               "activation, loss (default mse), optimizer (a name, value or schedule; then lr "
+               "applies only if given), lr, batch_size and verbose, as in compile and fit.")
+def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse", optimizer="adam",
+              lr=None, batch_size=32, verbose=1):
+    return quick_mlp_fn(X, Y, seed, hidden, epochs, activation, loss, optimizer, lr, batch_size, verbose)
+
+
+@builtin("save_model", category=CATEGORY,
+         shapes=[Shape("save_model(model, path)", "model, file path", "no output",
+                       "Writes the model to one .npz file.")],
+         summary="Saves a model (spec, weights, optimizer state, schedule and histories) to a file "
+                 "that load_model reads back exactly.",
+         examples=[NET + "net = net.fit(X, Y, epochs = 50, batch_size = 4)\n"
+                   "save_model(net, \"xor_model.npz\")\nsame = load_model(\"xor_model.npz\")\n"
+                   "print(predict(same, X) == predict(net, X), same.epochs)"],
+         notes="The file is a NumPy .npz archive (a zip of .npy arrays) written to exactly the path "
+               "given: the weights, the optimizer's running averages and the histories as float64 "
+               "arrays, and a JSON header for the rest (layers, loss, seed, optimizer settings and "
+               "step count, schedule and its state). An existing file is replaced; a path that "
+               "cannot be written is a ValueError.")
+def save_model(model, path):
+    save_model_fn(model, path)
+
+
+@builtin("load_model", category=CATEGORY,
+         shapes=[Shape("load_model(path)", "file path", "model", "The model save_model wrote.")],
+         summary="Reads a model saved by save_model: every weight, setting and history exactly as "
+                 "saved, so predictions match and further fitting continues the same way.",
+         examples=[NET + "save_model(net, \"untrained.npz\")\n"
+                   "print(load_model(\"untrained.npz\").weights[1].w == net.weights[1].w)"],
+         notes="A missing file, or one that is not a model saved by save_model (not an .npz "
+               "archive, an unknown format or version, missing or malformed parts, weights whose "
+               "shapes do not fit the layers), is a ValueError naming the path and what is wrong.")
+def load_model(path):
+    return load_model_fn(path)

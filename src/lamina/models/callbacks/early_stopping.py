@@ -1,0 +1,31 @@
+"""EarlyStopping: stop when the monitored loss has not improved for `patience` epochs."""
+from __future__ import annotations
+
+import math
+
+from . import Callback
+
+
+class EarlyStopping(Callback):
+    """Monitors the validation loss when fit validates, else the training loss.
+
+    An epoch improves when its loss is below the best so far. After `patience`
+    epochs without improvement training stops, and the model keeps the weights
+    (and optimizer state) of its best epoch; the histories keep every epoch run.
+    """
+
+    def __init__(self, patience: int):
+        self.patience = patience
+
+    def on_train_begin(self, run) -> None:
+        self.best, self.wait, self.best_optimizer = math.inf, 0, run.optimizer
+
+    def on_epoch_end(self, run, epoch: int, logs: dict) -> None:
+        loss = logs.get("val_loss", logs["loss"])
+        if loss < self.best:
+            self.best, self.wait, self.best_optimizer = loss, 0, run.optimizer
+            return
+        self.wait += 1
+        if self.wait >= self.patience:
+            run.stop = True
+            run.optimizer = self.best_optimizer

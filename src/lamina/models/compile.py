@@ -1,0 +1,53 @@
+"""compile: a model spec, an optimizer (or schedule), a loss and a seed -> a model.
+
+The seed feeds the model's own NumPy generator (never the global one): the
+weights are drawn from it in layer order (Glorot-uniform, bias rows zero), and
+fit's shuffling, dropout and validation split are seeded from it too, so the
+same seed gives the same model. Without a seed, one is drawn from the global
+generator, so seed(n) at the top of a program still makes it repeatable.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..builtins.random import generator
+from ..errors import LaminaError
+from ..optim.base import Optimizer
+from ..optim.registry import get
+from ..values import as_int, as_str, describe
+from .callbacks.schedule import Schedule
+from .losses import get_loss
+from .model import Model
+from .spec import ModelSpec
+
+
+def optimizer_of(optimizer) -> tuple[Optimizer, Schedule | None]:
+    """(settings-only optimizer, schedule or None) from a name, an optimizer or a schedule."""
+    if isinstance(optimizer, Schedule):
+        return optimizer.base, optimizer
+    if isinstance(optimizer, (str, Optimizer)):
+        return get(optimizer), None
+    raise LaminaError("TypeError", f"compile's optimizer must be an optimizer's name such as \"adam\", "
+                      f"an optimizer value, or a schedule such as lr_plateau(...), not "
+                      f"{describe(optimizer)}.")
+
+
+def compile_model(spec, optimizer="adam", loss="mse", seed=None) -> Model:
+    if not isinstance(spec, ModelSpec):
+        what = "a compiled model (compile takes the spec it was made from)" \
+            if isinstance(spec, Model) else describe(spec)
+        raise LaminaError("TypeError", f"compile needs a model spec, input(n) |> dense(...), not {what}.")
+    if not spec.layers or spec.layers[-1].kind != "dense":
+        raise LaminaError("ValueError", "compile needs a model that ends with a dense layer (the "
+                          "output layer): input(n) |> dense(units, activation = ...) |> compile(...).")
+    last = spec.layers[-1]
+    kind = get_loss(as_str(loss, "compile's loss"), last.activation)
+    if kind.name == "cross_entropy" and last.units < 2:
+        raise LaminaError("ValueError", "cross_entropy needs a last layer of at least 2 units (one per "
+                          "class); for two classes with one unit use binary_cross_entropy.")
+    n = int(generator().integers(2**31)) if seed is None else as_int(seed, "compile's seed", minimum=0)
+    opt, schedule = optimizer_of(optimizer)
+    rng = np.random.default_rng(n)
+    widths = spec.widths()
+    weights = [p for i, layer in enumerate(spec.layers) for p in layer.init(widths[i], rng)]
+    return Model(spec, kind, n, opt.bind(weights, "the model's weights"), schedule)

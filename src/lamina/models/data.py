@@ -1,0 +1,70 @@
+"""Checking and shaping X and Y for fit, predict and evaluate.
+
+Rows of X and Y are examples. X is m x n for a model made with input(n) (a
+vector of m is taken as m x 1 when n is 1). Y has one column per output unit;
+a vector of m is one target per example, the m x 1 matrix, when the last layer
+has one unit. For cross_entropy, Y may instead be a vector of m class indices
+(0 to units - 1), which becomes the m x units one-hot matrix.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaminaError, shape_str
+from ..values import as_tensor
+
+
+def _what(a: np.ndarray) -> str:
+    return f"a vector of {a.shape[0]}" if a.ndim == 1 else f"a {shape_str(a.shape)} matrix"
+
+
+def features(X, inputs: int, who: str) -> np.ndarray:
+    x = as_tensor(X, f"{who}'s X")
+    if x.ndim == 1 and inputs == 1:
+        x = x.reshape(-1, 1)
+    if x.ndim != 2 or x.shape[1] != inputs:
+        one = " (for one example, write x' to make it a 1 x n row)" if x.ndim == 1 else ""
+        raise LaminaError("ShapeError", f"{who}: X is {_what(x)}, but the model takes input({inputs}): "
+                          f"X needs {inputs} column{'s' * (inputs != 1)}, one row per example{one}.")
+    if x.shape[0] == 0:
+        raise LaminaError("ValueError", f"{who}: X has no rows (examples).")
+    return np.ascontiguousarray(x, dtype=np.float64)
+
+
+def targets(Y, m: int, units: int, loss, who: str) -> np.ndarray:
+    """Y as an m x units float matrix (class indices become one-hot rows)."""
+    y = as_tensor(Y, f"{who}'s Y")
+    if y.ndim != 2 and y.ndim != 1:
+        raise LaminaError("ShapeError", f"{who}: Y must be a vector or matrix, not {_what(y)}.")
+    if y.shape[0] != m:
+        raise LaminaError("ShapeError", f"{who}: X has {m} rows (examples) but Y is {_what(y)}; "
+                          f"they need one row per example each.")
+    if loss.name == "cross_entropy" and y.ndim == 1:
+        return _one_hot(y, units, who)
+    if y.ndim == 1:
+        if units != 1:
+            raise LaminaError("ShapeError", f"{who}: Y is {_what(y)} (one target per example), but the "
+                              f"last layer has {units} units; Y needs to be a {m}x{units} matrix.")
+        y = y.reshape(-1, 1)
+    if y.shape[1] != units:
+        raise LaminaError("ShapeError", f"{who}: Y is {_what(y)}, but the last layer has {units} "
+                          f"unit{'s' * (units != 1)}; Y needs {units} column{'s' * (units != 1)} "
+                          f"({m}x{units}" + (", or a vector of m" if units == 1 else "")
+                          + (", or a vector of class indices" if loss.name == "cross_entropy" else "")
+                          + ").")
+    if loss.classification and (np.any(y < 0) or np.any(y > 1)):
+        raise LaminaError("ValueError", f"{who}: {loss.name} needs targets from 0 to 1 (probabilities "
+                          f"or one-hot rows), but Y holds {float(y.min() if np.any(y < 0) else y.max()):g}.")
+    return np.ascontiguousarray(y, dtype=np.float64)
+
+
+def _one_hot(y: np.ndarray, units: int, who: str) -> np.ndarray:
+    idx = y.astype(np.int64)
+    bad = (idx != y) | (idx < 0) | (idx >= units)
+    if np.any(bad):
+        raise LaminaError("ValueError", f"{who}: with cross_entropy a vector Y holds class indices, "
+                          f"whole numbers from 0 to {units - 1} (one per output unit), but it holds "
+                          f"{float(y[bad][0]):g}.")
+    onehot = np.zeros((y.shape[0], units))
+    onehot[np.arange(y.shape[0]), idx] = 1.0
+    return onehot

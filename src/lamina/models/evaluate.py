@@ -1,0 +1,28 @@
+"""predict and evaluate: the model forward on new data, dropout off, off the tape."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..values import Record
+from .fit import check_model, data_of
+from .data import features
+
+
+def predict(model, X) -> np.ndarray:
+    """The outputs for each row of X: an m x units matrix (softmax rows are probabilities)."""
+    model = check_model(model, "predict")
+    return model.predict(features(X, model.spec.inputs, "predict"))
+
+
+def evaluate(model, X, Y) -> Record:
+    """{loss} for mse and mae; {loss, accuracy} for the classification losses."""
+    model = check_model(model, "evaluate")
+    x, y = data_of(model, X, Y, "evaluate")
+    scores = model.forward(x, model.params, training=False, logits=model.fused_logits)
+    fields = {"loss": float(model.loss.fn(scores, y))}
+    if model.loss.name == "cross_entropy":
+        fields["accuracy"] = float(np.mean(scores.argmax(axis=1) == y.argmax(axis=1)))
+    elif model.loss.name == "binary_cross_entropy":
+        # scores are logits here: logit >= 0 is probability >= 0.5
+        fields["accuracy"] = float(np.mean((scores >= 0.0) == (y >= 0.5)))
+    return Record(fields)

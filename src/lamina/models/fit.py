@@ -1,0 +1,166 @@
+"""fit: a fixed loop over epochs and batches that only fires callbacks.
+
+Each batch: reset the tape, wrap the optimizer's current weights as fresh
+param() leaves, run the model forward (one fused dense op per layer, the whole
+batch at once), take the loss's gradient and step the optimizer. Everything
+else (histories, early stopping, learning-rate schedules, the progress bar) is
+a callback in models/callbacks/.
+
+Randomness comes from generators seeded by the compile seed, never from the
+global one: the validation split from [seed, 1] (the same split on every fit of
+the model), the shuffling and dropout from [seed, 2, epochs trained so far]. So
+the same seed, data and options give the same model and the same loss_history
+on every run.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from ..autodiff.grad import grad
+from ..autodiff.tape import TAPE
+from ..errors import LaminaError
+from ..optim.base import Optimizer
+from ..values import as_float, as_int, describe
+from .callbacks.early_stopping import EarlyStopping
+from .callbacks.history import History
+from .callbacks.progress import Progress
+from .callbacks.schedule import ScheduleCallback
+from .data import features, targets
+from .model import Model
+from .spec import ModelSpec
+
+SPLIT_STREAM, SHUFFLE_STREAM = 1, 2
+
+
+class Run:
+    """The state of one fit in progress, which callbacks read and change."""
+
+    def __init__(self, model: Model):
+        self.model = model               # the model fit started from (never changed)
+        self.optimizer = model.optimizer  # the current weights, optimizer state and lr
+        self.first_epoch = model.epochs  # epochs count over every fit of the model
+        self.stop = False                # a callback sets it to end training after this epoch
+        self.changes: dict = {}          # fields of the new model, set by callbacks at the end
+
+
+def check_model(model, who: str) -> Model:
+    if isinstance(model, ModelSpec):
+        raise LaminaError("TypeError", f"{who} needs a compiled model; this is a model spec: "
+                          f"compile it first, spec |> compile(optimizer = \"adam\", loss = \"mse\").")
+    if not isinstance(model, Model):
+        raise LaminaError("TypeError", f"{who} needs a model (made by input, layers and compile), "
+                          f"not {describe(model)}.")
+    return model
+
+
+def data_of(model: Model, X, Y, who: str):
+    x = features(X, model.spec.inputs, who)
+    return x, targets(Y, x.shape[0], model.spec.widths()[-1], model.loss, who)
+
+
+def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,
+        validation_data=None, early_stopping=None, verbose=1):
+    model = check_model(model, "fit")
+    x, y = data_of(model, X, Y, "fit")
+    n_epochs = as_int(epochs, "fit's epochs", minimum=0)
+    size = as_int(batch_size, "fit's batch_size", minimum=1)
+    if not isinstance(shuffle, bool):
+        raise LaminaError("TypeError", f"fit's shuffle must be true or false, not {describe(shuffle)}.")
+    level = as_int(verbose, "fit's verbose", minimum=0)
+    if level > 2:
+        raise LaminaError("ValueError", f"fit's verbose must be 0, 1 or 2, not {level}.")
+    (x, y), val = _validation(model, x, y, validation_split, validation_data)
+
+    callbacks = [History()]
+    if early_stopping is not None:
+        callbacks.append(EarlyStopping(as_int(early_stopping, "fit's early_stopping (a patience in "
+                                              "epochs)", minimum=1)))
+    if model.schedule is not None:
+        callbacks.append(ScheduleCallback(model.schedule))
+    callbacks.append(Progress(level, n_epochs, x.shape[0]))
+
+    run = Run(model)
+    rng = np.random.default_rng([model.seed, SHUFFLE_STREAM, model.epochs])
+    m = x.shape[0]
+    try:
+        _fire(callbacks, "on_train_begin", run)
+        for e in range(n_epochs):
+            epoch = run.first_epoch + e
+            _fire(callbacks, "on_epoch_begin", run, epoch)
+            logs = {"lr": run.optimizer.hp["lr"]}
+            order = rng.permutation(m) if shuffle else None
+            total = 0.0
+            for b, start in enumerate(range(0, m, size)):
+                rows = order[start:start + size] if shuffle else slice(start, start + size)
+                xb, yb = x[rows], y[rows]
+                loss, run.optimizer = train_step(model, run.optimizer, xb, yb, rng)
+                if not math.isfinite(loss):
+                    raise LaminaError("ValueError", f"fit stopped in epoch {epoch}, batch {b} (both "
+                                      f"counted from 0): the loss is {'NaN' if loss != loss else 'Inf'}. "
+                                      f"A smaller learning rate, or standardized X, often helps.")
+                total += loss * xb.shape[0]
+                _fire(callbacks, "on_batch_end", run, b, loss, xb.shape[0])
+            logs["loss"] = total / m
+            if val is not None:
+                logs["val_loss"] = float(model.batch_loss(*val, run.optimizer.params, training=False))
+            _fire(callbacks, "on_epoch_end", run, epoch, logs)
+            if run.stop:
+                break
+        _fire(callbacks, "on_train_end", run)
+    finally:
+        for cb in callbacks:
+            cb.close()
+    return model.evolve(optimizer=run.optimizer, **run.changes)
+
+
+def train_step(model: Model, opt, xb, yb, rng):
+    """One batch on a fresh tape: (the batch's loss, the optimizer after one step)."""
+    TAPE.reset()
+    leaves = [TAPE.leaf(p, True) for p in opt.params]
+    loss = model.batch_loss(xb, yb, leaves, training=True, rng=rng)
+    grads = grad(loss, leaves)
+    TAPE.reset()
+    return loss.value, step(opt, grads)
+
+
+def step(opt: Optimizer, grads: list) -> Optimizer:
+    """`opt.step(grads)` without its argument checks and defensive copies: fit's gradients
+    are fresh arrays of the weights' shapes, and every rule's update returns fresh arrays.
+    (tests/models check that both give the same optimizer for every rule.)"""
+    t = opt.t + 1
+    new = [opt.rule.update(w, g, s, opt.hp, t) for w, g, s in zip(opt.params, grads, opt.state)]
+    return replace(opt, params=tuple(w for w, _ in new), state=tuple(s for _, s in new), t=t)
+
+
+def _fire(callbacks, hook: str, *args) -> None:
+    for cb in callbacks:
+        getattr(cb, hook)(*args)
+
+
+def _validation(model: Model, x, y, split, data):
+    """((training x, y), (validation x, y) or None)."""
+    fraction = as_float(split, "fit's validation_split")
+    if data is not None:
+        if fraction:
+            raise LaminaError("ValueError", "fit takes validation_split or validation_data, not both.")
+        if not (isinstance(data, list) and len(data) == 2):
+            raise LaminaError("TypeError", f"fit's validation_data must be a list [Xv, Yv], not "
+                              f"{describe(data)}.")
+        return (x, y), data_of(model, data[0], data[1], "fit's validation_data")
+    if not fraction:
+        return (x, y), None
+    if not 0.0 < fraction < 1.0:
+        raise LaminaError("ValueError", f"fit's validation_split must be above 0 and below 1, "
+                          f"not {fraction:g}.")
+    m = x.shape[0]
+    n_val = int(round(m * fraction))
+    if not 1 <= n_val < m:
+        raise LaminaError("ValueError", f"fit's validation_split of {fraction:g} leaves "
+                          f"{'no' if n_val < 1 else 'every'} example of {m} for validation; "
+                          f"it needs at least one on each side.")
+    perm = np.random.default_rng([model.seed, SPLIT_STREAM]).permutation(m)
+    held, kept = np.sort(perm[:n_val]), np.sort(perm[n_val:])
+    return (x[kept], y[kept]), (x[held], y[held])

@@ -1,0 +1,46 @@
+"""The losses a model compiles with, and which output activation each pairs with.
+
+cross_entropy and binary_cross_entropy are computed from the last layer's
+pre-activation ("logits") when that layer ends in softmax or sigmoid: the same
+number, without ever taking log of 0, and the gradient is simply p - y. With the
+activation "none" the outputs themselves are taken as logits (as PyTorch's
+CrossEntropyLoss does). Any other output activation with them is an error.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import LaminaError
+from ..nn import losses as L
+
+
+@dataclass(frozen=True)
+class Loss:
+    name: str
+    fn: Callable                # (scores, targets) -> scalar loss (tracked when scores are)
+    logits_of: str | None       # the output activation whose pre-activation the loss reads
+    classification: bool
+
+
+LOSSES = {
+    "mse": Loss("mse", L.mse, None, False),
+    "mae": Loss("mae", L.mae, None, False),
+    "cross_entropy": Loss("cross_entropy", lambda s, t: L.cross_entropy(s, t, **{"from": "logits"}),
+                          "softmax", True),
+    "binary_cross_entropy": Loss("binary_cross_entropy",
+                                 lambda s, t: L.binary_cross_entropy(s, t, **{"from": "logits"}),
+                                 "sigmoid", True),
+}
+
+
+def get_loss(name: str, last_activation: str) -> Loss:
+    loss = LOSSES.get(name)
+    if loss is None:
+        raise LaminaError("ValueError", f"compile has no loss \"{name}\"; the losses are "
+                          f"{', '.join(LOSSES)}.")
+    if loss.logits_of and last_activation not in (loss.logits_of, "none"):
+        raise LaminaError("ValueError", f"The loss \"{name}\" needs the last layer's activation to be "
+                          f"\"{loss.logits_of}\" (or \"none\", for raw scores), but it is "
+                          f"\"{last_activation}\".")
+    return loss

@@ -1,0 +1,126 @@
+"""The compiled model value, and running it forward (predict, evaluate, fit's batches).
+
+A model is immutable: fit returns a new one. Its weights live in its optimizer
+(a bound optimizer value, whose parameters are the flat list w0, b0, w1, b1, ...
+of the dense layers in order), together with the optimizer's running state, so
+that a second fit continues where the first stopped.
+
+Fields a program reads (`net.loss_history`, ...):
+    inputs, outputs      the input width and the last layer's units
+    layers               a list of records: {kind = "dense", units, activation} or
+                         {kind = "dropout", rate}
+    weights              a list with one record {w, b} per dense layer, in order:
+                         w is in x units, b the 1 x units bias row
+    loss, seed, optimizer, schedule (none without one)
+    epochs               epochs trained so far (over every fit)
+    loss_history         one training loss per epoch (over every fit)
+    val_loss_history     one validation loss per epoch (empty without validation)
+    lr_history           the learning rate each epoch used
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..optim.base import Optimizer
+from ..values import LibObject, Record
+from .losses import Loss
+from .spec import ModelSpec, layer_records, summary_table
+
+EMPTY = np.zeros(0)
+
+
+@dataclass(frozen=True, eq=False)
+class Model(LibObject):
+    spec: ModelSpec
+    loss: Loss
+    seed: int
+    optimizer: Optimizer              # bound to the flat weights; holds them and their state
+    schedule: LibObject | None = None
+    schedule_state: dict = field(default_factory=dict)
+    epochs: int = 0
+    loss_history: np.ndarray = field(default_factory=lambda: EMPTY)
+    val_loss_history: np.ndarray = field(default_factory=lambda: EMPTY)
+    lr_history: np.ndarray = field(default_factory=lambda: EMPTY)
+
+    type_name = "model"
+
+    def field_names(self) -> list[str]:
+        return ["inputs", "outputs", "layers", "weights", "loss", "seed", "optimizer", "schedule",
+                "epochs", "loss_history", "val_loss_history", "lr_history"]
+
+    def get(self, name: str):
+        if name in ("inputs", "outputs", "layers"):
+            return self.spec.get(name)
+        if name == "weights":
+            return [Record({"w": w.copy(), "b": b.copy()}) for w, b in self.dense_weights()]
+        if name == "loss":
+            return self.loss.name
+        if name in ("seed", "epochs"):
+            return float(getattr(self, name))
+        if name in ("loss_history", "val_loss_history", "lr_history"):
+            return getattr(self, name).copy()
+        return super().get(name)
+
+    # -- weights --------------------------------------------------------------
+    @property
+    def params(self) -> tuple:
+        return self.optimizer.params
+
+    def layer_params(self, params=None) -> list[tuple]:
+        """The flat weights split per layer: (w, b) for dense, () for dropout."""
+        flat = iter(self.params if params is None else params)
+        return [(next(flat), next(flat)) if layer.kind == "dense" else () for layer in self.spec.layers]
+
+    def dense_weights(self) -> list[tuple]:
+        return [p for p in self.layer_params() if p]
+
+    def evolve(self, **changes) -> "Model":
+        return replace(self, **changes)
+
+    # -- running forward ---------------------------------------------------------
+    @property
+    def fused_logits(self) -> bool:
+        """Whether the loss reads the last layer's pre-activation (see losses.py)."""
+        return self.loss.logits_of is not None
+
+    def forward(self, x, params, training: bool, rng=None, logits: bool = False):
+        """The outputs for a batch x (rows are examples), on the tape when params are tracked.
+
+        logits = true leaves out the last layer's activation (for the fused losses)."""
+        h = x
+        last = len(self.spec.layers) - 1
+        for i, (layer, p) in enumerate(zip(self.spec.layers, self.layer_params(params))):
+            h = layer.forward(h, p, training, rng, "none" if logits and i == last else None)
+        return h
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return self.forward(x, self.params, training=False)
+
+    def batch_loss(self, x, y, params, training: bool, rng=None):
+        """The loss on one batch (a tracked number when params are tracked)."""
+        out = self.forward(x, params, training, rng, logits=self.fused_logits)
+        return self.loss.fn(out, y)
+
+    # -- printing ---------------------------------------------------------------
+    def describe(self) -> str:
+        opt = self.optimizer
+        how = (self.schedule.describe() if self.schedule is not None
+               else f"{opt.rule.name}(lr = {opt.hp['lr']:g})")
+        head = (f"Model: {self.spec.inputs} input{'s' * (self.spec.inputs != 1)} -> "
+                f"{self.spec.widths()[-1]} output{'s' * (self.spec.widths()[-1] != 1)}, "
+                f"loss {self.loss.name}, optimizer {how}, seed {self.seed}")
+        if self.epochs:
+            tail = f"  trained {self.epochs} epoch{'s' * (self.epochs != 1)}: loss " \
+                   f"{_fmt(self.loss_history[0])} -> {_fmt(self.loss_history[-1])}"
+            if self.val_loss_history.size:
+                tail += f", validation loss {_fmt(self.val_loss_history[-1])}"
+        else:
+            tail = "  not trained yet"
+        return "\n".join([head, *summary_table(self.spec), tail])
+
+
+def _fmt(x: float) -> str:
+    from ..lang.printing import format_number
+    return format_number(float(f"{x:.4g}"))

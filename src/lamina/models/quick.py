@@ -1,0 +1,61 @@
+"""quick_mlp: input, hidden dense layers, an output layer, compile and fit in one call.
+
+The output layer follows the loss: "none" for mse and mae, softmax for
+cross_entropy (one unit per class), sigmoid for binary_cross_entropy. The
+defaults (16 tanh units, Adam at 0.05, 300 full-batch-sized epochs) fit small
+problems such as XOR quickly and repeatably.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaminaError
+from ..optim.registry import get
+from ..values import as_int, as_str, as_tensor, describe
+from .compile import compile_model
+from .fit import fit
+from .layers import dense_layer
+from .spec import input_spec
+
+OUTPUT_ACTIVATION = {"mse": "none", "mae": "none", "cross_entropy": "softmax",
+                     "binary_cross_entropy": "sigmoid"}
+
+
+def _hidden(hidden) -> list[int]:
+    v = hidden.value if hasattr(hidden, "value") else hidden
+    if isinstance(v, np.ndarray):
+        if v.ndim != 1:
+            raise LaminaError("TypeError", f"quick_mlp's hidden must be a number or a vector of layer "
+                              f"widths, not {describe(hidden)}.")
+        return [as_int(float(u), "quick_mlp's hidden widths", minimum=1) for u in v]
+    return [as_int(hidden, "quick_mlp's hidden", minimum=1)]
+
+
+def _outputs(Y, loss: str) -> int:
+    y = as_tensor(Y, "quick_mlp's Y")
+    if y.ndim == 2:
+        return y.shape[1]
+    if loss == "cross_entropy":
+        return int(np.max(y)) + 1 if y.size and np.all(np.isfinite(y)) else 2
+    return 1
+
+
+DEFAULT_LR = 0.05
+
+
+def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse", optimizer="adam",
+              lr=None, batch_size=32, verbose=1):
+    loss = as_str(loss, "quick_mlp's loss")
+    if loss not in OUTPUT_ACTIVATION:
+        raise LaminaError("ValueError", f"quick_mlp has no loss \"{loss}\"; the losses are "
+                          f"{', '.join(OUTPUT_ACTIVATION)}.")
+    x = as_tensor(X, "quick_mlp's X")
+    spec = input_spec(float(x.shape[1]) if x.ndim == 2 else 1.0)
+    for units in _hidden(hidden):
+        spec = dense_layer(spec, float(units), activation)
+    spec = dense_layer(spec, float(_outputs(Y, loss)), OUTPUT_ACTIVATION[loss])
+    if optimizer == "adam" and lr is None:
+        lr = DEFAULT_LR                      # a quick fit wants a livelier rate than Adam's 0.001
+    opt = optimizer if lr is None else get(optimizer).with_hp(lr=lr)
+    model = compile_model(spec, opt, loss, seed)
+    return fit(model, X, Y, epochs=epochs, batch_size=batch_size, verbose=verbose)
