@@ -1,0 +1,285 @@
+"""fit: the loop's numbers against independent computations, every option, and the errors."""
+import re
+
+import numpy as np
+import pytest
+
+from lamina.autodiff.tape import TAPE
+from lamina.errors import LaminaError
+from lamina.models.evaluate import evaluate
+from lamina.models.fit import _validation, fit, step
+from lamina.optim.registry import RULES, get
+
+SEED_NETS = """
+Xxor = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]
+Yxor = [0.0; 1.0; 1.0; 2.0]
+net = input(2) |> dense(4, activation = "relu") |> dense(1, activation = "none") |>
+      compile(optimizer = lr_plateau(lr = 0.1, patience = 5, base = "adam"), loss = "mse", seed = 7)
+net = net.fit(Xxor, Yxor, epochs = 60)
+n = length(net.loss_history)
+print("compile + fit(lr_plateau): loss {round(net.loss_history[0], 4)} -> {round(net.loss_history[n - 1], 4)}")
+net2 = input(2) |> dense(4, activation = "relu") |> dense(1, activation = "none") |>
+       compile(optimizer = lr_adaptive(lr = 0.05), loss = "mse", seed = 7)
+net2 = net2.fit(Xxor, Yxor, epochs = 60)
+n2 = length(net2.loss_history)
+print("compile + fit(lr_adaptive): loss {round(net2.loss_history[0], 4)} -> {round(net2.loss_history[n2 - 1], 4)}")
+"""
+
+
+def test_the_seed_lines_fall_clearly(run):
+    lines, interp = run(SEED_NETS)
+    for line, name in zip(lines, ["lr_plateau", "lr_adaptive"]):
+        m = re.fullmatch(rf"compile \+ fit\({name}\): loss (\d+(?:\.\d+)?) -> (\d+(?:\.\d+)?)", line)
+        assert m, line
+        first, last = map(float, m.groups())
+        assert last < 0.05 * first
+    for name in ("net", "net2"):
+        h = interp.get(name).get("loss_history")
+        assert h.shape == (60,) and np.all(np.isfinite(h))
+
+
+def forward_mse(params, x, y):
+    w0, b0, w1, b1 = params
+    h = np.maximum(x @ w0 + b0, 0)
+    out = h @ w1 + b1
+    return h, out, np.mean((out - y) ** 2)
+
+
+def test_full_batch_sgd_matches_a_hand_computation(xor, build):
+    x, y = xor
+    net = build([(3, "relu"), (1, "none")], optimizer="sgd", lr=0.1, seed=4)
+    params = [p.copy() for p in net.optimizer.params]
+    trained = fit(net, x, y, epochs=20, shuffle=False, verbose=0)
+    want = []
+    for _ in range(20):
+        w0, b0, w1, b1 = params
+        h, out, loss = forward_mse(params, x, y)
+        want.append(loss)
+        d_out = 2 * (out - y) / y.size
+        dh = (d_out @ w1.T) * (h > 0)
+        grads = [x.T @ dh, dh.sum(0, keepdims=True), h.T @ d_out, d_out.sum(0, keepdims=True)]
+        params = [p - 0.1 * g for p, g in zip(params, grads)]
+    np.testing.assert_allclose(trained.get("loss_history"), want, rtol=1e-12)
+    for got, p in zip(trained.optimizer.params, params):
+        np.testing.assert_allclose(got, p, rtol=1e-12)
+
+
+def test_mini_batches_with_adam_match_torch(blobs, build):
+    torch = pytest.importorskip("torch")
+    x, labels = blobs
+    net = build([(5, "tanh"), (3, "softmax")], inputs=3, loss="cross_entropy", lr=0.01, seed=2)
+    trained = fit(net, x, labels, epochs=4, batch_size=32, shuffle=False, verbose=0)
+    w0, b0, w1, b1 = [torch.tensor(p, requires_grad=True) for p in net.optimizer.params]
+    opt = torch.optim.Adam([w0, b0, w1, b1], lr=0.01)
+    xt, yt = torch.tensor(x), torch.tensor(labels, dtype=torch.long)
+    history = []
+    for _ in range(4):
+        total = 0.0
+        for s in range(0, 120, 32):
+            opt.zero_grad()
+            scores = torch.tanh(xt[s:s + 32] @ w0 + b0) @ w1 + b1
+            loss = torch.nn.functional.cross_entropy(scores, yt[s:s + 32])
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(yt[s:s + 32])
+        history.append(total / 120)
+    np.testing.assert_allclose(trained.get("loss_history"), history, rtol=1e-10)
+    np.testing.assert_allclose(trained.optimizer.params[2], w1.detach().numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_the_epoch_loss_is_the_size_weighted_mean_of_batch_losses(build):
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((10, 2)), rng.standard_normal(10)
+    net = build([(3, "tanh"), (1, "none")], optimizer="sgd", lr=0.0)      # weights never move
+    trained = fit(net, x, y, epochs=2, batch_size=3, verbose=0)
+    full = evaluate(net, x, y).fields["loss"]
+    np.testing.assert_allclose(trained.get("loss_history"), [full, full], rtol=1e-12)
+    assert trained.optimizer.t == 2 * 4                                # batches of 3, 3, 3, 1
+
+
+def test_fit_returns_a_new_model_and_leaves_the_old_one(run):
+    lines, _ = run("""X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]
+Y = [0.0, 1.0, 1.0, 2.0]
+net = input(2) |> dense(3, activation = "relu") |> dense(1) |> compile(seed = 1)
+w = net.weights[0].w
+net2 = net.fit(X, Y, epochs = 5)
+print(net.epochs, length(net.loss_history), all(net.weights[0].w == w))
+print(net2.epochs, length(net2.loss_history), all(net2.weights[0].w == w), net2.optimizer._step)
+print(tape_size())""")
+    assert lines == ["0 0 true", "5 5 false 5", "0"]
+
+
+def test_fitting_again_continues_the_histories_and_the_optimizer(xor, build):
+    x, y = xor
+    net = build([(4, "tanh"), (1, "none")], lr=0.05, seed=3)
+    once = fit(net, x, y, epochs=5, shuffle=False, verbose=0)
+    twice = fit(fit(net, x, y, epochs=3, shuffle=False, verbose=0), x, y, epochs=2, shuffle=False, verbose=0)
+    assert twice.epochs == 5 and twice.optimizer.t == 5
+    np.testing.assert_array_equal(twice.get("loss_history"), once.get("loss_history"))
+    np.testing.assert_array_equal(twice.optimizer.params[0], once.optimizer.params[0])
+
+
+def test_same_seed_same_model_and_shuffle_matters(blobs, build):
+    x, labels = blobs
+    runs = [fit(build([(8, "relu"), ("dropout", 0.3), (3, "softmax")], inputs=3, loss="cross_entropy",
+                      lr=0.01, seed=s), x, labels, epochs=3, batch_size=16, shuffle=sh, verbose=0)
+            for s, sh in ((9, True), (9, True), (9, False), (10, True))]
+    h = [r.get("loss_history") for r in runs]
+    np.testing.assert_array_equal(h[0], h[1])
+    np.testing.assert_array_equal(runs[0].optimizer.params[0], runs[1].optimizer.params[0])
+    assert not np.array_equal(h[0], h[2]) and not np.array_equal(h[0], h[3])
+
+
+def test_dropout_is_used_in_training_only(blobs, build):
+    x, labels = blobs
+    plain = build([(8, "relu"), (3, "softmax")], inputs=3, loss="cross_entropy", seed=4)
+    dropped = build([(8, "relu"), ("dropout", 0.5), (3, "softmax")], inputs=3, loss="cross_entropy", seed=4)
+    np.testing.assert_array_equal(plain.predict(x), dropped.predict(x))     # same weights, no dropout
+    a = fit(plain, x, labels, epochs=1, batch_size=120, verbose=0).get("loss_history")[0]
+    b = fit(dropped, x, labels, epochs=1, batch_size=120, verbose=0).get("loss_history")[0]
+    assert a == pytest.approx(evaluate(plain, x, labels).fields["loss"]) and a != b
+
+
+def test_validation_split_is_random_seeded_and_the_same_on_every_fit(blobs, build):
+    x, labels = blobs
+    net = build([(3, "softmax")], inputs=3, loss="cross_entropy", seed=6)
+    y = np.eye(3)[labels.astype(int)]
+    (xt, yt), (xv, yv) = _validation(net, x, y, 0.25, None)
+    assert len(xv) == 30 and len(xt) == 90
+    assert not np.array_equal(xv, x[-30:])                       # not Keras's tail split
+    assert len({tuple(r) for r in np.vstack([xt, xv])}) == 120   # a partition of the rows
+    (_, _), (xv2, _) = _validation(fit(net, x, labels, epochs=2, verbose=0), x, y, 0.25, None)
+    np.testing.assert_array_equal(xv, xv2)
+    (_, _), (xv3, _) = _validation(build([(3, "softmax")], inputs=3, loss="cross_entropy", seed=7),
+                                   x, y, 0.25, None)
+    assert not np.array_equal(xv, xv3)
+
+
+def test_validation_histories(blobs, build):
+    x, labels = blobs
+    net = build([(6, "tanh"), (3, "softmax")], inputs=3, loss="cross_entropy", lr=0.02, seed=1)
+    split = fit(net, x, labels, epochs=4, validation_split=0.2, verbose=0)
+    assert split.get("val_loss_history").shape == (4,)
+    given = fit(net, x[:100], labels[:100], epochs=4, validation_data=[x[100:], labels[100:]], verbose=0)
+    val = given.get("val_loss_history")
+    assert val.shape == (4,) and val[-1] == pytest.approx(evaluate(given, x[100:], labels[100:]).fields["loss"])
+    assert fit(net, x, labels, epochs=2, verbose=0).get("val_loss_history").shape == (0,)
+
+
+def test_early_stopping_stops_and_keeps_the_best_weights(build):
+    rng = np.random.default_rng(2)
+    x, xv = rng.standard_normal((30, 5)), rng.standard_normal((30, 5))
+    y, yv = rng.standard_normal(30), rng.standard_normal(30)          # pure noise: it overfits
+    net = build([(32, "relu"), (1, "none")], inputs=5, lr=0.05, seed=0)
+    stopped = fit(net, x, y, epochs=200, validation_data=[xv, yv], early_stopping=3, verbose=0)
+    val = stopped.get("val_loss_history")
+    assert stopped.epochs < 200 and len(val) == stopped.epochs == len(stopped.get("loss_history"))
+    best = int(np.argmin(val))
+    assert best == stopped.epochs - 4                                 # three epochs without a new best
+    assert evaluate(stopped, xv, yv).fields["loss"] == pytest.approx(val[best], rel=1e-12)
+    # without validation it watches the training loss, which keeps falling here
+    assert fit(net, x, y, epochs=30, early_stopping=3, verbose=0).epochs == 30
+
+
+def test_a_loss_that_overflows_stops_fit_naming_epoch_and_batch(xor, build):
+    x, y = xor
+    net = build([(4, "relu"), (1, "none")], optimizer="sgd", lr=1e6, seed=0)
+    with pytest.raises(LaminaError) as e:
+        fit(net, x * 1e3, y, epochs=50, batch_size=2, shuffle=False, verbose=0)
+    assert e.value.kind == "ValueError"
+    assert re.search(r"fit stopped in epoch \d+, batch \d+ \(both counted from 0\): the loss is (NaN|Inf)",
+                     e.value.message), e.value.message
+
+
+def test_verbose_2_prints_one_line_per_epoch_and_0_and_1_print_nothing_off_a_terminal(run):
+    base = ('X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0.0, 1.0, 1.0, 2.0]\n'
+            'net = input(2) |> dense(1) |> compile(seed = 1)\n')
+    lines, _ = run(base + 'net = net.fit(X, Y, epochs = 3, verbose = 2, validation_split = 0.25)')
+    assert len(lines) == 3 and all(re.fullmatch(r"epoch \d/3: loss \S+, val_loss \S+, lr 0\.001", l)
+                                   for l in lines), lines
+    for v in (0, 1):
+        assert run(base + f'net = net.fit(X, Y, epochs = 3, verbose = {v})')[0] == []
+
+
+def test_fit_steps_exactly_as_optimizer_step_does():
+    rng = np.random.default_rng(0)
+    params = [rng.standard_normal((3, 2)), rng.standard_normal((1, 2))]
+    for name in RULES:
+        opt = get(name).bind(params)
+        for _ in range(3):
+            grads = [rng.standard_normal((3, 2)), rng.standard_normal((1, 2))]
+            want, got = opt.step(grads), step(opt, [g.copy() for g in grads])
+            assert got.t == want.t
+            for a, b in zip(got.params, want.params):
+                np.testing.assert_array_equal(a, b)
+            for a, b in zip(got.state, want.state):
+                assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+            opt = want
+
+
+def test_fit_resets_the_tape(run):
+    with pytest.raises(LaminaError, match="before tape_reset"):
+        run('w = param(2.0)\nloss = w ^ 2\n'
+            'net = input(1) |> dense(1) |> compile(seed = 0)\nnet = net.fit([1.0, 2.0], [2.0, 4.0])\n'
+            'print(grad(loss, wrt = w))')
+    TAPE.reset()
+
+
+@pytest.mark.parametrize("call, kind, words", [
+    ('fit(net, [1, 2, 3; 4, 5, 6], [1; 2])', "ShapeError",
+     "X is a 2x3 matrix, but the model takes input(2): X needs 2 columns"),
+    ('fit(net, [1, 2; 3, 4], [1, 2; 3, 4])', "ShapeError",
+     "Y is a 2x2 matrix, but the last layer has 1 unit; Y needs 1 column"),
+    ('fit(net, [1, 2; 3, 4], [1; 2; 3])', "ShapeError", "X has 2 rows (examples) but Y is a 3x1 matrix"),
+    ('fit(net, [1, 2, 3], [1, 2, 3])', "ShapeError", "X is a vector of 3"),
+    ('fit(net, [1, 2; 3, 4], "y")', "TypeError", "Y must be a vector or matrix"),
+    ('fit(input(2) |> dense(1), [1, 2], [1])', "TypeError", "compile it first"),
+    ('fit(3, [1, 2], [1])', "TypeError", "needs a model"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], epochs = -1)', "ValueError", "epochs must be at least 0"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], batch_size = 0)', "ValueError", "batch_size must be at least 1"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], shuffle = 1)', "TypeError", "shuffle must be true or false"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], verbose = 3)', "ValueError", "verbose must be 0, 1 or 2"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], validation_split = 1)', "ValueError", "above 0 and below 1"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], validation_split = 0.1)', "ValueError", "leaves no example of 2"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], validation_split = 0.3, validation_data = [[1, 2], [1]])',
+     "ValueError", "not both"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], validation_data = [1, 2])', "TypeError",
+     "validation_data must be a list [Xv, Yv]"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], validation_data = [[1, 2, 3], [1]])', "ShapeError",
+     "fit's validation_data: X is a vector of 3"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], early_stopping = 0)', "ValueError", "early_stopping"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], epochs = 2.5)', "TypeError", "whole number"),
+    ('fit(clf, [1, 2; 3, 4], [0, 3])', "ValueError", "whole numbers from 0 to 2"),
+    ('fit(clf, [1, 2; 3, 4], [0, 0.5])', "ValueError", "class indices"),
+    ('fit(clf, [1, 2; 3, 4], [1, 0; 0, 1])', "ShapeError", "Y is a 2x2 matrix, but the last layer has 3 units"),
+    ('fit(clf, [1, 2; 3, 4], [1, 0, 0; 0, 2, 0])', "ValueError", "targets from 0 to 1"),
+    ('fit(wide, [1, 2; 3, 4], [1, 2])', "ShapeError", "Y is a vector of 2 (one target per example), but the "
+     "last layer has 2 units"),
+    ('fit(bce, [1, 2; 3, 4], [0, 2])', "ValueError", "binary_cross_entropy needs targets from 0 to 1"),
+])
+def test_errors(run, call, kind, words):
+    setup = ('net = input(2) |> dense(1) |> compile(seed = 0)\n'
+             'clf = input(2) |> dense(3, activation = "softmax") |> compile(loss = "cross_entropy", seed = 0)\n'
+             'wide = input(2) |> dense(2) |> compile(seed = 0)\n'
+             'bce = input(2) |> dense(1, activation = "sigmoid") |> compile(loss = "binary_cross_entropy")\n')
+    with pytest.raises(LaminaError) as e:
+        run(setup + call)
+    assert e.value.kind == kind and words in e.value.message, e.value.message
+
+
+def test_y_as_a_vector_is_one_target_per_example(xor, build):
+    x, y = xor
+    net = build([(3, "tanh"), (1, "none")], seed=1)
+    a = fit(net, x, y, epochs=3, verbose=0).get("loss_history")
+    b = fit(net, x, y.ravel(), epochs=3, verbose=0).get("loss_history")
+    np.testing.assert_array_equal(a, b)
+    one = build([(1, "none")], inputs=1, seed=1)
+    assert fit(one, np.array([1.0, 2.0]), np.array([2.0, 4.0]), epochs=1, verbose=0).epochs == 1
+
+
+def test_class_indices_and_one_hot_rows_train_the_same(blobs, build):
+    x, labels = blobs
+    net = build([(3, "softmax")], inputs=3, loss="cross_entropy", seed=2)
+    a = fit(net, x, labels, epochs=2, verbose=0).get("loss_history")
+    b = fit(net, x, np.eye(3)[labels.astype(int)], epochs=2, verbose=0).get("loss_history")
+    np.testing.assert_array_equal(a, b)

@@ -1,0 +1,80 @@
+"""predict and evaluate: shapes, what they compute, accuracy, errors."""
+import numpy as np
+import pytest
+
+from lamina.errors import LaminaError
+from lamina.models.evaluate import evaluate, predict
+
+
+def test_predict_is_the_forward_pass_as_a_matrix(build, xor):
+    x, _ = xor
+    net = build([(3, "tanh"), (1, "none")], seed=3)
+    w0, b0, w1, b1 = net.optimizer.params
+    out = predict(net, x)
+    assert out.shape == (4, 1)
+    np.testing.assert_allclose(out, np.tanh(x @ w0 + b0) @ w1 + b1, rtol=1e-14)
+
+
+def test_softmax_outputs_are_probabilities(build, blobs):
+    x, _ = blobs
+    p = predict(build([(4, "relu"), (3, "softmax")], inputs=3, loss="cross_entropy"), x)
+    assert p.shape == (120, 3) and np.allclose(p.sum(axis=1), 1) and (p > 0).all()
+
+
+def test_evaluate_regression_returns_the_loss(build, xor):
+    x, y = xor
+    for loss, f in (("mse", lambda d: np.mean(d ** 2)), ("mae", lambda d: np.mean(np.abs(d)))):
+        net = build([(3, "tanh"), (1, "none")], loss=loss, seed=3)
+        r = evaluate(net, x, y)
+        assert list(r.fields) == ["loss"]
+        assert r.fields["loss"] == pytest.approx(f(predict(net, x) - y), rel=1e-14)
+
+
+def test_evaluate_cross_entropy_loss_and_accuracy(build, blobs):
+    x, labels = blobs
+    net = build([(3, "softmax")], inputs=3, loss="cross_entropy", seed=8)
+    p = predict(net, x)
+    r = evaluate(net, x, labels).fields
+    assert list(r) == ["loss", "accuracy"]
+    assert r["loss"] == pytest.approx(-np.mean(np.log(p[np.arange(120), labels.astype(int)])), rel=1e-12)
+    assert r["accuracy"] == np.mean(p.argmax(axis=1) == labels)
+    assert evaluate(net, x, np.eye(3)[labels.astype(int)]).fields == r
+
+
+def test_evaluate_binary_cross_entropy_accuracy(build):
+    x = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    y = np.array([0.0, 1.0, 1.0, 1.0])
+    net = build([(1, "sigmoid")], inputs=1, loss="binary_cross_entropy", seed=0)
+    p = predict(net, x)
+    r = evaluate(net, x, y).fields
+    assert r["accuracy"] == np.mean((p.ravel() >= 0.5) == (y >= 0.5))
+    assert r["loss"] == pytest.approx(-np.mean(y * np.log(p.ravel()) + (1 - y) * np.log(1 - p.ravel())))
+
+
+def test_raw_scores_with_activation_none(build, blobs):
+    x, labels = blobs
+    net = build([(3, "none")], inputs=3, loss="cross_entropy", seed=8)
+    scores = predict(net, x)
+    assert not np.allclose(scores.sum(axis=1), 1)
+    r = evaluate(net, x, labels).fields
+    logp = scores - np.log(np.exp(scores).sum(axis=1, keepdims=True))
+    assert r["loss"] == pytest.approx(-np.mean(logp[np.arange(120), labels.astype(int)]))
+
+
+def test_method_calls(run):
+    lines, _ = run('net = input(2) |> dense(2, activation = "softmax") |> compile(loss = "cross_entropy", seed = 1)\n'
+                   'X = [1.0, 2.0; -1.0, 0.5]\nprint(size(net.predict(X)))\n'
+                   'r = net.evaluate(X, [0, 1])\nprint(keys(r), r.accuracy >= 0)')
+    assert lines == ["[2, 2]", '["loss", "accuracy"] true']
+
+
+@pytest.mark.parametrize("call, kind, words", [
+    ('predict(net, [1, 2, 3; 4, 5, 6])', "ShapeError", "predict: X is a 2x3 matrix, but the model takes input(2)"),
+    ('predict(input(2) |> dense(1), [1, 2])', "TypeError", "compile it first"),
+    ('evaluate(net, [1, 2; 3, 4], [1, 2, 3])', "ShapeError", "evaluate: X has 2 rows"),
+    ('evaluate("net", [1, 2; 3, 4], [1, 2])', "TypeError", "evaluate needs a model"),
+])
+def test_errors(run, call, kind, words):
+    with pytest.raises(LaminaError) as e:
+        run('net = input(2) |> dense(1) |> compile(seed = 0)\n' + call)
+    assert e.value.kind == kind and words in e.value.message, e.value.message
