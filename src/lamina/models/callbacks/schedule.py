@@ -88,7 +88,8 @@ class Schedule(LibObject):
         return super().get(name)
 
     def describe(self) -> str:
-        parts = ", ".join(f"{k} = {v:g}" for k, v in self.settings.items())
+        from ...lang.printing import format_number
+        parts = ", ".join(f"{k} = {format_number(v)}" for k, v in self.settings.items())
         return f"{self.kind.name}({parts}, base = \"{self.base.rule.name}\")"
 
     def next_lr(self, lr: float, epoch: int, loss: float, state: dict):
