@@ -52,7 +52,7 @@ def test_full_batch_sgd_matches_a_hand_computation(xor, build):
     trained = fit(net, x, y, epochs=20, shuffle=False, verbose=0)
     want = []
     for _ in range(20):
-        w0, b0, w1, b1 = params
+        w1 = params[2]
         h, out, loss = forward_mse(params, x, y)
         want.append(loss)
         d_out = 2 * (out - y) / y.size
@@ -144,7 +144,7 @@ def test_validation_split_is_random_seeded_and_the_same_on_every_fit(blobs, buil
     x, labels = blobs
     net = build([(3, "softmax")], inputs=3, loss="cross_entropy", seed=6)
     y = np.eye(3)[labels.astype(int)]
-    (xt, yt), (xv, yv) = _validation(net, x, y, 0.25, None)
+    (xt, _), (xv, _) = _validation(net, x, y, 0.25, None)
     assert len(xv) == 30 and len(xt) == 90
     assert not np.array_equal(xv, x[-30:])                       # not Keras's tail split
     assert len({tuple(r) for r in np.vstack([xt, xv])}) == 120   # a partition of the rows

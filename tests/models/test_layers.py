@@ -6,7 +6,14 @@ from lamina.autodiff.gradcheck import check
 from lamina.autodiff.tape import TAPE
 from lamina.builtins.registry import GradCase
 from lamina.errors import LaminaError
-from lamina.models.layers import ACTIVATIONS, Dense, Dropout, dense_act, dense_layer, dropout_layer
+from lamina.models.layers import (
+    ACTIVATIONS,
+    Dense,
+    Dropout,
+    dense_act,
+    dense_layer,
+    dropout_layer,
+)
 from lamina.models.spec import ModelSpec, input_spec
 
 

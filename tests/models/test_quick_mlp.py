@@ -9,7 +9,7 @@ XOR = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
 
 
 def test_the_seed_line(run):
-    lines, interp = run('Xxor = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nYxor = [0.0; 1.0; 1.0; 2.0]\n'
+    lines, _ = run('Xxor = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nYxor = [0.0; 1.0; 1.0; 2.0]\n'
                         'quick = quick_mlp(Xxor, Yxor, seed = 3)\nnq = length(quick.loss_history)\n'
                         'print("quick_mlp: loss {round(quick.loss_history[0], 4)} -> '
                         '{round(quick.loss_history[nq - 1], 4)}")')
@@ -37,7 +37,7 @@ def test_options(run):
     assert [l.label() for l in m.spec.layers] == ['dense(8, activation = "relu")', 'dense(4, activation = "relu")',
                                                    'dense(2, activation = "sigmoid")']
     assert m.epochs == 50 and m.optimizer.t == 100 and m.optimizer.hp["lr"] == 0.1
-    lines, interp = run('X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\n'
+    lines, _ = run('X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\n'
                         'c = quick_mlp(X, [0, 1, 1, 2], loss = "cross_entropy", seed = 1, epochs = 150)\n'
                         'print(c.outputs, evaluate(c, X, [0, 1, 1, 2]).accuracy)\n'
                         'r = quick_mlp(X, [0, 1, 1, 2], optimizer = lr_cosine(0.05, 100), epochs = 10)\n'

@@ -52,7 +52,7 @@ def test_step_and_cosine(run):
 
 
 def test_schedules_drive_fit_and_lr_history(run):
-    lines, interp = run(XOR + 'net = compile(spec, optimizer = lr_step(0.1, 2), seed = 7)\n'
+    lines, _ = run(XOR + 'net = compile(spec, optimizer = lr_step(0.1, 2), seed = 7)\n'
                         'net = net.fit(X, Y, epochs = 5)\nprint(net.lr_history, net.optimizer.lr)\n'
                         'net = net.fit(X, Y, epochs = 2)\nprint(net.lr_history)\nprint(net.schedule)')
     assert lines == ["[0.1, 0.1, 0.05, 0.05, 0.025] 0.025",

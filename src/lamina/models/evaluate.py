@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..values import Record
-from .fit import check_model, data_of
 from .data import features
+from .fit import check_model, data_of
 
 
 def predict(model, X) -> np.ndarray:

@@ -99,7 +99,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                 loss, run.optimizer = train_step(model, run.optimizer, xb, yb, rng)
                 if not math.isfinite(loss):
                     raise LaminaError("ValueError", f"fit stopped in epoch {epoch}, batch {b} (both "
-                                      f"counted from 0): the loss is {'NaN' if loss != loss else 'Inf'}. "
+                                      f"counted from 0): the loss is {'NaN' if math.isnan(loss) else 'Inf'}. "
                                       f"A smaller learning rate, or standardized X, often helps.")
                 total += loss * xb.shape[0]
                 _fire(callbacks, "on_batch_end", run, b, loss, xb.shape[0])

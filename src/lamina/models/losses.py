@@ -8,8 +8,8 @@ CrossEntropyLoss does). Any other output activation with them is an error.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..errors import LaminaError
 from ..nn import losses as L

@@ -26,7 +26,7 @@ import numpy as np
 from ..optim.base import Optimizer
 from ..values import LibObject, Record
 from .losses import Loss
-from .spec import ModelSpec, layer_records, summary_table
+from .spec import ModelSpec, summary_table
 
 EMPTY = np.zeros(0)
 
@@ -76,7 +76,7 @@ class Model(LibObject):
     def dense_weights(self) -> list[tuple]:
         return [p for p in self.layer_params() if p]
 
-    def evolve(self, **changes) -> "Model":
+    def evolve(self, **changes) -> Model:
         return replace(self, **changes)
 
     # -- running forward ---------------------------------------------------------

@@ -30,7 +30,7 @@ class ModelSpec(LibObject):
             return layer_records(self.layers)
         return super().get(name)
 
-    def with_layer(self, layer) -> "ModelSpec":
+    def with_layer(self, layer) -> ModelSpec:
         return ModelSpec(self.inputs, self.layers + (layer,))
 
     def widths(self) -> list[int]:

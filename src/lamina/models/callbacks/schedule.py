@@ -10,8 +10,8 @@ so a second fit continues the schedule.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ...errors import LaminaError
 from ...optim.base import Optimizer
