@@ -83,7 +83,7 @@ def test_fields_and_summary(run):
     ('net = compile(input(2) |> dense(1, activation = "softmax"), loss = "cross_entropy")',
      "ValueError", "at least 2 units"),
     ('net = compile(input(2))', "ValueError", "ends with a dense layer"),
-    ('net = compile(spec |> dropout_layer(0.5))', "ValueError", "ends with a dense layer"),
+    ('net = compile(spec |> dropout(0.5))', "ValueError", "ends with a dense layer"),
     ('net = compile([1, 2])', "TypeError", "model spec"),
     ('net = compile(compile(spec), seed = 1)', "TypeError", "compiled model"),
     ('net = compile(spec, seed = -1)', "ValueError", "at least 0"),

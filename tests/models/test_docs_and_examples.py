@@ -23,7 +23,7 @@ MINE = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ in (models.__nam
 
 
 def test_the_builtins_are_registered():
-    assert MINE == sorted(["input", "dropout_layer", "compile", "fit", "predict", "evaluate", "quick_mlp",
+    assert MINE == sorted(["input", "compile", "fit", "predict", "evaluate", "quick_mlp",
                            "save_model", "load_model", "lr_plateau", "lr_adaptive", "lr_step", "lr_cosine"])
     assert any(s.code.startswith("dense(spec, units") for s in REGISTRY["dense"].shapes)
 
@@ -56,7 +56,7 @@ def test_the_digits_example_classifies_held_out_images():
 
 SEEDED = """X = [0.1, 0.9; 0.8, 0.2; 0.3, 0.3; 0.9, 0.7; 0.5, 0.1; 0.2, 0.6; 0.7, 0.8; 0.4, 0.4]
 Y = [1, 0, 0, 1, 0, 1, 1, 0]
-net = input(2) |> dense(6, activation = "relu") |> dropout_layer(0.3) |> dense(2, activation = "softmax") |>
+net = input(2) |> dense(6, activation = "relu") |> dropout(0.3) |> dense(2, activation = "softmax") |>
       compile(optimizer = lr_adaptive(lr = 0.05), loss = "cross_entropy", seed = 11)
 net = net.fit(X, Y, epochs = 25, batch_size = 3, validation_split = 0.25)
 print(net.loss_history)

@@ -29,7 +29,7 @@ def same(a, b):
 
 def test_round_trip_is_exact_and_training_continues_identically(tmp_path, run, blobs):
     x, labels = blobs
-    _, interp = run('net = input(3) |> dense(6, activation = "gelu") |> dropout_layer(0.2) |>\n'
+    _, interp = run('net = input(3) |> dense(6, activation = "gelu") |> dropout(0.2) |>\n'
                     '      dense(3, activation = "softmax") |>\n'
                     '      compile(optimizer = lr_plateau(lr = 0.02, patience = 1, base = nadam(beta1 = 0.8)),\n'
                     '              loss = "cross_entropy", seed = 4)')

@@ -6,7 +6,6 @@ from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
 from lamina.builtins.nn import dense
 from lamina.errors import LaminaError
-from lamina.values import LibObject
 
 X = np.array([[1.0, 2.0], [-0.5, 1.5]])
 W = np.array([[0.5, -0.3], [0.2, 0.8]])
@@ -86,11 +85,7 @@ def test_non_numeric_first_argument_and_keywords():
     assert e.value.kind == "TypeError" and "activation" in e.value.message
 
 
-def test_model_spec_goes_to_the_layer_overload():
-    class Spec(LibObject):
-        type_name = "model spec"
-    try:
-        import lamina.models.layers  # noqa: F401
-    except ImportError:
-        with pytest.raises(LaminaError, match="layer form"):
-            dense(Spec(), 4, activation="relu")
+def test_model_spec_goes_to_the_layer_overload(run):
+    lines, _ = run('s = input(3) |> dense(4, activation = "tanh") |> dropout(0.5) |> dense(2)\n'
+                   'print(type(s), length(s.layers))')
+    assert lines == ["model spec 3"]

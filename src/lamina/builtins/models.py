@@ -1,4 +1,4 @@
-"""Model API builtins: input, dropout_layer, compile, fit, predict, evaluate, quick_mlp,
+"""Model API builtins: input, compile, fit, predict, evaluate, quick_mlp,
 save_model, load_model (the layer form of dense is dispatched from builtins/nn.py).
 The code is in lamina.models; the schedules' builtins are in lr_schedules.py."""
 from __future__ import annotations
@@ -7,11 +7,12 @@ from ..models.compile import compile_model
 from ..models.evaluate import evaluate as evaluate_model
 from ..models.evaluate import predict as predict_model
 from ..models.fit import fit as fit_model
-from ..models.layers import dropout_layer as dropout_layer_fn
 from ..models.quick import quick_mlp as quick_mlp_fn
 from ..models.save import load_model as load_model_fn
 from ..models.save import save_model as save_model_fn
 from ..models.spec import input_spec
+from ..stats.linreg import LinearModel
+from ..stats.models import LogisticModel
 from .registry import Shape, builtin
 
 CATEGORY = "Statistics & ML"
@@ -38,25 +39,6 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
                "weights until compile gives it some. n must be a whole number of at least 1.")
 def input_(n):
     return input_spec(n)
-
-
-@builtin("dropout_layer", category=CATEGORY,
-         shapes=[Shape("dropout_layer(spec, rate)", "model spec, rate in [0, 1)", "model spec",
-                       "Appends a dropout layer."),
-                 Shape("spec |> dropout_layer(rate)", "the same, piped", "model spec",
-                       "The usual way to write it.")],
-         summary="Adds a dropout layer to a model spec: while fit trains, it zeroes each value with "
-                 "probability rate and scales the rest by 1/(1 - rate); predict and evaluate pass "
-                 "values through unchanged.",
-         examples=["spec = input(4) |> dense(16, activation = \"relu\") |> dropout_layer(0.25) |>\n"
-                   "       dense(1, activation = \"none\")\nprint(spec.layers[1])"],
-         notes="Inverted dropout, active only while fitting (also for fit's per-epoch loss, as in "
-               "Keras; the validation loss is computed without it). Its random numbers come from "
-               "fit's own generator, seeded by the compile seed, never from the global one, so "
-               "seeded fits repeat exactly. The function dropout(x, rate) is the same operation on a "
-               "tensor. A rate outside [0, 1) is a ValueError.")
-def dropout_layer(spec, rate):
-    return dropout_layer_fn(spec, rate)
 
 
 @builtin("compile", category=CATEGORY,
@@ -150,15 +132,21 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
          shapes=[Shape("predict(model, X)", "model, m x inputs matrix", "m x outputs matrix",
                        "The model's outputs for each row."),
                  Shape("net.predict(X)", "the same, as a method", "m x outputs matrix",
-                       "Method-call form.")],
+                       "Method-call form."),
+                 Shape("predict(fit, X)", "a linreg or logreg result, predictors", "vector",
+                       "Fitted values (linreg) or probabilities of class 1 (logreg) for each row.")],
          summary="Runs a model forward on new rows: one row of outputs per row of X (probabilities "
                  "for a softmax or sigmoid output layer). Dropout is off.",
          examples=[NET + "net = net.fit(X, Y, epochs = 300, batch_size = 4)\n"
                    "p = predict(net, X)\nprint(size(p))\nprint(round(p))"],
          notes="Always a matrix with one column per output unit, also for one unit (m x 1). The "
                "computation is off the tape (plain NumPy), so it does not disturb tracked values. "
-               "X is checked as in fit: it needs as many columns as input(n) said.")
+               "X is checked as in fit: it needs as many columns as input(n) said. For the result of "
+               "linreg or logreg, predict gives one number per row: X * weights + intercept, passed "
+               "through the logistic function for logreg.")
 def predict(model, X):
+    if isinstance(model, (LinearModel, LogisticModel)):
+        return model.predict(X)
     return predict_model(model, X)
 
 

@@ -143,7 +143,9 @@ def log_softmax_rows(x):
 
 @builtin("dropout", category=CATEGORY,
          shapes=[Shape("dropout(x, rate)", "number or tensor, rate in [0, 1)", "same shape",
-                       "Zeroes each element with probability rate, scales the rest by 1/(1 - rate).")],
+                       "Zeroes each element with probability rate, scales the rest by 1/(1 - rate)."),
+                 Shape("spec |> dropout(rate)", "model spec, rate in [0, 1)", "model spec",
+                       "The layer form: appends a dropout layer, active only while fit trains.")],
          summary="Training-time dropout: keeps each element with probability 1 - rate and scales "
                  "the survivors by 1/(1 - rate), so the expected value is unchanged.",
          examples=["seed(3)\nkept = dropout(ones(1, 8), 0.5)\nprint(kept)\n"
@@ -152,7 +154,13 @@ def log_softmax_rows(x):
          notes="Draws one uniform number per element from the global generator (the one seed(n) "
                "resets) and keeps the element when it is at least rate. The gradient flows through "
                "the kept elements only, times the same 1/(1 - rate). Rate 0 returns x unchanged and "
-               "draws nothing; a rate outside [0, 1) is a ValueError. Use it only while training.",
+               "draws nothing; a rate outside [0, 1) is a ValueError. Use it only while training.\n\n"
+               "The layer form dropout(spec, rate) adds inverted dropout to a model: fit applies it "
+               "with fit's own generator (seeded by the compile seed, so seeded fits repeat), and "
+               "predict and evaluate pass values through unchanged.",
          grad=[GradCase((M, Const(0.0))), GradCase((V, Const(0.0)))])
 def dropout(x, rate):
+    if isinstance(x, LibObject) and x.type_name == "model spec":
+        from ..models.layers import dropout_layer
+        return dropout_layer(x, rate)
     return dropout_op(x, rate)

@@ -3,7 +3,7 @@
 A layer is a small frozen value that knows its output width, how to make its
 weights from the compile seed's generator, and how to run forward on a batch
 (rows are examples). `dense_layer(spec, units, activation = ...)` and
-`dropout_layer(spec, rate)` append one to a model spec.
+`dropout(spec, rate)` append one to a model spec.
 
 The dense layer is ONE primitive on the tape: y = act(x @ w + b), with b a
 1 x units row (the bias is per unit, so it is stored as a row: the language's
@@ -117,7 +117,7 @@ class Dropout:
         return ops.emul(x, keep)
 
     def label(self) -> str:
-        return f"dropout_layer({self.rate:g})"
+        return f"dropout({self.rate:g})"
 
     def as_record_fields(self) -> dict:
         return {"kind": "dropout", "rate": self.rate}
@@ -148,11 +148,11 @@ def dense_layer(spec, units=None, activation="none", **options):
 
 
 def dropout_layer(spec, rate):
-    """`spec |> dropout_layer(rate)`: the spec with a dropout layer appended."""
-    spec = _spec(spec, "dropout_layer")
-    r = as_float(rate, "dropout_layer's rate")
+    """`spec |> dropout(rate)`: the spec with a dropout layer appended."""
+    spec = _spec(spec, "dropout")
+    r = as_float(rate, "dropout's rate")
     if not 0.0 <= r < 1.0:
-        raise LaminaError("ValueError", f"dropout_layer's rate must be at least 0 and below 1, not {r:g}.")
+        raise LaminaError("ValueError", f"dropout's rate must be at least 0 and below 1, not {r:g}.")
     return spec.with_layer(Dropout(r))
 
 

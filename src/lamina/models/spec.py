@@ -1,6 +1,6 @@
 """A model spec: the input width and the layers, before compile gives it weights.
 
-`input(n)` starts one; `dense(spec, units, ...)` and `dropout_layer(spec, rate)`
+`input(n)` starts one; `dense(spec, units, ...)` and `dropout(spec, rate)`
 return a new spec with one more layer (specs are immutable values, so a spec can
 be the start of several models).
 """

@@ -78,7 +78,7 @@ class Distribution(LibObject):
         return self.spec.scipy(stats, dict(self.params))
 
     def pdf(self, x):
-        d, a = self.scipy(), _points(x, f"pdf's x")
+        d, a = self.scipy(), _points(x, "pdf's x")
         return _out(d.pmf(a) if self.spec.discrete else d.pdf(a))
 
     def cdf(self, x):
