@@ -48,3 +48,34 @@ def test_help_in_a_program_prints_the_page():
     r = subprocess.run([sys.executable, "-m", "lamina", "-e", 'help("length")'], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("# length\n")
+
+
+def test_committed_pages_match_the_engine():
+    """`lamina docs build --check`: the pages in docs/builtins are what the engine prints now."""
+    import pathlib
+    root = pathlib.Path(__file__).parents[2]
+    r = subprocess.run([sys.executable, "-m", "lamina", "docs", "build", str(root / "docs" / "builtins"),
+                        "--check"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+
+
+def test_check_fails_when_a_page_drifts(tmp_path):
+    import shutil
+    import pathlib
+    root = pathlib.Path(__file__).parents[2]
+    pages = tmp_path / "pages"
+    shutil.copytree(root / "docs" / "builtins", pages)
+    (pages / "length.md").write_text((pages / "length.md").read_text().replace("2 5", "2 6"))
+    r = subprocess.run([sys.executable, "-m", "lamina", "docs", "build", str(pages), "--check"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and "length.md" in r.stderr
+
+
+def test_tape_reset_page_carries_the_seed_examples_and_the_stale_value_story():
+    import pathlib
+    page = (pathlib.Path(__file__).parents[2] / "docs" / "builtins" / "tape_reset.md").read_text()
+    assert page.count("```lamina") == 3
+    assert "gru_cell one step: [0.5012]" in page
+    assert "relu:    [1, 1.4; 0, 1.25]" in page
+    assert "nesterov_sgd -> 0.715, adamw -> 0.9495, nadam -> 0.9263" in page
+    assert "stale" in page and "param()" in page
