@@ -88,10 +88,6 @@ def _excerpt(span: Span) -> list[str]:
     return [f"  {pad} |", f"  {gutter} | {line}", f"  {pad} | {caret}"]
 
 
-def error(kind: str, message: str) -> LaminaError:
-    return LaminaError(kind, message)
-
-
 def shape_str(shape: tuple) -> str:
     """Shapes in messages: `2x3` for a matrix, `vector of length 3`, `scalar`."""
     if len(shape) == 0:

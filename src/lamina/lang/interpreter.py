@@ -56,8 +56,3 @@ class Interpreter:
     def get(self, name: str):
         return self.namespace.get(mangle(name), BUILTINS.get(mangle(name)))
 
-
-def run_source(text: str, name: str = "<program>") -> Interpreter:
-    interp = Interpreter()
-    interp.run(text, name)
-    return interp

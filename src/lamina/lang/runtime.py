@@ -201,10 +201,6 @@ def _is_scalar(x) -> bool:
     return (type(v) is float or type(v) is int) and type(v) is not bool
 
 
-def make_record(fields: dict) -> Record:
-    return Record(fields)
-
-
 # -- fields, indexing, calls ---------------------------------------------------
 def field(target, name: str):
     if isinstance(target, (Record, LibObject)):
@@ -352,7 +348,7 @@ HELPERS = {
     "_pow": power, "_epow": epower, "_neg": neg, "_pos": pos, "_transpose": transpose,
     "_lt": lt, "_le": le, "_gt": gt, "_ge": ge, "_eq": eq, "_ne": ne,
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
-    "_record": make_record, "_field": field, "_set_field": set_field, "_index": index,
+    "_field": field, "_set_field": set_field, "_index": index,
     "_set_index": set_index, "_set_index_var": set_index_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call, "_method": method, "_for_range": for_range, "_for_each": for_each,
     "_show": show, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
