@@ -6,6 +6,7 @@ between runs. Errors leave as LaminaError with a span and the Lamina call stack.
 from __future__ import annotations
 
 import sys
+import warnings
 
 from ..builtins.registry import load_all
 from ..errors import LaminaError, Source, Span
@@ -49,7 +50,11 @@ class Interpreter:
 
     def run_code(self, code) -> None:
         try:
-            exec(code, self.namespace)
+            with warnings.catch_warnings():
+                # NumPy's RuntimeWarnings ("Mean of empty slice") would leak Python text onto
+                # stderr; Lamina's IEEE results (NaN, Inf) carry the information instead.
+                warnings.simplefilter("ignore", RuntimeWarning)
+                exec(code, self.namespace)
         except Exception as exc:
             raise to_lamina_error(exc) from exc
 

@@ -233,7 +233,7 @@ def gru_forward(X, h0, w):
                           f"are the steps) needs h0 to be a vector or a hidden x 1 matrix, not "
                           f"{shape_str(hv.shape)}; for a batch pass X as a list of input x batch "
                           f"matrices, one per step.")
-    cols = xv.reshape(-1, 1) if np.ndim(xv) < 2 else xv
+    cols = np.reshape(xv, (-1, 1)) if np.ndim(xv) < 2 else xv
     steps = [cols[:, t] for t in range(cols.shape[1])]
 
     def x_grad(dxs):

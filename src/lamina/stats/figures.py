@@ -147,6 +147,8 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
     ax = axes()
     values = data(x, "hist's data").reshape(-1)
     values = values[~np.isnan(values)]
+    if np.isinf(values).any():
+        raise LaminaError("ValueError", "hist cannot place Inf or -Inf in a bin; drop those values first.")
     spec = vector(bins, "hist's bin edges") if isinstance(value_of(bins), np.ndarray) else as_int(bins, "hist's bins", minimum=1)
     ax.hist(values, bins=spec, label=_label(label), edgecolor="white")
     decorate(ax, label, title, xlabel, ylabel or "count")

@@ -101,6 +101,8 @@ def r2_score(y_true, y_pred) -> float:
     if t.shape != p.shape:
         raise LaminaError("ShapeError", f"r2_score needs true values and predictions of one shape, "
                           f"but got {shape_str(t.shape)} and {shape_str(p.shape)}.")
+    if t.size == 0:
+        raise LaminaError("ValueError", "r2_score of no examples is undefined.")
     t2, p2 = t.reshape(t.shape[0], -1), p.reshape(p.shape[0], -1)
     ss_res = ((t2 - p2) ** 2).sum(axis=0)
     ss_tot = ((t2 - t2.mean(axis=0)) ** 2).sum(axis=0)
