@@ -8,8 +8,6 @@ from ..models.evaluate import evaluate as evaluate_model
 from ..models.evaluate import predict as predict_model
 from ..models.fit import fit as fit_model
 from ..models.quick import quick_mlp as quick_mlp_fn
-from ..models.save import load_model as load_model_fn
-from ..models.save import save_model as save_model_fn
 from ..models.spec import input_spec
 from ..stats.linreg import LinearModel
 from ..stats.models import LogisticModel
@@ -210,7 +208,8 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
                "step count, schedule and its state). An existing file is replaced; a path that "
                "cannot be written is a ValueError.")
 def save_model(model, path):
-    save_model_fn(model, path)
+    from ..models.save import save_model as save   # zipfile and json: loaded on first use
+    save(model, path)
 
 
 @builtin("load_model", category=CATEGORY,
@@ -223,4 +222,5 @@ def save_model(model, path):
                "archive, an unknown format or version, missing or malformed parts, weights whose "
                "shapes do not fit the layers), is a ValueError naming the path and what is wrong.")
 def load_model(path):
-    return load_model_fn(path)
+    from ..models.save import load_model as load   # zipfile and json: loaded on first use
+    return load(path)

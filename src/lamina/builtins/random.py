@@ -7,11 +7,13 @@ from ..values import as_int
 from .registry import Shape, builtin
 
 RANDOM = "Random"
-_state = {"rng": np.random.default_rng()}
+_state = {"rng": None}     # made on first use: importing numpy.random costs start-up ~15 ms
 
 
 def generator() -> np.random.Generator:
     """The global generator that `seed(n)` resets; every random builtin draws from it."""
+    if _state["rng"] is None:
+        _state["rng"] = np.random.default_rng()
     return _state["rng"]
 
 
