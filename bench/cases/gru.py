@@ -9,7 +9,7 @@ model) and the sum of the last state only (a sequence classifier).
 
 torch's candidate state is tanh(W_h x + b_ih + r * (U_h h + b_hh)); Lamina's (Cho
 et al. 2014, as LIBRARY.md) is tanh(W_h x + U_h (r .* h) + b_h). The sizes and the
-work are the same. Run this file directly for a quick local table of medians.
+work are the same. `bench/run.py --only gru` runs these cases alone.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from lamina.autodiff.tape import TAPE
 from lamina.nn import gru_core
 from lamina.nn.gru import FIELDS, gru_forward, gru_init
 from lamina.values import Record
+from peers import lazy, needs   # bench/peers.py
 
 INPUT, HIDDEN, SEQ, BATCH = 32, 128, 100, 32
 SIZES = f"input {INPUT}, hidden {HIDDEN}, seq {SEQ}, batch {BATCH}"
@@ -68,10 +69,11 @@ def numpy_gru(d, all_states: bool):
 
 
 def torch_gru(all_states: bool):
-    try:
-        import torch
-    except ImportError:
-        return "torch not installed"
+    return needs("torch") or lazy(lambda: _torch_gru(all_states))
+
+
+def _torch_gru(all_states: bool):
+    import torch
     torch.manual_seed(0)
     gru = torch.nn.GRU(INPUT, HIDDEN).double()
     x = torch.randn(SEQ, BATCH, INPUT, dtype=torch.float64)
@@ -91,6 +93,7 @@ def cases() -> list[dict]:
     out = []
     for all_states, which in ((True, "sum of all states"), (False, "sum of the last state")):
         out.append({"name": f"gru: forward + backward ({which})", "sizes": SIZES, "dtype": "float64",
+                    "repeat": 20, "allocator": True, "goal": {"peer": "torch", "within": 3.0},
                     "impls": {"lamina": lamina_gru(d, all_states), "torch": torch_gru(all_states),
                               "numpy (gru_core, no tape)": numpy_gru(d, all_states)},
                     "notes": ["torch.nn.GRU applies r to (U_h h + b_hh), Lamina's GRU (Cho et al. "

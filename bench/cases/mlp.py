@@ -20,6 +20,7 @@ from lamina.models.fit import fit
 from lamina.models.layers import dense_layer
 from lamina.models.spec import input_spec
 from lamina.optim.registry import get
+from peers import lazy, needs   # bench/peers.py
 
 M, INPUTS, HIDDEN, CLASSES, BATCH, LR = 60_000, 784, 128, 10, 128, 0.001
 SIZES = f"{M} examples, {INPUTS}-{HIDDEN}-{CLASSES}, batch {BATCH}, one epoch"
@@ -83,10 +84,11 @@ def numpy_fit(X, y):
 
 
 def torch_fit(X, y):
-    try:
-        import torch
-    except ImportError:
-        return "torch not installed"
+    return needs("torch") or lazy(lambda: _torch_fit(X, y))
+
+
+def _torch_fit(X, y):
+    import torch
     torch.manual_seed(0)
     Xt, yt = torch.from_numpy(X), torch.from_numpy(y.astype(np.int64))
     net = torch.nn.Sequential(torch.nn.Linear(INPUTS, HIDDEN), torch.nn.ReLU(),
@@ -109,7 +111,7 @@ def torch_fit(X, y):
 def cases() -> list[dict]:
     X, y = data()
     return [{"name": "mlp: fit one epoch (Adam, softmax cross-entropy)", "sizes": SIZES,
-             "dtype": "float64", "repeat": 3,
+             "dtype": "float64", "repeat": 4, "allocator": True, "goal": {"peer": "torch", "within": 1.25},
              "impls": {"lamina": lamina_fit(X, y), "torch": torch_fit(X, y),
                        "numpy (by hand, no tape)": numpy_fit(X, y)},
              "notes": ["Lamina's fit checks and one-hot encodes Y once per call (about 2 ms) and "

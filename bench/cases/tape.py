@@ -4,10 +4,11 @@
     through lamina.autodiff directly and as a Lamina program, against PyTorch 0-d
     tensors and a minimal pure-Python scalar autodiff (micrograd-style, below).
 (b) forward + backward of a 784-256-10 relu MLP with a sum-of-squares loss on
-    8,192 x 784 inputs, against the same computation hand-written in NumPy.
+    8,192 x 784 inputs, against the same computation hand-written in NumPy and in
+    PyTorch (float64, CPU).
 
-Every callable runs one repetition; inputs are built before timing. Run this file
-directly for a quick local table of medians.
+Every callable runs one repetition; inputs are built before timing.
+`bench/run.py --only tape` runs these cases alone.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from lamina.autodiff import functions as F
 from lamina.autodiff import ops, reductions
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
+from peers import lazy, needs   # bench/peers.py
 
 CHAIN_OPS = 100_000
 STEPS = CHAIN_OPS // 4          # each step is 4 ops: y*c, y+x, abs(y), y-c
@@ -57,10 +59,11 @@ def lamina_program_chain():
 
 
 def torch_chain():
-    try:
-        import torch
-    except ImportError:
-        return "torch not installed"
+    return needs("torch") or lazy(lambda: _torch_chain())
+
+
+def _torch_chain():
+    import torch
     torch.set_num_threads(1)
 
     def run():
@@ -176,13 +179,40 @@ def numpy_mlp(data):
     return run
 
 
+def torch_mlp(data):
+    return needs("torch") or lazy(lambda: _torch_mlp(data))
+
+
+def _torch_mlp(data):
+    import torch
+    X, Y = torch.from_numpy(data["X"]), torch.from_numpy(data["Y"])
+    params = [torch.from_numpy(data[k].copy()).requires_grad_() for k in ("W1", "b1", "W2", "b2")]
+
+    def run():
+        W1, b1, W2, b2 = params
+        for p in params:
+            p.grad = None
+        h = torch.relu(X @ W1 + b1)
+        loss = ((h @ W2 + b2 - Y) ** 2).sum()
+        loss.backward()
+        return [p.grad for p in params]
+    return run
+
+
 def cases() -> list[dict]:
     data = mlp_data()
     return [
-        {"name": "tape: scalar op chain + grad", "sizes": f"{CHAIN_OPS} ops", "dtype": "float64",
-         "impls": {"lamina": lamina_ops_chain, "lamina-program": lamina_program_chain(),
-                   "torch": torch_chain(), "micrograd": micrograd_chain}},
-        {"name": "tape: MLP 784-256-10 forward + backward", "sizes": "8192x784", "dtype": "float64",
-         "impls": {"lamina": lamina_mlp(data), "numpy": numpy_mlp(data)}},
+        {"name": "tape: scalar op chain + grad", "sizes": f"{CHAIN_OPS:,} ops", "dtype": "float64",
+         "per": [CHAIN_OPS, "op"], "goal": {"peer": "torch", "within": 1.0},
+         "impls": {"lamina": lamina_ops_chain, "lamina, as a program": lamina_program_chain(),
+                   "torch": torch_chain(), "micrograd": micrograd_chain},
+         "notes": ["lamina drives lamina.autodiff from Python; 'lamina, as a program' is the "
+                   "same chain as a Lamina program; torch runs 0-d float64 tensors on one thread; "
+                   "micrograd is the minimal pure-Python scalar autodiff in bench/cases/tape.py."]},
+        {"name": "tape: MLP 784-256-10 forward + backward", "sizes": "8192x784 inputs, 784-256-10 relu",
+         "dtype": "float64", "repeat": 12, "allocator": True, "goal": {"peer": "numpy", "within": 1.15},
+         "impls": {"lamina": lamina_mlp(data), "numpy": numpy_mlp(data), "torch": torch_mlp(data)},
+         "notes": ["sum-of-squares loss; gradients for both weights and biases. torch: default "
+                   "thread count, CPU."]},
     ]
 
