@@ -69,18 +69,25 @@ def run_file(path: str) -> int:
     return run_text(text, path)
 
 
+def tool_command(argv: list[str]) -> int:
+    """`lamina help [NAME]` and `lamina docs build ...`."""
+    if argv[0] == "help":
+        from .docs.help import help_text
+        print(help_text(argv[1] if len(argv) > 1 else None))
+        return 0
+    from .docs.build import main as docs_main
+    return docs_main(argv[1:])
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["help"]:
-        from .docs.help import help_text
+    if argv[:1] in (["help"], ["docs"]):
         try:
-            print(help_text(argv[1] if len(argv) > 1 else None))
+            return tool_command(argv)
         except LaminaError as err:
             return report(err)
-        return 0
-    if argv[:1] == ["docs"]:
-        from .docs.build import main as docs_main
-        return docs_main(argv[1:])
+        except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
+            return internal_failure(exc)
     parser = argparse.ArgumentParser(prog="lamina", usage=USAGE, add_help=True)
     parser.add_argument("file", nargs="?")
     parser.add_argument("-e", dest="code", help="run CODE")

@@ -153,3 +153,14 @@ def test_repl_in_a_terminal_uses_prompt_toolkit(tmp_path: pathlib.Path):
     text = output.decode(errors="replace")
     assert "[10, 20]" in text and "[2, 4; 6, 8]" in text
     assert (tmp_path / ".lamina_history").exists()
+
+
+def test_help_and_docs_failures_read_as_lamina_errors():
+    r = run("help", "no_such_builtin")
+    assert r.returncode == 1 and r.stderr.startswith("NameError: There is no builtin named")
+    code = "import sys, lamina.cli\nfrom lamina.docs import help as h\n" \
+           "def boom(name): raise KeyError('boom')\nh.help_text = boom\n" \
+           "sys.exit(lamina.cli.main(['help', 'length']))\n"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and r.stderr.startswith("InternalError: KeyError")
+    assert "Traceback" not in r.stderr
