@@ -189,3 +189,12 @@ def test_pca_against_the_covariance_eigendecomposition(rng):
     np.testing.assert_allclose(r["scores"], (X - X.mean(axis=0)) @ r["components"].T)
     two = R.pca(X, 2.0).fields
     assert two["components"].shape == (2, 4) and two["scores"].shape == (50, 2)
+
+
+@pytest.mark.parametrize("p, want", [
+    (0.0, "***"), (0.00099, "***"), (0.001, "**"), (0.0099, "**"), (0.01, "*"), (0.0499, "*"),
+    (0.05, "."), (0.0999, "."), (0.1, ""), (0.7, ""), (float("nan"), "")])
+def test_significance_stars_at_each_boundary(p, want):
+    # R's codes: a p-value equal to a cut-off falls in the weaker band.
+    from lamina.stats.summary import stars
+    assert stars(p) == want

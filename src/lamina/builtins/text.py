@@ -48,23 +48,32 @@ def number(x):
 
 
 @builtin("join", category=TEXT,
-         shapes=[Shape("join(items, sep)", "list or vector, string", "string",
+         shapes=[Shape("join(items)", "list or vector", "string", "The items as text, end to end."),
+                 Shape("join(items, sep)", "list or vector, string", "string",
                        "The items as text with sep between them.")],
          summary="Joins the items of a list or vector into one string.",
          examples=['print(join(["a", "b", "c"], ", "))\nprint(join([1, 2.5], " | "))'],
-         notes="Each item is formatted as print would write it.")
+         notes="Each item is formatted as print would write it. The separator defaults to the empty "
+               "string, as in Julia's join.")
 def join(items, sep=""):
     from ..lang.runtime import for_each
     return as_str(sep, "join's separator").join(format_value(x) for x in for_each(items))
 
 
 @builtin("split", category=TEXT,
-         shapes=[Shape("split(s, sep)", "string, string", "list of strings", "Cuts s at each sep.")],
-         summary="Splits a string into a list of strings at each occurrence of a separator.",
-         examples=['print(split("a,b,c", ","))'],
-         notes="An empty separator is a ValueError.")
-def split(s, sep=" "):
-    s, sep = as_str(s, "split's text"), as_str(sep, "split's separator")
+         shapes=[Shape("split(s)", "string", "list of strings", "The words of s: cut at runs of white space."),
+                 Shape("split(s, sep)", "string, string", "list of strings", "Cuts s at each sep.")],
+         summary="Splits a string into a list of strings, at white space or at each occurrence of a separator.",
+         examples=['print(split("a,b,,c", ","))\nprint(split("  two   words "))'],
+         notes="Without a separator, runs of white space (spaces, tabs, newlines) separate the parts "
+               "and none of the parts is empty, as in Python's str.split() and Julia's split(s). With "
+               "one, every occurrence cuts, so two separators in a row give an empty part. An empty "
+               "separator is a ValueError.")
+def split(s, sep=None):
+    s = as_str(s, "split's text")
+    if sep is None:
+        return s.split()
+    sep = as_str(sep, "split's separator")
     if not sep:
         raise LaminaError("ValueError", "split needs a non-empty separator.")
     return s.split(sep)

@@ -163,6 +163,16 @@ def unique(x, counts=False):
     return Record({"values": out(values), "counts": out(n)})
 
 
+def bin_spec(bins, who: str):
+    """A number of bins (a whole number, at least 1) or a vector of increasing, finite edges."""
+    if isinstance(value_of(bins), np.ndarray):
+        edges = vector(bins, f"{who}'s bin edges")
+        if edges.size < 2 or not np.isfinite(edges).all() or np.any(np.diff(edges) <= 0):
+            raise LaminaError("ValueError", f"{who}'s bin edges must be at least two increasing, finite numbers.")
+        return edges
+    return as_int(bins, f"{who}'s number of bins", minimum=1)
+
+
 def histogram(x, bins=10.0, range=None, skipnan=False):
     a = data(x, "histogram's data").reshape(-1)
     if np.isnan(a).any():
@@ -170,15 +180,9 @@ def histogram(x, bins=10.0, range=None, skipnan=False):
             raise LaminaError("ValueError", "histogram's data contains NaN, which falls in no bin; "
                               "pass skipnan = true to leave NaNs out.")
         a = a[~np.isnan(a)]
-    if isinstance(bins, np.ndarray):
-        edges = vector(bins, "histogram's bin edges")
-        if edges.size < 2 or np.any(np.diff(edges) <= 0):
-            raise LaminaError("ValueError", "histogram's bin edges must be at least two increasing numbers.")
-        if range is not None:
-            raise LaminaError("TypeError", "histogram takes range only with a number of bins, not with edges.")
-        spec = edges
-    else:
-        spec = as_int(bins, "histogram's number of bins", minimum=1)
+    spec = bin_spec(bins, "histogram")
+    if range is not None and isinstance(spec, np.ndarray):
+        raise LaminaError("TypeError", "histogram takes range only with a number of bins, not with edges.")
     lo_hi = None
     if range is not None:
         r = vector(range, "histogram's range")

@@ -16,6 +16,7 @@ from ..autodiff.tape import value_of
 from ..errors import LaminaError
 from ..values import LibObject, Record, as_float, as_int, as_str, describe
 from .args import data, vector
+from .descriptive import bin_spec
 
 _state = {"plt": None, "fig": None, "ax": None}
 
@@ -149,7 +150,7 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
     values = values[~np.isnan(values)]
     if np.isinf(values).any():
         raise LaminaError("ValueError", "hist cannot place Inf or -Inf in a bin; drop those values first.")
-    spec = vector(bins, "hist's bin edges") if isinstance(value_of(bins), np.ndarray) else as_int(bins, "hist's bins", minimum=1)
+    spec = bin_spec(bins, "hist")
     ax.hist(values, bins=spec, label=_label(label), edgecolor="white")
     decorate(ax, label, title, xlabel, ylabel or "count")
 
