@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from lamina.autodiff.tape import TAPE
-from lamina.lang.interpreter import RECURSION_LIMIT, Interpreter
+from lamina.interpreter import RECURSION_LIMIT, Interpreter
 
 DEFAULT_SEED = 20261203
 

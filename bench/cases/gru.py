@@ -14,6 +14,7 @@ work are the same. `bench/run.py --only gru` runs these cases alone.
 from __future__ import annotations
 
 import numpy as np
+from peers import lazy, needs  # bench/peers.py
 
 from lamina.autodiff import ops, reductions
 from lamina.autodiff.grad import grad
@@ -21,7 +22,6 @@ from lamina.autodiff.tape import TAPE
 from lamina.nn import gru_core
 from lamina.nn.gru import FIELDS, gru_forward, gru_init
 from lamina.values import Record
-from peers import lazy, needs   # bench/peers.py
 
 INPUT, HIDDEN, SEQ, BATCH = 32, 128, 100, 32
 SIZES = f"input {INPUT}, hidden {HIDDEN}, seq {SEQ}, batch {BATCH}"

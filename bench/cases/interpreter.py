@@ -43,7 +43,7 @@ def loop_py(n):
 
 
 def lamina_function(source: str, name: str):
-    from lamina.lang.interpreter import Interpreter
+    from lamina.interpreter import Interpreter
     interp = Interpreter()
     interp.run(source, "bench")
     return interp.get(name)

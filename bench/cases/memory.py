@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tracemalloc
 
-from lamina.lang.interpreter import Interpreter
+from lamina.interpreter import Interpreter
 
 STEPS = 1000
 SAMPLES = (10, 100, 1000)

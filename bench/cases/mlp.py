@@ -14,13 +14,13 @@ The data: X standard normal, labels the argmax of a fixed random linear map of X
 from __future__ import annotations
 
 import numpy as np
+from peers import lazy, needs  # bench/peers.py
 
 from lamina.models.compile import compile_model
 from lamina.models.fit import fit
 from lamina.models.layers import dense_layer
 from lamina.models.spec import input_spec
 from lamina.optim.registry import get
-from peers import lazy, needs   # bench/peers.py
 
 M, INPUTS, HIDDEN, CLASSES, BATCH, LR = 60_000, 784, 128, 10, 128, 0.001
 SIZES = f"{M} examples, {INPUTS}-{HIDDEN}-{CLASSES}, batch {BATCH}, one epoch"

@@ -13,12 +13,12 @@ Every callable runs one repetition; inputs are built before timing.
 from __future__ import annotations
 
 import numpy as np
+from peers import lazy, needs  # bench/peers.py
 
 from lamina.autodiff import functions as F
 from lamina.autodiff import ops, reductions
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
-from peers import lazy, needs   # bench/peers.py
 
 CHAIN_OPS = 100_000
 STEPS = CHAIN_OPS // 4          # each step is 4 ops: y*c, y+x, abs(y), y-c
@@ -50,7 +50,7 @@ tape_reset()
 
 def lamina_program_chain():
     try:
-        from lamina.lang.interpreter import Interpreter
+        from lamina.interpreter import Interpreter
     except ImportError as exc:
         return f"lamina.lang not importable: {exc}"
     interp = Interpreter()

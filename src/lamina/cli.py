@@ -1,6 +1,6 @@
 """The `lamina` command: run a file or a snippet, start the REPL, show help, build docs.
 
-This is the only place that renders errors. Exit status: 0 ok, 1 runtime error,
+Errors are rendered by console.py, for here and the REPL. Exit status: 0 ok, 1 runtime error,
 2 syntax error or bad usage, 130 interrupted.
 """
 from __future__ import annotations
@@ -10,6 +10,7 @@ import os
 import sys
 import traceback
 
+from .console import internal_failure, report
 from .errors import LaminaError
 
 USAGE = """\
@@ -21,24 +22,8 @@ usage: lamina FILE.lam          run a program
                                 write (or check) the builtin pages"""
 
 
-def report(err: LaminaError) -> int:
-    sys.stdout.flush()
-    print(err.render(), file=sys.stderr)
-    return 2 if err.kind == "SyntaxError" else 1
-
-
-def internal_failure(exc: BaseException) -> int:
-    sys.stdout.flush()
-    if os.environ.get("LAMINA_DEBUG") == "1":
-        traceback.print_exception(exc)
-    print(f"InternalError: {type(exc).__name__}: {exc}\n"
-          "  note: this is a bug in Lamina; run with LAMINA_DEBUG=1 to see the Python traceback",
-          file=sys.stderr)
-    return 1
-
-
 def run_text(text: str, name: str) -> int:
-    from .lang.interpreter import Interpreter
+    from .interpreter import Interpreter
     try:
         Interpreter().run(text, name)
     except LaminaError as err:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import sys
 
+from .console import internal_failure, report
 from .errors import LaminaError
-from .lang.interpreter import Interpreter
+from .interpreter import Interpreter
 
 BANNER = 'Lamina — type an expression, a statement or a block; help() lists builtins; Ctrl-D quits.'
 HISTORY = os.path.join(os.path.expanduser("~"), ".lamina_history")
@@ -33,7 +34,6 @@ def _reader():
 
 
 def repl() -> int:
-    from .cli import internal_failure, report
     interp = Interpreter()
     read = _reader()
     interactive = sys.stdin.isatty()

@@ -3,17 +3,41 @@
 number -> Python float · bool -> bool · string -> str · none -> None
 tensor -> numpy float64 array, 1-D (vector) or 2-D (matrix)
 list -> Python list · record -> Record · function -> Python callable
-tracked number or tensor -> autodiff.tape.Tracked · library objects -> LibObject
+tracked number or tensor -> Tracked (recorded on lamina.autodiff.tape) · library objects -> LibObject
 
 Values have value semantics: nothing mutates a value in place that another
 binding could see (the runtime copies before a write into a shared value).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .autodiff.tape import Tracked, value_of
 from .errors import LaminaError, shape_str
+
+
+class Tracked:
+    """A number or tensor recorded on the autodiff tape (lamina.autodiff.tape).
+
+    `node` is its entry's id on the tape and `gen` the tape generation it was recorded in:
+    a value whose generation is not the tape's current one predates a tape_reset().
+    """
+    __slots__ = ("value", "node", "gen", "trainable")
+
+    def __init__(self, value, node: int, gen: int, trainable: bool = False):
+        self.value = value
+        self.node = node
+        self.gen = gen
+        self.trainable = trainable
+
+    def __repr__(self):
+        return f"Tracked(node={self.node}, gen={self.gen}, value={self.value!r})"
+
+
+def value_of(x):
+    """The plain number or array behind a possibly tracked value."""
+    return x.value if type(x) is Tracked else x
 
 
 class Record:
@@ -185,6 +209,14 @@ def values_equal(a, b) -> bool:
         return a is b
 
 
-def format_number(x: float) -> str:
-    from .lang.printing import format_number as fmt
-    return fmt(x)
+def format_number(x) -> str:
+    """A number as Lamina prints it: whole numbers below 1e15 without a decimal point, else
+    the shortest text that reads back to the same float (Python's repr)."""
+    x = float(x)
+    if x != x:
+        return "NaN"
+    if x in (math.inf, -math.inf):
+        return "Inf" if x > 0 else "-Inf"
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))           # also turns -0.0 into "0"
+    return repr(x)

@@ -24,7 +24,7 @@ def rng():
 @pytest.fixture
 def run():
     """Run Lamina source in a fresh interpreter; returns the printed lines."""
-    from lamina.lang.interpreter import Interpreter
+    from lamina.interpreter import Interpreter
 
     def run_(source: str):
         out = io.StringIO()

@@ -5,9 +5,9 @@ import pytest
 import lamina.builtins.autodiff as B
 from lamina.autodiff import functions, ops, reductions
 from lamina.autodiff.grad import grad
-from lamina.autodiff.tape import TAPE, Tracked, record
+from lamina.autodiff.tape import TAPE, record
 from lamina.errors import LaminaError
-from lamina.values import Record
+from lamina.values import Record, Tracked
 
 
 def tape_error(fn, *args) -> str:

@@ -6,8 +6,9 @@ import pytest
 
 from lamina.autodiff import ops
 from lamina.autodiff.grad import grad
-from lamina.autodiff.tape import TAPE, Tracked
+from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
+from lamina.values import Tracked
 
 
 def leaf(x):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from lamina.autodiff.tape import DEFAULT_WARN_ENTRIES, TAPE
 from lamina.builtins.registry import load_all
 from lamina.errors import LaminaError
-from lamina.lang.interpreter import Interpreter
+from lamina.interpreter import Interpreter
 
 ARGS = ["0", "1", "-1", "2.5", "0 / 0", "1 / 0", "true", "none", '"text"', '""', "[]", "[1, 2, 3]",
         "[0.5; -1]", "[1, 2; 3, 4]", "zeros(0, 3)", '["a", 1]', "{a = 1}", "x -> x", "param(1.5)",

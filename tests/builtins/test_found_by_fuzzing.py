@@ -11,7 +11,7 @@ import io
 import pytest
 
 from lamina.errors import LaminaError
-from lamina.lang.interpreter import Interpreter
+from lamina.interpreter import Interpreter
 
 FOUND = [
     ("print(hist([1, 2, 3], [3, 1]))", "ValueError"),      # edges that decrease (CI failed at random)

@@ -9,9 +9,10 @@ import pytest
 import lamina.builtins.mathfns as M
 import lamina.builtins.tensors as T
 from lamina.autodiff.grad import grad
-from lamina.autodiff.tape import TAPE, Tracked
+from lamina.autodiff.tape import TAPE
 from lamina.builtins.registry import load_all
 from lamina.errors import LaminaError
+from lamina.values import Tracked
 
 A = np.array([[1.0, -2.0, 3.0], [4.0, 0.5, -6.0]])
 V = np.array([3.0, -1.0, 2.0, 0.25])
@@ -226,7 +227,7 @@ OURS = sorted(name for name, spec in load_all().items()
 
 @pytest.mark.parametrize("name", OURS)
 def test_examples_run_and_print(name):
-    from lamina.lang.interpreter import Interpreter
+    from lamina.interpreter import Interpreter
     for example in load_all()[name].examples:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
@@ -236,7 +237,7 @@ def test_examples_run_and_print(name):
 
 
 def test_some_examples_print_exactly():
-    from lamina.lang.interpreter import Interpreter
+    from lamina.interpreter import Interpreter
 
     def run(src):
         out = io.StringIO()

@@ -72,7 +72,7 @@ def test_recursion_within_the_limit_works():
 
 def test_internal_failure_is_reported_in_lamina_words():
     code = "import lamina.cli, sys\n" \
-           "from lamina.lang import interpreter\n" \
+           "from lamina import interpreter\n" \
            "def boom(self, code): raise ZeroDivisionError('boom')\n" \
            "interpreter.Interpreter.run_code = boom\n" \
            "sys.exit(lamina.cli.main(['-e', 'print(1)']))\n"

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from lamina.errors import LaminaError
-from lamina.lang.interpreter import Interpreter
+from lamina.interpreter import Interpreter
 
 ROOT = pathlib.Path(__file__).parents[2]
 PAGES = [ROOT / "README.md", ROOT / "docs" / "language.md"]

@@ -60,8 +60,8 @@ def test_committed_pages_match_the_engine():
 
 
 def test_check_fails_when_a_page_drifts(tmp_path):
-    import shutil
     import pathlib
+    import shutil
     root = pathlib.Path(__file__).parents[2]
     pages = tmp_path / "pages"
     shutil.copytree(root / "docs" / "builtins", pages)

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lamina.errors import LaminaError
-from lamina.lang.interpreter import Interpreter
+from lamina.interpreter import Interpreter
 
 TOKENS = ["x", "y", "f", "1", "0", "2.5", "-", "+", "*", "/", ".*", "./", "^", ".^", "'", "(", ")",
           "[", "]", "{", "}", ",", ";", ":", "=", "==", "<", "and", "or", "not", "|>", "->", ".",

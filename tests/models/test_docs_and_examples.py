@@ -14,7 +14,7 @@ import pytest
 
 from lamina.builtins import lr_schedules, models
 from lamina.builtins.registry import load_all
-from lamina.lang.interpreter import Interpreter
+from lamina.interpreter import Interpreter
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LAMINA = [sys.executable, "-m", "lamina"]

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from lamina.autodiff.grad import grad
-from lamina.autodiff.tape import TAPE, Tracked
+from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
 from lamina.nn import activations as A
+from lamina.values import Tracked
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((4, 3)) * 3

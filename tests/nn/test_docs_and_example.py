@@ -11,7 +11,7 @@ import pytest
 
 from lamina.builtins import gru, losses, nn, optimizers, training
 from lamina.builtins.registry import REGISTRY
-from lamina.lang.interpreter import Interpreter
+from lamina.interpreter import Interpreter
 
 MODULES = {m.__name__ for m in (nn, losses, gru, optimizers, training)}
 MINE = sorted(name for name, spec in REGISTRY.items() if spec.fn.__module__ in MODULES)

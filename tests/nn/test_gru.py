@@ -8,10 +8,10 @@ import pytest
 
 from lamina.autodiff import ops, reductions
 from lamina.autodiff.grad import grad
-from lamina.autodiff.tape import TAPE, Tracked
+from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
 from lamina.nn.gru import FIELDS, gru_cell, gru_forward, gru_init
-from lamina.values import Record
+from lamina.values import Record, Tracked
 
 RNG = np.random.default_rng(5)
 I, H = 2, 3

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from lamina.errors import LaminaError
-from lamina.lang.interpreter import Interpreter
+from lamina.interpreter import Interpreter
 
 HERE = pathlib.Path(__file__).parent
 PROGRAMS = sorted(HERE.rglob("*.lam"))

@@ -7,7 +7,7 @@ import pytest
 from lamina.autodiff.tape import TAPE
 from lamina.builtins.random import seed
 from lamina.errors import LaminaError
-from lamina.lang.interpreter import Interpreter
+from lamina.interpreter import Interpreter
 from lamina.lang.scope import mangle
 from lamina.stats.figures import close
 

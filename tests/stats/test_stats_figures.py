@@ -69,7 +69,7 @@ def test_show_without_a_display_says_so(lam, capsys):
 
 
 def test_neither_matplotlib_nor_scipy_stats_load_at_start_up():
-    code = ("import sys\nfrom lamina.lang.interpreter import Interpreter\n"
+    code = ("import sys\nfrom lamina.interpreter import Interpreter\n"
             "Interpreter().run('x = median([1, 2, 3])\\ny = normal(0, 1)\\nt = table({a = [1]})')\n"
             "print('matplotlib' in sys.modules, 'scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -10,9 +10,10 @@ import math
 
 import numpy as np
 
+from ..values import Tracked
 from .broadcast import align, unbroadcast
 from .ops import NAN, fdiv, identity, times
-from .tape import Tracked, record
+from .tape import record
 
 
 def _apply(x, scalar_fn, array_fn):

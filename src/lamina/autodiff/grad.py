@@ -14,8 +14,8 @@ import sys
 import numpy as np
 
 from ..errors import LaminaError
-from ..values import Record, describe
-from .tape import TAPE, Tracked
+from ..values import Record, Tracked, describe
+from .tape import TAPE
 
 
 def backward(loss: Tracked, wanted: set) -> dict:

@@ -6,7 +6,7 @@ inputs in the case's domain, tracks them, computes the scalar loss
 sum(out .* R) for a fixed random R of the output's shape, takes `grad`, and
 compares it with central differences of the same loss on untracked inputs. A
 function that returns a list or record of values gets one R per member.
-Tests are generated from `all_cases()`, so a builtin registered later is
+Tests are generated from the registry's `grad_cases()`, so a builtin registered later is
 checked without new test code.
 """
 from __future__ import annotations
@@ -15,31 +15,15 @@ import zlib
 
 import numpy as np
 
-from ..builtins.registry import REGISTRY, Const, GradCase
-from ..values import Record
+from ..values import Record, Tracked
 from . import ops, reductions
+from .cases import Const, GradCase
 from .grad import grad
-from .tape import TAPE, Tracked
+from .tape import TAPE
 
 EPS = 1e-6
 RTOL = 1e-5
 ATOL = 1e-6
-
-
-def all_cases() -> list[tuple[str, object, GradCase | None]]:
-    """(id, function, case) for every GradCase; a differentiable builtin with none gets case None."""
-    out = []
-    for name, spec in sorted(REGISTRY.items()):
-        if spec.grad is None:
-            continue
-        if not spec.grad:
-            out.append((f"builtin:{name}", spec.fn, None))
-        for i, case in enumerate(spec.grad):
-            out.append((f"builtin:{name}#{i}", spec.fn, case))
-    for name, (fn, cases) in sorted(ops.OPERATORS.items()):
-        for i, case in enumerate(cases):
-            out.append((f"op:{name}#{i}", fn, case))
-    return out
 
 
 def random_input(shape: tuple, domain: str, rng: np.random.Generator):

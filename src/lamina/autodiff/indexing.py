@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from .tape import TAPE, Tracked, record
+from ..values import Tracked
+from .tape import TAPE, record
 
 
 def index(x, key: tuple):

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from .tape import Tracked, record
+from ..values import Tracked
+from .tape import record
 
 
 def _describe(shape: tuple) -> str:

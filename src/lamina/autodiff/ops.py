@@ -23,10 +23,11 @@ from functools import partial
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from ..builtins.registry import Const, GradCase
+from ..values import Tracked
 from .broadcast import align, unbroadcast
+from .cases import Const, GradCase
 from .indexing import build_matrix, build_vector, index, setindex  # noqa: F401  (the runtime's entry points)
-from .tape import Tracked, record
+from .tape import record
 
 INF = math.inf
 NAN = math.nan

@@ -20,25 +20,9 @@ from __future__ import annotations
 
 import sys
 
+from ..values import Tracked
+
 DEFAULT_WARN_ENTRIES = 5_000_000
-
-
-class Tracked:
-    """A number or tensor recorded on the tape."""
-    __slots__ = ("value", "node", "gen", "trainable")
-
-    def __init__(self, value, node: int, gen: int, trainable: bool = False):
-        self.value = value
-        self.node = node
-        self.gen = gen
-        self.trainable = trainable
-
-    @property
-    def live(self) -> bool:
-        return self.gen == TAPE.gen
-
-    def __repr__(self):
-        return f"Tracked(node={self.node}, gen={self.gen}, value={self.value!r})"
 
 
 class Tape:
@@ -82,11 +66,6 @@ class Tape:
 
 
 TAPE = Tape()
-
-
-def value_of(x):
-    """The plain number or array behind a possibly tracked value."""
-    return x.value if type(x) is Tracked else x
 
 
 def is_live(x) -> bool:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..autodiff import grad as _grad
-from ..autodiff.tape import TAPE, Tracked
+from ..autodiff.tape import TAPE
 from ..errors import LaminaError
-from ..values import Record, as_int, describe
+from ..values import Record, Tracked, as_int, describe
 from .registry import Shape, builtin
 
 CATEGORY = "Statistics & ML"

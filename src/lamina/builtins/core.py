@@ -6,10 +6,9 @@ import time
 
 import numpy as np
 
-from ..autodiff.tape import value_of
 from ..errors import LaminaError
-from ..lang.printing import format_value
-from ..values import LibObject, Record, as_str, describe, is_function
+from ..printing import format_value
+from ..values import LibObject, Record, as_str, describe, is_function, value_of
 from .registry import Shape, builtin
 
 CORE = "Core"

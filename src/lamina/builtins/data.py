@@ -1,10 +1,10 @@
 """Data builtins: tables and CSV files, describe, train/test splits, standardize."""
 from __future__ import annotations
 
+from ..rng import generator
 from ..stats import data as DT
 from ..stats.table import as_table
 from ..values import as_int
-from .random import generator
 from .registry import Shape, builtin
 
 CATEGORY = "Statistics & ML"

@@ -6,9 +6,9 @@ method-call rule, and `d.mu`, `d.mean`, `d.var` read its fields.
 """
 from __future__ import annotations
 
+from ..rng import generator
 from ..stats import distributions as Dist
 from ..values import as_int
-from .random import generator
 from .registry import Shape, builtin
 
 CATEGORY = "Statistics & ML"

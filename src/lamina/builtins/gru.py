@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..nn import gru as G
+from ..rng import generator
 from ..values import Record
-from .random import generator
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Statistics & ML"

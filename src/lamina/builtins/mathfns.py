@@ -10,9 +10,8 @@ import numpy as np
 
 from ..autodiff import functions as F
 from ..autodiff import reductions as R
-from ..autodiff.tape import Tracked, value_of
 from ..errors import LaminaError
-from ..values import as_int, describe
+from ..values import Tracked, as_int, describe, value_of
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Math"

@@ -208,7 +208,9 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
                "step count, schedule and its state). An existing file is replaced; a path that "
                "cannot be written is a ValueError.")
 def save_model(model, path):
-    from ..models.save import save_model as save   # zipfile and json: loaded on first use
+    from ..models.save import (
+        save_model as save,  # zipfile and json: loaded on first use
+    )
     save(model, path)
 
 
@@ -222,5 +224,7 @@ def save_model(model, path):
                "archive, an unknown format or version, missing or malformed parts, weights whose "
                "shapes do not fit the layers), is a ValueError naming the path and what is wrong.")
 def load_model(path):
-    from ..models.save import load_model as load   # zipfile and json: loaded on first use
+    from ..models.save import (
+        load_model as load,  # zipfile and json: loaded on first use
+    )
     return load(path)

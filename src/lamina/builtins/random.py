@@ -1,20 +1,11 @@
 """The one global random generator and the builtins that draw from it."""
 from __future__ import annotations
 
-import numpy as np
-
+from ..rng import generator, reseed
 from ..values import as_int
 from .registry import Shape, builtin
 
 RANDOM = "Random"
-_state = {"rng": None}     # made on first use: importing numpy.random costs start-up ~15 ms
-
-
-def generator() -> np.random.Generator:
-    """The global generator that `seed(n)` resets; every random builtin draws from it."""
-    if _state["rng"] is None:
-        _state["rng"] = np.random.default_rng()
-    return _state["rng"]
 
 
 def _dims(r, c, name: str) -> tuple:
@@ -39,7 +30,7 @@ def _draw(shape: tuple, draw):
                "every other random builtin draw from it, so one seed at the top makes a whole "
                "program repeatable.")
 def seed(n):
-    _state["rng"] = np.random.default_rng(as_int(n, "seed", minimum=0))
+    reseed(as_int(n, "seed", minimum=0))
 
 
 @builtin("rand", category=RANDOM,

@@ -15,8 +15,10 @@ all driven from these records; no second table of names exists anywhere.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
+
+from ..autodiff.cases import Const, GradCase  # noqa: F401  (builtin modules declare cases with these)
 
 CATEGORIES = (
     "Core", "Math", "Tensors", "Random", "Text & types", "Statistics & ML", "Figures",
@@ -32,27 +34,6 @@ class Shape:
     description: str
 
 
-@dataclass(frozen=True)
-class Const:
-    """A fixed, non-differentiated argument in a GradCase."""
-    value: object
-
-
-@dataclass(frozen=True)
-class GradCase:
-    """One finite-difference check: arguments as shapes of random tracked inputs.
-
-    Each entry of `args` is a shape tuple — `()` a scalar, `(4,)` a vector,
-    `(3, 2)` a matrix — for a random input that is differentiated against, or a
-    `Const(value)` passed as it is. `domain` picks the random inputs:
-    "real" (standard normal), "positive" (0.5 to 2), "unit" (0.1 to 0.9),
-    "away_from_zero" (|x| from 0.5 to 2, random sign).
-    """
-    args: tuple
-    kwargs: dict = field(default_factory=dict)
-    domain: str = "real"
-
-
 @dataclass
 class BuiltinSpec:
     name: str
@@ -63,7 +44,6 @@ class BuiltinSpec:
     examples: list[str]
     notes: str
     grad: list[GradCase] | None = None   # None: not differentiable
-    seed_names: tuple = ()                # arguments a program may pass by variable name
 
     @property
     def differentiable(self) -> bool:
@@ -85,6 +65,7 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
         REGISTRY[name] = BuiltinSpec(name, fn, category, list(shapes), summary,
                                      list(examples), notes, grad)
         fn.__lamina_builtin__ = name
+        fn.__lamina_shapes__ = tuple(s.code for s in shapes)   # for messages about a bad call
         return fn
 
     return register
@@ -94,3 +75,21 @@ def load_all() -> dict[str, BuiltinSpec]:
     """Import every module that registers builtins, once, and return the registry."""
     from . import modules  # noqa: F401  (importing registers)
     return REGISTRY
+
+
+def grad_cases() -> list[tuple[str, Callable, GradCase | None]]:
+    """(id, function, case) for every GradCase of the registry and of the language's operators;
+    a differentiable builtin that declares none gets case None (the test then fails)."""
+    from ..autodiff import ops
+    out = []
+    for name, spec in sorted(load_all().items()):
+        if spec.grad is None:
+            continue
+        if not spec.grad:
+            out.append((f"builtin:{name}", spec.fn, None))
+        for i, case in enumerate(spec.grad):
+            out.append((f"builtin:{name}#{i}", spec.fn, case))
+    for name, (fn, op_cases) in sorted(ops.OPERATORS.items()):
+        for i, case in enumerate(op_cases):
+            out.append((f"op:{name}#{i}", fn, case))
+    return out

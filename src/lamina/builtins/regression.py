@@ -4,12 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError
+from ..rng import generator
 from ..stats import linreg as LR
 from ..stats import models as M
 from ..stats.data import as_matrix
 from ..stats.table import Table
 from ..values import as_int, as_str, describe
-from .random import generator
 from .registry import Shape, builtin
 
 CATEGORY = "Statistics & ML"

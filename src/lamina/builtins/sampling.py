@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff.tape import value_of
 from ..errors import LaminaError
+from ..rng import generator
 from ..stats.args import flag, vector
-from ..values import as_int, describe
-from .random import generator
+from ..values import as_int, describe, value_of
 from .registry import Shape, builtin
 
 RANDOM = "Random"

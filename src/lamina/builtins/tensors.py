@@ -5,9 +5,8 @@ import numpy as np
 
 from ..autodiff import linalg, ops, shaping
 from ..autodiff.reductions import check_axis
-from ..autodiff.tape import value_of
 from ..errors import LaminaError, shape_str
-from ..values import as_float, as_int, describe
+from ..values import as_float, as_int, describe, value_of
 from .mathfns import axis_arg, operand
 from .registry import Const, GradCase, Shape, builtin
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import LaminaError
-from ..lang.printing import format_value
+from ..printing import format_value
 from ..values import as_str, describe, type_name
 from .registry import Shape, builtin
 

@@ -6,14 +6,14 @@ import math
 import numpy as np
 
 from ..autodiff.grad import grad
-from ..autodiff.tape import TAPE, Tracked
+from ..autodiff.tape import TAPE
 from ..errors import LaminaError, shape_str
 from ..lang.runtime import call
 from ..lang.scope import resolve
 from ..optim.base import Optimizer
 from ..optim.params import flatten
 from ..optim.registry import RULES, get
-from ..values import Record, as_int, as_str, describe, is_function
+from ..values import Record, Tracked, as_int, as_str, describe, is_function
 from .registry import Shape, builtin
 
 CATEGORY = "Statistics & ML"

@@ -32,9 +32,9 @@ class ExampleFailed(Exception):
 
 
 def run_example(name: str, code: str) -> ExampleRun:
-    from ..builtins.random import seed
     from ..autodiff.tape import TAPE
-    from ..lang.interpreter import Interpreter
+    from ..builtins.random import seed
+    from ..interpreter import Interpreter
     from ..stats.figures import close
     TAPE.reset()
     seed(0.0)

@@ -3,11 +3,15 @@
 Names are mangled (`x` becomes `L_x`), so no Lamina name can collide with a
 Python keyword or with the runtime helpers (`_add`, `_index`, ...), and constants
 are never spliced into source text: they are Python constants or read-only arrays
-installed under generated names.
+installed in the program's namespace under generated names (`_k0`, ...).
 
 Every Python node made for a Lamina node gets that node's id as its line number.
 When a helper raises, the traceback's line number in the compiled frame leads
-back to the Lamina node and its span (see pyerrors.py).
+back to the Lamina node and its span (see pyerrors.py), through the node table
+that the program's namespace holds under NODES_KEY.
+
+The node table and the constants belong to one namespace (one Interpreter, or one
+module), never to the process: dropping the interpreter frees them.
 """
 from __future__ import annotations
 
@@ -21,9 +25,7 @@ from ..errors import LaminaError
 from . import ast as A
 from .scope import CODE_FILENAME, mangle
 
-NODES: list[A.Node] = []        # node id - 1 -> Lamina node
-CONSTANTS: dict[str, object] = {}  # generated name -> read-only array, installed as a builtin
-_const_ids = itertools.count()
+NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> Lamina node
 
 FAST_BINARY = {
     "+": (py.Add, "_add"), "-": (py.Sub, "_sub"), "*": (py.Mult, "_mul"), ".*": (py.Mult, "_emul"),
@@ -35,8 +37,9 @@ FAST_COMPARE = {
 SLOW_BINARY = {"/": "_div", "./": "_ediv", "^": "_pow", ".^": "_epow"}
 
 
-def node_of(lineno: int) -> A.Node | None:
-    return NODES[lineno - 1] if 0 < lineno <= len(NODES) else None
+def node_of(namespace: dict, lineno: int) -> A.Node | None:
+    nodes = namespace.get(NODES_KEY, ())
+    return nodes[lineno - 1] if 0 < lineno <= len(nodes) else None
 
 
 def load(name: str) -> py.Name:
@@ -56,15 +59,19 @@ def is_float_test(expr: py.expr) -> py.expr:
 
 
 class Compiler:
-    def __init__(self, echo: bool = False):
+    def __init__(self, namespace: dict, echo: bool = False):
+        """Compile into `namespace`: its node table grows by this program's nodes and its
+        constants are installed there."""
+        self.namespace = namespace
+        self.nodes = namespace.setdefault(NODES_KEY, [])
         self.echo = echo
         self.temps = itertools.count()
 
     # -- plumbing ------------------------------------------------------------------
     def at(self, pynode, node: A.Node):
         """Give `pynode` and its not-yet-placed children the line number of `node`."""
-        NODES.append(node)
-        line = len(NODES)
+        self.nodes.append(node)
+        line = len(self.nodes)
         stack = [pynode]
         while stack:
             n = stack.pop()
@@ -194,8 +201,8 @@ class Compiler:
                 not node.semicolons or len({len(r) for r in numbers}) == 1):
             data = np.array(numbers[0] if not node.semicolons else numbers, dtype=np.float64)
             data.flags.writeable = False
-            name = f"_k{next(_const_ids)}"
-            CONSTANTS[name] = data
+            name = f"_k{len(self.nodes)}"      # unique: `at` gives this node the next id
+            self.namespace[name] = data
             return load(name)
         rows = [py.Tuple([self.expr(x) for x in row], py.Load()) for row in node.rows]
         if not node.semicolons:
@@ -306,5 +313,5 @@ _missing = {c for c in vars(A).values() if isinstance(c, type) and issubclass(c,
 assert not _missing, f"syntax nodes without a compile handler: {_missing}"
 
 
-def compile_program(program: A.Program, echo: bool = False):
-    return Compiler(echo).program(program)
+def compile_program(program: A.Program, namespace: dict, echo: bool = False):
+    return Compiler(namespace, echo).program(program)

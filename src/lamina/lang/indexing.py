@@ -9,9 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autodiff import ops
-from ..autodiff.tape import Tracked
 from ..errors import LaminaError, shape_str
-from ..values import LibObject, Record, describe
+from ..values import LibObject, Record, Tracked, describe
 
 ALL = slice(None, None)
 
@@ -21,7 +20,7 @@ def _whole(x, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, (float, int)):
         raise LaminaError("TypeError", f"{what} must be a whole number or a slice, not {describe(x)}.")
     if v != v or v in (float("inf"), float("-inf")) or v != int(v):
-        from .printing import format_number
+        from ..printing import format_number
         raise LaminaError("TypeError", f"{what} must be a whole number, not {format_number(v)}.")
     return int(v)
 

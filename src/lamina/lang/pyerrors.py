@@ -12,18 +12,18 @@ import re
 from ..errors import Frame, LaminaError
 from . import ast as A
 from .compiler import node_of
-from .scope import CODE_FILENAME, unmangle
+from .scope import CODE_FILENAME, MANGLE, mangle, unmangle
 
 STACK_SHOWN = 12
 
 
-def compiled_frames(tb) -> list[tuple[str, int]]:
-    """(code name, line) of each compiled Lamina frame in a traceback, outermost first."""
+def compiled_frames(tb) -> list[tuple[str, A.Node | None]]:
+    """(code name, Lamina node) of each compiled Lamina frame in a traceback, outermost first."""
     out = []
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename == CODE_FILENAME:
-            out.append((code.co_name, tb.tb_lineno))
+            out.append((code.co_name, node_of(tb.tb_frame.f_globals, tb.tb_lineno)))
         tb = tb.tb_next
     return out
 
@@ -68,13 +68,13 @@ def to_lamina_error(exc: BaseException) -> LaminaError:
     if isinstance(exc, BrokenPipeError):
         raise exc    # the reader went away (`lamina prog.lam | head`): not the program's fault
     frames = compiled_frames(exc.__traceback__)
-    node = node_of(frames[-1][1]) if frames else None
+    node = frames[-1][1] if frames else None
     err = exc if isinstance(exc, LaminaError) else _translate(exc, node, frames)
     err.message = _fill_arg_markers(err.message, node)
     if err.span is None and node is not None:
         err.span = node.span
     if not err.stack and len(frames) > 1:
-        stack = _collapse([Frame(function_label(frames[k][0]), node_of(frames[k - 1][1]).span)
+        stack = _collapse([Frame(function_label(frames[k][0]), frames[k - 1][1].span)
                            for k in range(1, len(frames))])
         if len(stack) > STACK_SHOWN:
             err.note = (err.note + "; " if err.note else "") + f"{len(stack) - STACK_SHOWN} earlier calls are not shown"
@@ -112,7 +112,8 @@ def _translate(exc: BaseException, node, frames) -> LaminaError:
         name = _python_name(exc)
         return LaminaError("NameError", f"Undefined variable '{name}'.{_suggest(name, exc)}")
     if isinstance(exc, TypeError) and _raised_by_compiled_code(exc):
-        return translate_call_error(None, exc, source_text(getattr(node, "callee", None)))
+        name = source_text(getattr(node, "callee", None))
+        return translate_call_error(_visible(exc).get(mangle(name or "")), exc, name)
     if isinstance(exc, MemoryError):
         return LaminaError("ValueError", "Out of memory while running the program.")
     return LaminaError("InternalError", f"{type(exc).__name__}: {exc}",
@@ -134,14 +135,18 @@ def _python_name(exc: NameError) -> str:
     return unmangle(name)
 
 
-def _suggest(name: str, exc: BaseException) -> str:
-    from ..builtins.registry import REGISTRY
+def _visible(exc: BaseException) -> dict:
+    """Every name the innermost compiled frame sees: its locals, globals and the builtins."""
     tb = exc.__traceback__
     while tb.tb_next is not None:
         tb = tb.tb_next
     frame = tb.tb_frame
-    known = {unmangle(k) for k in list(frame.f_locals) + list(frame.f_globals) if k.startswith("L_")}
-    known |= set(REGISTRY)
+    builtins = frame.f_globals.get("__builtins__", {})
+    return {**(builtins if isinstance(builtins, dict) else {}), **frame.f_globals, **frame.f_locals}
+
+
+def _suggest(name: str, exc: BaseException) -> str:
+    known = {unmangle(k) for k in _visible(exc) if k.startswith(MANGLE)}
     close = difflib.get_close_matches(name, sorted(known), n=3)
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
@@ -153,7 +158,7 @@ PY_KINDS = {"float": "a number", "str": "a string", "list": "a list", "Record": 
 
 def translate_call_error(f, exc: TypeError, name: str | None = None) -> LaminaError:
     """Python's message for a bad call, in Lamina's words."""
-    from .printing import function_name
+    from ..printing import function_name
     text = str(exc)
     label = name or (function_name(f) if f is not None else None)
     m = re.search(r"'(\w+)' object is not callable", text)
@@ -165,11 +170,5 @@ def translate_call_error(f, exc: TypeError, name: str | None = None) -> LaminaEr
     text = re.sub(r"^[\w.<>]+\(\) ", "", text).replace("positional ", "")
     subject = f"'{label}'" if label else "The function"
     msg = f"{subject} {text}."
-    shapes = _call_shapes(label)
-    return LaminaError("TypeError", msg + (f" Call shapes: {shapes}." if shapes else ""))
-
-
-def _call_shapes(name: str | None) -> str:
-    from ..builtins.registry import REGISTRY
-    spec = REGISTRY.get(name or "")
-    return ", ".join(s.code for s in spec.shapes) if spec else ""
+    shapes = getattr(f, "__lamina_shapes__", ())
+    return LaminaError("TypeError", msg + (f" Call shapes: {', '.join(shapes)}." if shapes else ""))

@@ -14,11 +14,10 @@ import sys
 import numpy as np
 
 from ..autodiff import ops
-from ..autodiff.tape import Tracked
 from ..errors import LaminaError
-from ..values import LibObject, Record, describe, is_numeric, values_equal
+from ..printing import format_value
+from ..values import LibObject, Record, Tracked, describe, is_numeric, values_equal
 from . import indexing
-from .printing import format_value
 from .scope import CODE_FILENAME, mangle
 
 NUMERIC = {

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..builtins.random import generator
 from ..errors import LaminaError
 from ..optim.base import Optimizer
 from ..optim.registry import get
+from ..rng import generator
 from ..values import as_int, as_str, describe
 from .callbacks.schedule import Schedule
 from .losses import get_loss

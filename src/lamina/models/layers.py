@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..autodiff import ops
-from ..autodiff.tape import record, value_of
+from ..autodiff.tape import record
 from ..errors import LaminaError
 from ..nn.activations import _erf, expit
-from ..values import as_float, as_int, as_str, describe
+from ..values import as_float, as_int, as_str, describe, value_of
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)

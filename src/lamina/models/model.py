@@ -122,5 +122,5 @@ class Model(LibObject):
 
 
 def _fmt(x: float) -> str:
-    from ..lang.printing import format_number
+    from ..printing import format_number
     return format_number(float(f"{x:.4g}"))

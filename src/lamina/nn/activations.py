@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from ..autodiff.tape import record, value_of
+from ..autodiff.tape import record
 from ..errors import LaminaError
-from ..values import as_float, describe
+from ..values import as_float, describe, value_of
 
 
 def operand(x, what: str):
@@ -34,7 +34,7 @@ def expit(v, out=None):
 
 
 def _erf(v):
-    from scipy.special import erf   # imported on first use: SciPy is slow to import
+    from scipy.special import erf  # imported on first use: SciPy is slow to import
     return erf(v)
 
 

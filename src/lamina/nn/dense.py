@@ -8,8 +8,8 @@ a 1 x n row b is added to every row (per unit); a number to everything.
 from __future__ import annotations
 
 from ..autodiff import ops
-from ..autodiff.tape import Tracked
 from ..errors import LaminaError
+from ..values import Tracked
 from .activations import operand
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autodiff.tape import record
-from ..builtins.random import generator
 from ..errors import LaminaError
+from ..rng import generator
 from ..values import as_float
 from .activations import operand
 

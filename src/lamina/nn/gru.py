@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff.tape import is_live, record, value_of
+from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
-from ..values import Record, as_int, describe
+from ..values import Record, as_int, describe, value_of
 from . import gru_core
 from .activations import operand
 from .init import glorot_uniform

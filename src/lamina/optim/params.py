@@ -9,9 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..autodiff.tape import value_of
 from ..errors import LaminaError, shape_str
-from ..values import Record, describe, is_numeric
+from ..values import Record, describe, is_numeric, value_of
 
 
 def plain_copy(x, what: str):

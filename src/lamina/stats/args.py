@@ -4,9 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autodiff.reductions import check_axis
-from ..autodiff.tape import value_of
 from ..errors import LaminaError, shape_str
-from ..values import as_int, describe
+from ..values import as_int, describe, value_of
 
 
 def data(x, what: str) -> np.ndarray:

@@ -6,10 +6,9 @@ import math
 
 import numpy as np
 
-from ..autodiff.tape import value_of
 from ..errors import LaminaError
-from ..lang.printing import format_number
-from ..values import Record, as_float, as_int, as_str, describe
+from ..printing import format_number
+from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix
 from .table import Table, as_table, column
 

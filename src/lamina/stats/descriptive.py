@@ -11,9 +11,8 @@ import warnings
 
 import numpy as np
 
-from ..autodiff.tape import value_of
 from ..errors import LaminaError, shape_str
-from ..values import Record, as_int, describe
+from ..values import Record, as_int, describe, value_of
 from .args import axis_of, data, flag, matrix, out, vector
 
 

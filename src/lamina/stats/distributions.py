@@ -12,10 +12,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..autodiff.tape import value_of
 from ..errors import LaminaError
-from ..lang.printing import format_number
-from ..values import LibObject, as_float, as_int, describe
+from ..printing import format_number
+from ..values import LibObject, as_float, as_int, describe, value_of
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ import sys
 
 import numpy as np
 
-from ..autodiff.tape import value_of
 from ..errors import LaminaError
 from ..values import LibObject, Record, as_float, as_int, as_str, describe
 from .args import data, vector
@@ -165,7 +164,7 @@ def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
         if isinstance(x, list) and all(isinstance(s, str) for s in x):
             names = list(x)
         else:
-            from ..lang.printing import format_number
+            from ..printing import format_number
             names = [format_number(v) for v in vector(x, "bar's labels")]
         if len(names) != hs.size:
             raise LaminaError("ShapeError", f"bar needs one label per bar, but got {len(names)} labels and {hs.size} heights.")

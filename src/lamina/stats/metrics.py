@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from ..lang.printing import format_number
+from ..printing import format_number
 from ..values import as_float, as_int, as_str
 from .args import data, no_nan
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lang.printing import format_number
+from ..printing import format_number
 
 
 def short(x: float, digits: int = 6) -> str:

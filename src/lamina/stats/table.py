@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff.tape import value_of
 from ..errors import LaminaError
-from ..values import LibObject, describe
+from ..values import LibObject, describe, value_of
 from .summary import layout, short
 
 SHOWN_ROWS = 10     # a longer table prints its first rows and a count of the rest

@@ -88,7 +88,7 @@ class Schedule(LibObject):
         return super().get(name)
 
     def describe(self) -> str:
-        from ...lang.printing import format_number
+        from ...printing import format_number
         parts = ", ".join(f"{k} = {format_number(v)}" for k, v in self.settings.items())
         return f"{self.kind.name}({parts}, base = \"{self.base.rule.name}\")"
 

@@ -1,22 +1,9 @@
 """How values print (LANGUAGE.md "Printing"): `print`, interpolation and the REPL echo."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ..autodiff.tape import Tracked
-
-
-def format_number(x) -> str:
-    x = float(x)
-    if x != x:
-        return "NaN"
-    if x in (math.inf, -math.inf):
-        return "Inf" if x > 0 else "-Inf"
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))           # also turns -0.0 into "0"
-    return repr(x)
+from .values import LibObject, Record, Tracked, format_number
 
 
 def format_tensor(a: np.ndarray) -> str:
@@ -43,7 +30,6 @@ def format_value(v, quote_strings: bool = False) -> str:
         return format_tensor(v)
     if isinstance(v, list):
         return "[" + ", ".join(format_value(x, True) for x in v) + "]"
-    from ..values import LibObject, Record
     if isinstance(v, Record):
         return "{" + ", ".join(f"{k}={format_value(x, True)}" for k, x in v.fields.items()) + "}"
     if isinstance(v, LibObject):

@@ -1,32 +1,35 @@
-"""One-way pipeline: source -> tokens -> tree -> Python code -> run.
+"""The composition root: one Interpreter per program, REPL session or notebook kernel.
 
-An Interpreter keeps the top-level variables of one program (or REPL session)
-between runs. Errors leave as LaminaError with a span and the Lamina call stack.
+It wires the pipeline together (source -> tokens -> tree -> Python code -> run) over the
+builtins the registry holds. An Interpreter keeps the top-level variables of its program
+between runs, and its own compile state (the node table and constant arrays live in its
+namespace), so dropping it frees everything it compiled. Errors leave as LaminaError with
+a span and the Lamina call stack.
 """
 from __future__ import annotations
 
 import sys
 import warnings
 
-from ..builtins.registry import load_all
-from ..errors import LaminaError, Source, Span
-from . import compiler, runtime
-from .parser import parse
-from .pyerrors import to_lamina_error
-from .scope import mangle
+from .builtins.registry import load_all
+from .errors import LaminaError, Source, Span
+from .lang import compiler, runtime
+from .lang.parser import parse
+from .lang.pyerrors import to_lamina_error
+from .lang.scope import mangle
 
 # Python frames per Lamina call is one, so this is (about) the deepest Lamina recursion.
 RECURSION_LIMIT = 10_000
 
-BUILTINS: dict[str, object] = {}
+_BUILTINS: dict[str, object] = {}
 
 
 def builtins_namespace() -> dict:
-    if not BUILTINS:
-        BUILTINS.update(runtime.HELPERS)
-        BUILTINS.update({mangle(name): spec.fn for name, spec in load_all().items()})
-    BUILTINS.update(compiler.CONSTANTS)
-    return BUILTINS
+    """The runtime helpers and every builtin under its mangled name: built once, never grown."""
+    if not _BUILTINS:
+        _BUILTINS.update(runtime.HELPERS)
+        _BUILTINS.update({mangle(name): spec.fn for name, spec in load_all().items()})
+    return _BUILTINS
 
 
 class Interpreter:
@@ -38,12 +41,10 @@ class Interpreter:
     def compile(self, text: str, name: str, echo: bool = False):
         source = Source(name, text)
         try:
-            code = compiler.compile_program(parse(source), echo)
+            return compiler.compile_program(parse(source), self.namespace, echo)
         except RecursionError:
             raise LaminaError("SyntaxError", "The program is nested too deeply to parse.",
                               Span(source, 1, 1)) from None
-        builtins_namespace()
-        return code
 
     def run(self, text: str, name: str = "<program>", echo: bool = False) -> None:
         self.run_code(self.compile(text, name, echo))
@@ -59,5 +60,4 @@ class Interpreter:
             raise to_lamina_error(exc) from exc
 
     def get(self, name: str):
-        return self.namespace.get(mangle(name), BUILTINS.get(mangle(name)))
-
+        return self.namespace.get(mangle(name), _BUILTINS.get(mangle(name)))

@@ -1,0 +1,29 @@
+"""The gradient check's vocabulary: how an op or builtin declares its finite-difference cases.
+
+Operators declare theirs in ops.OPERATORS, builtins beside their registration; gradcheck.py
+runs them all.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Const:
+    """A fixed, non-differentiated argument in a GradCase."""
+    value: object
+
+
+@dataclass(frozen=True)
+class GradCase:
+    """One finite-difference check: arguments as shapes of random tracked inputs.
+
+    Each entry of `args` is a shape tuple — `()` a scalar, `(4,)` a vector,
+    `(3, 2)` a matrix — for a random input that is differentiated against, or a
+    `Const(value)` passed as it is. `domain` picks the random inputs:
+    "real" (standard normal), "positive" (0.5 to 2), "unit" (0.1 to 0.9),
+    "away_from_zero" (|x| from 0.5 to 2, random sign).
+    """
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    domain: str = "real"
