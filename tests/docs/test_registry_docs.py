@@ -27,7 +27,7 @@ def test_builtin_is_fully_documented(name):
 
 def test_help_lists_categories():
     text = help_text(None)
-    assert "Core:" in text and "print" in text and "Statistics & ML:" in text
+    assert "Core:" in text and "print" in text and "Neural nets:" in text
 
 
 def test_help_unknown_name_suggests():

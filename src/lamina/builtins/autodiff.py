@@ -9,7 +9,7 @@ from ..errors import LaminaError
 from ..values import Record, Tracked, as_int, describe
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Autodiff"
 
 
 def _leaf(x, trainable: bool, name: str):

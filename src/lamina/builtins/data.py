@@ -7,7 +7,7 @@ from ..stats.table import as_table
 from ..values import as_int
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Data"
 TABLE_NOTE = ("A table has named columns of one length: numeric columns are vectors, text columns "
               "lists of strings. t.name and t[:, \"name\"] read a column, t[i, \"name\"] one cell, "
               "t[a:b, :] (or t[i]) some rows and t[:, [\"a\", \"b\"]] some columns, each as a new "

@@ -11,7 +11,7 @@ from ..stats import distributions as Dist
 from ..values import as_int
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Statistics"
 USE = ("The value prints as its family and parameters; d.pdf(x), d.cdf(x), d.quantile(p) and "
        "d.sample(n) (or pdf(d, x), ...) evaluate it, and fields name its parameters and its mean "
        "and var. SciPy (scipy.stats) does the numerics; samples come from the global generator "

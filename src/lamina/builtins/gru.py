@@ -8,7 +8,7 @@ from ..rng import generator
 from ..values import Record
 from .registry import Const, GradCase, Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Neural nets"
 EQUATIONS = ("z = sigmoid(wz*x + uz*h + bz), r = sigmoid(wr*x + ur*h + br), "
              "hh = tanh(wh*x + uh*(r .* h) + bh), and the new state (1 - z) .* h + z .* hh")
 

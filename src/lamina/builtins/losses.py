@@ -6,7 +6,7 @@ import numpy as np
 from ..nn import losses as L
 from .registry import Const, GradCase, Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Neural nets"
 S = ()
 EPS_NOTE = (f"Probabilities are clipped to [{L.PROB_EPS:g}, 1 - {L.PROB_EPS:g}] before the log, so "
             f"a probability of exactly 0 or 1 gives a large finite loss rather than Inf or NaN; "

@@ -6,7 +6,7 @@ import math
 from ..models.callbacks.schedule import make
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Optimizers & training"
 INF = math.inf
 COMMON = ("The value only describes the schedule; give it to compile(optimizer = ...). fit then "
           "starts at lr and, after each epoch, sets the rate of the next one; epochs are counted "

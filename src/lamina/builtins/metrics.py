@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..stats import metrics as MT
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Statistics"
 LABELS = ("Labels are numbers. A matrix with more than one column counts as class scores (or "
           "one-hot targets), one row per example, and stands for the index of each row's largest "
           "entry, so a classifier's output can be scored as it is.")

@@ -13,7 +13,7 @@ from ..stats.linreg import LinearModel
 from ..stats.models import LogisticModel
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Models"
 XOR = "X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0.0; 1.0; 1.0; 0.0]\n"
 NET = (XOR + "net = input(2) |> dense(8, activation = \"tanh\") |> dense(1, activation = \"sigmoid\") |>\n"
        "      compile(optimizer = adam(lr = 0.05), loss = \"binary_cross_entropy\", seed = 1)\n")

@@ -8,7 +8,7 @@ from ..nn.dropout import dropout as dropout_op
 from ..values import LibObject, describe, is_numeric
 from .registry import Const, GradCase, Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Neural nets"
 S, V, M = (), (4,), (3, 2)
 
 

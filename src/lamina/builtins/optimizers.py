@@ -10,7 +10,7 @@ from ..optim.sgd import NESTEROV_SGD, SGD
 from ..values import describe
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Optimizers & training"
 COMMON = ("The parameters are one value (tracked or plain), a list or a record of them; `_params` "
           "lists their current plain values in that order (a record's fields in order). `lr` may "
           "be the second argument or a keyword, the other settings are keywords; an unknown "

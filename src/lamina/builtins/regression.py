@@ -12,7 +12,7 @@ from ..stats.table import Table
 from ..values import as_int, as_str, describe
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Statistics"
 
 
 def _from_table(t: Table, response, predictors, fn: str):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..stats import descriptive as D
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Statistics"
 AXIS_NOTE = ("Without an axis every element counts (a matrix is one sample); axis 0 works down "
              "the rows, giving one result per column, and axis 1 along each row, giving one per "
              "row, as for sum and mean.")

@@ -16,7 +16,7 @@ from ..optim.registry import RULES, get
 from ..values import Record, Tracked, as_int, as_str, describe, is_function
 from .registry import Shape, builtin
 
-CATEGORY = "Statistics & ML"
+CATEGORY = "Optimizers & training"
 
 
 def _optimizer(optimizer, params) -> Optimizer:
