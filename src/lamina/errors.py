@@ -95,3 +95,12 @@ def shape_str(shape: tuple) -> str:
     if len(shape) == 1:
         return f"vector of length {shape[0]}"
     return "x".join(str(n) for n in shape)
+
+
+def describe_shape(shape: tuple) -> str:
+    """A shape as messages name a value of it: `a number`, `a vector of length 3`, `a 2x3 matrix`."""
+    if len(shape) == 0:
+        return "a number"
+    if len(shape) == 1:
+        return f"a {shape_str(shape)}"
+    return f"a {shape_str(shape)} matrix"

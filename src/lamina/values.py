@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .errors import LaminaError, shape_str
+from .errors import LaminaError, describe_shape
 
 
 class Tracked:
@@ -121,14 +121,9 @@ def describe(x) -> str:
     """A value's kind and shape as messages name it: `a 2x3 matrix`, `a string`."""
     v = value_of(x)
     if isinstance(v, np.ndarray):
-        return f"a {shape_str(v.shape)}" if v.ndim == 1 else f"a {shape_str(v.shape)} matrix"
+        return describe_shape(v.shape)
     name = type_name(x)
     return f"an {name}" if name[0] in "aeiou" else f"a {name}"
-
-
-def shape_of(x) -> tuple:
-    v = value_of(x)
-    return v.shape if isinstance(v, np.ndarray) else ()
 
 
 def is_numeric(x) -> bool:
@@ -156,14 +151,28 @@ def as_int(x, what: str, minimum: int | None = None) -> int:
     return n
 
 
-def as_array(x, what: str) -> np.ndarray:
-    """A number or tensor as a float64 array (numbers become 0-d arrays)."""
+def numeric(x, what: str):
+    """The plain number (a float) or tensor (a float64 array) behind an argument, tracked or not."""
     v = value_of(x)
-    if isinstance(v, np.ndarray):
-        return v
+    if type(v) is np.ndarray:
+        return v if v.dtype == np.float64 else v.astype(np.float64)
     if isinstance(v, (float, int)) and not isinstance(v, bool):
-        return np.asarray(float(v))
+        return float(v)
     raise LaminaError("TypeError", f"{what} must be a number or tensor, not {describe(x)}.")
+
+
+def numeric_or_tracked(x, what: str):
+    """A number or tensor argument as an op takes it: a tracked one as it is, else numeric(x)."""
+    return x if type(x) is Tracked else numeric(x, what)
+
+
+def lamina_value(a):
+    """A NumPy result as a Lamina value: a 0-d array or NumPy scalar becomes a float, an array
+    a float64 array (the array itself when it is one already)."""
+    if np.ndim(a) == 0:
+        return float(a)
+    a = np.asarray(a)
+    return a if a.dtype == np.float64 else a.astype(np.float64)
 
 
 def as_tensor(x, what: str) -> np.ndarray:
@@ -177,21 +186,6 @@ def as_str(x, what: str) -> str:
     if isinstance(x, str):
         return x
     raise LaminaError("TypeError", f"{what} must be a string, not {describe(x)}.")
-
-
-def to_value(x):
-    """A NumPy result as a Lamina value: 0-d arrays and NumPy scalars become floats."""
-    if isinstance(x, np.ndarray):
-        if x.ndim == 0:
-            return float(x)
-        if x.dtype != np.float64:
-            return x.astype(np.float64)
-        return x
-    if isinstance(x, (np.floating, np.integer)):
-        return float(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return x
 
 
 def values_equal(a, b) -> bool:

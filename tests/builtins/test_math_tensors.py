@@ -59,7 +59,7 @@ def test_integers_are_accepted_as_numbers():
 
 
 def test_bad_arguments_are_lamina_type_errors():
-    assert "exp needs a number or tensor" in error("TypeError", M.exp, "x")
+    assert error("TypeError", M.exp, "x") == "exp's argument must be a number or tensor, not a string."
     error("TypeError", M.sum_, [1.0, 2.0])
     error("TypeError", M.log, True)
     error("TypeError", T.zeros, "3")

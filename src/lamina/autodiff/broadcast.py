@@ -36,16 +36,6 @@ def align(x, y, op: str):
     raise mismatch(sx, sy, op)
 
 
-def result_shape(sx: tuple, sy: tuple, op: str) -> tuple:
-    """The shape `x op y` has under the rule (raises the same ShapeError as `align`)."""
-    if not sx:
-        return sy
-    if not sy or sx == sy:
-        return sx
-    x2, y2, _, _ = align(np.empty(sx), np.empty(sy), op)
-    return np.broadcast_shapes(x2.shape, y2.shape)
-
-
 def mismatch(sx: tuple, sy: tuple, op: str) -> LaminaError:
     msg = f"Elementwise {op} needs shapes that broadcast, but got {shape_str(sx)} and {shape_str(sy)}."
     if len(sx) + len(sy) == 3:

@@ -15,7 +15,7 @@ import zlib
 
 import numpy as np
 
-from ..values import Record, Tracked
+from ..values import Record, Tracked, value_of
 from . import ops, reductions
 from .cases import Const, GradCase
 from .grad import grad
@@ -40,10 +40,6 @@ def random_input(shape: tuple, domain: str, rng: np.random.Generator):
     return float(x) if shape == () else x
 
 
-def _value(x):
-    return x.value if type(x) is Tracked else x
-
-
 def check(case_id: str, fn, case: GradCase) -> list[str]:
     """Problems found (empty when the analytic gradient matches finite differences)."""
     rng = np.random.default_rng(zlib.crc32(case_id.encode()))
@@ -58,7 +54,7 @@ def check(case_id: str, fn, case: GradCase) -> list[str]:
         outs = _members(fn(*tracked, **kwargs))
         if not any(type(o) is Tracked for o in outs):
             return [f"{case_id}: the result was not recorded on the tape"]
-        weights = [random_input(np.shape(_value(o)), "real", rng) for o in outs]
+        weights = [random_input(np.shape(value_of(o)), "real", rng) for o in outs]
         loss = 0.0
         for o, w in zip(outs, weights):
             loss = ops.add(loss, reductions.sum(ops.emul(o, w)))
@@ -67,12 +63,12 @@ def check(case_id: str, fn, case: GradCase) -> list[str]:
         TAPE.reset()
 
     def f(values) -> float:
-        return sum(float(np.sum(_value(o) * w)) for o, w in zip(_members(fn(*values, **kwargs)), weights))
+        return sum(float(np.sum(value_of(o) * w)) for o, w in zip(_members(fn(*values, **kwargs)), weights))
 
     problems = []
     plain = _members(fn(*args, **kwargs))
     if len(plain) != len(outs) or any(
-            np.shape(p) != np.shape(_value(o)) or not np.allclose(p, _value(o), rtol=1e-12, equal_nan=True)
+            np.shape(p) != np.shape(value_of(o)) or not np.allclose(p, value_of(o), rtol=1e-12, equal_nan=True)
             for p, o in zip(plain, outs)):
         problems.append(f"{case_id}: tracked and untracked forward values differ")
     for k, i in enumerate(wrt):

@@ -3,14 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LaminaError, shape_str
+from ..errors import LaminaError, describe_shape, shape_str
 from ..values import Tracked
 from .tape import record
-
-
-def _describe(shape: tuple) -> str:
-    return "a number" if not shape else (
-        f"a {shape_str(shape)}" if len(shape) == 1 else f"a {shape_str(shape)} matrix")
 
 
 def dot(a, b):
@@ -20,7 +15,7 @@ def dot(a, b):
     sx, sy = np.shape(x), np.shape(y)
     if sx != sy:
         raise LaminaError("ShapeError", f"dot needs two operands of the same shape, but got "
-                          f"{_describe(sx)} and {_describe(sy)}.")
+                          f"{describe_shape(sx)} and {describe_shape(sy)}.")
     if not sx:
         return record(x * y, (a, b), (lambda g: g * y, lambda g: g * x))
     return record(float(np.vdot(x, y)), (a, b), (lambda g: g * y, lambda g: g * x))
@@ -31,10 +26,10 @@ def solve(a, b):
     A = a.value if type(a) is Tracked else a
     B = b.value if type(b) is Tracked else b
     if np.ndim(A) != 2 or A.shape[0] != A.shape[1]:
-        raise LaminaError("ShapeError", f"solve(A, b) needs a square matrix A, not {_describe(np.shape(A))}.")
+        raise LaminaError("ShapeError", f"solve(A, b) needs a square matrix A, not {describe_shape(np.shape(A))}.")
     if np.ndim(B) not in (1, 2) or B.shape[0] != A.shape[0]:
         raise LaminaError("ShapeError", f"solve(A, b) needs b with as many rows as A ({A.shape[0]}), "
-                          f"not {_describe(np.shape(B))}.")
+                          f"not {describe_shape(np.shape(B))}.")
     try:
         x = np.linalg.solve(A, B)
     except np.linalg.LinAlgError:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LaminaError, shape_str
-from ..values import Tracked
+from ..errors import LaminaError, describe_shape, shape_str
+from ..values import Tracked, lamina_value
 from .tape import record
 
 
@@ -23,9 +23,7 @@ def check_axis(shape: tuple, axis, what: str):
     if len(shape) <= 1 and axis == 0:
         return None
     valid = "0 (down the rows) or 1 (along each row)" if len(shape) == 2 else "0"
-    kind = f"a {shape_str(shape)} matrix" if len(shape) == 2 else (
-        f"a {shape_str(shape)}" if shape else "a number")
-    raise LaminaError("ValueError", f"{what} of {kind} takes axis {valid}, not {axis}.")
+    raise LaminaError("ValueError", f"{what} of {describe_shape(shape)} takes axis {valid}, not {axis}.")
 
 
 def _spread(g, shape: tuple, axis):
@@ -37,17 +35,13 @@ def _spread(g, shape: tuple, axis):
     return full
 
 
-def _scalar(out):
-    return float(out) if np.ndim(out) == 0 else out
-
-
 def sum(a, axis=None):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
         return a
     axis = check_axis(x.shape, axis, "sum")
     shape = x.shape
-    return record(_scalar(x.sum(axis=axis)), (a,), (lambda g: _spread(g, shape, axis),))
+    return record(lamina_value(x.sum(axis=axis)), (a,), (lambda g: _spread(g, shape, axis),))
 
 
 def mean(a, axis=None):
@@ -57,7 +51,7 @@ def mean(a, axis=None):
     axis = check_axis(x.shape, axis, "mean")
     shape = x.shape
     count = x.size if axis is None else x.shape[axis]
-    return record(_scalar(x.mean(axis=axis)), (a,), (lambda g: _spread(g / count, shape, axis),))
+    return record(lamina_value(x.mean(axis=axis)), (a,), (lambda g: _spread(g / count, shape, axis),))
 
 
 def amax(a, axis=None):
@@ -101,7 +95,7 @@ def prod(a, axis=None):
     if type(x) is float:
         return a
     axis = check_axis(x.shape, axis, "prod")
-    out = _scalar(x.prod(axis=axis))
+    out = lamina_value(x.prod(axis=axis))
     shape = x.shape
     if axis is None:
         return record(out, (a,), (lambda g: g * _others(x.reshape(1, -1), 1).reshape(shape),))

@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LaminaError, shape_str
-from ..values import Tracked
+from ..errors import LaminaError, describe_shape
+from ..values import value_of
 from .tape import record
-
-
-def _val(x):
-    return x.value if type(x) is Tracked else x
 
 
 def _block_vjp(index, shape: tuple):
@@ -26,21 +22,13 @@ def _block_vjp(index, shape: tuple):
 
 def reshape(a, shape: tuple):
     """The elements of `a` in row-major order, arranged as `shape` (one or two sizes)."""
-    x = _val(a)
+    x = value_of(a)
     arr = np.asarray(x, dtype=np.float64)
     if arr.size != int(np.prod(shape)):
-        what = "a number" if arr.ndim == 0 else (
-            f"a {shape_str(arr.shape)}" if arr.ndim == 1 else f"a {shape_str(arr.shape)} matrix")
-        target = f"a vector of length {shape[0]}" if len(shape) == 1 else f"a {shape_str(shape)} matrix"
-        raise LaminaError("ShapeError", f"reshape keeps every element: {what} has {arr.size}, but "
-                          f"{target} holds {int(np.prod(shape))}.")
+        raise LaminaError("ShapeError", f"reshape keeps every element: {describe_shape(arr.shape)} has "
+                          f"{arr.size}, but {describe_shape(shape)} holds {int(np.prod(shape))}.")
     old = arr.shape
     return record(arr.reshape(shape).copy(), (a,), (_block_vjp(Ellipsis, old),))
-
-
-def _describe(shape: tuple) -> str:
-    return "a number" if not shape else (
-        f"a {shape_str(shape)}" if len(shape) == 1 else f"a {shape_str(shape)} matrix")
 
 
 def _as_2d(x) -> np.ndarray:
@@ -54,14 +42,14 @@ def hcat(pieces: list):
     """Join side by side: every piece needs the same number of rows."""
     if not pieces:
         raise LaminaError("ValueError", "hcat needs at least one tensor to join.")
-    values = [_val(p) for p in pieces]
+    values = [value_of(p) for p in pieces]
     mats = [_as_2d(v) for v in values]
     rows = mats[0].shape[0]
     for i, m in enumerate(mats):
         if m.shape[0] != rows:
             raise LaminaError("ShapeError", f"hcat joins pieces with the same number of rows, but piece 0 "
-                              f"({_describe(np.shape(values[0]))}) has {rows} and piece {i} "
-                              f"({_describe(np.shape(values[i]))}) has {m.shape[0]}; a vector counts "
+                              f"({describe_shape(np.shape(values[0]))}) has {rows} and piece {i} "
+                              f"({describe_shape(np.shape(values[i]))}) has {m.shape[0]}; a vector counts "
                               f"as a column.")
     out = np.concatenate(mats, axis=1)
     vjps, lo = [], 0
@@ -75,7 +63,7 @@ def vcat(pieces: list):
     """Stack top to bottom: numbers and vectors give a longer vector; else columns must agree."""
     if not pieces:
         raise LaminaError("ValueError", "vcat needs at least one tensor to join.")
-    values = [_val(p) for p in pieces]
+    values = [value_of(p) for p in pieces]
     if all(type(v) is not np.ndarray or v.ndim == 1 for v in values):
         flat = [np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values]
         out = np.concatenate(flat)
@@ -91,7 +79,7 @@ def vcat(pieces: list):
             hint = (" A vector counts as a column; to append it as a row, write v'."
                     if np.ndim(values[i]) == 1 else "")
             raise LaminaError("ShapeError", f"vcat stacks pieces with the same number of columns ({cols}), "
-                              f"but piece {i} is {_describe(np.shape(values[i]))} with "
+                              f"but piece {i} is {describe_shape(np.shape(values[i]))} with "
                               f"{m.shape[1]}.{hint}")
     out = np.concatenate(mats, axis=0)
     vjps, lo = [], 0

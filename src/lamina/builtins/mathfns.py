@@ -11,7 +11,7 @@ import numpy as np
 from ..autodiff import functions as F
 from ..autodiff import reductions as R
 from ..errors import LaminaError
-from ..values import Tracked, as_int, describe, value_of
+from ..values import as_int, lamina_value, numeric_or_tracked, value_of
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Math"
@@ -19,24 +19,8 @@ S, V, M = (), (4,), (3, 2)
 UNARY = [GradCase((S,)), GradCase((V,)), GradCase((M,))]
 
 
-def operand(x, fn: str):
-    """A number or tensor argument, tracked or not (ints become floats)."""
-    if type(x) is Tracked:
-        return x
-    if isinstance(x, np.ndarray) and x.ndim in (1, 2):
-        return x if x.dtype == np.float64 else x.astype(np.float64)
-    if isinstance(x, (float, int)) and not isinstance(x, bool):
-        return float(x)
-    raise LaminaError("TypeError", f"{fn} needs a number or tensor, not {describe(x)}.")
-
-
 def axis_arg(axis):
     return None if axis is None else as_int(axis, "The axis")
-
-
-def _plain(out):
-    """A NumPy result as a plain Lamina value (a float, or an array)."""
-    return float(out) if np.ndim(out) == 0 else out
 
 
 def _elementwise(name: str, meaning: str, example: str, output: str):
@@ -50,40 +34,40 @@ def _elementwise(name: str, meaning: str, example: str, output: str):
                                "Computed with IEEE float64: exp(1000) is Inf. The derivative is exp(x) "
                                "itself, reused from the forward value."), grad=UNARY)
 def exp(x):
-    return F.exp(operand(x, "exp"))
+    return F.exp(numeric_or_tracked(x, "exp\'s argument"))
 
 
 @builtin("log", **_elementwise("log", "The natural logarithm.", "print(log(exp(2.0)))",
                                "log(0) is -Inf and the log of a negative number is NaN (no error). "
                                "The derivative is 1/x."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
 def log(x):
-    return F.log(operand(x, "log"))
+    return F.log(numeric_or_tracked(x, "log\'s argument"))
 
 
 @builtin("sqrt", **_elementwise("sqrt", "The square root.", "print(sqrt([4.0, 2.25]))",
                                 "The square root of a negative number is NaN. The derivative is "
                                 "1/(2 sqrt(x)), Inf at 0."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
 def sqrt(x):
-    return F.sqrt(operand(x, "sqrt"))
+    return F.sqrt(numeric_or_tracked(x, "sqrt\'s argument"))
 
 
 @builtin("sin", **_elementwise("sin", "The sine (radians).", "print(round(sin([0.0, 1.5707963267948966]), 4))",
                                "Infinite input gives NaN. The derivative is cos(x)."), grad=UNARY)
 def sin(x):
-    return F.sin(operand(x, "sin"))
+    return F.sin(numeric_or_tracked(x, "sin\'s argument"))
 
 
 @builtin("cos", **_elementwise("cos", "The cosine (radians).", "print(round(cos([0.0, 3.141592653589793]), 4))",
                                "Infinite input gives NaN. The derivative is -sin(x)."), grad=UNARY)
 def cos(x):
-    return F.cos(operand(x, "cos"))
+    return F.cos(numeric_or_tracked(x, "cos\'s argument"))
 
 
 @builtin("abs", **_elementwise("abs", "The absolute value.", "print(abs([-1.5, 0.0, 2.0]))",
                                "The derivative is the sign of x, taken as 0 at x = 0."),
          grad=[GradCase(c.args, domain="away_from_zero") for c in UNARY])
 def abs_(x):
-    return F.abs(operand(x, "abs"))
+    return F.abs(numeric_or_tracked(x, "abs\'s argument"))
 
 
 _REDUCE_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M, Const(0))), GradCase((M, Const(1))),
@@ -104,14 +88,14 @@ def _reduction(name: str, what: str, example: str, notes: str):
                              "reduces down the rows (an m x n matrix gives n sums). The gradient "
                              "of a sum is 1 for every element it added."), grad=_REDUCE_CASES)
 def sum_(x, axis=None):
-    return R.sum(operand(x, "sum"), axis_arg(axis))
+    return R.sum(numeric_or_tracked(x, "sum\'s argument"), axis_arg(axis))
 
 
 @builtin("mean", **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))",
                               "The sum divided by the count; the mean of an empty tensor is NaN."),
          grad=_REDUCE_CASES)
 def mean(x, axis=None):
-    return R.mean(operand(x, "mean"), axis_arg(axis))
+    return R.mean(numeric_or_tracked(x, "mean\'s argument"), axis_arg(axis))
 
 
 @builtin("prod", **_reduction("prod", "The product", "print(prod([1, 2, 3, 4]), prod([1, 2; 3, 4], axis = 0))",
@@ -119,7 +103,7 @@ def mean(x, axis=None):
                               "computed from running products so that zeros are handled exactly."),
          grad=_REDUCE_CASES)
 def prod(x, axis=None):
-    return R.prod(operand(x, "prod"), axis_arg(axis))
+    return R.prod(numeric_or_tracked(x, "prod\'s argument"), axis_arg(axis))
 
 
 def _extreme(name: str, what: str, pair: str):
@@ -145,13 +129,13 @@ _EXTREME_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), G
 
 
 def _min_max(name: str, a, b, axis, reduce, pairwise):
-    x = operand(a, name)
+    x = numeric_or_tracked(a, f"{name}\'s argument")
     if b is None:
         return reduce(x, axis_arg(axis))
     if axis is not None:
         raise LaminaError("TypeError", f"{name}(a, b) compares two operands elementwise and takes no axis; "
                           f"use {name}(x, axis = k) to reduce one tensor along an axis.")
-    return pairwise(x, operand(b, name))
+    return pairwise(x, numeric_or_tracked(b, f"{name}\'s argument"))
 
 
 @builtin("max", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
@@ -174,8 +158,8 @@ def min_(a, b=None, axis=None):
          notes="NumPy's rounding: exact halves go to the even neighbour, so round(0.5) is 0 and "
                "round(1.5) is 2. The result is a plain value: rounding passes no gradient.")
 def round_(x, digits=0.0):
-    v = value_of(operand(x, "round"))
-    return _plain(np.round(v, as_int(digits, "The number of digits")))
+    v = value_of(numeric_or_tracked(x, "round\'s argument"))
+    return lamina_value(np.round(v, as_int(digits, "The number of digits")))
 
 
 def _rounding(name: str, meaning: str, example: str, notes: str):
@@ -188,25 +172,25 @@ def _rounding(name: str, meaning: str, example: str, notes: str):
 @builtin("floor", **_rounding("floor", "The largest whole number not above x.",
                               "print(floor([1.7, -1.2]))", "floor(-1.2) is -2."))
 def floor(x):
-    return _plain(np.floor(value_of(operand(x, "floor"))))
+    return lamina_value(np.floor(value_of(numeric_or_tracked(x, "floor\'s argument"))))
 
 
 @builtin("ceil", **_rounding("ceil", "The smallest whole number not below x.",
                              "print(ceil([1.2, -1.7]))", "ceil(-1.7) is -1."))
 def ceil(x):
-    return _plain(np.ceil(value_of(operand(x, "ceil"))))
+    return lamina_value(np.ceil(value_of(numeric_or_tracked(x, "ceil\'s argument"))))
 
 
 @builtin("sign", **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
                              "print(sign([-2.5, 0.0, 3.0]))", "The sign of NaN is NaN."))
 def sign(x):
-    return _plain(np.sign(value_of(operand(x, "sign"))))
+    return lamina_value(np.sign(value_of(numeric_or_tracked(x, "sign\'s argument"))))
 
 
 def _truth_values(x, fn: str):
     if isinstance(x, bool):
         return np.asarray(x)
-    return value_of(operand(x, fn)) != 0
+    return value_of(numeric_or_tracked(x, f"{fn}\'s argument")) != 0
 
 
 @builtin("any", category=CATEGORY,

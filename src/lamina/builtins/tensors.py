@@ -6,8 +6,8 @@ import numpy as np
 from ..autodiff import linalg, ops, shaping
 from ..autodiff.reductions import check_axis
 from ..errors import LaminaError, shape_str
-from ..values import as_float, as_int, describe, value_of
-from .mathfns import axis_arg, operand
+from ..values import as_float, as_int, describe, numeric_or_tracked, value_of
+from .mathfns import axis_arg
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Tensors"
@@ -60,7 +60,7 @@ def eye(n):
          examples=["m = zeros(2, 3)\nprint(size(m), size(m, 1), size([1, 2, 3]))"],
          notes="A number has no dimensions: size(5) is []. length(x) counts all elements instead.")
 def size(x, axis=None):
-    shape = np.shape(value_of(operand(x, "size")))
+    shape = np.shape(value_of(numeric_or_tracked(x, "size\'s argument")))
     if axis is None:
         return np.array(shape, dtype=np.float64)
     k = as_int(axis, "The axis")
@@ -111,7 +111,7 @@ def linspace(a, b, n):
 def reshape(x, r, c=None):
     shape = (_size(r, "The length given to reshape"),) if c is None else (
         _size(r, "The row count given to reshape"), _size(c, "The column count given to reshape"))
-    return shaping.reshape(operand(x, "reshape"), shape)
+    return shaping.reshape(numeric_or_tracked(x, "reshape\'s argument"), shape)
 
 
 @builtin("transpose", category=CATEGORY,
@@ -122,13 +122,13 @@ def reshape(x, r, c=None):
                "unchanged.",
          grad=[GradCase(((3,),)), GradCase(((2, 3),))])
 def transpose(x):
-    return ops.transpose(operand(x, "transpose"))
+    return ops.transpose(numeric_or_tracked(x, "transpose\'s argument"))
 
 
 def _pieces(args: tuple, name: str) -> list:
     if len(args) == 1 and isinstance(args[0], list):
         args = tuple(args[0])
-    return [operand(p, name) for p in args]
+    return [numeric_or_tracked(p, f"{name}\'s argument") for p in args]
 
 
 @builtin("hcat", category=CATEGORY,
@@ -169,7 +169,7 @@ def vcat(*args):
                "Shapes must match exactly.",
          grad=[GradCase(((), ())), GradCase(((4,), (4,))), GradCase(((2, 3), (2, 3)))])
 def dot(a, b):
-    return linalg.dot(operand(a, "dot"), operand(b, "dot"))
+    return linalg.dot(numeric_or_tracked(a, "dot\'s argument"), numeric_or_tracked(b, "dot\'s argument"))
 
 
 @builtin("solve", category=CATEGORY,
@@ -183,11 +183,11 @@ def dot(a, b):
                "product with x.",
          grad=[GradCase(((3, 3), (3,))), GradCase(((2, 2), (2, 3)), domain="positive")])
 def solve(A, b):
-    return linalg.solve(operand(A, "solve"), operand(b, "solve"))
+    return linalg.solve(numeric_or_tracked(A, "solve\'s argument"), numeric_or_tracked(b, "solve\'s argument"))
 
 
 def _arg_extreme(x, axis, arg, name: str):
-    v = value_of(operand(x, name))
+    v = value_of(numeric_or_tracked(x, f"{name}\'s argument"))
     if type(v) is float:
         return 0.0
     if v.size == 0:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import LaminaError, shape_str
+from ..errors import LaminaError, describe_shape
 from ..values import Record, describe, is_numeric, value_of
 
 
@@ -118,7 +118,4 @@ def match_gradients(structure: Structure, values: list, g, what: str) -> list:
 
 
 def _shape(v) -> str:
-    s = np.shape(v)
-    if not s:
-        return "a number"
-    return f"a {shape_str(s)}" if len(s) == 1 else f"a {shape_str(s)} matrix"
+    return describe_shape(np.shape(v))

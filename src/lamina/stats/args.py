@@ -18,16 +18,6 @@ def data(x, what: str) -> np.ndarray:
     raise LaminaError("TypeError", f"{what} must be a number, vector or matrix, not {describe(x)}.")
 
 
-def numeric(x, what: str):
-    """A number (as a float) or a tensor (as a float64 array), tracked or not."""
-    v = value_of(x)
-    if isinstance(v, np.ndarray):
-        return v if v.dtype == np.float64 else v.astype(np.float64)
-    if isinstance(v, (float, int)) and not isinstance(v, bool):
-        return float(v)
-    raise LaminaError("TypeError", f"{what} must be a number or tensor, not {describe(x)}.")
-
-
 def vector(x, what: str) -> np.ndarray:
     """A vector, or a matrix with one row or one column, as a 1-D float64 array."""
     v = data(x, what)
@@ -55,13 +45,6 @@ def flag(x, what: str) -> bool:
     if isinstance(x, bool):
         return x
     raise LaminaError("TypeError", f"{what} must be true or false, not {describe(x)}.")
-
-
-def out(a):
-    """A NumPy result as a Lamina value: 0-d -> float, arrays -> fresh float64."""
-    if np.ndim(a) == 0:
-        return float(a)
-    return np.array(a, dtype=np.float64)
 
 
 def no_nan(a: np.ndarray, what: str) -> np.ndarray:

@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from ..values import Record, as_int, describe, value_of
-from .args import axis_of, data, flag, matrix, out, vector
+from ..values import Record, as_int, describe, lamina_value, value_of
+from .args import axis_of, data, flag, matrix, vector
 
 
 def _quiet(fn, *args, **kwargs):
@@ -30,7 +30,7 @@ def _setup(x, axis, skipnan, what: str):
 
 def median(x, axis=None, skipnan=False):
     a, k, skip = _setup(x, axis, skipnan, "median")
-    return out(_quiet(np.nanmedian if skip else np.median, a, axis=k))
+    return lamina_value(_quiet(np.nanmedian if skip else np.median, a, axis=k))
 
 
 def _ddof(ddof, what: str) -> int:
@@ -42,11 +42,11 @@ def var(x, axis=None, ddof=1.0, skipnan=False, what: str = "var"):
     d = _ddof(ddof, what)
     result = np.asarray(_quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d), dtype=np.float64)
     counts = (~np.isnan(a) if skip else np.ones_like(a, dtype=bool)).sum(axis=k)
-    return out(np.where(counts - d > 0, result, np.nan))
+    return lamina_value(np.where(counts - d > 0, result, np.nan))
 
 
 def std(x, axis=None, ddof=1.0, skipnan=False):
-    return out(np.sqrt(var(x, axis, ddof, skipnan, "std")))
+    return lamina_value(np.sqrt(var(x, axis, ddof, skipnan, "std")))
 
 
 def quantile(x, q, axis=None, skipnan=False):
@@ -66,7 +66,7 @@ def quantile(x, q, axis=None, skipnan=False):
         result = _quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k)
     if k == 1 and qs.ndim == 1:
         result = result.T               # rows of the input stay rows
-    return out(result)
+    return lamina_value(result)
 
 
 def _pairs(x, y, what: str) -> np.ndarray:
@@ -100,7 +100,7 @@ def _matrix_result(c: np.ndarray, y):
     """cov(x, y) of two vectors is a number, as is cov(v); otherwise the whole matrix."""
     if y is not None and c.shape == (2, 2):
         return float(c[0, 1])
-    return float(c[0, 0]) if c.shape == (1, 1) else out(c)
+    return float(c[0, 0]) if c.shape == (1, 1) else lamina_value(c)
 
 
 def corr(x, y=None, skipnan=False):
@@ -117,12 +117,12 @@ def zscore(x, axis=None, ddof=1.0, skipnan=False):
     d = _ddof(ddof, "zscore")
     center = _quiet(np.nanmean if skip else np.mean, a, axis=k, keepdims=True)
     spread = np.sqrt(_quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d, keepdims=True))
-    return out(_quiet(np.divide, a - center, spread))
+    return lamina_value(_quiet(np.divide, a - center, spread))
 
 
 def cumsum(x, axis=None, skipnan=False):
     a, k, skip = _setup(x, axis, skipnan, "cumsum")
-    return out((np.nancumsum if skip else np.cumsum)(a if k is not None else a.reshape(-1), axis=k))
+    return lamina_value((np.nancumsum if skip else np.cumsum)(a if k is not None else a.reshape(-1), axis=k))
 
 
 def sort(x, axis=None, descending=False):
@@ -135,7 +135,7 @@ def sort(x, axis=None, descending=False):
     k = axis_of(a.shape, axis, "sort")
     flat = a if k is not None else a.reshape(-1)
     k = -1 if k is None else k
-    return out(-np.sort(-flat, axis=k) if down else np.sort(flat, axis=k))
+    return lamina_value(-np.sort(-flat, axis=k) if down else np.sort(flat, axis=k))
 
 
 def _sort_list(xs: list, down: bool) -> list:
@@ -158,8 +158,8 @@ def unique(x, counts=False):
     a = data(x, "unique's data").reshape(-1)
     values, n = np.unique(a, return_counts=True)
     if not with_counts:
-        return out(values)
-    return Record({"values": out(values), "counts": out(n)})
+        return lamina_value(values)
+    return Record({"values": lamina_value(values), "counts": lamina_value(n)})
 
 
 def bin_spec(bins, who: str):
@@ -192,4 +192,4 @@ def histogram(x, bins=10.0, range=None, skipnan=False):
     if not np.isfinite(a).all():
         raise LaminaError("ValueError", "histogram's data contains Inf, which falls in no bin.")
     counts, edges = np.histogram(a, bins=spec, range=lo_hi)
-    return Record({"counts": out(counts), "edges": out(edges)})
+    return Record({"counts": lamina_value(counts), "edges": lamina_value(edges)})

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import LaminaError
 from ..printing import format_number
-from ..values import LibObject, as_float, as_int, describe, value_of
+from ..values import LibObject, as_float, as_int, describe, lamina_value, value_of
 
 
 @dataclass(frozen=True)
@@ -78,21 +78,21 @@ class Distribution(LibObject):
 
     def pdf(self, x):
         d, a = self.scipy(), _points(x, "pdf's x")
-        return _out(d.pmf(a) if self.spec.discrete else d.pdf(a))
+        return lamina_value(d.pmf(a) if self.spec.discrete else d.pdf(a))
 
     def cdf(self, x):
-        return _out(self.scipy().cdf(_points(x, "cdf's x")))
+        return lamina_value(self.scipy().cdf(_points(x, "cdf's x")))
 
     def quantile(self, p):
         a = _points(p, "quantile's probability")
         if np.any((a < 0) | (a > 1)):
             raise LaminaError("ValueError", f"quantile of a distribution needs probabilities from 0 "
                               f"to 1, not {describe(p) if np.ndim(a) else format_number(float(a))}.")
-        return _out(self.scipy().ppf(a))
+        return lamina_value(self.scipy().ppf(a))
 
     def sample(self, shape: tuple, rng: np.random.Generator):
         draws = self.scipy().rvs(size=shape if shape else None, random_state=rng)
-        return _out(np.asarray(draws, dtype=np.float64))
+        return lamina_value(np.asarray(draws, dtype=np.float64))
 
 
 def make(family: str, args: tuple, kwargs: dict) -> Distribution:
@@ -141,11 +141,6 @@ def _points(x, what: str):
     if isinstance(v, (float, int)) and not isinstance(v, bool):
         return np.float64(v)
     raise LaminaError("TypeError", f"{what} must be a number or tensor, not {describe(x)}.")
-
-
-def _out(a):
-    a = np.asarray(a, dtype=np.float64)
-    return float(a) if a.ndim == 0 else a.copy()
 
 
 def as_distribution(d, what: str) -> Distribution:

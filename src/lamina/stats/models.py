@@ -12,8 +12,8 @@ from ..autodiff import ops, reductions
 from ..autodiff.grad import grad
 from ..autodiff.tape import TAPE
 from ..errors import LaminaError
-from ..values import LibObject, Record, as_float, as_int
-from .args import matrix, no_nan, numeric, out, same_rows, vector
+from ..values import LibObject, Record, as_float, as_int, lamina_value, numeric
+from .args import matrix, no_nan, same_rows, vector
 from .summary import layout, p_value, short, stars
 
 
@@ -29,12 +29,12 @@ def polyfit(x, y, degree):
     coef, _, rank, _ = np.linalg.lstsq(vander, b, rcond=None)
     if rank < d + 1:
         raise LaminaError("ValueError", f"polyfit of degree {d} needs at least {d + 1} distinct x values.")
-    return out(coef)
+    return lamina_value(coef)
 
 
 def polyval(p, x):
     c = vector(p, "polyval's coefficients")
-    return out(np.polyval(c, numeric(x, "polyval's x")))
+    return lamina_value(np.polyval(c, numeric(x, "polyval's x")))
 
 
 # -- logistic regression -------------------------------------------------------
@@ -150,7 +150,7 @@ def kmeans(X, k, rng: np.random.Generator, max_iter=300.0, restarts=10.0) -> Rec
         if best is None or result[2] < best[2]:
             best = result
     centers, labels, inertia, steps = best
-    return Record({"centers": out(centers), "labels": labels.astype(np.float64),
+    return Record({"centers": lamina_value(centers), "labels": labels.astype(np.float64),
                    "inertia": float(inertia), "iterations": float(steps)})
 
 
@@ -201,7 +201,7 @@ def pca(X, k=None) -> Record:
     vt = vt * np.where(signs == 0, 1.0, signs)[:, None]
     variance = s ** 2 / (n - 1)
     total = variance.sum()
-    return Record({"components": out(vt[:kk]), "scores": out((A - center) @ vt[:kk].T),
-                   "variance": out(variance[:kk]),
-                   "ratio": out(variance[:kk] / total if total > 0 else np.full(kk, np.nan)),
-                   "mean": out(center)})
+    return Record({"components": lamina_value(vt[:kk]), "scores": lamina_value((A - center) @ vt[:kk].T),
+                   "variance": lamina_value(variance[:kk]),
+                   "ratio": lamina_value(variance[:kk] / total if total > 0 else np.full(kk, np.nan)),
+                   "mean": lamina_value(center)})
