@@ -108,3 +108,32 @@ def test_two_packages_of_one_layer_do_not_import_each_other():
 def test_every_module_is_in_a_layer():
     for path in PACKAGE.rglob("*.py"):
         layer_of(module_name(path))
+
+
+def positional_pass_throughs(source: str) -> list[str]:
+    """Calls inside a builtin that pass three or more arguments by position, two or more of them
+    its own parameters after the first: reordering a parameter of the callee would then
+    misroute arguments silently."""
+    found = []
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.FunctionDef) and any(
+                isinstance(d, ast.Call) and getattr(d.func, "id", "") == "builtin" for d in node.decorator_list)):
+            continue
+        params = {a.arg for a in node.args.args}
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and len(call.args) >= 3 and sum(
+                    isinstance(a, ast.Name) and a.id in params for a in call.args[1:]) >= 2:
+                found.append(f"{node.name}: {ast.unparse(call)}")
+    return found
+
+
+def test_builtins_pass_their_arguments_on_by_keyword():
+    found = [f"{path.name}: {c}" for path in sorted((PACKAGE / "builtins").glob("*.py"))
+             for c in positional_pass_throughs(path.read_text())]
+    assert not found, "pass their parameters on by position:\n" + "\n".join(found)
+
+
+def test_a_positional_pass_through_is_caught():
+    source = '@builtin("f")\ndef f(x, y, z=1):\n    return g(x, y, z)\n'
+    assert positional_pass_throughs(source) == ["f: g(x, y, z)"]
+    assert positional_pass_throughs(source.replace("g(x, y, z)", "g(x, y=y, z=z)")) == []

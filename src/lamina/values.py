@@ -11,6 +11,7 @@ binding could see (the runtime copies before a write into a shared value).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -173,6 +174,38 @@ def lamina_value(a):
         return float(a)
     a = np.asarray(a)
     return a if a.dtype == np.float64 else a.astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Range:
+    """The numbers a setting accepts: from low to high, each end included unless it is open;
+    `whole` asks for a whole number. Optimizer and schedule settings declare one each."""
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = True
+    whole: bool = False
+
+    def contains(self, v: float) -> bool:
+        above = v > self.low if self.low_open else v >= self.low
+        below = v < self.high if self.high_open else v <= self.high
+        return above and below
+
+    def check(self, value, what: str) -> float:
+        v = float(as_int(value, what)) if self.whole else as_float(value, what)
+        if not self.contains(v):
+            raise LaminaError("ValueError", f"{what} must be {self.words()}, not {format_number(v)}.")
+        return v
+
+    def words(self) -> str:
+        low, high = format_number(self.low), format_number(self.high)
+        if self.high == math.inf:
+            return f"{'above' if self.low_open else 'at least'} {low}"
+        if self.low == -math.inf:
+            return f"{'below' if self.high_open else 'at most'} {high}"
+        if self.low_open:
+            return f"above {low} and {'below' if self.high_open else 'at most'} {high}"
+        return f"from {low} {'up to (not including)' if self.high_open else 'to'} {high}"
 
 
 def as_tensor(x, what: str) -> np.ndarray:

@@ -64,10 +64,9 @@ def test_plateau_watches_the_validation_loss_when_there_is_one(build):
     rng = np.random.default_rng(2)
     x, xv, y, yv = (rng.standard_normal((30, 5)), rng.standard_normal((30, 5)),
                     rng.standard_normal(30), rng.standard_normal(30))
-    from lamina.models.callbacks.schedule import make
+    from lamina.builtins.lr_schedules import lr_plateau
     net = build([(32, "relu"), (1, "none")], inputs=5, seed=0)
-    net = net.evolve(schedule=make("lr_plateau", 0.05, "adam", patience=(2.0, 1, math.inf, True),
-                                   factor=(0.5, 0.0, 1.0, False), min_lr=(0.0, 0.0, math.inf, True)),
+    net = net.evolve(schedule=lr_plateau(0.05, patience=2.0, factor=0.5),
                      optimizer=net.optimizer.with_hp(lr=0.05))
     with_val = fit(net, x, y, epochs=40, validation_data=[xv, yv], verbose=0)
     without = fit(net, x, y, epochs=40, verbose=0)

@@ -86,7 +86,7 @@ def grad(loss, wrt=None):
     if wrt is None:
         raise LaminaError("TypeError", "grad needs the values to differentiate with respect to: "
                           "grad(loss, wrt = w).")
-    return _grad.grad(loss, wrt)
+    return _grad.grad(loss, wrt=wrt)
 
 
 # The seed page's three example programs, run by the docs build as tape_reset's examples.

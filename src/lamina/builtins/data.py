@@ -30,7 +30,7 @@ SMALL = 'write_csv({x = [1, 2, 3, 4], y = [2.1, 3.9, 6.2, 7.8], group = ["a", "b
                "naming the file, the line and the column, so nothing is half-read. Relative paths "
                "are relative to the working directory. " + TABLE_NOTE)
 def read_csv(path, sep=",", text=None):
-    return DT.read_csv(path, sep, text)
+    return DT.read_csv(path, sep=sep, text=text)
 
 
 @builtin("write_csv", category=CATEGORY,
@@ -45,7 +45,7 @@ def read_csv(path, sep=",", text=None):
                "same float64, NaN as NaN), so read_csv(path) gives back exactly the values written. "
                "Text that holds a comma or a quote is quoted. An existing file is replaced.")
 def write_csv(x, path, names=None):
-    DT.write_csv(x, path, names)
+    DT.write_csv(x, path=path, names=names)
 
 
 @builtin("table", category=CATEGORY,
@@ -56,7 +56,7 @@ def write_csv(x, path, names=None):
                    'print(table([1, 2; 3, 4], ["a", "b"]))'],
          notes=TABLE_NOTE + " Columns are copied; the table never changes after it is made.")
 def table(x, names=None):
-    return DT.make_table(x, names)
+    return DT.make_table(x, names=names)
 
 
 @builtin("as_matrix", category=CATEGORY,
@@ -67,7 +67,7 @@ def table(x, names=None):
          notes="A text column cannot go into a matrix: name the numeric columns you want. The "
                "result is a fresh matrix, ready for linreg, kmeans or a model's fit.")
 def as_matrix(t, names=None):
-    return DT.as_matrix(t, names)
+    return DT.as_matrix(t, names=names)
 
 
 @builtin("columns", category=CATEGORY,
@@ -128,7 +128,7 @@ def describe(x):
                "seed, the same split), otherwise from the global one that seed(n) resets. A vector "
                "splits by elements, a matrix or table by rows, a list by items.")
 def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True):
-    return DT.train_test_split(X, Y, test, seed, shuffle, generator())
+    return DT.train_test_split(X, Y=Y, test=test, seed=seed, shuffle=shuffle, rng=generator())
 
 
 @builtin("standardize", category=CATEGORY,
@@ -146,4 +146,4 @@ def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True):
                "NaN. Scale the test set with like = the training set, so that no information from "
                "the test set leaks into training.")
 def standardize(X, like=None, ddof=1.0):
-    return DT.standardize(X, like, ddof)
+    return DT.standardize(X, like=like, ddof=ddof)

@@ -29,7 +29,7 @@ OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
                "value or any record with those fields, labels the axes epoch and loss, and uses a "
                "log scale when the loss falls by more than a factor of 100. " + COMMON)
 def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-"):
-    FG.plot(x, y, label, title, xlabel, ylabel, style)
+    FG.plot(x, y=y, label=label, title=title, xlabel=xlabel, ylabel=ylabel, style=style)
 
 
 @builtin("scatter", category=CATEGORY,
@@ -44,7 +44,7 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
          notes="color may be one matplotlib color name for every dot or one number per dot, mapped "
                "through the viridis color map. " + COMMON)
 def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):
-    FG.scatter(x, y, color, label, title, xlabel, ylabel, size)
+    FG.scatter(x, y=y, color=color, label=label, title=title, xlabel=xlabel, ylabel=ylabel, size=size)
 
 
 @builtin("hist", category=CATEGORY,
@@ -56,7 +56,7 @@ def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, 
                    "savefig(\"hist.png\")\nprint(sum(histogram(x, 30).counts))"],
          notes="The bins are those histogram(x, bins) counts; NaNs are left out. " + COMMON)
 def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
-    FG.hist(x, bins, label, title, xlabel, ylabel)
+    FG.hist(x, bins=bins, label=label, title=title, xlabel=xlabel, ylabel=ylabel)
 
 
 @builtin("bar", category=CATEGORY,
@@ -67,7 +67,7 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
          examples=['bar(["setosa", "versicolor", "virginica"], [50, 48, 52], title = "counts")\nsavefig("bar.png")\nprint("saved")'],
          notes="Bars are drawn in the order given. " + COMMON)
 def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
-    FG.bar(x, heights, label, title, xlabel, ylabel)
+    FG.bar(x, heights=heights, label=label, title=title, xlabel=xlabel, ylabel=ylabel)
 
 
 @builtin("figure", category=CATEGORY,
@@ -78,7 +78,7 @@ def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
          notes="Drawing without figure() starts a default-sized figure; figure is needed only for "
                "another size or to throw away a figure that was not saved. " + COMMON)
 def figure(width=6.4, height=4.8):
-    FG.new_figure(width, height)
+    FG.new_figure(width, height=height)
 
 
 @builtin("savefig", category=CATEGORY,
@@ -91,7 +91,7 @@ def figure(width=6.4, height=4.8):
                "for .png and .jpg. The folder must exist; an existing file is replaced. It is an "
                "error to save when nothing has been drawn. " + COMMON)
 def savefig(path, dpi=100.0):
-    FG.savefig(path, dpi)
+    FG.savefig(path, dpi=dpi)
 
 
 @builtin("show", category=CATEGORY,

@@ -38,7 +38,8 @@ def _weights(n_in, n_h, seed):
                "that seed(n) resets. The biases start at zero. Wrap the fields with param() to train "
                "them.")
 def gru_init(input_size, hidden_size, seed=None):
-    return G.gru_init(input_size, hidden_size, seed=seed, generator=None if seed is not None else generator())
+    return G.gru_init(input_size, hidden_size=hidden_size, seed=seed,
+                      generator=None if seed is not None else generator())
 
 
 @builtin("gru_cell", category=CATEGORY,
@@ -60,7 +61,7 @@ def gru_init(input_size, hidden_size, seed=None):
          grad=[GradCase(((2,), (3,), Const(_weights(2, 3, 0)))),
                GradCase(((2, 4), (3, 4), Const(_weights(2, 3, 1))))])
 def gru_cell(x, h, w):
-    return G.gru_cell(x, h, w)
+    return G.gru_cell(x, h=h, w=w)
 
 
 @builtin("gru_forward", category=CATEGORY,
@@ -89,4 +90,4 @@ def gru_cell(x, h, w):
          grad=[GradCase(((2, 4), (3,), Const(_weights(2, 3, 2)))),
                GradCase(((2, 3), (3, 1), Const(_weights(2, 3, 3))))])
 def gru_forward(X, h0, w):
-    return G.gru_forward(X, h0, w)
+    return G.gru_forward(X, h0=h0, w=w)

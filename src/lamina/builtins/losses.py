@@ -27,7 +27,7 @@ EPS_NOTE = (f"Probabilities are clipped to [{L.PROB_EPS:g}, 1 - {L.PROB_EPS:g}] 
          grad=[GradCase((S, S)), GradCase(((4,), (4,))), GradCase(((3, 2), (3, 2))),
                GradCase(((3,), (3, 1)))])
 def mse(pred, target):
-    return L.mse(pred, target)
+    return L.mse(pred, target=target)
 
 
 @builtin("mae", category=CATEGORY,
@@ -41,7 +41,7 @@ def mse(pred, target):
          grad=[GradCase(((4,), Const(np.zeros(4))), domain="away_from_zero"),
                GradCase(((3, 2), Const(np.zeros((3, 2)))), domain="away_from_zero")])
 def mae(pred, target):
-    return L.mae(pred, target)
+    return L.mae(pred, target=target)
 
 
 @builtin("cross_entropy", category=CATEGORY,
@@ -69,7 +69,7 @@ def mae(pred, target):
                GradCase(((3,), Const(np.array([0.0, 0.0, 1.0])))),
                GradCase(((2, 3), Const(np.array([2.0, 0.0]))), {"from": "probs"}, domain="unit")])
 def cross_entropy(scores, targets, **options):
-    return L.cross_entropy(scores, targets, **options)
+    return L.cross_entropy(scores, targets=targets, **options)
 
 
 @builtin("binary_cross_entropy", category=CATEGORY,
@@ -89,5 +89,5 @@ def cross_entropy(scores, targets, **options):
                GradCase(((3, 2), (3, 2)), domain="unit"),
                GradCase(((4,), Const(np.array([1.0, 0.0, 0.3, 1.0]))), {"from": "logits"})])
 def binary_cross_entropy(pred, y, **options):
-    return L.binary_cross_entropy(pred, y, **options)
+    return L.binary_cross_entropy(pred, y=y, **options)
 

@@ -140,12 +140,12 @@ def _min_max(name: str, a, b, axis, reduce, pairwise):
 
 @builtin("max", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
 def max_(a, b=None, axis=None):
-    return _min_max("max", a, b, axis, R.amax, F.maximum)
+    return _min_max("max", a, b=b, axis=axis, reduce=R.amax, pairwise=F.maximum)
 
 
 @builtin("min", **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
 def min_(a, b=None, axis=None):
-    return _min_max("min", a, b, axis, R.amin, F.minimum)
+    return _min_max("min", a, b=b, axis=axis, reduce=R.amin, pairwise=F.minimum)
 
 
 # -- not differentiable --------------------------------------------------------

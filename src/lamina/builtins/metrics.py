@@ -41,26 +41,26 @@ EXAMPLE = "y = [1, 0, 1, 1, 0, 1]\npred = [1, 0, 0, 1, 1, 1]\n"
          notes="mean(y_true == y_pred). Turn probabilities into labels first (p > 0.5 gives 0/1). "
                + LABELS)
 def accuracy(y_true, y_pred):
-    return MT.accuracy(y_true, y_pred)
+    return MT.accuracy(y_true, y_pred=y_pred)
 
 
 @builtin("precision", **_binary("precision", "precision", "tp / (tp + fp), the share of predicted "
                                  "positives that are right", EXAMPLE + "print(precision(y, pred))"))
 def precision(y_true, y_pred, positive=1.0, average="binary"):
-    return MT.precision(y_true, y_pred, positive, average)
+    return MT.precision(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
 @builtin("recall", **_binary("recall", "recall", "tp / (tp + fn), the share of true positives "
                              "that are found", EXAMPLE + "print(recall(y, pred), recall(y, pred, positive = 0))"))
 def recall(y_true, y_pred, positive=1.0, average="binary"):
-    return MT.recall(y_true, y_pred, positive, average)
+    return MT.recall(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
 @builtin("f1", **_binary("f1", "F1 score", "2 tp / (2 tp + fp + fn), the harmonic mean of "
                          "precision and recall",
                          EXAMPLE + "print(f1(y, pred))\nprint(round(f1([0, 1, 2, 2], [0, 2, 2, 1], average = \"macro\"), 4))"))
 def f1(y_true, y_pred, positive=1.0, average="binary"):
-    return MT.f1(y_true, y_pred, positive, average)
+    return MT.f1(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
 @builtin("confusion_matrix", category=CATEGORY,
@@ -77,7 +77,7 @@ def f1(y_true, y_pred, positive=1.0, average="binary"):
                "sum of the diagonal / n is the accuracy. Rows are true classes, columns "
                "predictions (scikit-learn's layout). " + LABELS)
 def confusion_matrix(y_true, y_pred, classes=None):
-    return MT.confusion_matrix(y_true, y_pred, classes)
+    return MT.confusion_matrix(y_true, y_pred=y_pred, classes=classes)
 
 
 @builtin("r2_score", category=CATEGORY,
@@ -94,4 +94,4 @@ def confusion_matrix(y_true, y_pred, classes=None):
                "scores averaged (scikit-learn's 'uniform_average'). A vector and an n x 1 matrix "
                "agree.")
 def r2_score(y_true, y_pred):
-    return MT.r2_score(y_true, y_pred)
+    return MT.r2_score(y_true, y_pred=y_pred)

@@ -71,7 +71,7 @@ def input_(n):
                "name, or a spec that does not end with a dense layer is an error here, before any "
                "training. " + MODEL_NOTE)
 def compile_(spec, optimizer="adam", loss="mse", seed=None):
-    return compile_model(spec, optimizer, loss, seed)
+    return compile_model(spec, optimizer=optimizer, loss=loss, seed=seed)
 
 
 @builtin("fit", category=CATEGORY,
@@ -122,8 +122,9 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None):
                "ValueError naming the epoch and batch.")
 def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,
         validation_data=None, early_stopping=None, verbose=1):
-    return fit_model(model, X, Y, epochs, batch_size, shuffle, validation_split, validation_data,
-                     early_stopping, verbose)
+    return fit_model(model, X=X, Y=Y, epochs=epochs, batch_size=batch_size, shuffle=shuffle,
+                     validation_split=validation_split, validation_data=validation_data,
+                     early_stopping=early_stopping, verbose=verbose)
 
 
 @builtin("predict", category=CATEGORY,
@@ -145,7 +146,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
 def predict(model, X):
     if isinstance(model, (LinearModel, LogisticModel)):
         return model.predict(X)
-    return predict_model(model, X)
+    return predict_model(model, X=X)
 
 
 @builtin("evaluate", category=CATEGORY,
@@ -163,7 +164,7 @@ def predict(model, X):
                "row); with binary_cross_entropy the share of outputs on the same side of 0.5 as "
                "the target. Y is checked and shaped as in fit.")
 def evaluate(model, X, Y):
-    return evaluate_model(model, X, Y)
+    return evaluate_model(model, X=X, Y=Y)
 
 
 @builtin("quick_mlp", category=CATEGORY,
@@ -191,7 +192,8 @@ def evaluate(model, X, Y):
                "applies only if given), lr, batch_size and verbose, as in compile and fit.")
 def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse", optimizer="adam",
               lr=None, batch_size=32, verbose=1):
-    return quick_mlp_fn(X, Y, seed, hidden, epochs, activation, loss, optimizer, lr, batch_size, verbose)
+    return quick_mlp_fn(X, Y=Y, seed=seed, hidden=hidden, epochs=epochs, activation=activation, loss=loss,
+                        optimizer=optimizer, lr=lr, batch_size=batch_size, verbose=verbose)
 
 
 @builtin("save_model", category=CATEGORY,

@@ -58,7 +58,7 @@ def dense(x, w, b=None, **options):
     if not is_numeric(x):
         raise LaminaError("TypeError", f"dense's first argument must be a number or tensor (or a "
                           f"model spec, for the layer form), not {describe(x)}.")
-    return dense_op(x, w, b)
+    return dense_op(x, w=w, b=b)
 
 
 @builtin("relu", **_elementwise(
@@ -80,7 +80,7 @@ def relu(x):
          notes="The slope is 1 where x > 0 and alpha elsewhere (alpha at x = 0 itself).",
          grad=_unary("away_from_zero") + [GradCase((M,), {"alpha": 0.2}, "away_from_zero")])
 def leaky_relu(x, alpha=0.01):
-    return A.leaky_relu(x, alpha)
+    return A.leaky_relu(x, alpha=alpha)
 
 
 @builtin("sigmoid", **_elementwise(
@@ -163,4 +163,4 @@ def dropout(x, rate):
     if isinstance(x, LibObject) and x.type_name == "model spec":
         from ..models.layers import dropout_layer
         return dropout_layer(x, rate)
-    return dropout_op(x, rate)
+    return dropout_op(x, rate=rate)

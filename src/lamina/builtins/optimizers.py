@@ -45,14 +45,14 @@ def _one_step(name, args):
                         "end for\nprint(round(opt._params[0], 4))",
                         "The same rule as torch.optim.SGD with dampening 0."))
 def sgd(params=None, lr=None, **options):
-    return make(SGD, params, lr, **options)
+    return make(SGD, params=params, lr=lr, **options)
 
 
 @builtin("nesterov_sgd", **_docs(NESTEROV_SGD, "Stochastic gradient descent with Nesterov momentum.",
                                  _one_step("nesterov_sgd", ", lr = 0.05, momentum = 0.9"),
                                  "The same rule as torch.optim.SGD(nesterov = True)."))
 def nesterov_sgd(params=None, lr=None, **options):
-    return make(NESTEROV_SGD, params, lr, **options)
+    return make(NESTEROV_SGD, params=params, lr=lr, **options)
 
 
 @builtin("adam", **_docs(ADAM, "Adam: per-element steps from bias-corrected running means of the "
@@ -60,14 +60,14 @@ def nesterov_sgd(params=None, lr=None, **options):
                          _one_step("adam", ", lr = 0.05"),
                          "The same rule as torch.optim.Adam (without weight decay or amsgrad)."))
 def adam(params=None, lr=None, **options):
-    return make(ADAM, params, lr, **options)
+    return make(ADAM, params=params, lr=lr, **options)
 
 
 @builtin("adamw", **_docs(ADAMW, "AdamW: Adam with decoupled weight decay.",
                           _one_step("adamw", ", lr = 0.05"),
                           "The same rule as torch.optim.AdamW."))
 def adamw(params=None, lr=None, **options):
-    return make(ADAMW, params, lr, **options)
+    return make(ADAMW, params=params, lr=lr, **options)
 
 
 @builtin("nadam", **_docs(NADAM, "NAdam: Adam with Nesterov momentum.",
@@ -75,7 +75,7 @@ def adamw(params=None, lr=None, **options):
                           "The momentum factor is the constant beta1 (no momentum schedule), unlike "
                           "torch.optim.NAdam's default momentum_decay."))
 def nadam(params=None, lr=None, **options):
-    return make(NADAM, params, lr, **options)
+    return make(NADAM, params=params, lr=lr, **options)
 
 
 @builtin("adamax", **_docs(ADAMAX, "Adamax: Adam with the infinity norm in place of the root mean square.",
@@ -83,21 +83,21 @@ def nadam(params=None, lr=None, **options):
                            "eps is added to u in the denominator (torch.optim.Adamax adds it to "
                            "abs(g) inside the max)."))
 def adamax(params=None, lr=None, **options):
-    return make(ADAMAX, params, lr, **options)
+    return make(ADAMAX, params=params, lr=lr, **options)
 
 
 @builtin("rmsprop", **_docs(RMSPROP, "RMSprop: steps scaled by a running root mean square of the gradient.",
                             _one_step("rmsprop", ", lr = 0.05"),
                             "The same rule as torch.optim.RMSprop with alpha = rho."))
 def rmsprop(params=None, lr=None, **options):
-    return make(RMSPROP, params, lr, **options)
+    return make(RMSPROP, params=params, lr=lr, **options)
 
 
 @builtin("adagrad", **_docs(ADAGRAD, "Adagrad: steps scaled by the root of the summed squared gradients.",
                             _one_step("adagrad", ", lr = 0.05"),
                             "The same rule as torch.optim.Adagrad with its defaults."))
 def adagrad(params=None, lr=None, **options):
-    return make(ADAGRAD, params, lr, **options)
+    return make(ADAGRAD, params=params, lr=lr, **options)
 
 
 @builtin("adadelta", **_docs(ADADELTA, "Adadelta: steps in units of the parameter from running "
@@ -105,7 +105,7 @@ def adagrad(params=None, lr=None, **options):
                              _one_step("adadelta", ""),
                              "The same rule as torch.optim.Adadelta."))
 def adadelta(params=None, lr=None, **options):
-    return make(ADADELTA, params, lr, **options)
+    return make(ADADELTA, params=params, lr=lr, **options)
 
 
 @builtin("optimizer_step", category=CATEGORY,

@@ -55,8 +55,8 @@ def _from_table(t: Table, response, predictors, fn: str):
 def linreg(X, y, names=None, intercept=True):
     response = "y"
     if isinstance(X, Table):
-        X, y, names, response = _from_table(X, y, names, "linreg")
-    return LR.fit(X, y, intercept, names, response)
+        X, y, names, response = _from_table(X, response=y, predictors=names, fn="linreg")
+    return LR.fit(X, y=y, intercept=intercept, names=names, response=response)
 
 
 @builtin("polyfit", category=CATEGORY,
@@ -70,7 +70,7 @@ def linreg(X, y, names=None, intercept=True):
                "lstsq). It needs more distinct x values than the degree; NaNs are a ValueError. "
                "Evaluate the result with polyval.")
 def polyfit(x, y, degree):
-    return M.polyfit(x, y, degree)
+    return M.polyfit(x, y=y, degree=degree)
 
 
 @builtin("polyval", category=CATEGORY,
@@ -80,7 +80,7 @@ def polyfit(x, y, degree):
          examples=["print(polyval([1, 0, -1], [0, 1, 2, 3]))"],
          notes="Horner's rule (NumPy's polyval): p[0] * x^d + ... + p[d]. Elementwise on tensors.")
 def polyval(p, x):
-    return M.polyval(p, x)
+    return M.polyval(p, x=x)
 
 
 @builtin("logreg", category=CATEGORY,
@@ -107,8 +107,8 @@ def polyval(p, x):
                "intercept first), se, z, p, terms, loss_history, iterations, converged, l2, n.")
 def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
     if isinstance(X, Table):
-        X, y, names, _ = _from_table(X, y, names, "logreg")
-    return M.logreg(X, y, l2, max_iter, names)
+        X, y, names, _ = _from_table(X, response=y, predictors=names, fn="logreg")
+    return M.logreg(X, y=y, l2=l2, max_iter=max_iter, names=names)
 
 
 @builtin("kmeans", category=CATEGORY,
@@ -129,7 +129,7 @@ def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
                "cluster takes the point farthest from its center.")
 def kmeans(X, k, seed=None, restarts=10.0, max_iter=300.0):
     rng = generator() if seed is None else np.random.default_rng(as_int(seed, "kmeans's seed", minimum=0))
-    return M.kmeans(X, k, rng, max_iter, restarts)
+    return M.kmeans(X, k=k, rng=rng, max_iter=max_iter, restarts=restarts)
 
 
 @builtin("pca", category=CATEGORY,
@@ -147,4 +147,4 @@ def kmeans(X, k, seed=None, restarts=10.0, max_iter=300.0):
                "that its largest entry is positive, which makes results repeatable. Columns on very "
                "different scales dominate; standardize them first if that is not wanted.")
 def pca(X, k=None):
-    return M.pca(X, k)
+    return M.pca(X, k=k)

@@ -27,7 +27,7 @@ def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
          notes="With an even count the median is the mean of the two middle values. "
                + AXIS_NOTE + " " + NAN_NOTE + " The result is a plain value: it passes no gradient.")
 def median(x, axis=None, skipnan=False):
-    return D.median(x, axis, skipnan)
+    return D.median(x, axis=axis, skipnan=skipnan)
 
 
 @builtin("var", category=CATEGORY,
@@ -42,7 +42,7 @@ def median(x, axis=None, skipnan=False):
                "the unbiased sample variance, as in R, MATLAB and Julia (NumPy's default is 0). "
                "With n - ddof <= 0 the variance is NaN. " + AXIS_NOTE + " " + NAN_NOTE)
 def var(x, axis=None, ddof=1.0, skipnan=False):
-    return D.var(x, axis, ddof, skipnan)
+    return D.var(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
 @builtin("std", category=CATEGORY,
@@ -56,7 +56,7 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
          notes="sqrt(var(x, ddof = d)), with ddof 1 by default (the sample standard deviation; "
                "pass ddof = 0 for the population one). " + AXIS_NOTE + " " + NAN_NOTE)
 def std(x, axis=None, ddof=1.0, skipnan=False):
-    return D.std(x, axis, ddof, skipnan)
+    return D.std(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
 @builtin("quantile", category=CATEGORY,
@@ -82,7 +82,7 @@ def quantile(x, q, axis=None, skipnan=False):
     from ..stats.distributions import Distribution
     if isinstance(x, Distribution):
         return x.quantile(q)
-    return D.quantile(x, q, axis, skipnan)
+    return D.quantile(x, q=q, axis=axis, skipnan=skipnan)
 
 
 @builtin("cov", category=CATEGORY,
@@ -99,7 +99,7 @@ def quantile(x, q, axis=None, skipnan=False):
                "the column variances. A NaN makes the results that involve it NaN; skipnan = true "
                "drops every row that has a NaN in any column used.")
 def cov(x, y=None, ddof=1.0, skipnan=False):
-    return D.cov(x, y, ddof, skipnan)
+    return D.cov(x, y=y, ddof=ddof, skipnan=skipnan)
 
 
 @builtin("corr", category=CATEGORY,
@@ -114,7 +114,7 @@ def cov(x, y=None, ddof=1.0, skipnan=False):
                "correlation: the result is NaN. A NaN makes the results that involve it NaN; "
                "skipnan = true drops every row that has a NaN in any column used.")
 def corr(x, y=None, skipnan=False):
-    return D.corr(x, y, skipnan)
+    return D.corr(x, y=y, skipnan=skipnan)
 
 
 @builtin("zscore", category=CATEGORY,
@@ -130,7 +130,7 @@ def corr(x, y=None, skipnan=False):
                + AXIS_NOTE + " " + NAN_NOTE + " To scale the columns of a data matrix, and the test "
                "set with the training set's means, see standardize.")
 def zscore(x, axis=None, ddof=1.0, skipnan=False):
-    return D.zscore(x, axis, ddof, skipnan)
+    return D.zscore(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
 @builtin("cumsum", category=CATEGORY,
@@ -143,7 +143,7 @@ def zscore(x, axis=None, ddof=1.0, skipnan=False):
          notes="The last element of cumsum(v) is sum(v). Without an axis a matrix is read row by "
                "row. A NaN makes every later total NaN; skipnan = true counts NaNs as 0.")
 def cumsum(x, axis=None, skipnan=False):
-    return D.cumsum(x, axis, skipnan)
+    return D.cumsum(x, axis=axis, skipnan=skipnan)
 
 
 @builtin("sort", category=CATEGORY,
@@ -159,7 +159,7 @@ def cumsum(x, axis=None, skipnan=False):
                "vector. Strings sort by Unicode code point. To reorder other data in the same "
                "order, sort indices: see permutation and shuffle for random orders.")
 def sort(x, axis=None, descending=False):
-    return D.sort(x, axis, descending)
+    return D.sort(x, axis=axis, descending=descending)
 
 
 @builtin("unique", category=CATEGORY,
@@ -171,7 +171,7 @@ def sort(x, axis=None, descending=False):
          notes="A matrix is read as all of its elements. NaNs count as one value, sorted last. "
                "unique(y) of class labels lists the classes; counts gives how balanced they are.")
 def unique(x, counts=False):
-    return D.unique(x, counts)
+    return D.unique(x, counts=counts)
 
 
 @builtin("histogram", category=CATEGORY,
@@ -188,4 +188,4 @@ def unique(x, counts=False):
                "rule). Values outside a given range are not counted. A NaN or Inf falls in no bin and "
                "is a ValueError; skipnan = true leaves NaNs out. To draw a histogram use hist.")
 def histogram(x, bins=10.0, range=None, skipnan=False):
-    return D.histogram(x, bins, range, skipnan)
+    return D.histogram(x, bins=bins, range=range, skipnan=skipnan)

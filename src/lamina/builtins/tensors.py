@@ -31,7 +31,7 @@ def _filled(value: float, r, c, name: str):
          examples=["print(zeros(3), zeros(2, 2))"],
          notes="Sizes must be whole numbers, 0 or more; zeros(0) is the empty vector [].")
 def zeros(r, c=None):
-    return _filled(0.0, r, c, "zeros")
+    return _filled(0.0, r=r, c=c, name="zeros")
 
 
 @builtin("ones", category=CATEGORY,
@@ -41,7 +41,7 @@ def zeros(r, c=None):
          examples=["print(ones(3), ones(1, 4))"],
          notes="ones(1, n) is a 1 x n row, which broadcasts across the rows of a matrix.")
 def ones(r, c=None):
-    return _filled(1.0, r, c, "ones")
+    return _filled(1.0, r=r, c=c, name="ones")
 
 
 @builtin("eye", category=CATEGORY,

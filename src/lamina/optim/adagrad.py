@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Rule
+from .base import FRACTION, NONNEGATIVE, Rule
 
 
 def adagrad_update(w, g, state, hp, t):
@@ -20,8 +20,9 @@ def adadelta_update(w, g, state, hp, t):
     return w - hp["lr"] * d, {"Eg": Eg, "Ed": Ed}
 
 
-ADAGRAD = Rule("adagrad", {"lr": 0.01, "eps": 1e-8}, ("G",), adagrad_update,
+ADAGRAD = Rule("adagrad", {"lr": (0.01, NONNEGATIVE), "eps": (1e-8, NONNEGATIVE)}, ("G",), adagrad_update,
                "G += g^2; w -= lr*g/(sqrt(G)+eps)")
-ADADELTA = Rule("adadelta", {"lr": 1.0, "rho": 0.95, "eps": 1e-8}, ("Eg", "Ed"), adadelta_update,
+ADADELTA = Rule("adadelta", {"lr": (1.0, NONNEGATIVE), "rho": (0.95, FRACTION), "eps": (1e-8, NONNEGATIVE)},
+                ("Eg", "Ed"), adadelta_update,
                 "Eg = rho*Eg + (1-rho)*g^2; d = sqrt(Ed+eps)/sqrt(Eg+eps)*g; "
                 "Ed = rho*Ed + (1-rho)*d^2; w -= lr*d")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Rule
+from .base import FRACTION, NONNEGATIVE, Rule
 
-ADAM_DEFAULTS = {"lr": 0.001, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8}
+ADAM_SETTINGS = {"lr": (0.001, NONNEGATIVE), "beta1": (0.9, FRACTION), "beta2": (0.999, FRACTION),
+                 "eps": (1e-8, NONNEGATIVE)}
 
 
 def _moments(g, state, hp):
@@ -40,13 +41,13 @@ def adamax_update(w, g, state, hp, t):
     return w - hp["lr"] / (1.0 - hp["beta1"] ** t) * m / (u + hp["eps"]), {"m": m, "u": u}
 
 
-ADAM = Rule("adam", ADAM_DEFAULTS, ("m", "v"), adam_update,
+ADAM = Rule("adam", ADAM_SETTINGS, ("m", "v"), adam_update,
             "m = beta1*m + (1-beta1)*g; v = beta2*v + (1-beta2)*g^2; mh = m/(1-beta1^t); "
             "vh = v/(1-beta2^t); w -= lr*mh/(sqrt(vh)+eps)")
-ADAMW = Rule("adamw", {**ADAM_DEFAULTS, "weight_decay": 0.01}, ("m", "v"), adamw_update,
+ADAMW = Rule("adamw", {**ADAM_SETTINGS, "weight_decay": (0.01, NONNEGATIVE)}, ("m", "v"), adamw_update,
              "w -= lr*weight_decay*w, then the adam step")
-NADAM = Rule("nadam", ADAM_DEFAULTS, ("m", "v"), nadam_update,
+NADAM = Rule("nadam", ADAM_SETTINGS, ("m", "v"), nadam_update,
              "m, v as adam; w -= lr*(beta1*m/(1-beta1^(t+1)) + (1-beta1)*g/(1-beta1^t)) / "
              "(sqrt(v/(1-beta2^t))+eps)")
-ADAMAX = Rule("adamax", {**ADAM_DEFAULTS, "lr": 0.002}, ("m", "u"), adamax_update,
+ADAMAX = Rule("adamax", {**ADAM_SETTINGS, "lr": (0.002, NONNEGATIVE)}, ("m", "u"), adamax_update,
               "m = beta1*m + (1-beta1)*g; u = max(beta2*u, abs(g)); w -= lr/(1-beta1^t) * m/(u+eps)")

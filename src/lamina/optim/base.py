@@ -1,51 +1,45 @@
 """The one optimizer value: a rule (the family's pure update), hyperparameters, state,
 step count and parameters. Immutable: stepping returns a new optimizer.
 
-A family is a `Rule`: its defaults and an update
+A family is a `Rule`: its settings (each a default and the Range it accepts) and an update
     update(w, g, state, hp, t) -> (new w, new state)
 on one parameter, where `state` is a dict of arrays (or floats) named by `slots`,
 initially zeros, `hp` the hyperparameters and t the step number, counted from 1.
+
+`Optimizer.advance(grads)` is the one place an update is applied; `step` checks the
+gradients a program gives and calls it, and so does the training step that fit and
+train_loop share (optim/train_step.py).
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..errors import LaminaError
-from ..values import LibObject, as_float
+from ..values import LibObject, Range
 from .params import Structure, flatten, match_gradients
 
-# Allowed ranges of the hyperparameters any family uses: (low, high, high included).
-RANGES = {
-    "lr": (0.0, math.inf, False),
-    "momentum": (0.0, 1.0, False),
-    "beta1": (0.0, 1.0, False),
-    "beta2": (0.0, 1.0, False),
-    "rho": (0.0, 1.0, False),
-    "eps": (0.0, math.inf, False),
-    "weight_decay": (0.0, math.inf, False),
-}
+NONNEGATIVE = Range(0.0)                        # a rate, eps, weight decay: at least 0, finite
+FRACTION = Range(0.0, 1.0)                      # momentum, the betas, rho: from 0 up to 1
 
 
 @dataclass(frozen=True)
 class Rule:
     name: str
-    defaults: dict          # hyperparameter -> default, lr first
+    settings: dict          # hyperparameter -> (default, Range), lr first
     slots: tuple            # names of the per-parameter state, each starting at zeros
     update: Callable        # (w, g, state, hp, t) -> (w, state)
-    formula: str            # the update as LIBRARY.md writes it, for the docs
+    formula: str            # the update as the docs write it
+
+    @property
+    def defaults(self) -> dict:
+        return {k: default for k, (default, _) in self.settings.items()}
 
 
 def _check(rule: Rule, name: str, value) -> float:
-    v = as_float(value, f"{rule.name}'s {name}")
-    low, high, closed = RANGES[name]
-    if not (low <= v and (v <= high if closed else v < high)) or v != v:
-        bound = "at least 0" if high == math.inf else f"from 0 up to (not including) {high:g}"
-        raise LaminaError("ValueError", f"{rule.name}'s {name} must be {bound}, not {v:g}.")
-    return v
+    return rule.settings[name][1].check(value, f"{rule.name}'s {name}")
 
 
 def hyperparameters(rule: Rule, lr, options: dict) -> dict:
@@ -83,13 +77,18 @@ class Optimizer(LibObject):
     type_name = "optimizer"
 
     def field_names(self) -> list[str]:
-        return ["name", *self.rule.defaults, "_params", "_step"]
+        return ["name", *self.rule.defaults, "params", "_params", "_step"]
 
     def get(self, name: str):
         if name == "name":
             return self.rule.name
         if name in self.hp:
             return self.hp[name]
+        if name == "params":
+            if not self.bound:
+                raise LaminaError("ValueError", f"This {self.rule.name} optimizer holds settings only; "
+                                  f"it has no parameters.")
+            return self.param_values()
         if name == "_params":
             return [p.copy() if isinstance(p, np.ndarray) else p for p in self.params]
         if name == "_step":
@@ -120,10 +119,15 @@ class Optimizer(LibObject):
         return self.structure.build([p.copy() if isinstance(p, np.ndarray) else p for p in self.params])
 
     def step(self, g) -> "Optimizer":
+        """One update from gradients a program gives (checked against the parameters)."""
         if not self.bound:
             raise LaminaError("ValueError", f"This {self.rule.name} optimizer has no parameters to "
                               f"step; give them as its first argument, {self.rule.name}(params, ...).")
-        grads = match_gradients(self.structure, self.params, g, "optimizer_step")
+        return self.advance(match_gradients(self.structure, self.params, g, "optimizer_step"))
+
+    def advance(self, grads: list) -> "Optimizer":
+        """The optimizer after one update with `grads`: plain values, one per parameter, each
+        of its parameter's shape (the caller has checked them)."""
         t = self.t + 1
         params, states = [], []
         for w, gw, s in zip(self.params, grads, self.state):

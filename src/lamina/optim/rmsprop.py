@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Rule
+from .base import FRACTION, NONNEGATIVE, Rule
 
 
 def rmsprop_update(w, g, state, hp, t):
@@ -11,5 +11,6 @@ def rmsprop_update(w, g, state, hp, t):
     return w - hp["lr"] * g / (np.sqrt(s) + hp["eps"]), {"s": s}
 
 
-RMSPROP = Rule("rmsprop", {"lr": 0.001, "rho": 0.9, "eps": 1e-8}, ("s",), rmsprop_update,
+RMSPROP = Rule("rmsprop", {"lr": (0.001, NONNEGATIVE), "rho": (0.9, FRACTION), "eps": (1e-8, NONNEGATIVE)},
+               ("s",), rmsprop_update,
                "s = rho*s + (1-rho)*g^2; w -= lr*g/(sqrt(s)+eps)")

@@ -1,7 +1,7 @@
 """Stochastic gradient descent, plain (with optional momentum) and Nesterov."""
 from __future__ import annotations
 
-from .base import Rule
+from .base import FRACTION, NONNEGATIVE, Rule
 
 
 def sgd_update(w, g, state, hp, t):
@@ -14,7 +14,8 @@ def nesterov_update(w, g, state, hp, t):
     return w - hp["lr"] * (g + hp["momentum"] * v), {"v": v}
 
 
-SGD = Rule("sgd", {"lr": 0.01, "momentum": 0.0}, ("v",), sgd_update,
+SGD = Rule("sgd", {"lr": (0.01, NONNEGATIVE), "momentum": (0.0, FRACTION)}, ("v",), sgd_update,
            "v = momentum*v + g; w -= lr*v")
-NESTEROV_SGD = Rule("nesterov_sgd", {"lr": 0.01, "momentum": 0.9}, ("v",), nesterov_update,
+NESTEROV_SGD = Rule("nesterov_sgd", {"lr": (0.01, NONNEGATIVE), "momentum": (0.9, FRACTION)}, ("v",),
+                    nesterov_update,
                     "v = momentum*v + g; w -= lr*(g + momentum*v)")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ...errors import LaminaError
 from ...optim.base import Optimizer
 from ...optim.registry import get
-from ...values import LibObject, as_float, as_int, describe
+from ...values import LibObject, as_float, describe
 from . import Callback
 
 PLATEAU_THRESHOLD = 1e-4    # an epoch improves on the best when below best * (1 - this)
@@ -97,7 +97,7 @@ class Schedule(LibObject):
 
 
 def make(name: str, lr, base, **settings) -> Schedule:
-    """A schedule with its settings checked; each setting is (value, low, high, low_included)."""
+    """A schedule with its settings checked; each setting is (value, Range)."""
     if isinstance(base, Schedule):
         raise LaminaError("TypeError", f"{name}'s base must be an optimizer or its name, not another "
                           f"schedule.")
@@ -109,16 +109,8 @@ def make(name: str, lr, base, **settings) -> Schedule:
     if not 0.0 < rate < math.inf:
         raise LaminaError("ValueError", f"{name}'s lr must be above 0, not {rate:g}.")
     checked = {"lr": rate}
-    for key, (value, low, high, closed) in settings.items():
-        if key in ("patience", "every", "epochs"):
-            v = float(as_int(value, f"{name}'s {key}", minimum=int(low)))
-        else:
-            v = as_float(value, f"{name}'s {key}")
-        if not ((low <= v if closed else low < v) and v <= high):
-            bound = f"{'at least' if closed else 'above'} {low:g}" + \
-                ("" if high == math.inf else f" and at most {high:g}")
-            raise LaminaError("ValueError", f"{name}'s {key} must be {bound}, not {v:g}.")
-        checked[key] = v
+    for key, (value, allowed) in settings.items():
+        checked[key] = allowed.check(value, f"{name}'s {key}")
     return Schedule(KINDS[name], opt.with_hp(lr=rate), checked)
 
 
