@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import sys
 import warnings
+from functools import partial
 
 from .builtins.registry import load_all
 from .errors import LaminaError, Source, Span
 from .lang import compiler, runtime
 from .lang.parser import parse
 from .lang.pyerrors import to_lamina_error
-from .lang.scope import mangle
+from .lang.scope import Scope, mangle
 
 # Python frames per Lamina call is one, so this is (about) the deepest Lamina recursion.
 RECURSION_LIMIT = 10_000
@@ -25,18 +26,32 @@ _BUILTINS: dict[str, object] = {}
 
 
 def builtins_namespace() -> dict:
-    """The runtime helpers and every builtin under its mangled name: built once, never grown."""
+    """The runtime helpers and every builtin under its mangled name: built once, never grown.
+    Each Interpreter copies it and binds the scoped builtins to its own program."""
     if not _BUILTINS:
         _BUILTINS.update(runtime.HELPERS)
         _BUILTINS.update({mangle(name): spec.fn for name, spec in load_all().items()})
     return _BUILTINS
 
 
+def _bound_to(scope: Scope, spec):
+    """A scoped builtin with this program's scope as its first argument."""
+    bound = partial(spec.fn, scope)
+    bound.__lamina_builtin__ = spec.fn.__lamina_builtin__
+    bound.__lamina_shapes__ = spec.fn.__lamina_shapes__
+    return bound
+
+
 class Interpreter:
     def __init__(self):
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
-        self.namespace = {"__builtins__": builtins_namespace()}
+        builtins = dict(builtins_namespace())
+        self.namespace = {"__builtins__": builtins}
+        scope = Scope(self.namespace)
+        for name, spec in load_all().items():
+            if spec.scoped:
+                builtins[mangle(name)] = _bound_to(scope, spec)
 
     def compile(self, text: str, name: str, echo: bool = False):
         source = Source(name, text)
@@ -60,4 +75,4 @@ class Interpreter:
             raise to_lamina_error(exc) from exc
 
     def get(self, name: str):
-        return self.namespace.get(mangle(name), _BUILTINS.get(mangle(name)))
+        return self.namespace.get(mangle(name), self.namespace["__builtins__"].get(mangle(name)))

@@ -7,8 +7,7 @@ import pytest
 from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
 from lamina.models.evaluate import evaluate
-from lamina.models.fit import _validation, fit, step
-from lamina.optim.registry import RULES, get
+from lamina.models.fit import _validation, fit
 
 SEED_NETS = """
 Xxor = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]
@@ -199,22 +198,6 @@ def test_verbose_2_prints_one_line_per_epoch_and_0_and_1_print_nothing_off_a_ter
                                    for l in lines), lines
     for v in (0, 1):
         assert run(base + f'net = net.fit(X, Y, epochs = 3, verbose = {v})')[0] == []
-
-
-def test_fit_steps_exactly_as_optimizer_step_does():
-    rng = np.random.default_rng(0)
-    params = [rng.standard_normal((3, 2)), rng.standard_normal((1, 2))]
-    for name in RULES:
-        opt = get(name).bind(params)
-        for _ in range(3):
-            grads = [rng.standard_normal((3, 2)), rng.standard_normal((1, 2))]
-            want, got = opt.step(grads), step(opt, [g.copy() for g in grads])
-            assert got.t == want.t
-            for a, b in zip(got.params, want.params):
-                np.testing.assert_array_equal(a, b)
-            for a, b in zip(got.state, want.state):
-                assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
-            opt = want
 
 
 def test_fit_resets_the_tape(run):

@@ -186,3 +186,27 @@ print("adamax -> {round(r4._params[0], 4)}, rmsprop -> {round(r5._params[0], 4)}
     assert lines == ["optimizer_step (adam): w -> 1.7775 (target 2.0)",
                      "nesterov_sgd -> 0.715, adamw -> 0.9495, nadam -> 0.9263",
                      "adamax -> 0.95, rmsprop -> 0.8419, adagrad -> 0.95, adadelta -> 0.9996"]
+
+
+def test_params_keeps_the_structure_the_parameters_were_given_in(run):
+    lines, _ = run("""
+raw = gru_init(2, 3, seed = 1)
+opt = adam(raw, lr = 0.1)
+g = grad(sum(gru_forward([0.5, -0.3; 0.2, 0.4], [0.0, 0.0, 0.0], param(raw))[1]), wrt = param(raw))
+tape_reset()
+w = param(raw)
+g = grad(sum(gru_forward([0.5, -0.3; 0.2, 0.4], [0.0, 0.0, 0.0], w)[1]), wrt = w)
+opt = optimizer_step(opt, g)
+print(type(opt.params), length(opt._params))
+hs = gru_forward([0.5, -0.3; 0.2, 0.4], [0.0, 0.0, 0.0], opt.params)
+print(length(hs), size(hs[1]))
+print(all(opt.params.wz == opt._params[0]), all(opt.params.bh == opt._params[8]))
+p = {w = [1.0, 2.0], b = 0.5}
+o = optimizer_step(sgd(p, 0.1), {w = [1.0, 1.0], b = 1.0})
+print(o.params)
+print(optimizer_step(sgd([1.0, 2.0], 0.5), [1.0, 1.0]).params, optimizer_step(sgd(3.0, 0.5), 1.0).params)
+""")
+    assert lines == ["record 9", "2 [3, 1]", "true true", "{w=[0.9, 1.9], b=0.4}", "[0.5, 1.5] 2.5"]
+    with pytest.raises(LaminaError) as e:
+        run("print(adam(lr = 0.1).params)")
+    assert "settings only" in e.value.message

@@ -116,3 +116,28 @@ def test_a_loss_function_error_propagates_with_its_kind(run):
     with pytest.raises(LaminaError) as e:
         run(SETUP + "train_loop(p -> p * [1.0, 2.0] * [1.0, 2.0], w, 3)")
     assert e.value.kind == "ShapeError"
+
+
+def test_names_are_resolved_in_the_programs_own_scope(run):
+    # A top-level name works from inside a function; a local one does not, and says to pass it.
+    lines, _ = run(SETUP + """
+function train(n)
+    return train_loop("loss_fn", w, n, optimizer = "opt")
+end function
+opt = sgd(w, 0.01)
+losses = train(3)
+print(round(losses, 4))
+""")
+    assert lines == ["[30, 21.675, 15.6602]"]     # w: 0, 0.3, 0.555 (by hand: w += 0.01 * 15 * (2 - w))
+    with pytest.raises(LaminaError) as e:
+        run(SETUP + "function f()\n  g = p -> mean(p .^ 2)\n  return train_loop(\"g\", w, 2)\nend function\nf()")
+    assert e.value.kind == "NameError" and "names no top-level variable" in e.value.message
+
+
+def test_two_interpreters_resolve_names_in_their_own_programs():
+    from lamina.interpreter import Interpreter
+    a, b = Interpreter(), Interpreter()
+    a.run("f = p -> (p - 1) ^ 2\nr = train_loop(\"f\", 0.0, 2, optimizer = sgd(0.0, 0.1))")
+    b.run("f = p -> (p - 5) ^ 2\nr = train_loop(\"f\", 0.0, 2, optimizer = sgd(0.0, 0.1))")
+    np.testing.assert_allclose(a.get("r"), [1.0, 0.64])      # (0 - 1)^2, then w = 0.2
+    np.testing.assert_allclose(b.get("r"), [25.0, 16.0])     # (0 - 5)^2, then w = 1

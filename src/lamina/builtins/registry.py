@@ -48,6 +48,7 @@ class BuiltinSpec:
     examples: list[str]
     notes: str
     grad: list[GradCase] | None = None   # None: not differentiable
+    scoped: bool = False                  # takes the calling program's Scope first (see lang/scope.py)
 
     @property
     def differentiable(self) -> bool:
@@ -58,7 +59,7 @@ REGISTRY: dict[str, BuiltinSpec] = {}
 
 
 def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
-            examples: list[str], notes: str, grad: list[GradCase] | None = None):
+            examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False):
     """Register `fn` as the Lamina builtin `name`."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r} for builtin {name!r}")
@@ -67,7 +68,7 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
         if name in REGISTRY:
             raise ValueError(f"builtin {name!r} is registered twice")
         REGISTRY[name] = BuiltinSpec(name, fn, category, list(shapes), summary,
-                                     list(examples), notes, grad)
+                                     list(examples), notes, grad, scoped)
         fn.__lamina_builtin__ = name
         fn.__lamina_shapes__ = tuple(s.code for s in shapes)   # for messages about a bad call
         return fn

@@ -1,72 +1,17 @@
-"""train_loop: a fixed training loop over a loss function and an optimizer."""
+"""train_loop: a fixed training loop over a loss function and an optimizer (lamina.optim.loop)."""
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-from ..autodiff.grad import grad
-from ..autodiff.tape import TAPE
-from ..errors import LaminaError, shape_str
+from ..errors import LaminaError
 from ..lang.runtime import call
-from ..lang.scope import resolve
 from ..optim.base import Optimizer
-from ..optim.params import flatten
-from ..optim.registry import RULES, get
-from ..values import Record, Tracked, as_int, as_str, describe, is_function
+from ..optim.loop import train_loop as run_train_loop
+from ..values import describe, is_function
 from .registry import Shape, builtin
 
 CATEGORY = "Optimizers & training"
 
 
-def _optimizer(optimizer, params) -> Optimizer:
-    """The optimizer to train with, bound to parameters that match `params` in structure."""
-    if optimizer is None:
-        optimizer = "sgd"
-    if isinstance(optimizer, str):
-        name = optimizer
-        try:
-            optimizer = resolve(name, "optimizer")
-        except LaminaError:
-            optimizer = None
-        if not isinstance(optimizer, Optimizer):
-            if name not in RULES:
-                raise LaminaError("NameError", f"train_loop's optimizer '{name}' names no optimizer "
-                                  f"variable and no optimizer (those are {', '.join(RULES)}).")
-            optimizer = name        # the family's defaults (its builtin constructor has this name too)
-    if not isinstance(optimizer, (Optimizer, str)):
-        raise LaminaError("TypeError", f"train_loop's optimizer must be an optimizer (or its variable's "
-                          f"name, or an optimizer's name such as \"adam\"), not {describe(optimizer)}.")
-    opt = get(optimizer)
-    if not opt.bound:
-        return opt.bind(params, "train_loop's parameters")
-    given, values = flatten(params, "train_loop's parameters")
-    if given != opt.structure or any(np.shape(a) != np.shape(b) for a, b in zip(values, opt.params)):
-        raise LaminaError("ValueError", f"train_loop's parameters ({_layout(given, values)}) do not "
-                          f"match the optimizer's ({_layout(opt.structure, opt.params)}); pass the "
-                          f"same parameters the optimizer was made with.")
-    return opt
-
-
-def _layout(structure, values) -> str:
-    return f"{structure.describe()}: {', '.join(shape_str(np.shape(v)) for v in values)}"
-
-
-def _loss_value(loss, epoch: int) -> float:
-    v = loss.value if type(loss) is Tracked else loss
-    if not isinstance(v, float):
-        raise LaminaError("TypeError", f"train_loop's loss function must return a number, but at "
-                          f"epoch {epoch} it returned {describe(loss)}; reduce it with sum() or mean().")
-    if not math.isfinite(v):
-        raise LaminaError("ValueError", f"train_loop stopped at epoch {epoch}: the loss is "
-                          f"{'NaN' if v != v else 'Inf'}. A smaller learning rate often helps.")
-    if type(loss) is not Tracked:
-        raise LaminaError("TapeError", f"train_loop's loss at epoch {epoch} is a plain number that does "
-                          f"not depend on the parameters loss_fn was given, so there is nothing to train.")
-    return v
-
-
-@builtin("train_loop", category=CATEGORY,
+@builtin("train_loop", category=CATEGORY, scoped=True,
          shapes=[Shape("train_loop(loss_fn, params, epochs, optimizer = opt)",
                        "function or its name, parameters, epoch count, optimizer or its name",
                        "vector of losses", "Trains and returns the loss of every epoch."),
@@ -86,8 +31,9 @@ def _loss_value(loss, epoch: int) -> float:
                    "               optimizer = adam(p, lr = 0.1), returning = \"all\")\n"
                    "print(round(r.params.w, 2), round(r.params.b, 2))\n"
                    "print(r.losses[299] < r.losses[0])"],
-         notes="loss_fn and optimizer may be given as values or as the names of variables that hold "
-               "them. Every epoch resets the tape, wraps the optimizer's current parameter values as "
+         notes="loss_fn, params and optimizer may be given as values or as the names of top-level "
+               "variables that hold them (looked up in the program's own scope; a variable local to "
+               "a function is not visible by name, so pass its value). Every epoch resets the tape, wraps the optimizer's current parameter values as "
                "fresh param() leaves in the structure params was given in (one value, a list or a "
                "record), calls loss_fn with them, records the loss, takes grad and steps the "
                "optimizer; losses[0] is the loss before any step. The optimizer's parameter values "
@@ -100,27 +46,13 @@ def _loss_value(loss, epoch: int) -> float:
                "structure) and the stepped optimizer (its _params too). A loss that is not a number, "
                "does not depend on the parameters, or becomes NaN or Inf stops training with an "
                "error that names the epoch.")
-def train_loop(loss_fn, params, epochs, optimizer=None, returning="losses"):
-    fn = resolve(loss_fn, "loss function")
+def train_loop(scope, /, loss_fn, params, epochs, optimizer=None, returning="losses"):
+    if isinstance(optimizer, str) and scope.defines(optimizer):
+        found = scope.lookup(optimizer, "optimizer")
+        optimizer = found if isinstance(found, Optimizer) else optimizer   # else a family's name
+    fn = scope.resolve(loss_fn, "loss function")
     if not is_function(fn):
         raise LaminaError("TypeError", f"train_loop's loss function must be a function (or its "
                           f"variable's name), not {describe(fn)}.")
-    params = resolve(params, "parameters")
-    n = as_int(epochs, "train_loop's epochs", minimum=0)
-    returning = as_str(returning, "train_loop's returning")
-    if returning not in ("losses", "all"):
-        raise LaminaError("ValueError", f"train_loop's returning must be \"losses\" or \"all\", "
-                          f"not \"{returning}\".")
-    opt = _optimizer(optimizer, params=params)
-    losses = np.empty(n)
-    for epoch in range(n):
-        TAPE.reset()
-        leaves = [TAPE.leaf(np.array(v) if isinstance(v, np.ndarray) else v, True) for v in opt.params]
-        wrapped = opt.structure.build(leaves)
-        loss = call(fn, (wrapped,))
-        losses[epoch] = _loss_value(loss, epoch)
-        opt = opt.step(grad(loss, wrapped))
-    TAPE.reset()
-    if returning == "losses":
-        return losses
-    return Record({"losses": losses, "params": opt.param_values(), "optimizer": opt})
+    return run_train_loop(lambda p: call(fn, (p,)), params=scope.resolve(params, "parameters"),
+                          epochs=epochs, optimizer=optimizer, returning=returning)

@@ -1,12 +1,12 @@
-"""Finding a Lamina variable by name from inside a builtin.
+"""Names as compiled code sees them, and a program's scope for builtins that take a name.
 
 The seed passes functions and optimizers by name (`train_loop("loss_fn", w, 100,
-optimizer = "opt")`). A builtin resolves such a name in the scope of the Lamina
-code that called it: the nearest frame of compiled Lamina code on the stack.
+optimizer = "opt")`). Such a builtin is registered `scoped`: each Interpreter hands it the
+Scope of its own program (its top-level variables, then the builtins), so a name is looked up
+there, never by walking Python frames. A variable local to a function is not visible this
+way: pass the value itself.
 """
 from __future__ import annotations
-
-import sys
 
 from ..errors import LaminaError
 
@@ -22,22 +22,26 @@ def unmangle(name: str) -> str:
     return name[len(MANGLE):] if name.startswith(MANGLE) else name
 
 
-def lookup_variable(name: str, what: str = "name"):
-    """The value of Lamina variable `name` as the calling Lamina code sees it."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename != CODE_FILENAME:
-        frame = frame.f_back
-    if frame is None:
-        raise LaminaError("NameError", f"No Lamina code is running to look up '{name}' in.")
-    key = mangle(name)
-    for scope in (frame.f_locals, frame.f_globals, frame.f_globals.get("__builtins__", {})):
-        if isinstance(scope, dict) and key in scope:
-            return scope[key]
-    raise LaminaError("NameError", f"The {what} '{name}' names no variable.")
+class Scope:
+    """The top-level variables of one program, and the builtins it sees."""
 
+    def __init__(self, namespace: dict):
+        self.namespace = namespace
 
-def resolve(value, what: str):
-    """A value given directly, or by its variable's name as a string."""
-    if isinstance(value, str):
-        return lookup_variable(value, what)
-    return value
+    def defines(self, name: str) -> bool:
+        key = mangle(name)
+        return key in self.namespace or key in self.namespace.get("__builtins__", {})
+
+    def lookup(self, name: str, what: str = "name"):
+        key = mangle(name)
+        if key in self.namespace:
+            return self.namespace[key]
+        builtins = self.namespace.get("__builtins__", {})
+        if key in builtins:
+            return builtins[key]
+        raise LaminaError("NameError", f"The {what} '{name}' names no top-level variable; pass the "
+                          f"value itself (a variable inside a function is not visible by name).")
+
+    def resolve(self, value, what: str):
+        """A value given directly, or by its variable's name as a string."""
+        return self.lookup(value, what) if isinstance(value, str) else value

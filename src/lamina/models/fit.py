@@ -15,14 +15,11 @@ on every run.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-
 import numpy as np
 
-from ..autodiff.grad import grad
-from ..autodiff.tape import TAPE
 from ..errors import LaminaError
 from ..optim.base import Optimizer
+from ..optim.train_step import train_step as shared_step
 from ..values import as_float, as_int, describe
 from .callbacks.early_stopping import EarlyStopping
 from .callbacks.history import History
@@ -116,23 +113,10 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     return model.evolve(optimizer=run.optimizer, **run.changes)
 
 
-def train_step(model: Model, opt, xb, yb, rng):
-    """One batch on a fresh tape: (the batch's loss, the optimizer after one step)."""
-    TAPE.reset()
-    leaves = [TAPE.leaf(p, True) for p in opt.params]
-    loss = model.batch_loss(xb, yb, leaves, training=True, rng=rng)
-    grads = grad(loss, leaves)
-    TAPE.reset()
-    return loss.value, step(opt, grads)
-
-
-def step(opt: Optimizer, grads: list) -> Optimizer:
-    """`opt.step(grads)` without its argument checks and defensive copies: fit's gradients
-    are fresh arrays of the weights' shapes, and every rule's update returns fresh arrays.
-    (tests/models check that both give the same optimizer for every rule.)"""
-    t = opt.t + 1
-    new = [opt.rule.update(w, g, s, opt.hp, t) for w, g, s in zip(opt.params, grads, opt.state)]
-    return replace(opt, params=tuple(w for w, _ in new), state=tuple(s for _, s in new), t=t)
+def train_step(model: Model, opt: Optimizer, xb, yb, rng):
+    """One batch: (the batch's loss, the optimizer after one step)."""
+    loss, opt = shared_step(opt, lambda leaves: model.batch_loss(xb, yb, leaves, training=True, rng=rng))
+    return loss.value, opt
 
 
 def _fire(callbacks, hook: str, *args) -> None:
