@@ -1,4 +1,5 @@
-"""The seed's programs (copied from shared/conformance) run by the real `lamina` command.
+"""The seed's programs (examples/seed/*.lam) run by the real `lamina` command, against the
+expected output kept here (*.out).
 
 An .out line is matched exactly, except one starting with "~ ": the rest is a
 regular expression the printed line must match whole. Lines whose builtins come
@@ -14,13 +15,14 @@ import sys
 import pytest
 
 HERE = pathlib.Path(__file__).parent
+PROGRAMS = HERE.parents[1] / "examples" / "seed"
 PENDING: dict[tuple[str, int], str] = {    # (program, 0-based line) -> why
 }
 
 
 def cases():
-    for prog in sorted(HERE.glob("*.lam")):
-        want = prog.with_suffix(".out").read_text().splitlines()
+    for prog in sorted(PROGRAMS.glob("*.lam")):
+        want = (HERE / prog.name).with_suffix(".out").read_text().splitlines()
         for i in range(len(want)):
             marks = [pytest.mark.xfail(reason=PENDING[(prog.name, i)], strict=True)] if (prog.name, i) in PENDING else []
             yield pytest.param(prog.name, i, id=f"{prog.stem}:{i + 1}", marks=marks)
@@ -31,7 +33,7 @@ _runs: dict[str, subprocess.CompletedProcess] = {}
 
 def output_of(name: str) -> subprocess.CompletedProcess:
     if name not in _runs:
-        _runs[name] = subprocess.run([sys.executable, "-m", "lamina", str(HERE / name)],
+        _runs[name] = subprocess.run([sys.executable, "-m", "lamina", str(PROGRAMS / name)],
                                      capture_output=True, text=True, timeout=300)
     return _runs[name]
 
@@ -49,7 +51,12 @@ def test_line(name: str, line: int):
         assert got == want
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in HERE.glob("*.lam")))
+def test_every_program_has_its_expected_output():
+    assert sorted(p.stem for p in PROGRAMS.glob("*.lam")) == sorted(p.stem for p in HERE.glob("*.out"))
+    assert len(list(PROGRAMS.glob("*.lam"))) == 3
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in PROGRAMS.glob("*.lam")))
 def test_program_exits_cleanly(name: str):
     pending = any(prog == name for prog, _ in PENDING)
     run = output_of(name)

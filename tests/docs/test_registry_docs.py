@@ -71,11 +71,12 @@ def test_check_fails_when_a_page_drifts(tmp_path):
     assert r.returncode == 1 and "length.md" in r.stderr
 
 
-def test_tape_reset_page_carries_the_seed_examples_and_the_stale_value_story():
+def test_tape_reset_page_has_its_own_examples_and_the_stale_value_story():
     import pathlib
     page = (pathlib.Path(__file__).parents[2] / "docs" / "builtins" / "tape_reset.md").read_text()
     assert page.count("```lamina") == 3
-    assert "gru_cell one step: [0.5012]" in page
-    assert "relu:    [1, 1.4; 0, 1.25]" in page
-    assert "nesterov_sgd -> 0.715, adamw -> 0.9495, nadam -> 0.9263" in page
-    assert "stale" in page and "param()" in page
+    assert "Builtin index · Autodiff" in page
+    assert "output\n\n```\n2 4\n0\n```" in page
+    assert "output\n\n```\n6\n6\n```" in page
+    assert "output\n\n```\n2 5\n```" in page          # only the last step's 5 entries remain
+    assert "stale" in page and "param()" in page and "examples/seed" in page

@@ -157,37 +157,6 @@ def test_with_hp_changes_settings_only():
     assert error(lambda: opt.with_hp(lr=-1.0)).kind == "ValueError"
 
 
-def test_seed_optimizer_step_lines(run):
-    lines, _ = run("""
-x = [1.0, 2.0, 3.0, 4.0]
-y_true = [2.0, 4.0, 6.0, 8.0]
-w2v = 0.0
-opt2 = adam(param(w2v), lr = 0.1)
-for t = 0 to 19
-    tape_reset()
-    w2 = param(w2v)
-    loss2 = mean((w2 * x - y_true) .^ 2)
-    opt2 = optimizer_step(opt2, grad(loss2, wrt = w2))
-    w2v = opt2._params[0]
-end for
-print("optimizer_step (adam): w -> {round(w2v, 4)} (target 2.0)")
-w3 = param(1.0)
-grad3 = [3.0]
-r1 = optimizer_step(nesterov_sgd(w3, lr = 0.05, momentum = 0.9), grad3)
-r2 = optimizer_step(adamw(w3, lr = 0.05), grad3)
-r3 = optimizer_step(nadam(w3, lr = 0.05), grad3)
-r4 = optimizer_step(adamax(w3, lr = 0.05), grad3)
-r5 = optimizer_step(rmsprop(w3, lr = 0.05), grad3)
-r6 = optimizer_step(adagrad(w3, lr = 0.05), grad3)
-r7 = optimizer_step(adadelta(w3), grad3)
-print("nesterov_sgd -> {round(r1._params[0], 4)}, adamw -> {round(r2._params[0], 4)}, nadam -> {round(r3._params[0], 4)}")
-print("adamax -> {round(r4._params[0], 4)}, rmsprop -> {round(r5._params[0], 4)}, adagrad -> {round(r6._params[0], 4)}, adadelta -> {round(r7._params[0], 4)}")
-""")
-    assert lines == ["optimizer_step (adam): w -> 1.7775 (target 2.0)",
-                     "nesterov_sgd -> 0.715, adamw -> 0.9495, nadam -> 0.9263",
-                     "adamax -> 0.95, rmsprop -> 0.8419, adagrad -> 0.95, adadelta -> 0.9996"]
-
-
 def test_params_keeps_the_structure_the_parameters_were_given_in(run):
     lines, _ = run("""
 raw = gru_init(2, 3, seed = 1)
