@@ -11,8 +11,10 @@ from ..values import describe
 from .registry import Shape, builtin
 
 CATEGORY = "Optimizers & training"
-COMMON = ("The parameters are one value (tracked or plain), a list or a record of them; `_params` "
-          "lists their current plain values in that order (a record's fields in order). `lr` may "
+COMMON = ("The parameters are one value (tracked or plain), a list or a record of them; `params` "
+          "gives their current plain values in that same structure (a record stays a record, so "
+          "gru_forward(X, h0, opt.params) works after a step), and `_params` lists them flat, in "
+          "order (a record's fields in order). `lr` may "
           "be the second argument or a keyword, the other settings are keywords; an unknown "
           "setting is a TypeError that lists the accepted ones and a negative rate a ValueError. "
           "Without parameters (`none`, or lr by keyword alone) the value only holds the settings, "
