@@ -25,7 +25,7 @@ class Source:
         return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Span:
     source: Source
     line: int          # 1-based

@@ -8,6 +8,7 @@ a span and the Lamina call stack.
 """
 from __future__ import annotations
 
+import gc
 import sys
 import warnings
 from functools import partial
@@ -53,24 +54,31 @@ class Interpreter:
             if spec.scoped:
                 builtins[mangle(name)] = _bound_to(scope, spec)
 
-    def compile(self, text: str, name: str, echo: bool = False):
+    def compile(self, text: str, name: str, echo: bool = False) -> tuple:
+        """The program's code objects (run them with run_code); a SyntaxError before any runs."""
         source = Source(name, text)
+        paused = gc.isenabled()
+        gc.disable()         # millions of young syntax nodes would set off collection after collection
         try:
             return compiler.compile_program(parse(source), self.namespace, echo)
         except RecursionError:
             raise LaminaError("SyntaxError", "The program is nested too deeply to parse.",
                               Span(source, 1, 1)) from None
+        finally:
+            if paused:
+                gc.enable()
 
     def run(self, text: str, name: str = "<program>", echo: bool = False) -> None:
         self.run_code(self.compile(text, name, echo))
 
-    def run_code(self, code) -> None:
+    def run_code(self, code: tuple) -> None:
         try:
             with warnings.catch_warnings():
                 # NumPy's RuntimeWarnings ("Mean of empty slice") would leak Python text onto
                 # stderr; Lamina's IEEE results (NaN, Inf) carry the information instead.
                 warnings.simplefilter("ignore", RuntimeWarning)
-                exec(code, self.namespace)
+                for chunk in code:
+                    exec(chunk, self.namespace)
         except Exception as exc:
             raise to_lamina_error(exc) from exc
 

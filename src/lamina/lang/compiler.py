@@ -26,6 +26,7 @@ from . import ast as A
 from .scope import CODE_FILENAME, mangle
 
 NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> Lamina node
+CHUNK = 2000                      # top-level statements per code object
 
 FAST_BINARY = {
     "+": (py.Add, "_add"), "-": (py.Sub, "_sub"), "*": (py.Mult, "_mul"), ".*": (py.Mult, "_emul"),
@@ -69,26 +70,26 @@ class Compiler:
 
     # -- plumbing ------------------------------------------------------------------
     def at(self, pynode, node: A.Node):
-        """Give `pynode` and its not-yet-placed children the line number of `node`."""
+        """Give `pynode` the line number of `node`; its children that have none get it too
+        (`place`, once per chunk, copies each node's line down to the children without one)."""
         self.nodes.append(node)
-        line = len(self.nodes)
-        stack = [pynode]
-        while stack:
-            n = stack.pop()
-            if "lineno" in n._attributes:
-                if getattr(n, "lineno", None) is not None:
-                    continue
-                n.lineno = n.end_lineno = line
-                n.col_offset = n.end_col_offset = 0
-            stack.extend(py.iter_child_nodes(n))
+        if getattr(pynode, "lineno", None) is None:
+            pynode.lineno = pynode.end_lineno = len(self.nodes)
+            pynode.col_offset = pynode.end_col_offset = 0
         return pynode
 
     def temp(self) -> str:
         return f"_t{next(self.temps)}"
 
-    def program(self, program: A.Program):
-        body = self.block(program.body, top=True)
-        module = py.Module(body=body, type_ignores=[])
+    def program(self, program: A.Program) -> tuple:
+        """One code object per chunk of CHUNK top-level statements, run in order in one
+        namespace: so the Python syntax tree of a long program never exists all at once."""
+        body = program.body
+        return tuple(self.chunk(program, body[i:i + CHUNK]) for i in range(0, max(len(body), 1), CHUNK))
+
+    def chunk(self, program: A.Program, statements: list[A.Node]):
+        module = py.Module(body=self.block(statements, top=True), type_ignores=[])
+        place(module)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")   # e.g. "'float' object is not callable": a runtime TypeError for us
@@ -313,5 +314,26 @@ _missing = {c for c in vars(A).values() if isinstance(c, type) and issubclass(c,
 assert not _missing, f"syntax nodes without a compile handler: {_missing}"
 
 
-def compile_program(program: A.Program, namespace: dict, echo: bool = False):
+def place(tree: py.AST) -> None:
+    """Give every node without a line number the line of its nearest ancestor that has one."""
+    stack = [(tree, 1)]
+    while stack:
+        n, line = stack.pop()
+        if "lineno" in n._attributes:
+            own = getattr(n, "lineno", None)
+            if own is None:
+                n.lineno = n.end_lineno = line
+                n.col_offset = n.end_col_offset = 0
+            else:
+                line = own
+        for name in n._fields:
+            child = getattr(n, name, None)
+            if type(child) is list:
+                stack.extend((c, line) for c in child if isinstance(c, py.AST))
+            elif isinstance(child, py.AST):
+                stack.append((child, line))
+
+
+def compile_program(program: A.Program, namespace: dict, echo: bool = False) -> tuple:
+    """The program's code objects, to be run in order in `namespace`."""
     return Compiler(namespace, echo).program(program)

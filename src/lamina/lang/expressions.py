@@ -21,10 +21,25 @@ from .lexer import Token, tokenize_fragment
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 
 
+def matching_closers(tokens: list[Token]) -> dict[int, int]:
+    """Position of each opening bracket -> position of the bracket that closes it (one pass, so
+    looking ahead to a closer costs nothing however deep the nesting)."""
+    closer, open_at = {}, []
+    for i, t in enumerate(tokens):
+        if t.kind != "OP":
+            continue
+        if t.text in ("(", "[", "{"):
+            open_at.append(i)
+        elif t.text in (")", "]", "}") and open_at:
+            closer[open_at.pop()] = i
+    return closer
+
+
 class ExpressionParser:
     def __init__(self, tokens: list[Token], source: Source):
         self.tokens = tokens
         self.source = source
+        self.closer = matching_closers(tokens)
         self.pos = 0
         self.function_depth = 0
         self.loop_depth = 0
@@ -241,19 +256,9 @@ class ExpressionParser:
         raise self.error(f"Expect an expression, found {self.describe(tok)}.")
 
     def lambda_ahead(self) -> bool:
-        depth, i = 0, self.pos
-        while i < len(self.tokens):
-            t = self.tokens[i]
-            if t.is_op("(", "[", "{"):
-                depth += 1
-            elif t.is_op(")", "]", "}"):
-                depth -= 1
-                if depth == 0:
-                    return self.tokens[i + 1].is_op("->")
-            elif t.kind == "EOF":
-                return False
-            i += 1
-        return False
+        """Whether the '(' here opens the parameters of `(a, b) -> ...`: its closer is followed by '->'."""
+        close = self.closer.get(self.pos)
+        return close is not None and self.tokens[close + 1].is_op("->")
 
     def lambda_params(self) -> A.Lambda:
         self.advance()
@@ -280,7 +285,7 @@ class ExpressionParser:
         rows: list[list[A.Node]] = [[]]
         semicolons = False
         while not self.tok.is_op("]"):
-            rows[-1].append(self.expression())
+            rows[-1].append(self.plain_number() or self.expression())
             if self.tok.is_op(","):
                 self.advance()
                 if self.tok.is_op("]", ";"):
@@ -297,6 +302,19 @@ class ExpressionParser:
         if rows == [[]]:
             rows = []
         return A.Matrix(open_tok.span, rows, semicolons)
+
+    def plain_number(self) -> A.Number | None:
+        """A literal element that is just a number (`1.5`, `-2`): taken without the whole descent
+        through the precedence levels, so a literal of a million numbers parses in linear time
+        with a small constant. Anything else (an expression) returns None."""
+        tok, i = self.tok, self.pos
+        sign = 1.0
+        if tok.is_op("-") and self.tokens[i + 1].kind == "NUMBER":
+            sign, i = -1.0, i + 1
+        if self.tokens[i].kind != "NUMBER" or not self.tokens[i + 1].is_op(",", ";", "]"):
+            return None
+        self.pos = i + 1
+        return A.Number(tok.span, sign * self.tokens[i].value)
 
     def record(self) -> A.RecordLit:
         open_tok = self.advance()

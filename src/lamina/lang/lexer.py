@@ -8,6 +8,7 @@ the next line continues the statement. A string literal is one token whose
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..errors import LaminaError, Source, Span
@@ -25,6 +26,11 @@ OPERATORS = sorted([
     ",", ";", ":", ".", "'",
 ], key=len, reverse=True)
 
+OPERATOR = re.compile("|".join(re.escape(op) for op in OPERATORS))
+# Digits with an optional fraction and exponent; a '.' followed by * / ^ or ' is the start of an
+# elementwise operator (`1.*x`), not a decimal point.
+NUMBER = re.compile(r"(?:\d+(?:\.(?![*/^'])\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
 CONTINUES_LINE = {
     "+", "-", "*", "/", "^", ".*", "./", ".^", "==", "!=", "<", "<=", ">", ">=",
     "=", ",", "|>", "->", "and", "or", "not",
@@ -36,7 +42,7 @@ NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 NAME_CHARS = NAME_START | DIGITS
 
 
-@dataclass
+@dataclass(slots=True)
 class Token:
     kind: str      # NUMBER, STRING, IDENT, KEYWORD, OP, NEWLINE, EOF
     text: str
@@ -158,21 +164,7 @@ class Lexer:
     # -- token kinds -------------------------------------------------------------
     def number(self) -> Token:
         text, start, line, col = self.text, self.pos, self.line, self.col
-        end = start
-        while end < len(text) and text[end] in DIGITS:
-            end += 1
-        if end < len(text) and text[end] == "." and not text[end + 1:end + 2] in ("*", "/", "^", "'"):
-            end += 1
-            while end < len(text) and text[end] in DIGITS:
-                end += 1
-        if end < len(text) and text[end] in "eE":
-            exp = end + 1
-            if exp < len(text) and text[exp] in "+-":
-                exp += 1
-            if exp < len(text) and text[exp] in DIGITS:
-                end = exp
-                while end < len(text) and text[end] in DIGITS:
-                    end += 1
+        end = NUMBER.match(text, start).end()
         if end < len(text) and text[end] in NAME_START:
             raise self.error(f"Malformed number '{text[start:end + 1]}'.", line, col, end + 1 - start)
         lexeme = text[start:end]
@@ -190,10 +182,11 @@ class Lexer:
 
     def operator(self) -> Token:
         line, col = self.line, self.col
-        for op in OPERATORS:
-            if self.text.startswith(op, self.pos):
-                self.advance(len(op))
-                return self.make("OP", op, op, line, col)
+        match = OPERATOR.match(self.text, self.pos)
+        if match:
+            op = match.group()
+            self.advance(len(op))
+            return self.make("OP", op, op, line, col)
         ch = self.text[self.pos]
         hint = " Strings use double quotes." if ch == "'" else ""
         raise self.error(f"Unexpected character '{ch}'.{hint}", line, col)
