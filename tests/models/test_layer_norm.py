@@ -5,8 +5,8 @@ import pytest
 
 from lamina.autodiff import ops, reductions
 from lamina.autodiff.cases import GradCase
-from lamina.autodiff.gradcheck import check
 from lamina.autodiff.grad import grad
+from lamina.autodiff.gradcheck import check
 from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
 from lamina.models.layer import DataShape

@@ -34,7 +34,9 @@ def expit(v, out=None):
 
 
 def erf(v):
-    from scipy.special import erf as scipy_erf  # imported on first use: SciPy is slow to import
+    from scipy.special import (
+        erf as scipy_erf,  # imported on first use: SciPy is slow to import
+    )
     return scipy_erf(v)
 
 
