@@ -4,7 +4,9 @@ against torch.nn.GRU, the spec rules, and a fit that learns."""
 import numpy as np
 import pytest
 
+from lamina.autodiff import ops, reductions
 from lamina.autodiff.cases import GradCase
+from lamina.autodiff.grad import grad
 from lamina.autodiff.gradcheck import check
 from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
@@ -103,8 +105,6 @@ def test_against_torch_where_the_formulas_agree():
     (states.reshape(M, T * H) * torch.tensor(R)).sum().backward()
 
     TAPE.reset()
-    from lamina.autodiff import ops, reductions
-    from lamina.autodiff.grad import grad
     x = TAPE.leaf(X, True)
     leaves = {f: TAPE.leaf(v, True) for f, v in w.items()}
     out = forward(GRU(H, True), x, leaves)
