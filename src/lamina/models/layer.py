@@ -17,8 +17,10 @@ receives is asked with that data's `DataShape`:
     activation            the name of its output activation, or None for a layer without one;
                           compile pairs the last layer's with the loss
     label()               how the summary table and print(net) show it
+    kind                  its registered name (net.layers and save files carry it)
+    create(**settings)    the layer from Lamina values, each checked (its builtin calls it)
     settings()            its settings as JSON-able fields (save_model writes them)
-    from_settings(d)      the layer back from those fields, checked (load_model)
+    from_settings(d)      the layer back from those fields, checked by create (load_model)
     record_fields()       its record in net.layers: {kind, ...settings}
     check_input(x, who)   optional: a check of the whole X when it is the first layer
 
