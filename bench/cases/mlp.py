@@ -18,7 +18,7 @@ from peers import lazy, needs  # bench/peers.py
 
 from lamina.models.compile import compile_model
 from lamina.models.fit import fit
-from lamina.models.layers import dense_layer
+from lamina.models.layers.dense import dense_layer
 from lamina.models.spec import input_spec
 from lamina.optim.registry import get
 

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 from lamina.models.compile import compile_model
-from lamina.models.layers import dense_layer, dropout_layer
+from lamina.models.layers.dense import dense_layer
+from lamina.models.layers.dropout import dropout_layer
 from lamina.models.spec import input_spec
 from lamina.optim.registry import get
 

@@ -1,5 +1,6 @@
-"""The model builtins are registered and documented, their examples run; the digits example
-learns; a seeded fit repeats exactly across processes; the progress bar shows on a terminal."""
+"""The model builtins are registered and documented, their examples run; the digits and
+sequences examples learn; a seeded fit repeats exactly across processes; the progress bar
+shows on a terminal."""
 import contextlib
 import io
 import os
@@ -12,27 +13,30 @@ import time
 
 import pytest
 
-from lamina.builtins import lr_schedules, models
+from lamina.builtins import layers, lr_schedules, models
 from lamina.builtins.registry import load_all
 from lamina.interpreter import Interpreter
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LAMINA = [sys.executable, "-m", "lamina"]
 REGISTRY = load_all()
-MINE = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ in (models.__name__, lr_schedules.__name__))
+MODELS = (models.__name__, layers.__name__)
+MINE = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ in (*MODELS, lr_schedules.__name__))
 
 
 def test_the_builtins_are_registered():
     assert MINE == sorted(["input", "compile", "fit", "predict", "evaluate", "quick_mlp",
-                           "save_model", "load_model", "lr_plateau", "lr_adaptive", "lr_step", "lr_cosine"])
+                           "save_model", "load_model", "lr_plateau", "lr_adaptive", "lr_step", "lr_cosine",
+                           "gru", "embedding", "layer_norm"])
     assert any(s.code.startswith("dense(spec, units") for s in REGISTRY["dense"].shapes)
+    assert any(s.code == "input(steps, features)" for s in REGISTRY["input"].shapes)
 
 
 @pytest.mark.parametrize("name", MINE)
 def test_documented_and_examples_print(name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)                      # examples that save files write here
     spec = REGISTRY[name]
-    assert spec.category == ("Models" if spec.fn.__module__ == models.__name__ else "Optimizers & training")
+    assert spec.category == ("Models" if spec.fn.__module__ in MODELS else "Optimizers & training")
     assert spec.summary and len(spec.notes) > 100
     assert spec.shapes and all(s.input and s.output and s.description for s in spec.shapes)
     for example in spec.examples:
@@ -53,6 +57,22 @@ def test_the_digits_example_classifies_held_out_images():
     assert time.perf_counter() - start < 30
     accuracy = float(re.search(r"held-out accuracy: (\S+)% of 450 images", r.stdout).group(1))
     assert accuracy > 90
+
+
+def test_the_sequences_example_learns_and_reloads(tmp_path):
+    start = time.perf_counter()
+    r = subprocess.run(LAMINA + [str(ROOT / "examples" / "sequences.lam")], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert time.perf_counter() - start < 20
+    positives, total = map(int, re.search(r"(\d+) of (\d+) sequences have a 7 after a 3", r.stdout).groups())
+    assert total == 1200 and 0.1 < positives / total < 0.3
+    accuracy = float(re.search(r"held-out accuracy: (\S+)% of 300 sequences", r.stdout).group(1))
+    assert accuracy > 95
+    yes = re.search(r"P\(yes\): \[(.*)\]", r.stdout).group(1).split(", ")
+    assert [float(p) > 0.5 for p in yes] == [True, True, False, False]
+    assert "loaded back, same predictions: true" in r.stdout
+    assert (tmp_path / "sequences_model.npz").exists()
 
 
 SEEDED = """X = [0.1, 0.9; 0.8, 0.2; 0.3, 0.3; 0.9, 0.7; 0.5, 0.1; 0.2, 0.6; 0.7, 0.8; 0.4, 0.4]

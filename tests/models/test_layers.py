@@ -6,15 +6,11 @@ from lamina.autodiff.gradcheck import check
 from lamina.autodiff.tape import TAPE
 from lamina.builtins.registry import GradCase
 from lamina.errors import LaminaError
-from lamina.models.layers import (
-    ACTIVATIONS,
-    Dense,
-    Dropout,
-    dense_act,
-    dense_layer,
-    dropout_layer,
-)
+from lamina.models.layer import DataShape
+from lamina.models.layers.dense import Dense, dense_act, dense_layer
+from lamina.models.layers.dropout import Dropout, dropout_layer
 from lamina.models.spec import ModelSpec, input_spec
+from lamina.nn.activation_table import ACTIVATIONS
 
 
 def reference(x, w, b, activation):
@@ -57,7 +53,7 @@ def test_one_tape_entry_per_dense_layer():
 
 
 def test_glorot_uniform_init_and_zero_bias():
-    w, b = Dense(300, "relu").init(200, np.random.default_rng(0))
+    w, b = Dense(300, "relu").init(DataShape(200), np.random.default_rng(0))
     limit = np.sqrt(6 / 500)
     assert w.shape == (200, 300) and b.shape == (1, 300) and not b.any()
     assert np.abs(w).max() <= limit and np.abs(w).max() > 0.99 * limit
@@ -67,10 +63,11 @@ def test_glorot_uniform_init_and_zero_bias():
 def test_dropout_is_active_only_while_training():
     layer = Dropout(0.5)
     x = np.ones((50, 40))
-    assert layer.forward(x, (), False, None) is x
-    out = layer.forward(x, (), True, np.random.default_rng(0))
+    data = DataShape(40)
+    assert layer.forward(x, [], data, training=False, rng=None) is x
+    out = layer.forward(x, [], data, training=True, rng=np.random.default_rng(0))
     assert set(np.unique(out)) == {0.0, 2.0} and 0.4 < (out == 0).mean() < 0.6
-    assert Dropout(0.0).forward(x, (), True, np.random.default_rng(0)) is x
+    assert Dropout(0.0).forward(x, [], data, training=True, rng=np.random.default_rng(0)) is x
 
 
 def test_specs_are_immutable_and_grow_by_one_layer():

@@ -123,3 +123,79 @@ def test_save_errors(tmp_path, run):
         run('save_model(input(2) |> dense(1), "m.npz")')
     with pytest.raises(LaminaError, match="path must be a string"):
         run('save_model(input(2) |> dense(1) |> compile(), 3)')
+
+
+SEQUENCE_NET = ('seed(2)\nX = floor(5 * rand(40, 4))\nY = sum(X == 2, 1) > 0\n'
+                'net = input(4) |> embedding(5, 3) |> layer_norm() |> gru(4, return_sequences = true) |>\n'
+                '      gru(3) |> dropout(0.1) |> dense(2, activation = "softmax") |>\n'
+                '      compile(optimizer = "adam", loss = "cross_entropy", seed = 6)\n'
+                'net = net.fit(X, Y, epochs = 3, batch_size = 8, verbose = 0)\n')
+
+
+def test_round_trip_of_the_sequence_layers(tmp_path, run):
+    _, interp = run(SEQUENCE_NET)
+    net, X, Y = (interp.get(k) for k in ("net", "X", "Y"))
+    path = str(tmp_path / "seq.npz")
+    save_model(net, path)
+    back = load_model(path)
+    same(net, back)
+    assert back.spec.steps is None and [s.steps for s in back.spec.shapes] == [None, 4, 4, 4, None, None, None]
+    from lamina.models.evaluate import predict
+    np.testing.assert_array_equal(predict(back, X), predict(net, X))
+    same(fit(net, X, Y, epochs=2, verbose=0), fit(back, X, Y, epochs=2, verbose=0))
+
+
+def test_sequence_input_round_trip(tmp_path, run):
+    _, interp = run('net = input(3, 2) |> gru(2) |> dense(1) |> compile(seed = 1)')
+    save_model(interp.get("net"), str(tmp_path / "s.npz"))
+    back = load_model(str(tmp_path / "s.npz"))
+    assert back.spec.inputs == 6 and back.spec.steps == 3
+
+
+def test_version_2_is_checked_part_by_part(tmp_path, run):
+    _, interp = run('net = input(4) |> embedding(5, 3) |> gru(2) |> dense(1) |> compile(seed = 1)')
+    good = tmp_path / "good.npz"
+    save_model(interp.get("net"), str(good))
+    with np.load(good) as data:
+        meta = json.loads(str(data["meta"]))
+    assert meta["version"] == 2 and meta["layers"][1] == {"kind": "gru", "settings": {
+        "units": 2, "return_sequences": False}}
+
+    def rewrite(name, change):
+        with np.load(good) as data:
+            arrays = {k: data[k] for k in data.files}
+        m = json.loads(str(arrays["meta"]))
+        change(m, arrays)
+        arrays["meta"] = np.array(json.dumps(m))
+        path = tmp_path / name
+        with open(path, "wb") as f:
+            np.savez(f, **arrays)
+        return path
+
+    def layer(i, value):
+        return lambda m, a: m["layers"].__setitem__(i, value)
+
+    expect_error(rewrite("v1.npz", lambda m, a: m.update(version=1)), "version 1 of the format")
+    expect_error(rewrite("kind.npz", layer(1, {"kind": "lstm", "settings": {"units": 2}})),
+                 "layer 1 ('lstm'): it has a layer of kind 'lstm'")
+    expect_error(rewrite("units.npz", layer(1, {"kind": "gru", "settings": {"units": 0, "return_sequences": False}})),
+                 "layer 1 ('gru'): gru's units must be at least 1")
+    expect_error(rewrite("lack.npz", layer(1, {"kind": "gru", "settings": {"units": 2}})),
+                 "lack 'return_sequences'")
+    expect_error(rewrite("flag.npz", layer(1, {"kind": "gru", "settings": {"units": 2, "return_sequences": 1}})),
+                 "return_sequences must be true or false")
+    expect_error(rewrite("shape.npz", layer(0, {"kind": "dense", "settings": {"units": 3, "activation": "relu"}})),
+                 "layer 1 ('gru'): gru reads sequences")
+    expect_error(rewrite("odd.npz", layer(0, ["embedding", 5, 3])), "layer 0 is")
+    expect_error(rewrite("inputs.npz", lambda m, a: m.update(inputs=0)), "no model's input")
+    expect_error(rewrite("steps.npz", lambda m, a: m.update(steps=3)), "no model's input")
+    expect_error(rewrite("table.npz", lambda m, a: a.update(param0=np.zeros((4, 3)))),
+                 "param0 (the weight 'table' of layer 0, embedding(5, 3)) is 4x3, but it must be 5x3")
+    expect_error(rewrite("uz.npz", lambda m, a: a.update(param2=np.zeros((2, 3)))),
+                 "the weight 'uz' of layer 1, gru(2)")
+    expect_error(rewrite("state.npz", lambda m, a: a.update(state1_m=np.zeros((1, 1)))), "state1_m is 1x1")
+    expect_error(rewrite("extra.npz", lambda m, a: a.update(param12=np.zeros((1, 1)))),
+                 "it holds param12, but its layers have only 12 weights")
+    expect_error(rewrite("list.npz", lambda m, a: m.update(layers={"kind": "dense"})), "not a list")
+    expect_error(rewrite("sched.npz", lambda m, a: m.update(schedule={"name": "lr_step", "settings": [1]})),
+                 "malformed")

@@ -1,5 +1,6 @@
 """Model API builtins: input, compile, fit, predict, evaluate, quick_mlp,
-save_model, load_model (the layer form of dense is dispatched from builtins/nn.py).
+save_model, load_model (the layer forms of dense and dropout are dispatched from
+builtins/nn.py; gru, embedding and layer_norm are in builtins/layers.py).
 The code is in lamina.models; the schedules' builtins are in lr_schedules.py."""
 from __future__ import annotations
 
@@ -18,8 +19,11 @@ XOR = "X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0.0; 1.0; 1.0; 0.0]\n"
 NET = (XOR + "net = input(2) |> dense(8, activation = \"tanh\") |> dense(1, activation = \"sigmoid\") |>\n"
        "      compile(optimizer = adam(lr = 0.05), loss = \"binary_cross_entropy\", seed = 1)\n")
 MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields: inputs, outputs, "
-              "layers (a list of records {kind, units, activation} or {kind, rate}), weights (a list "
-              "with one record {w, b} per dense layer, w in x units and b the 1 x units bias row), "
+              "layers (a list of records, each the layer's kind and settings: {kind, units, "
+              "activation} for dense, {kind, rate} for dropout, ...), weights (a list with one record "
+              "per layer that has weights, named as that layer names them: {w, b} for dense, w in x "
+              "units and b the 1 x units bias row; {table} for embedding; {gain, bias} for "
+              "layer_norm; gru_init's nine for gru), "
               "loss, seed, optimizer (its current settings, lr included), schedule, epochs, "
               "loss_history, val_loss_history and lr_history (one number per epoch over every fit). "
               "print(net) shows a summary like Keras's.")
@@ -27,16 +31,27 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
 
 @builtin("input", category=CATEGORY,
          shapes=[Shape("input(n)", "number of features", "model spec",
-                       "The start of a model whose examples have n features.")],
+                       "The start of a model whose examples have n features."),
+                 Shape("input(steps, features)", "number of steps, features per step", "model spec",
+                       "The start of a model whose examples are sequences: X has steps * features "
+                       "columns, each row one sequence step after step.")],
          summary="Starts a model spec: the input layer of a network whose examples (rows of X) have "
-                 "n features. Add layers with |> dense(...) and finish with |> compile(...).",
+                 "n features, or are sequences of steps steps. Add layers with |> dense(...) and "
+                 "finish with |> compile(...).",
          examples=["spec = input(3) |> dense(4, activation = \"relu\") |> dense(2, activation = \"softmax\")\n"
-                   "print(spec.inputs, spec.outputs)\nprint(spec)"],
+                   "print(spec.inputs, spec.outputs)\nprint(spec)",
+                   "spec = input(20, 8) |> gru(32) |> dense(1)    # X: one row of 20 * 8 numbers per sequence\n"
+                   "print(spec.inputs)\nprint(spec)"],
          notes="A model spec is an immutable value with the fields inputs, outputs and layers; each "
                "layer builtin returns a new spec, so one spec can start several models. It has no "
-               "weights until compile gives it some. n must be a whole number of at least 1.")
-def input_(n):
-    return input_spec(n)
+               "weights until compile gives it some. n must be a whole number of at least 1. "
+               "Lamina has no 3-D arrays, so sequences are rows too: with input(steps, features) X "
+               "is an m x (steps * features) matrix whose row i is sequence i, the features of step "
+               "0, then those of step 1, and so on; inputs is then steps * features. Layers that "
+               "read sequences (gru) need such an input, or an embedding before them; dense reads "
+               "the whole row at once.")
+def input_(n, features=None):
+    return input_spec(n, features)
 
 
 @builtin("compile", category=CATEGORY,
@@ -57,9 +72,10 @@ def input_(n):
                    "a = compile(spec, loss = \"cross_entropy\", seed = 5)\n"
                    "b = compile(spec, loss = \"cross_entropy\", seed = 5)\n"
                    "print(a.weights[0].w == b.weights[0].w)"],
-         notes="Weights are Glorot-uniform, each dense layer's w uniform in +-sqrt(6 / (in + units)), "
-               "drawn layer by layer from the model's own NumPy generator seeded by seed; the bias "
-               "is a 1 x units row of zeros (one per unit). So the same seed gives the same model. "
+         notes="Weights are drawn layer by layer from the model's own NumPy generator seeded by "
+               "seed, each layer drawing its own: a dense layer's w is Glorot-uniform, uniform in "
+               "+-sqrt(6 / (in + units)), and its bias a 1 x units row of zeros (one per unit) (the "
+               "other layers' pages say how they start). So the same seed gives the same model. "
                "Without a seed one is drawn from the global generator (so seed(n) at the top of a "
                "program still makes it repeatable). An optimizer given by name uses that optimizer's "
                "defaults (adam: lr 0.001); an optimizer value contributes its settings only (its "
@@ -68,8 +84,8 @@ def input_(n):
                "softmax (at least 2 units) and binary_cross_entropy one with sigmoid; both are then "
                "computed from the layer's pre-activation, stably (with activation \"none\" the "
                "outputs are taken as raw scores). Any other pairing, an unknown loss or optimizer "
-               "name, or a spec that does not end with a dense layer is an error here, before any "
-               "training. " + MODEL_NOTE)
+               "name, or a spec that does not end with a dense layer (a layer with an activation) is "
+               "an error here, before any training. " + MODEL_NOTE)
 def compile_(spec, optimizer="adam", loss="mse", seed=None):
     return compile_model(spec, optimizer=optimizer, loss=loss, seed=seed)
 
@@ -102,7 +118,7 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None):
          notes="Each epoch shuffles the rows (unless shuffle = false) and walks them in batches of "
                "batch_size (default 32; the last may be smaller). Each batch resets the tape (like "
                "train_loop: tracked values made before fit are stale afterwards), runs the model "
-               "forward with one fused operation per dense layer, takes the gradient and steps the "
+               "forward with one fused operation per layer, takes the gradient and steps the "
                "optimizer. loss_history[e] is the mean of epoch e's batch losses, weighted by batch "
                "size, with dropout on (so with one batch per epoch, loss_history[0] is the loss "
                "before the first step); val_loss_history[e] is the loss on the validation rows "
@@ -223,8 +239,12 @@ def save_model(model, path):
          examples=[NET + "save_model(net, \"untrained.npz\")\n"
                    "print(load_model(\"untrained.npz\").weights[1].w == net.weights[1].w)"],
          notes="A missing file, or one that is not a model saved by save_model (not an .npz "
-               "archive, an unknown format or version, missing or malformed parts, weights whose "
-               "shapes do not fit the layers), is a ValueError naming the path and what is wrong.")
+               "archive, an unknown format or version, a layer kind this Lamina does not have, "
+               "settings a layer does not accept, missing or malformed parts, weights or optimizer "
+               "state whose shapes do not fit the layers), is a ValueError naming the path and what "
+               "is wrong, down to the layer and weight. Files are version 2 of the format (each "
+               "layer's kind and settings); files of version 1, written by earlier versions of "
+               "Lamina, are not read: fit and save the model again.")
 def load_model(path):
     from ..models.save import (
         load_model as load,  # zipfile and json: loaded on first use

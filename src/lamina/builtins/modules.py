@@ -7,6 +7,7 @@ from . import (
     distributions,
     figures,
     gru,
+    layers,
     losses,
     lr_schedules,
     mathfns,

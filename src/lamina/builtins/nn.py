@@ -49,8 +49,8 @@ def _elementwise(name, meaning, example, notes):
                GradCase(((3, 2), (2,), (3,))), GradCase(((), (3, 2), ())), GradCase(((3, 2), (2, 4)))])
 def dense(x, w, b=None, **options):
     if isinstance(x, LibObject) and x.type_name == "model spec":
-        # The layer overload dense(model_spec, units, activation = ...) (lamina.models.layers).
-        from ..models.layers import dense_layer
+        # The layer overload dense(model_spec, units, activation = ...) (lamina.models.layers.dense).
+        from ..models.layers.dense import dense_layer
         return dense_layer(x, w, *(() if b is None else (b,)), **options)
     if options:
         raise LaminaError("TypeError", f"dense(x, w, b) takes no keyword '{next(iter(options))}'; "
@@ -161,6 +161,6 @@ def log_softmax_rows(x):
          grad=[GradCase((M, Const(0.0))), GradCase((V, Const(0.0)))])
 def dropout(x, rate):
     if isinstance(x, LibObject) and x.type_name == "model spec":
-        from ..models.layers import dropout_layer
+        from ..models.layers.dropout import dropout_layer
         return dropout_layer(x, rate)
     return dropout_op(x, rate=rate)

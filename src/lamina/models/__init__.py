@@ -4,9 +4,13 @@
           compile(optimizer = "adam", loss = "mse", seed = 7)
     net = net.fit(X, Y, epochs = 60)          # a new model; loss_history has 60 numbers
 
-spec.py       ModelSpec and input(n): the input width and the layers, no weights yet
-layers.py     Dense (one fused tape op per layer: act(x @ w + b)) and Dropout; the
-              activations; dense_layer and dropout_layer, which append to a spec
+spec.py       ModelSpec, input(n) and input(steps, features): the input's shape and the
+              layers, no weights yet
+layer.py      the layer protocol (what a layer answers: its output shape, its weights'
+              names and shapes, init, forward, activation, label, settings) and the
+              registry of layer kinds; nothing else asks a layer anything else
+layers/       one file per layer kind (dense, dropout, ...), each with the function
+              that appends it to a spec
 losses.py     the losses a model compiles with, and the output activation each pairs with
 compile.py    spec + optimizer (name, value or schedule) + loss + seed -> Model
 model.py      Model: the immutable compiled value, its fields, forward, summary
@@ -18,7 +22,7 @@ evaluate.py   predict and evaluate
 save.py       save_model / load_model (.npz with a JSON header)
 quick.py      quick_mlp: build, compile and fit in one call
 
-The builtins that expose these are in lamina.builtins.models and
-lamina.builtins.lr_schedules; dense(spec, units, ...) dispatches from
-lamina.builtins.nn.
+The builtins that expose these are in lamina.builtins.models, lamina.builtins.layers
+and lamina.builtins.lr_schedules; dense(spec, units, ...) and dropout(spec, rate)
+dispatch from lamina.builtins.nn. The activations are nn/activation_table.py's.
 """

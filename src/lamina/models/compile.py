@@ -1,7 +1,8 @@
 """compile: a model spec, an optimizer (or schedule), a loss and a seed -> a model.
 
 The seed feeds the model's own NumPy generator (never the global one): the
-weights are drawn from it in layer order (Glorot-uniform, bias rows zero), and
+weights are drawn from it in layer order, each layer's `init` (layer.py) drawing
+its own (dense: Glorot-uniform, bias rows zero), and
 fit's shuffling, dropout and validation split are seeded from it too, so the
 same seed gives the same model. Without a seed, one is drawn from the global
 generator, so seed(n) at the top of a program still makes it repeatable.
@@ -37,17 +38,28 @@ def compile_model(spec, optimizer="adam", loss="mse", seed=None) -> Model:
         what = "a compiled model (compile takes the spec it was made from)" \
             if isinstance(spec, Model) else describe(spec)
         raise LaminaError("TypeError", f"compile needs a model spec, input(n) |> dense(...), not {what}.")
-    if not spec.layers or spec.layers[-1].kind != "dense":
+    if not spec.layers or spec.layers[-1].activation is None:
+        ends = f"; this one ends with {spec.layers[-1].label()}" if spec.layers else ""
         raise LaminaError("ValueError", "compile needs a model that ends with a dense layer (the "
-                          "output layer): input(n) |> dense(units, activation = ...) |> compile(...).")
-    last = spec.layers[-1]
-    kind = get_loss(as_str(loss, "compile's loss"), last.activation)
-    if kind.name == "cross_entropy" and last.units < 2:
+                          "output layer, or another layer with an activation): input(n) |> "
+                          f"dense(units, activation = ...) |> compile(...){ends}.")
+    kind = get_loss(as_str(loss, "compile's loss"), spec.layers[-1].activation)
+    if kind.name == "cross_entropy" and spec.shapes[-1].width < 2:
         raise LaminaError("ValueError", "cross_entropy needs a last layer of at least 2 units (one per "
                           "class); for two classes with one unit use binary_cross_entropy.")
     n = int(generator().integers(2**31)) if seed is None else as_int(seed, "compile's seed", minimum=0)
     opt, schedule = optimizer_of(optimizer)
-    rng = np.random.default_rng(n)
-    widths = spec.widths()
-    weights = [p for i, layer in enumerate(spec.layers) for p in layer.init(widths[i], rng)]
-    return Model(spec, kind, n, opt.bind(weights, "the model's weights"), schedule)
+    return Model(spec, kind, n, opt.bind(initial_weights(spec, n), "the model's weights"), schedule)
+
+
+def initial_weights(spec: ModelSpec, seed: int) -> list:
+    """Every layer's fresh weights, layer after layer, from one generator seeded by `seed`."""
+    rng = np.random.default_rng(seed)
+    weights = []
+    for layer, data, shapes in zip(spec.layers, spec.shapes, spec.parameter_shapes()):
+        made = layer.init(data, rng)
+        if [np.shape(w) for w in made] != list(shapes.values()):
+            raise LaminaError("InternalError", f"The layer {layer.label()} made weights of shapes "
+                              f"{[np.shape(w) for w in made]}, but its parameters are {shapes}.")
+        weights.extend(made)
+    return weights

@@ -1,7 +1,9 @@
 """Checking and shaping X and Y for fit, predict and evaluate.
 
 Rows of X and Y are examples. X is m x n for a model made with input(n) (a
-vector of m is taken as m x 1 when n is 1). Y has one column per output unit;
+vector of m is taken as m x 1 when n is 1), and m x (steps * features) for one made
+with input(steps, features), each row a sequence step after step; the first layer
+may check X further (embedding: tokens). Y has one column per output unit;
 a vector of m is one target per example, the m x 1 matrix, when the last layer
 has one unit. For cross_entropy, Y may instead be a vector of m class indices
 (0 to units - 1), which becomes the m x units one-hot matrix.
@@ -18,17 +20,25 @@ def _what(a: np.ndarray) -> str:
     return f"a vector of {a.shape[0]}" if a.ndim == 1 else f"a {shape_str(a.shape)} matrix"
 
 
-def features(X, inputs: int, who: str) -> np.ndarray:
+def features(X, spec, who: str) -> np.ndarray:
+    """X as an m x inputs float matrix for the model spec `spec`, checked by its first layer."""
+    inputs = spec.inputs
     x = as_tensor(X, f"{who}'s X")
     if x.ndim == 1 and inputs == 1:
         x = x.reshape(-1, 1)
     if x.ndim != 2 or x.shape[1] != inputs:
         one = " (for one example, write x' to make it a 1 x n row)" if x.ndim == 1 else ""
-        raise LaminaError("ShapeError", f"{who}: X is {_what(x)}, but the model takes input({inputs}): "
-                          f"X needs {inputs} column{'s' * (inputs != 1)}, one row per example{one}.")
+        takes = f"input({spec.steps}, {inputs // spec.steps})" if spec.steps else f"input({inputs})"
+        steps = f" ({spec.steps} steps of {inputs // spec.steps}, step after step)" if spec.steps else ""
+        raise LaminaError("ShapeError", f"{who}: X is {_what(x)}, but the model takes {takes}: "
+                          f"X needs {inputs} column{'s' * (inputs != 1)}{steps}, one row per "
+                          f"example{one}.")
     if x.shape[0] == 0:
         raise LaminaError("ValueError", f"{who}: X has no rows (examples).")
-    return np.ascontiguousarray(x, dtype=np.float64)
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    if spec.layers:
+        spec.layers[0].check_input(x, who)
+    return x
 
 
 def targets(Y, m: int, units: int, loss, who: str) -> np.ndarray:

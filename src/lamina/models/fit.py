@@ -1,7 +1,7 @@
 """fit: a fixed loop over epochs and batches that only fires callbacks.
 
 Each batch: reset the tape, wrap the optimizer's current weights as fresh
-param() leaves, run the model forward (one fused dense op per layer, the whole
+param() leaves, run the model forward (each layer one fused tape op, the whole
 batch at once), take the loss's gradient and step the optimizer. Everything
 else (histories, early stopping, learning-rate schedules, the progress bar) is
 a callback in models/callbacks/.
@@ -54,8 +54,8 @@ def check_model(model, who: str) -> Model:
 
 
 def data_of(model: Model, X, Y, who: str):
-    x = features(X, model.spec.inputs, who)
-    return x, targets(Y, x.shape[0], model.spec.widths()[-1], model.loss, who)
+    x = features(X, model.spec, who)
+    return x, targets(Y, x.shape[0], model.spec.shapes[-1].width, model.loss, who)
 
 
 def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,

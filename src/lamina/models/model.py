@@ -1,16 +1,20 @@
 """The compiled model value, and running it forward (predict, evaluate, fit's batches).
 
 A model is immutable: fit returns a new one. Its weights live in its optimizer
-(a bound optimizer value, whose parameters are the flat list w0, b0, w1, b1, ...
-of the dense layers in order), together with the optimizer's running state, so
-that a second fit continues where the first stopped.
+(a bound optimizer value, whose parameters are the flat list of every layer's
+weights, layer after layer, each layer's in the order its `parameters` names them),
+together with the optimizer's running state, so that a second fit continues where
+the first stopped. The flat list is split per layer through the layer protocol
+(layer.py) only.
 
 Fields a program reads (`net.loss_history`, ...):
     inputs, outputs      the input width and the last layer's units
-    layers               a list of records: {kind = "dense", units, activation} or
-                         {kind = "dropout", rate}
-    weights              a list with one record {w, b} per dense layer, in order:
-                         w is in x units, b the 1 x units bias row
+    layers               a list of records, {kind, ...the layer's settings}: e.g.
+                         {kind = "dense", units, activation} or {kind = "dropout", rate}
+    weights              a list with one record per layer that has weights, in order,
+                         with that layer's names: {w, b} for dense (w is in x units, b
+                         the 1 x units bias row), {table} for embedding, {gain, bias}
+                         for layer_norm, {wz, uz, bz, wr, ur, br, wh, uh, bh} for gru
     loss, seed, optimizer, schedule (none without one)
     epochs               epochs trained so far (over every fit)
     loss_history         one training loss per epoch (over every fit)
@@ -54,7 +58,8 @@ class Model(LibObject):
         if name in ("inputs", "outputs", "layers"):
             return self.spec.get(name)
         if name == "weights":
-            return [Record({"w": w.copy(), "b": b.copy()}) for w, b in self.dense_weights()]
+            return [Record({k: p.copy() for k, p in zip(names, ps)})
+                    for names, ps in zip(self.spec.parameter_shapes(), self.layer_params()) if ps]
         if name == "loss":
             return self.loss.name
         if name in ("seed", "epochs"):
@@ -68,13 +73,14 @@ class Model(LibObject):
     def params(self) -> tuple:
         return self.optimizer.params
 
-    def layer_params(self, params=None) -> list[tuple]:
-        """The flat weights split per layer: (w, b) for dense, () for dropout."""
-        flat = iter(self.params if params is None else params)
-        return [(next(flat), next(flat)) if layer.kind == "dense" else () for layer in self.spec.layers]
-
-    def dense_weights(self) -> list[tuple]:
-        return [p for p in self.layer_params() if p]
+    def layer_params(self, params=None) -> list[list]:
+        """The flat weights split per layer, as many as each layer's `parameters` names."""
+        flat = list(self.params if params is None else params)
+        out, start = [], 0
+        for shapes in self.spec.parameter_shapes():
+            out.append(flat[start:start + len(shapes)])
+            start += len(shapes)
+        return out
 
     def evolve(self, **changes) -> Model:
         return replace(self, **changes)
@@ -92,7 +98,8 @@ class Model(LibObject):
         h = x
         last = len(self.spec.layers) - 1
         for i, (layer, p) in enumerate(zip(self.spec.layers, self.layer_params(params))):
-            h = layer.forward(h, p, training, rng, "none" if logits and i == last else None)
+            h = layer.forward(h, p, self.spec.shapes[i], training=training, rng=rng,
+                              logits=logits and i == last)
         return h
 
     def predict(self, x: np.ndarray) -> np.ndarray:
@@ -108,8 +115,8 @@ class Model(LibObject):
         opt = self.optimizer
         how = (self.schedule.describe() if self.schedule is not None
                else f"{opt.rule.name}(lr = {opt.hp['lr']:g})")
-        head = (f"Model: {self.spec.inputs} input{'s' * (self.spec.inputs != 1)} -> "
-                f"{self.spec.widths()[-1]} output{'s' * (self.spec.widths()[-1] != 1)}, "
+        outputs = self.spec.shapes[-1].width
+        head = (f"Model: {self.spec.input_text()} -> {outputs} output{'s' * (outputs != 1)}, "
                 f"loss {self.loss.name}, optimizer {how}, seed {self.seed}")
         if self.epochs:
             tail = f"  trained {self.epochs} epoch{'s' * (self.epochs != 1)}: loss " \

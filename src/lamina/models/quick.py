@@ -14,7 +14,7 @@ from ..optim.registry import get
 from ..values import as_int, as_str, as_tensor, describe
 from .compile import compile_model
 from .fit import fit
-from .layers import dense_layer
+from .layers.dense import dense_layer
 from .spec import input_spec
 
 OUTPUT_ACTIVATION = {"mse": "none", "mae": "none", "cross_entropy": "softmax",

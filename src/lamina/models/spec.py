@@ -1,20 +1,26 @@
-"""A model spec: the input width and the layers, before compile gives it weights.
+"""A model spec: the input's shape and the layers, before compile gives it weights.
 
-`input(n)` starts one; `dense(spec, units, ...)` and `dropout(spec, rate)`
-return a new spec with one more layer (specs are immutable values, so a spec can
-be the start of several models).
+`input(n)` starts one whose examples are rows of n numbers; `input(steps, features)`
+one whose examples are sequences, each row `steps` steps of `features` numbers one
+after another. Each layer builtin (`dense(spec, units, ...)`, `dropout(spec, rate)`,
+`gru`, `embedding`, `layer_norm`) returns a new spec with one more layer (specs are
+immutable values, so a spec can be the start of several models). Everything about
+the layers is asked through the layer protocol (layer.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..values import LibObject, Record, as_int
+from .layer import DataShape, Layer
 
 
 @dataclass(frozen=True, eq=False)
 class ModelSpec(LibObject):
-    inputs: int
+    inputs: int                   # the width of X (steps * features for sequences)
     layers: tuple = ()
+    steps: int | None = None      # for sequence input, the number of steps
 
     type_name = "model spec"
 
@@ -25,42 +31,49 @@ class ModelSpec(LibObject):
         if name == "inputs":
             return float(self.inputs)
         if name == "outputs":
-            return float(self.widths()[-1])
+            return float(self.shapes[-1].width)
         if name == "layers":
-            return layer_records(self.layers)
+            return [Record(layer.record_fields()) for layer in self.layers]
         return super().get(name)
 
-    def with_layer(self, layer) -> ModelSpec:
-        return ModelSpec(self.inputs, self.layers + (layer,))
+    def with_layer(self, layer: Layer) -> ModelSpec:
+        """The spec with `layer` appended; the layer's LaminaError when it cannot take the data."""
+        layer.output(self.shapes[-1])
+        return ModelSpec(self.inputs, self.layers + (layer,), self.steps)
 
-    def widths(self) -> list[int]:
-        """The width of the data before the first layer and after each layer."""
-        out = [self.inputs]
+    @cached_property
+    def shapes(self) -> list[DataShape]:
+        """The shape of the data before the first layer and after each layer."""
+        out = [DataShape(self.inputs, self.steps)]
         for layer in self.layers:
-            out.append(layer.out_units(out[-1]))
+            out.append(layer.output(out[-1]))
         return out
 
+    def widths(self) -> list[int]:
+        return [s.width for s in self.shapes]
+
+    def parameter_shapes(self) -> list[dict]:
+        """Each layer's {name: shape} of weights, in order."""
+        return [layer.parameters(data) for layer, data in zip(self.layers, self.shapes)]
+
     def parameter_counts(self) -> list[int]:
-        widths = self.widths()
-        return [(widths[i] + 1) * layer.units if layer.kind == "dense" else 0
-                for i, layer in enumerate(self.layers)]
+        return [sum(r * c for r, c in shapes.values()) for shapes in self.parameter_shapes()]
+
+    def input_text(self) -> str:
+        """`2 inputs`, or `160 inputs (20 steps of 8)` for sequences."""
+        text = f"{self.inputs} input{'s' * (self.inputs != 1)}"
+        return text + (f" ({self.steps} steps of {self.inputs // self.steps})" if self.steps else "")
 
     def describe(self) -> str:
-        return "\n".join([f"Model spec: {self.inputs} input{'s' * (self.inputs != 1)} "
-                          f"(not compiled yet)", *summary_table(self)])
-
-
-def layer_records(layers) -> list:
-    return [Record(layer.as_record_fields()) for layer in layers]
+        return "\n".join([f"Model spec: {self.input_text()} (not compiled yet)", *summary_table(self)])
 
 
 def summary_table(spec: ModelSpec) -> list[str]:
-    """The layer table of describe(), like Keras's summary: layer, output width, parameters."""
-    widths = spec.widths()
+    """The layer table of describe(), like Keras's summary: layer, output shape, parameters."""
     counts = spec.parameter_counts()
-    rows = [("#", "layer", "output", "parameters"), ("", "input", str(spec.inputs), "0")]
+    rows = [("#", "layer", "output", "parameters"), ("", "input", spec.shapes[0].describe(), "0")]
     for i, layer in enumerate(spec.layers):
-        rows.append((str(i), layer.label(), str(widths[i + 1]), str(counts[i])))
+        rows.append((str(i), layer.label(), spec.shapes[i + 1].describe(), str(counts[i])))
     size = [max(len(r[k]) for r in rows) for k in range(4)]
     lines = ["  " + "  ".join(r[k].ljust(size[k]) if k < 2 else r[k].rjust(size[k]) for k in range(4))
              for r in rows]
@@ -69,6 +82,11 @@ def summary_table(spec: ModelSpec) -> list[str]:
     return lines
 
 
-def input_spec(n) -> ModelSpec:
-    """`input(n)`: a model spec whose examples have n features (X has n columns)."""
-    return ModelSpec(as_int(n, "input's width", minimum=1))
+def input_spec(n, features=None) -> ModelSpec:
+    """`input(n)`: examples of n features (X has n columns). `input(steps, features)`:
+    sequences of `steps` steps of `features` features (X has steps * features columns)."""
+    if features is None:
+        return ModelSpec(as_int(n, "input's width", minimum=1))
+    steps = as_int(n, "input's steps", minimum=1)
+    per_step = as_int(features, "input's features", minimum=1)
+    return ModelSpec(steps * per_step, (), steps)

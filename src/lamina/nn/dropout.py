@@ -1,4 +1,5 @@
-"""dropout(x, rate): train-time inverted dropout on the one global generator."""
+"""Inverted dropout: one mask function, used by dropout(x, rate) on the one global
+generator and by the model API's dropout layer on the model's own generator."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,16 +11,26 @@ from ..values import as_float
 from .activations import operand
 
 
+def dropout_mask(rng: np.random.Generator, shape: tuple, rate: float) -> np.ndarray:
+    """1/(1 - rate) where an element is kept (one uniform draw per element, kept when it is at
+    least rate, so with probability 1 - rate) and 0 where it is dropped."""
+    return (rng.random(shape) >= rate) * (1.0 / (1.0 - rate))
+
+
+def check_rate(rate, who: str) -> float:
+    r = as_float(rate, f"{who}'s rate")
+    if not 0.0 <= r < 1.0:
+        raise LaminaError("ValueError", f"{who}'s rate must be at least 0 and below 1, not {r:g}.")
+    return r
+
+
 def dropout(x, rate):
     """Keep each element with probability 1 - rate and scale survivors by 1/(1 - rate)."""
     v = operand(x, "dropout's x")
-    rate = as_float(rate, "dropout's rate")
-    if not 0.0 <= rate < 1.0:
-        raise LaminaError("ValueError", f"dropout's rate must be at least 0 and below 1, not {rate:g}.")
+    rate = check_rate(rate, "dropout")
     if rate == 0.0:
         return x
-    scale = 1.0 / (1.0 - rate)
-    keep = (generator().random(np.shape(v)) >= rate) * scale
+    keep = dropout_mask(generator(), np.shape(v), rate)
     out = v * keep
     if type(out) is not np.ndarray or out.ndim == 0:
         out = float(out)

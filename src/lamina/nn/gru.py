@@ -25,12 +25,18 @@ def gru_init(input_size, hidden_size, seed=None, generator=None) -> Record:
     n_in = as_int(input_size, "gru_init's input_size", minimum=1)
     n_h = as_int(hidden_size, "gru_init's hidden_size", minimum=1)
     rng = np.random.default_rng(as_int(seed, "gru_init's seed", minimum=0)) if seed is not None else generator
+    return Record(init_weights(rng, n_in, n_h))
+
+
+def init_weights(rng: np.random.Generator, n_in: int, n_h: int) -> dict:
+    """{wz, uz, bz, wr, ...} in FIELDS order, drawn in that order from rng (gru_init and the
+    model API's gru layer both use it)."""
     fields = {}
     for gate in GATES:
         fields["w" + gate] = glorot_uniform(rng, n_h, n_in)
         fields["u" + gate] = glorot_uniform(rng, n_h, n_h)
         fields["b" + gate] = np.zeros((n_h, 1))
-    return Record(fields)
+    return fields
 
 
 # -- arguments as rows ------------------------------------------------------------

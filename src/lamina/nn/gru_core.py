@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .activations import expit
+from .activation_table import expit
 
 
 def forward(xs, h0, W, U, b):

@@ -8,7 +8,8 @@ import numpy as np
 from ..autodiff.tape import record
 from ..errors import LaminaError, shape_str
 from ..values import as_str, describe
-from .activations import expit, operand
+from .activation_table import expit
+from .activations import operand
 
 PROB_EPS = 1e-12   # probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] before a log
 

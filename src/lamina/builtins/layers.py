@@ -1,0 +1,96 @@
+"""Layer builtins of the model API: gru, embedding and layer_norm, each appending its layer
+(lamina.models.layers) to a model spec. The layer forms of dense and dropout are overloads
+of those builtins in nn.py; input, compile, fit and the rest are in models.py."""
+from __future__ import annotations
+
+from ..models.layers.embedding import embedding_layer
+from ..models.layers.gru import gru_layer
+from ..models.layers.layer_norm import layer_norm_layer
+from .registry import Shape, builtin
+
+CATEGORY = "Models"
+SEQUENCES = ("Lamina has no 3-D arrays, so a batch of sequences is an m x (steps * features) "
+             "matrix: each row is one sequence, its steps one after another.")
+
+
+@builtin("gru", category=CATEGORY,
+         shapes=[Shape("spec |> gru(units)", "model spec of sequences, units", "model spec",
+                       "Appends a GRU layer that gives each sequence's last hidden state (units "
+                       "numbers per example)."),
+                 Shape("spec |> gru(units, return_sequences = true)", "the same, true", "model spec",
+                       "Gives every step's hidden state, step after step (steps * units numbers "
+                       "per example): sequences again, for another gru.")],
+         summary="A gated recurrent unit layer: runs a GRU over each example's sequence and gives "
+                 "its last hidden state (or all of them). Its input must be sequences, from "
+                 "input(steps, features) or an embedding.",
+         examples=["spec = input(20, 8) |> gru(32) |> dense(1)\nprint(spec)",
+                   "seed(1)\nX = randn(256, 6)                   # 256 sequences of 6 steps, 1 feature\n"
+                   "Y = X * ones(6, 1)                  # target: each sequence's sum\n"
+                   "net = input(6, 1) |> gru(8) |> dense(1) |> compile(optimizer = adam(lr = 0.03), seed = 2)\n"
+                   "net = net.fit(X, Y, epochs = 40, verbose = 0)\n"
+                   "print(net.loss_history[39] < 0.05 * net.loss_history[0])\n"
+                   "print(size(net.weights[0].wz), size(net.weights[0].uz), size(net.weights[0].bz))"],
+         notes="Each step computes the equations of gru_cell and gru_forward (Cho et al. 2014): "
+               "z = sigmoid(wz*x + uz*h + bz), r = sigmoid(wr*x + ur*h + br), "
+               "hh = tanh(wh*x + uh*(r .* h) + bh) and the new state (1 - z) .* h + z .* hh, "
+               "starting from h = 0. " + SEQUENCES + " With input(steps, features) the layer reads "
+               "features numbers per step; after embedding(vocab, dim) it reads dim per step. Its "
+               "weights are gru_init's nine, in net.weights as a record {wz, uz, bz, wr, ur, br, wh, "
+               "uh, bh}: w* units x features and u* units x units Glorot-uniform, b* units x 1 "
+               "zeros. The output is m x units (the last state), or m x (steps * units) with "
+               "return_sequences = true. The whole batch of sequences is one operation on the tape, "
+               "its gradient hand-written backpropagation through time. gru after a layer whose "
+               "output is not a sequence (input(n), dense) is a ShapeError that says to start with "
+               "input(steps, features). Note that PyTorch's GRU applies r after the product "
+               "(r .* (uh*h + b)) and swaps the roles of z and 1 - z, so its weights do not carry "
+               "over unchanged.")
+def gru(spec, units=None, return_sequences=False, **options):
+    return gru_layer(spec, units, return_sequences, **options)
+
+
+@builtin("embedding", category=CATEGORY,
+         shapes=[Shape("spec |> embedding(vocab, dim)", "model spec of tokens, vocabulary size, "
+                       "vector size", "model spec",
+                       "Appends an embedding: each token becomes a learnt vector of dim numbers.")],
+         summary="An embedding layer: turns each token (a whole number from 0 to vocab - 1) into a "
+                 "learnt vector of dim numbers, so a row of tokens becomes a sequence that a gru can "
+                 "read.",
+         examples=["net = input(4) |> embedding(5, 3) |> dense(1) |> compile(seed = 1)\nprint(net)\n"
+                   "print(size(net.weights[0].table))",
+                   "seed(3)\nX = floor(5 * rand(300, 4))            # 300 rows of 4 tokens from 0 to 4\n"
+                   "Y = sum(X == 2, 1) > 0                 # 1 where the row holds the token 2\n"
+                   "net = input(4) |> embedding(5, 3) |> gru(8) |> dense(1, activation = \"sigmoid\") |>\n"
+                   "      compile(optimizer = adam(lr = 0.05), loss = \"binary_cross_entropy\", seed = 1)\n"
+                   "net = net.fit(X, Y, epochs = 20, verbose = 0)\n"
+                   "print(evaluate(net, X, Y).accuracy)\n"
+                   "print(round(predict(net, [2, 0, 0, 0; 1, 1, 3, 4]), 2))"],
+         notes="X holds m rows of tokens, one column per step, and the layer gives an m x (steps * "
+               "dim) matrix: each token's row of the vocab x dim table, step after step. "
+               + SEQUENCES + " After input(steps, k) each step has k tokens, and the step's "
+               "features are their k vectors side by side. The table starts standard normal (as "
+               "PyTorch's nn.Embedding) and is net.weights' record {table}; its gradient adds each "
+               "output gradient into its token's row (tokens get none). A token that is not a whole "
+               "number from 0 to vocab - 1 (negative, too large, fractional, NaN) is a ValueError "
+               "naming it and its row and column; fit, predict and evaluate check the whole of X "
+               "first when embedding is the first layer.")
+def embedding(spec, vocab=None, dim=None, **options):
+    return embedding_layer(spec, vocab, dim, **options)
+
+
+@builtin("layer_norm", category=CATEGORY,
+         shapes=[Shape("spec |> layer_norm()", "model spec", "model spec",
+                       "Appends a layer normalisation of each example.")],
+         summary="A layer normalisation: each example (row) is shifted and scaled to mean 0 and "
+                 "variance 1, then multiplied by a learnt gain and shifted by a learnt bias.",
+         examples=["net = input(3) |> layer_norm() |> dense(1) |> compile(seed = 4)\nprint(net)\n"
+                   "print(net.weights[0])\n"
+                   "print(round(predict(net, [1.0, 2.0, 4.0; 101.0, 102.0, 104.0]), 6))   # the same: "
+                   "rows are centred first"],
+         notes="Computes (x - mean) / sqrt(var + 1e-5) .* gain + bias over each row, with the "
+               "biased variance (divided by the width, as PyTorch's layer_norm does). gain starts as "
+               "ones and bias as zeros, each a 1 x width row, in net.weights as {gain, bias}. The "
+               "output has the input's shape, and sequences stay sequences (the whole row is "
+               "normalised, every step together). The layer is one operation on the tape with a "
+               "hand-written gradient.")
+def layer_norm(spec, **options):
+    return layer_norm_layer(spec, **options)

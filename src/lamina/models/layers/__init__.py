@@ -1,0 +1,12 @@
+"""The layer kinds of the model API, one file each; importing this package registers them.
+
+dense.py       dense(units, activation = ...): act(x @ w + b), one fused tape op
+dropout.py     dropout(rate): inverted dropout while fit trains
+embedding.py   embedding(vocab, dim): tokens -> learnt vectors, step after step
+layer_norm.py  layer_norm(): each row to mean 0, variance 1, then a gain and a bias
+gru.py         gru(units, return_sequences = false): a GRU over each row's sequence
+
+Each defines a Layer subclass registered with `@register` (models/layer.py says what a
+layer answers) and the function that appends it to a spec, which a builtin calls.
+"""
+from . import dense, dropout, embedding, gru, layer_norm  # noqa: F401  (importing registers)

@@ -1,0 +1,87 @@
+"""The embedding layer: each token (a whole number from 0 to vocab - 1) becomes a learnt
+row of `dim` numbers, looked up in a vocab x dim table.
+
+An example is a row of tokens, one per step (for input(steps, k), k tokens per step);
+the output row is their table rows one after another, so m x steps tokens become an
+m x (steps * dim) matrix of sequences, `steps` steps of `dim` features (of k * dim
+for k tokens per step), which a gru layer reads step by step. The table starts
+standard normal, as PyTorch's nn.Embedding does. The layer is one primitive on the
+tape: the table's gradient adds each output gradient into its token's row (a
+scatter-add); tokens get no gradient.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...autodiff.tape import record
+from ...errors import LaminaError
+from ...values import as_int, format_number, value_of
+from ..layer import DataShape, Layer, check_spec, no_options, register
+
+
+def tokens_of(x: np.ndarray, vocab: int, where: str) -> np.ndarray:
+    """x as an int64 array of tokens, or a ValueError naming the first bad one and its place."""
+    bad = ~np.isfinite(x) | (x != np.floor(x)) | (x < 0) | (x >= vocab)
+    if np.any(bad):
+        row, col = np.argwhere(bad)[0]
+        raise LaminaError("ValueError", f"embedding with vocab {vocab} needs tokens that are whole "
+                          f"numbers from 0 to {vocab - 1}, but {where} holds {format_number(x[row, col])} "
+                          f"at row {row}, column {col} (both counted from 0).")
+    return x.astype(np.int64)
+
+
+def embed(tokens: np.ndarray, table):
+    """The rows table[tokens[i, j]] side by side: an m x (k * dim) matrix, one tape entry."""
+    tv = value_of(table)
+    vocab, dim = tv.shape
+    m = tokens.shape[0]
+    out = tv[tokens].reshape(m, -1)
+
+    def d_table(g):
+        d = np.zeros((vocab, dim))
+        np.add.at(d, tokens.reshape(-1), np.reshape(g, (-1, dim)))
+        return d
+
+    return record(out, [table], [d_table])
+
+
+@register
+@dataclass(frozen=True)
+class Embedding(Layer):
+    vocab: int
+    dim: int
+    kind = "embedding"
+
+    @classmethod
+    def create(cls, vocab, dim) -> Embedding:
+        return cls(as_int(vocab, "embedding's vocab", minimum=1), as_int(dim, "embedding's dim", minimum=1))
+
+    def output(self, data: DataShape) -> DataShape:
+        return DataShape(data.width * self.dim, data.steps or data.width)
+
+    def parameters(self, data: DataShape) -> dict:
+        return {"table": (self.vocab, self.dim)}
+
+    def init(self, data: DataShape, rng: np.random.Generator) -> list:
+        return [rng.standard_normal((self.vocab, self.dim))]
+
+    def check_input(self, x: np.ndarray, who: str) -> None:
+        tokens_of(x, self.vocab, f"{who}'s X")
+
+    def forward(self, x, params, data, training, rng, logits=False):
+        return embed(tokens_of(value_of(x), self.vocab, "its input"), params[0])
+
+    def label(self) -> str:
+        return f"embedding({self.vocab}, {self.dim})"
+
+
+def embedding_layer(spec, vocab=None, dim=None, **options):
+    """`spec |> embedding(vocab, dim)`: the spec with an embedding appended."""
+    spec = check_spec(spec, "embedding")
+    no_options(options, "embedding(spec, vocab, dim)")
+    if vocab is None or dim is None:
+        raise LaminaError("TypeError", "The layer embedding(spec, vocab, dim) needs the number of "
+                          "tokens (vocab) and the size of each token's vector (dim).")
+    return spec.with_layer(Embedding.create(vocab, dim))

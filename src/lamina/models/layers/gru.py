@@ -1,0 +1,120 @@
+"""The gru layer: a gated recurrent unit run over each example's sequence, batch-major.
+
+Its input is sequences (input(steps, features), or an embedding): each row of the
+m x (steps * features) batch is one sequence, step after step. Every step computes
+(Cho et al. 2014, the equations of gru_cell and gru_forward)
+
+    z = sigmoid(wz*x + uz*h + bz),  r = sigmoid(wr*x + ur*h + br)
+    hh = tanh(wh*x + uh*(r .* h) + bh),  h' = (1 - z) .* h + z .* hh
+
+from h = 0. The output is the last state (m x units) or, with return_sequences, every
+state step after step (m x (steps * units), sequences again, for another gru). The
+weights are gru_init's nine: w* units x features, u* units x units, b* units x 1.
+
+The whole batch of sequences is ONE tape entry: nn.gru_core's fused forward, and its
+hand-written backpropagation through time, run once per backward sweep for all ten
+VJPs (the input and the nine weights).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...autodiff.tape import is_live, record
+from ...errors import LaminaError
+from ...nn import gru_core
+from ...nn.gru import FIELDS, GATES, init_weights
+from ...values import as_int, describe, value_of
+from ..layer import DataShape, Layer, check_spec, no_options, register
+
+
+def gru_sequences(x, weights: list, steps: int, return_sequences: bool):
+    """The GRU over each row of x (m x (steps * features)) from a zero state, as one tape
+    entry; weights are the nine of FIELDS in order (each tracked or plain)."""
+    xv = value_of(x)
+    w = dict(zip(FIELDS, (value_of(v) for v in weights)))
+    m, n_h = xv.shape[0], w["uz"].shape[0]
+    n_in = xv.shape[1] // steps
+    W = np.vstack([w["w" + gate] for gate in GATES])                  # (3H, I)
+    U = np.vstack([w["u" + gate] for gate in GATES])                  # (3H, H)
+    b = np.concatenate([w["b" + gate].reshape(-1) for gate in GATES])  # (3H,)
+    xs = np.ascontiguousarray(xv.reshape(m, steps, n_in).transpose(1, 0, 2))   # (T, m, I)
+    hs, gates = gru_core.forward(xs, np.zeros((m, n_h)), W, U, b)
+    if return_sequences:
+        out = np.ascontiguousarray(hs[1:].transpose(1, 0, 2)).reshape(m, steps * n_h)
+    else:
+        out = hs[steps].copy()
+    need_x = is_live(x)
+    memo = {}
+
+    def all_grads(g):
+        if memo.get("g") is not g:
+            if return_sequences:
+                per_step = np.reshape(g, (m, steps, n_h))
+                step_grad = lambda t: per_step[:, t, :]
+            else:
+                step_grad = lambda t: g if t == steps - 1 else None
+            dxs, _, dW, dU, db = gru_core.backward(step_grad, xs, W, U, hs, gates, need_x)
+            grads = {}
+            for i, gate in enumerate(GATES):
+                rows = slice(i * n_h, (i + 1) * n_h)
+                grads["w" + gate], grads["u" + gate] = dW[rows], dU[rows]
+                grads["b" + gate] = db[rows].reshape(n_h, 1)
+            dx = np.ascontiguousarray(dxs.transpose(1, 0, 2)).reshape(m, -1) if need_x else None
+            memo["g"], memo["grads"] = g, [dx] + [grads[f] for f in FIELDS]
+        return memo["grads"]
+
+    return record(out, [x, *weights], [_pick(all_grads, i) for i in range(1 + len(FIELDS))])
+
+
+def _pick(all_grads, i):
+    return lambda g: all_grads(g)[i]
+
+
+@register
+@dataclass(frozen=True)
+class GRU(Layer):
+    units: int
+    return_sequences: bool = False
+    kind = "gru"
+
+    @classmethod
+    def create(cls, units, return_sequences=False) -> GRU:
+        if not isinstance(return_sequences, bool):
+            raise LaminaError("TypeError", f"gru's return_sequences must be true or false, not "
+                              f"{describe(return_sequences)}.")
+        return cls(as_int(units, "gru's units", minimum=1), return_sequences)
+
+    def output(self, data: DataShape) -> DataShape:
+        if not data.steps:
+            raise LaminaError("ShapeError", f"gru reads sequences, but its input is {data.width} "
+                              f"number{'s' * (data.width != 1)} per example with no steps: start the "
+                              f"model with input(steps, features) (X then has steps * features "
+                              f"columns, step after step), or put embedding(vocab, dim) before gru.")
+        return DataShape(data.steps * self.units, data.steps) if self.return_sequences \
+            else DataShape(self.units)
+
+    def parameters(self, data: DataShape) -> dict:
+        n_in, n_h = data.features, self.units
+        return {f: {"w": (n_h, n_in), "u": (n_h, n_h), "b": (n_h, 1)}[f[0]] for f in FIELDS}
+
+    def init(self, data: DataShape, rng: np.random.Generator) -> list:
+        """gru_init's weights: w* and u* Glorot-uniform, b* zeros."""
+        return list(init_weights(rng, data.features, self.units).values())
+
+    def forward(self, x, params, data, training, rng, logits=False):
+        return gru_sequences(x, params, data.steps, self.return_sequences)
+
+    def label(self) -> str:
+        return f"gru({self.units}" + (", return_sequences = true)" if self.return_sequences else ")")
+
+
+def gru_layer(spec, units=None, return_sequences=False, **options):
+    """`spec |> gru(units, return_sequences = false)`: the spec with a GRU layer appended."""
+    spec = check_spec(spec, "gru")
+    no_options(options, "gru(spec, units, return_sequences = false)")
+    if units is None:
+        raise LaminaError("TypeError", "The layer gru(spec, units) needs the number of units (the "
+                          "size of the hidden state).")
+    return spec.with_layer(GRU.create(units, return_sequences))

@@ -1,0 +1,70 @@
+"""The layer_norm layer: each row (example) normalised to mean 0 and variance 1, then
+scaled by a learnable gain and shifted by a learnable bias (Ba, Kiros and Hinton 2016).
+
+    xhat = (x - mean(x)) / sqrt(var(x) + eps),   y = xhat .* gain + bias
+
+over the whole row, with the biased variance (divided by the width, as PyTorch does)
+and eps = 1e-5 inside the square root. gain starts as ones and bias as zeros, each a
+1 x width row. The layer is one primitive on the tape; its VJPs share one backward:
+    dxhat = g .* gain
+    dx = (dxhat - mean(dxhat) - xhat .* mean(dxhat .* xhat)) / sqrt(var + eps)
+with the means over each row, and dgain, dbias the column sums of g .* xhat and g.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...autodiff.tape import record
+from ...values import value_of
+from ..layer import DataShape, Layer, check_spec, no_options, register
+
+EPS = 1e-5
+
+
+def layer_norm_op(x, gain, bias, eps: float = EPS):
+    """(x - row mean) / sqrt(row variance + eps) .* gain + bias as one tape entry."""
+    xv, gv, bv = value_of(x), value_of(gain), value_of(bias)
+    centred = xv - xv.mean(axis=1, keepdims=True)
+    rstd = 1.0 / np.sqrt((centred * centred).mean(axis=1, keepdims=True) + eps)
+    xhat = centred * rstd
+    memo = [None, None]
+
+    def dx(g):
+        if memo[0] is not g:
+            d = g * gv
+            memo[0] = g
+            memo[1] = rstd * (d - d.mean(axis=1, keepdims=True)
+                              - xhat * (d * xhat).mean(axis=1, keepdims=True))
+        return memo[1]
+
+    return record(xhat * gv + bv, (x, gain, bias),
+                  (dx, lambda g: (g * xhat).sum(axis=0, keepdims=True),
+                   lambda g: g.sum(axis=0, keepdims=True)))
+
+
+@register
+@dataclass(frozen=True)
+class LayerNorm(Layer):
+    kind = "layer_norm"
+
+    def parameters(self, data: DataShape) -> dict:
+        return {"gain": (1, data.width), "bias": (1, data.width)}
+
+    def init(self, data: DataShape, rng: np.random.Generator) -> list:
+        return [np.ones((1, data.width)), np.zeros((1, data.width))]
+
+    def forward(self, x, params, data, training, rng, logits=False):
+        gain, bias = params
+        return layer_norm_op(x, gain, bias)
+
+    def label(self) -> str:
+        return "layer_norm()"
+
+
+def layer_norm_layer(spec, **options):
+    """`spec |> layer_norm()`: the spec with a layer normalisation appended."""
+    spec = check_spec(spec, "layer_norm")
+    no_options(options, "layer_norm(spec)")
+    return spec.with_layer(LayerNorm())

@@ -1,0 +1,76 @@
+"""The one table of activations: each name's forward and its backward, written once.
+
+The elementwise builtins (relu, sigmoid, ... in activations.py) and the model API's
+layers (dense(units, activation = ...)) both run these entries. An entry's
+
+    forward(z) -> y     may overwrite z: the caller passes an array it owns;
+    backward(g, z, y)   -> dL/dz given g = dL/dy, never writing into g.
+
+`z` is kept for the backward only when `needs_z` (gelu and leaky_relu need it; the
+others read their slope off y). Every entry but softmax is elementwise, and their
+backward is g times the slope. softmax normalises along the last axis (each row of a
+matrix) and its backward is the vector-Jacobian product y .* (g - sum(g .* y)).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+LEAKY_SLOPE = 0.01                       # leaky_relu's alpha unless one is given
+_SQRT_HALF = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def expit(v, out=None):
+    """The logistic function without overflow: exp(-|v|) is never above 1.
+
+    NumPy only (SciPy stays out of start-up); `out` may be `v` itself.
+    """
+    e = np.exp(-np.abs(v))
+    return np.divide(np.where(v >= 0, 1.0, e), 1.0 + e, out=out)
+
+
+def erf(v):
+    from scipy.special import (
+        erf as scipy_erf,  # imported on first use: SciPy is slow to import
+    )
+    return scipy_erf(v)
+
+
+@dataclass(frozen=True)
+class Activation:
+    name: str
+    forward: Callable       # (z) -> y, may overwrite z
+    backward: Callable      # (g, z, y) -> dL/dz
+    needs_z: bool = False
+
+
+def _softmax(z):
+    z -= z.max(axis=-1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=-1, keepdims=True)
+    return z
+
+
+def leaky(alpha: float) -> Activation:
+    """leaky_relu with slope alpha below 0 (the table's entry has alpha = LEAKY_SLOPE)."""
+    return Activation("leaky_relu", lambda z: np.where(z > 0.0, z, alpha * z),
+                      lambda g, z, y: np.where(z > 0.0, g, alpha * g), needs_z=True)
+
+
+ACTIVATIONS = {a.name: a for a in [
+    Activation("none", lambda z: z, lambda g, z, y: g),
+    # The slope of relu at 0 is taken as 0, as PyTorch does.
+    Activation("relu", lambda z: np.maximum(z, 0.0, out=z), lambda g, z, y: g * (y > 0.0)),
+    leaky(LEAKY_SLOPE),
+    Activation("sigmoid", lambda z: expit(z, out=z), lambda g, z, y: g * (y * (1.0 - y))),
+    Activation("tanh", lambda z: np.tanh(z, out=z), lambda g, z, y: g * (1.0 - y * y)),
+    Activation("softmax", _softmax, lambda g, z, y: y * (g - (g * y).sum(axis=-1, keepdims=True))),
+    # Exact GELU, z * Phi(z) with Phi the standard normal CDF (the erf form, PyTorch's default).
+    Activation("gelu", lambda z: 0.5 * z * (1.0 + erf(z * _SQRT_HALF)),
+               lambda g, z, y: g * (0.5 * (1.0 + erf(z * _SQRT_HALF))
+                                    + z * _INV_SQRT_2PI * np.exp(-0.5 * z * z)), needs_z=True),
+]}

@@ -1,0 +1,140 @@
+"""The layer protocol is the only way the model API knows a layer: a layer kind defined here,
+in the test alone, compiles, fits, predicts, evaluates, prints, saves and loads."""
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from lamina.autodiff import ops
+from lamina.errors import LaminaError
+from lamina.models.compile import compile_model
+from lamina.models.evaluate import evaluate, predict
+from lamina.models.fit import fit
+from lamina.models.layer import KINDS, DataShape, Layer, register
+from lamina.models.layers.dense import dense_layer
+from lamina.models.save import load_model, save_model
+from lamina.models.spec import input_spec
+from lamina.optim.registry import get
+
+
+@dataclass(frozen=True)
+class Scale(Layer):
+    """y = x .* s + shift, with s a 1 x width row (starting at `start`) and no activation."""
+    start: float
+    kind = "scale"
+
+    def parameters(self, data: DataShape) -> dict:
+        return {"s": (1, data.width), "shift": (1, data.width)}
+
+    def init(self, data, rng) -> list:
+        return [np.full((1, data.width), self.start), rng.uniform(-0.1, 0.1, (1, data.width))]
+
+    def forward(self, x, params, data, training, rng, logits=False):
+        s, shift = params
+        return ops.add(ops.emul(x, s), shift)
+
+    def label(self) -> str:
+        return f"scale({self.start:g})"
+
+
+@pytest.fixture
+def scale_kind():
+    register(Scale)
+    yield Scale
+    del KINDS["scale"]
+
+
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((64, 3))
+    return X, X @ np.array([[2.0], [-1.0], [0.5]]) + 0.3
+
+
+def test_a_layer_defined_only_here_goes_through_the_whole_api(scale_kind, tmp_path):
+    spec = dense_layer(input_spec(3.0).with_layer(Scale(1.0)), 1.0, "none")
+    assert spec.parameter_counts() == [6, 4] and spec.widths() == [3, 3, 1]
+    assert "scale(1)" in spec.describe() and spec.describe().endswith("total parameters: 10")
+    net = compile_model(spec, get("adam").with_hp(lr=0.05), "mse", 3.0)
+    weights = net.get("weights")
+    assert list(weights[0].fields) == ["s", "shift"] and list(weights[1].fields) == ["w", "b"]
+    np.testing.assert_array_equal(weights[0].fields["s"], np.ones((1, 3)))
+    assert net.get("layers")[0].fields == {"kind": "scale", "start": 1.0}
+
+    X, Y = data()
+    trained = fit(net, X, Y, epochs=60, verbose=0)
+    assert trained.loss_history[-1] < 0.01 * trained.loss_history[0]
+    s, shift = (trained.get("weights")[0].fields[k] for k in ("s", "shift"))
+    w, b = (trained.get("weights")[1].fields[k] for k in ("w", "b"))
+    np.testing.assert_allclose(predict(trained, X), (X * s + shift) @ w + b, rtol=1e-12)
+    assert evaluate(trained, X, Y).fields["loss"] < 0.01
+
+    path = str(tmp_path / "scaled.npz")
+    save_model(trained, path)
+    back = load_model(path)
+    assert back.spec.layers == trained.spec.layers
+    np.testing.assert_array_equal(predict(back, X), predict(trained, X))
+    again = [fit(m, X, Y, epochs=2, verbose=0) for m in (trained, back)]
+    np.testing.assert_array_equal(again[0].loss_history, again[1].loss_history)
+
+
+def test_a_file_with_a_kind_that_is_not_registered(scale_kind, tmp_path):
+    spec = dense_layer(input_spec(3.0).with_layer(Scale(2.0)), 1.0, "none")
+    path = tmp_path / "scaled.npz"
+    save_model(compile_model(spec, get("adam"), "mse", 1.0), str(path))
+    del KINDS["scale"]
+    try:
+        with pytest.raises(LaminaError) as e:
+            load_model(str(path))
+    finally:
+        register(Scale)
+    assert e.value.kind == "ValueError" and str(path) in e.value.message
+    assert "layer 0 ('scale')" in e.value.message and "layer kinds are dense, dropout" in e.value.message
+
+
+def test_compile_needs_a_last_layer_with_an_activation(scale_kind):
+    with pytest.raises(LaminaError) as e:
+        compile_model(input_spec(3.0).with_layer(Scale(1.0)), "adam", "mse", 1.0)
+    assert e.value.kind == "ValueError" and "ends with scale(1)" in e.value.message
+
+
+EXAMPLES = {
+    "dense": 'input(3) |> dense(2, activation = "tanh")',
+    "dropout": 'input(3) |> dropout(0.25)',
+    "embedding": 'input(3) |> embedding(4, 2)',
+    "layer_norm": 'input(3) |> layer_norm()',
+    "gru": 'input(3, 1) |> gru(2, return_sequences = true)',
+}
+
+
+def test_every_registered_kind_has_an_example_here():
+    assert sorted(EXAMPLES) == sorted(KINDS)
+
+
+@pytest.mark.parametrize("kind", sorted(EXAMPLES))
+def test_settings_survive_json_and_the_record_names_the_kind(run, kind):
+    _, interp = run(f"s = {EXAMPLES[kind]}")
+    layer = interp.get("s").layers[-1]
+    settings = json.loads(json.dumps(layer.settings()))
+    assert type(layer).from_settings(settings) == layer
+    assert layer.record_fields()["kind"] == kind == layer.kind
+    with pytest.raises(LaminaError, match="has no setting 'extra'"):
+        type(layer).from_settings({**settings, "extra": 1})
+
+
+def test_no_module_of_the_model_api_compares_layer_kinds():
+    """Counting, splitting, compiling, printing and saving ask the protocol, never a kind's name."""
+    import ast
+    import pathlib
+
+    import lamina.models
+    root = pathlib.Path(lamina.models.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+                names = [n.value for n in (node.left, *node.comparators) if isinstance(n, ast.Constant)]
+                attrs = [n.attr for n in (node.left, *node.comparators) if isinstance(n, ast.Attribute)]
+                if any(name in KINDS for name in names) or "kind" in attrs:
+                    found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not found, found
