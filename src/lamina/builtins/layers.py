@@ -45,7 +45,7 @@ SEQUENCES = ("Lamina has no 3-D arrays, so a batch of sequences is an m x (steps
                "(r .* (uh*h + b)) and swaps the roles of z and 1 - z, so its weights do not carry "
                "over unchanged.")
 def gru(spec, units=None, return_sequences=False, **options):
-    return gru_layer(spec, units, return_sequences, **options)
+    return gru_layer(spec, units=units, return_sequences=return_sequences, **options)
 
 
 @builtin("embedding", category=CATEGORY,
@@ -74,7 +74,7 @@ def gru(spec, units=None, return_sequences=False, **options):
                "naming it and its row and column; fit, predict and evaluate check the whole of X "
                "first when embedding is the first layer.")
 def embedding(spec, vocab=None, dim=None, **options):
-    return embedding_layer(spec, vocab, dim, **options)
+    return embedding_layer(spec, vocab=vocab, dim=dim, **options)
 
 
 @builtin("layer_norm", category=CATEGORY,
