@@ -214,7 +214,7 @@ def test_fit_resets_the_tape(run):
     ('fit(net, [1, 2; 3, 4], [1, 2; 3, 4])', "ShapeError",
      "Y is a 2x2 matrix, but the last layer has 1 unit; Y needs 1 column"),
     ('fit(net, [1, 2; 3, 4], [1; 2; 3])', "ShapeError", "X has 2 rows (examples) but Y is a 3x1 matrix"),
-    ('fit(net, [1, 2, 3], [1, 2, 3])', "ShapeError", "X is a vector of 3"),
+    ('fit(net, [1, 2, 3], [1, 2, 3])', "ShapeError", "X is a vector of length 3"),
     ('fit(net, [1, 2; 3, 4], "y")', "TypeError", "Y must be a vector or matrix"),
     ('fit(input(2) |> dense(1), [1, 2], [1])', "TypeError", "compile it first"),
     ('fit(3, [1, 2], [1])', "TypeError", "needs a model"),
@@ -229,14 +229,14 @@ def test_fit_resets_the_tape(run):
     ('fit(net, [1, 2; 3, 4], [1, 2], validation_data = [1, 2])', "TypeError",
      "validation_data must be a list [Xv, Yv]"),
     ('fit(net, [1, 2; 3, 4], [1, 2], validation_data = [[1, 2, 3], [1]])', "ShapeError",
-     "fit's validation_data: X is a vector of 3"),
+     "fit's validation_data: X is a vector of length 3"),
     ('fit(net, [1, 2; 3, 4], [1, 2], early_stopping = 0)', "ValueError", "early_stopping"),
     ('fit(net, [1, 2; 3, 4], [1, 2], epochs = 2.5)', "TypeError", "whole number"),
     ('fit(clf, [1, 2; 3, 4], [0, 3])', "ValueError", "whole numbers from 0 to 2"),
     ('fit(clf, [1, 2; 3, 4], [0, 0.5])', "ValueError", "class indices"),
     ('fit(clf, [1, 2; 3, 4], [1, 0; 0, 1])', "ShapeError", "Y is a 2x2 matrix, but the last layer has 3 units"),
     ('fit(clf, [1, 2; 3, 4], [1, 0, 0; 0, 2, 0])', "ValueError", "targets from 0 to 1"),
-    ('fit(wide, [1, 2; 3, 4], [1, 2])', "ShapeError", "Y is a vector of 2 (one target per example), but the "
+    ('fit(wide, [1, 2; 3, 4], [1, 2])', "ShapeError", "Y is a vector of length 2 (one target per example), but the "
      "last layer has 2 units"),
     ('fit(bce, [1, 2; 3, 4], [0, 2])', "ValueError", "binary_cross_entropy needs targets from 0 to 1"),
 ])

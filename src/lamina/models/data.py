@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LaminaError, shape_str
+from ..errors import LaminaError, describe_shape
 from ..values import as_tensor
-
-
-def _what(a: np.ndarray) -> str:
-    return f"a vector of {a.shape[0]}" if a.ndim == 1 else f"a {shape_str(a.shape)} matrix"
 
 
 def features(X, spec, who: str) -> np.ndarray:
@@ -30,7 +26,7 @@ def features(X, spec, who: str) -> np.ndarray:
         one = " (for one example, write x' to make it a 1 x n row)" if x.ndim == 1 else ""
         takes = f"input({spec.steps}, {inputs // spec.steps})" if spec.steps else f"input({inputs})"
         steps = f" ({spec.steps} steps of {inputs // spec.steps}, step after step)" if spec.steps else ""
-        raise LaminaError("ShapeError", f"{who}: X is {_what(x)}, but the model takes {takes}: "
+        raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes {takes}: "
                           f"X needs {inputs} column{'s' * (inputs != 1)}{steps}, one row per "
                           f"example{one}.")
     if x.shape[0] == 0:
@@ -45,19 +41,19 @@ def targets(Y, m: int, units: int, loss, who: str) -> np.ndarray:
     """Y as an m x units float matrix (class indices become one-hot rows)."""
     y = as_tensor(Y, f"{who}'s Y")
     if y.ndim != 2 and y.ndim != 1:
-        raise LaminaError("ShapeError", f"{who}: Y must be a vector or matrix, not {_what(y)}.")
+        raise LaminaError("ShapeError", f"{who}: Y must be a vector or matrix, not {describe_shape(y.shape)}.")
     if y.shape[0] != m:
-        raise LaminaError("ShapeError", f"{who}: X has {m} rows (examples) but Y is {_what(y)}; "
+        raise LaminaError("ShapeError", f"{who}: X has {m} rows (examples) but Y is {describe_shape(y.shape)}; "
                           f"they need one row per example each.")
     if loss.name == "cross_entropy" and y.ndim == 1:
         return _one_hot(y, units, who)
     if y.ndim == 1:
         if units != 1:
-            raise LaminaError("ShapeError", f"{who}: Y is {_what(y)} (one target per example), but the "
+            raise LaminaError("ShapeError", f"{who}: Y is {describe_shape(y.shape)} (one target per example), but the "
                               f"last layer has {units} units; Y needs to be a {m}x{units} matrix.")
         y = y.reshape(-1, 1)
     if y.shape[1] != units:
-        raise LaminaError("ShapeError", f"{who}: Y is {_what(y)}, but the last layer has {units} "
+        raise LaminaError("ShapeError", f"{who}: Y is {describe_shape(y.shape)}, but the last layer has {units} "
                           f"unit{'s' * (units != 1)}; Y needs {units} column{'s' * (units != 1)} "
                           f"({m}x{units}" + (", or a vector of m" if units == 1 else "")
                           + (", or a vector of class indices" if loss.name == "cross_entropy" else "")

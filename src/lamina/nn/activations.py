@@ -11,30 +11,15 @@ import numpy as np
 
 from ..autodiff.tape import record
 from ..errors import LaminaError
-from ..values import as_float, describe, value_of
+from ..values import as_float, describe, lamina_value, numeric
 from .activation_table import ACTIVATIONS, LEAKY_SLOPE, Activation, leaky
-
-
-def operand(x, what: str):
-    """The plain float or float64 array behind a numeric argument."""
-    v = value_of(x)
-    if type(v) is np.ndarray:
-        return v if v.dtype == np.float64 else v.astype(np.float64)
-    if isinstance(v, (float, int)) and not isinstance(v, bool):
-        return float(v)
-    raise LaminaError("TypeError", f"{what} must be a number or tensor, not {describe(x)}.")
-
-
-def _out(a):
-    """A NumPy result as a Lamina value: 0-d becomes a float."""
-    return float(a) if np.ndim(a) == 0 else a
 
 
 def _elementwise(x, name: str, act: Activation):
     """y = act.forward(v) elementwise on a copy of v; the backward runs only when a gradient is asked."""
-    v = operand(x, f"{name}'s argument")
+    v = numeric(x, f"{name}'s argument")
     y = act.forward(np.array(v, dtype=np.float64))
-    return record(_out(y), [x], [lambda g: _out(act.backward(np.asarray(g), np.asarray(v), y))])
+    return record(lamina_value(y), [x], [lambda g: lamina_value(act.backward(np.asarray(g), np.asarray(v), y))])
 
 
 def relu(x):
@@ -59,7 +44,7 @@ def gelu(x):
 
 
 def _rows(x, name):
-    v = operand(x, f"{name}'s argument")
+    v = numeric(x, f"{name}'s argument")
     if type(v) is not np.ndarray or v.ndim == 0:
         raise LaminaError("TypeError", f"{name} needs a vector or matrix, not {describe(x)}.")
     return v

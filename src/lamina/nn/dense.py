@@ -9,18 +9,13 @@ from __future__ import annotations
 
 from ..autodiff import ops
 from ..errors import LaminaError
-from ..values import Tracked
-from .activations import operand
-
-
-def _plain_or_tracked(x, what):
-    return x if type(x) is Tracked else operand(x, what)
+from ..values import numeric_or_tracked
 
 
 def dense(x, w, b=None):
-    x = _plain_or_tracked(x, "dense's x")
-    w = _plain_or_tracked(w, "dense's w")
-    b = None if b is None else _plain_or_tracked(b, "dense's b")
+    x = numeric_or_tracked(x, "dense's x")
+    w = numeric_or_tracked(w, "dense's w")
+    b = None if b is None else numeric_or_tracked(b, "dense's b")
     try:
         z = ops.mul(x, w)
         return z if b is None else ops.add(z, b)

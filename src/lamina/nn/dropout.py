@@ -7,8 +7,7 @@ import numpy as np
 from ..autodiff.tape import record
 from ..errors import LaminaError
 from ..rng import generator
-from ..values import as_float
-from .activations import operand
+from ..values import as_float, numeric
 
 
 def dropout_mask(rng: np.random.Generator, shape: tuple, rate: float) -> np.ndarray:
@@ -26,7 +25,7 @@ def check_rate(rate, who: str) -> float:
 
 def dropout(x, rate):
     """Keep each element with probability 1 - rate and scale survivors by 1/(1 - rate)."""
-    v = operand(x, "dropout's x")
+    v = numeric(x, "dropout's x")
     rate = check_rate(rate, "dropout")
     if rate == 0.0:
         return x

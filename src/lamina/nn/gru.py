@@ -11,9 +11,8 @@ import numpy as np
 
 from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
-from ..values import Record, as_int, describe, value_of
+from ..values import Record, as_int, describe, numeric, value_of
 from . import gru_core
-from .activations import operand
 from .init import glorot_uniform
 
 FIELDS = ("wz", "uz", "bz", "wr", "ur", "br", "wh", "uh", "bh")
@@ -74,7 +73,7 @@ def _weights(w, n_in, n_h, what):
     if missing:
         raise LaminaError("TypeError", f"{what}'s weights record lacks the field(s) "
                           f"{', '.join(missing)}; it needs {', '.join(FIELDS)} (see gru_init).")
-    vals = {f: operand(w.fields[f], f"{what}'s weight {f}") for f in FIELDS}
+    vals = {f: numeric(w.fields[f], f"{what}'s weight {f}") for f in FIELDS}
     blocks = {"w": [], "u": [], "b": []}
     for f, v in vals.items():
         kind = f[0]
@@ -153,10 +152,10 @@ def sequence(step_inputs, h0, w, what, out_shape, x_grad=None):
     """
     if x_grad is None:
         x_inputs = list(step_inputs)
-        x_vals = [operand(x, f"{what}'s input at step {t}") for t, x in enumerate(x_inputs)]
+        x_vals = [numeric(x, f"{what}'s input at step {t}") for t, x in enumerate(x_inputs)]
     else:
         x_inputs, x_vals = [step_inputs[0]], step_inputs[1]
-    hv = operand(h0, f"{what}'s hidden state")
+    hv = numeric(h0, f"{what}'s hidden state")
     x_rows = [_rows(v) for v in x_vals]
     h_rows = _rows(hv)
     n_h = h_rows.shape[1]
@@ -207,8 +206,8 @@ def gru_cell(x, h, w):
     """One step. The result has h's shape (a number, a vector of length hidden, or a hidden x
     batch matrix), except that it is a hidden x batch matrix whenever x or a bias is a matrix,
     as the formula's broadcasting gives."""
-    hv = operand(h, "gru_cell's hidden state")
-    xv = operand(x, "gru_cell's input")
+    hv = numeric(h, "gru_cell's hidden state")
+    xv = numeric(x, "gru_cell's input")
     biases = [value_of(w.fields.get(f)) for f in ("bz", "br", "bh")] if isinstance(w, Record) else []
     as_matrix = np.ndim(hv) == 2 or np.ndim(xv) == 2 or any(np.ndim(v) == 2 for v in biases)
 
@@ -232,8 +231,8 @@ def gru_forward(X, h0, w):
         if not X:
             return []
         return sequence(X, h0, w, "gru_forward", lambda s: np.ascontiguousarray(s.T))
-    xv = operand(X, "gru_forward's X")
-    hv = operand(h0, "gru_forward's h0")
+    xv = numeric(X, "gru_forward's X")
+    hv = numeric(h0, "gru_forward's h0")
     if np.ndim(hv) == 2 and hv.shape[1] != 1:
         raise LaminaError("ShapeError", f"gru_forward with one sequence X (a matrix whose columns "
                           f"are the steps) needs h0 to be a vector or a hidden x 1 matrix, not "

@@ -7,9 +7,8 @@ import numpy as np
 
 from ..autodiff.tape import record
 from ..errors import LaminaError, shape_str
-from ..values import as_str, describe
+from ..values import as_str, describe, numeric
 from .activation_table import expit
-from .activations import operand
 
 PROB_EPS = 1e-12   # probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] before a log
 
@@ -20,8 +19,8 @@ def _pair(pred, target, name):
     A scalar stretches to the other's shape, and a vector of length m agrees
     with an m x 1 matrix (the vector acts as a column); nothing else broadcasts.
     """
-    p = np.asarray(operand(pred, f"{name}'s prediction"))
-    t = np.asarray(operand(target, f"{name}'s target"))
+    p = np.asarray(numeric(pred, f"{name}'s prediction"))
+    t = np.asarray(numeric(target, f"{name}'s target"))
     if p.shape == t.shape:
         return p, t
     if p.ndim == 0 or t.ndim == 0:
@@ -40,7 +39,7 @@ def _grad_for(shape):
 
 def _scalar_loss(value, inputs, local_grads):
     """Record a scalar loss whose gradient w.r.t. inputs[i] is g * local_grads[i]."""
-    shapes = [np.shape(operand(x, "loss input")) for x in inputs]
+    shapes = [np.shape(numeric(x, "loss input")) for x in inputs]
     return record(float(value), inputs, [_scaled(d, s) for d, s in zip(local_grads, shapes)])
 
 
@@ -95,8 +94,8 @@ def _class_targets(t, m, c):
 def cross_entropy(scores, targets, **options):
     """Mean over examples (rows) of -sum_c t_c log p_c."""
     kind = _from(options, "logits", "cross_entropy")
-    s = operand(scores, "cross_entropy's scores")
-    tv = np.asarray(operand(targets, "cross_entropy's targets"))
+    s = numeric(scores, "cross_entropy's scores")
+    tv = np.asarray(numeric(targets, "cross_entropy's targets"))
     if type(s) is not np.ndarray or s.ndim == 0 or s.size == 0:
         raise LaminaError("TypeError", f"cross_entropy needs a vector or matrix of scores (one row "
                           f"per example, one column per class), not {describe(scores)}.")
