@@ -68,3 +68,4 @@ def run():
         return out.getvalue().splitlines(), interp
     yield run_
     TAPE.reset()
+

@@ -43,7 +43,7 @@ def run_text(text: str, name: str) -> int:
 
 def run_file(path: str) -> int:
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:
             text = f.read()
     except OSError as exc:
         print(f"lamina: cannot read {path}: {exc.strerror}", file=sys.stderr)

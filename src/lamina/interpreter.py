@@ -56,6 +56,8 @@ class Interpreter:
 
     def compile(self, text: str, name: str, echo: bool = False) -> tuple:
         """The program's code objects (run them with run_code); a SyntaxError before any runs."""
+        if text.startswith("\ufeff"):      # a byte-order mark some editors put first
+            text = text[1:]
         source = Source(name, text)
         paused = gc.isenabled()
         gc.disable()         # millions of young syntax nodes would set off collection after collection

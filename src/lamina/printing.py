@@ -14,8 +14,47 @@ def format_tensor(a: np.ndarray) -> str:
     return "[" + "; ".join(", ".join(format_number(v) for v in row) for row in a.tolist()) + "]"
 
 
+class _Text(str):
+    """A piece of output already formatted (brackets, separators, field names)."""
+
+
 def format_value(v, quote_strings: bool = False) -> str:
-    """The text `print` writes for a value (strings unquoted at the top level)."""
+    """The text `print` writes for a value (strings unquoted at the top level).
+
+    Iterative, with its own stack, so a list or record nested any depth prints in full."""
+    out = []
+    stack = [(v, quote_strings)]
+    while stack:
+        item = stack.pop()
+        if type(item) is _Text:
+            out.append(item)
+            continue
+        v, quoted = item
+        if isinstance(v, list):
+            out.append("[")
+            stack.append(_Text("]"))
+            stack.extend(_joined([(x, True) for x in v], ", "))
+        elif isinstance(v, Record):
+            out.append("{")
+            stack.append(_Text("}"))
+            pieces = [(_Text(f"{k}="), (x, True)) for k, x in v.fields.items()]
+            stack.extend(_joined(pieces, ", "))
+        else:
+            out.append(_format_one(v, quoted))
+    return "".join(out)
+
+
+def _joined(items: list, sep: str) -> list:
+    """Stack entries that produce `items` in order with `sep` between them (last pushed first)."""
+    entries = []
+    for i, item in enumerate(items):
+        if i:
+            entries.append(_Text(sep))
+        entries.extend(item if type(item) is tuple and type(item[0]) is _Text else [item])
+    return entries[::-1]
+
+
+def _format_one(v, quoted: bool) -> str:
     if type(v) is Tracked:
         v = v.value
     if isinstance(v, bool):
@@ -23,15 +62,11 @@ def format_value(v, quote_strings: bool = False) -> str:
     if isinstance(v, (float, int, np.floating, np.integer)):
         return format_number(v)
     if isinstance(v, str):
-        return _quote(v) if quote_strings else v
+        return _quote(v) if quoted else v
     if v is None:
         return "none"
     if isinstance(v, np.ndarray):
         return format_tensor(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(format_value(x, True) for x in v) + "]"
-    if isinstance(v, Record):
-        return "{" + ", ".join(f"{k}={format_value(x, True)}" for k, x in v.fields.items()) + "}"
     if isinstance(v, LibObject):
         return v.describe()
     if callable(v):

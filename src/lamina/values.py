@@ -61,8 +61,7 @@ class Record:
         return Record(fields)
 
     def __eq__(self, other):
-        return isinstance(other, Record) and self.fields.keys() == other.fields.keys() and all(
-            values_equal(a, other.fields[k]) for k, a in self.fields.items())
+        return values_equal(self, other)
 
     __hash__ = None
 
@@ -82,7 +81,7 @@ class LibObject:
     def get(self, name: str):
         if name in self.field_names():
             return getattr(self, name)
-        raise LaminaError("NameError", f"A {self.type_name} has no field '{name}'"
+        raise LaminaError("NameError", f"{with_article(self.type_name).capitalize()} has no field '{name}'"
                           + (f"; its fields are {', '.join(self.field_names())}." if self.field_names() else "."))
 
     def describe(self) -> str:
@@ -118,13 +117,17 @@ def type_name(x) -> str:
     return "object"
 
 
+def with_article(noun: str) -> str:
+    """`an optimizer`, `a model`: the noun with its indefinite article."""
+    return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
+
+
 def describe(x) -> str:
     """A value's kind and shape as messages name it: `a 2x3 matrix`, `a string`."""
     v = value_of(x)
     if isinstance(v, np.ndarray):
         return describe_shape(v.shape)
-    name = type_name(x)
-    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+    return with_article(type_name(x))
 
 
 def is_numeric(x) -> bool:
@@ -142,10 +145,16 @@ def as_float(x, what: str) -> float:
     return float(v)
 
 
+LARGEST_WHOLE = 2 ** 53     # beyond it a float64 no longer holds every whole number
+
+
 def as_int(x, what: str, minimum: int | None = None) -> int:
     f = as_float(x, what)
     if f != f or f in (float("inf"), float("-inf")) or f != int(f):
         raise LaminaError("TypeError", f"{what} must be a whole number, not {format_number(f)}.")
+    if abs(f) > LARGEST_WHOLE:
+        raise LaminaError("ValueError", f"{what} is too large: {format_number(f)} (a count, size or "
+                          f"index is at most 2^53 = {LARGEST_WHOLE} in size).")
     n = int(f)
     if minimum is not None and n < minimum:
         raise LaminaError("ValueError", f"{what} must be at least {minimum}, not {n}.")
@@ -222,17 +231,32 @@ def as_str(x, what: str) -> str:
 
 
 def values_equal(a, b) -> bool:
-    a, b = value_of(a), value_of(b)
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-                and a.shape == b.shape and bool(np.all(a == b)))
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
-    if isinstance(a, bool) != isinstance(b, bool):
-        return False
+    """`a == b` on any two values. Iterative, so values nested any depth compare correctly."""
+    stack = [(a, b)]
+    while stack:
+        a, b = stack.pop()
+        a, b = value_of(a), value_of(b)
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                    and a.shape == b.shape and bool(np.all(a == b))):
+                return False
+        elif isinstance(a, list) or isinstance(b, list):
+            if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)):
+                return False
+            stack.extend(zip(a, b))
+        elif isinstance(a, Record) or isinstance(b, Record):
+            if not (isinstance(a, Record) and isinstance(b, Record) and a.fields.keys() == b.fields.keys()):
+                return False
+            stack.extend((x, b.fields[k]) for k, x in a.fields.items())
+        elif isinstance(a, bool) != isinstance(b, bool) or not _same(a, b):
+            return False
+    return True
+
+
+def _same(a, b) -> bool:
     try:
         return bool(a == b)
-    except Exception:
+    except Exception:       # a library object that defines no equality
         return a is b
 
 

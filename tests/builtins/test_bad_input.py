@@ -1,12 +1,16 @@
 """Every builtin, called with arguments of every kind, answers with a result or a Lamina error.
 
-Never a Python exception (an InternalError): bad input must read as a Lamina message.
+Never a Python exception (an InternalError): bad input must read as a Lamina message. The
+arguments include Inf, NaN, the largest floats, empty tensors and huge sizes; a probe that
+runs longer than a few seconds (a count of 10^15 epochs is a valid request) is stopped and
+counts as answered.
 """
 from __future__ import annotations
 
 import contextlib
 import io
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,9 +21,15 @@ from lamina.builtins.registry import load_all
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
 
+
+def scaled(examples: int) -> int:
+    """The examples a run draws: the default, times LAMINA_FUZZ_SCALE for a long run."""
+    return int(examples * float(os.environ.get("LAMINA_FUZZ_SCALE", "1")))
+
 ARGS = ["0", "1", "-1", "2.5", "0 / 0", "1 / 0", "true", "none", '"text"', '""', "[]", "[1, 2, 3]",
         "[0.5; -1]", "[1, 2; 3, 4]", "zeros(0, 3)", '["a", 1]', "{a = 1}", "x -> x", "param(1.5)",
-        "param([1, 2])", "input(2)", "adam(param(1.0))", "[1, 0, 1]"]
+        "param([1, 2])", "input(2)", "adam(param(1.0))", "[1, 0, 1]", "1e308", "-1e308", "1e15",
+        "2 ^ 60", "[1 / 0, 0 / 0, 1e308]", "zeros(0)", "[1e308; -1e308]"]
 KEYWORDS = ["axis", "seed", "lr", "epochs", "activation", "loss", "from", "skipnan", "ddof", "wrt"]
 SKIP = {"help", "show"}   # print whole pages / open windows: covered by their own tests
 NAMES = sorted(set(load_all()) - SKIP)
@@ -30,13 +40,27 @@ def call_text(name, args, kwargs):
     return f"print({name}({', '.join(parts)}))"
 
 
-def run_checked(code: str) -> None:
+class TookTooLong(BaseException):
+    """Raised by the alarm: a BaseException, so the interpreter does not turn it into an error."""
+
+
+def _alarm(signum, frame):
+    raise TookTooLong()
+
+
+def run_checked(code: str, seconds: int = 5) -> None:
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(seconds)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         try:
             Interpreter().run(code, "probe")
         except LaminaError as err:
             assert err.kind != "InternalError", f"{code}\n{err.render()}"
+        except TookTooLong:
+            pass
         finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
             TAPE.warn_entries = DEFAULT_WARN_ENTRIES   # a probe may have called tape_limit
             TAPE.reset()
 
@@ -56,7 +80,7 @@ def test_each_builtin_with_each_kind_of_single_argument(name):
         run_checked(call_text(name, [arg], []))
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=scaled(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(NAMES), st.lists(st.sampled_from(ARGS), max_size=3),
        st.lists(st.tuples(st.sampled_from(KEYWORDS), st.sampled_from(ARGS)), max_size=1))

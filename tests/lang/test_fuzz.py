@@ -3,12 +3,18 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
+
+
+def scaled(examples: int) -> int:
+    """The examples a run draws: the default, times LAMINA_FUZZ_SCALE for a long run."""
+    return int(examples * float(os.environ.get("LAMINA_FUZZ_SCALE", "1")))
 
 TOKENS = ["x", "y", "f", "1", "0", "2.5", "-", "+", "*", "/", ".*", "./", "^", ".^", "'", "(", ")",
           "[", "]", "{", "}", ",", ";", ":", "=", "==", "<", "and", "or", "not", "|>", "->", ".",
@@ -25,13 +31,13 @@ def run_quietly(text: str) -> None:
             err.render()
 
 
-@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(2500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(TOKENS), max_size=25).map(" ".join))
 def test_token_soup(text):
     run_quietly(text)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=scaled(1500), deadline=None)
 @given(st.text(max_size=40))
 def test_arbitrary_text(text):
     run_quietly(text)
@@ -58,7 +64,7 @@ expressions = st.recursive(leaves, combine, max_leaves=8)
 PRELUDE = "a = 1.5\nb = -2\nv = [1, 2, 3]\nw = param([0.5, -1])\nm = [1, 2; 3, 4]\nn = param(2.0)\n"
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(2000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(expressions, min_size=1, max_size=4))
 def test_generated_programs(exprs):
     body = "".join(f"r{i} = {e}\nprint(r{i})\n" for i, e in enumerate(exprs))

@@ -22,7 +22,7 @@ from functools import partial
 
 import numpy as np
 
-from ..errors import LaminaError, shape_str
+from ..errors import LaminaError, describe_shape, shape_str
 from ..values import Tracked
 from .broadcast import align, unbroadcast
 from .cases import Const, GradCase
@@ -181,9 +181,9 @@ def div(a, b):
     y = b.value if type(b) is Tracked else b
     if type(y) is not float:
         if type(x) is float:
-            raise LaminaError("TypeError", f"Cannot divide a number by a {_shape(y)} tensor with /; "
+            raise LaminaError("TypeError", f"Cannot divide a number by {describe_shape(y.shape)} with /; "
                               f"use ./ for elementwise division.")
-        raise LaminaError("TypeError", f"Cannot divide a {_shape(x)} tensor by a {_shape(y)} tensor "
+        raise LaminaError("TypeError", f"Cannot divide {describe_shape(x.shape)} by {describe_shape(y.shape)} "
                           f"with /, which needs a number as the divisor; use ./ for elementwise "
                           f"division, or solve(A, b) to solve a linear system.")
     return ediv(a, b)
@@ -195,8 +195,8 @@ def pow(a, b):
     y = b.value if type(b) is Tracked else b
     if type(x) is not float or type(y) is not float:
         t = x if type(x) is not float else y
-        raise LaminaError("TypeError", f"The ^ operator raises a number to a power, but got a "
-                          f"{_shape(t)} tensor; use .^ for the elementwise power.")
+        raise LaminaError("TypeError", f"The ^ operator raises a number to a power, but got "
+                          f"{describe_shape(np.shape(t))}; use .^ for the elementwise power.")
     return epow(a, b)
 
 

@@ -156,10 +156,14 @@ def min_(a, b=None, axis=None):
          summary="Rounds each element to a number of decimal places (0 by default).",
          examples=["print(round(3.14159, 2), round([0.5, 1.5, 2.5]), round(1234.5, -2))"],
          notes="NumPy's rounding: exact halves go to the even neighbour, so round(0.5) is 0 and "
-               "round(1.5) is 2. The result is a plain value: rounding passes no gradient.")
+               "round(1.5) is 2. digits may be negative (tens, hundreds, ...); beyond 400 either way "
+               "nothing more changes. The result is a plain value: rounding passes no gradient.")
 def round_(x, digits=0.0):
     v = value_of(numeric_or_tracked(x, "round\'s argument"))
-    return lamina_value(np.round(v, as_int(digits, "The number of digits")))
+    # A float64 has at most ~325 decimal places, so more digits change nothing (and fewer
+    # than -310 round everything to 0): clamping keeps NumPy's arithmetic in range.
+    places = min(max(as_int(digits, "round's digits"), -400), 400)
+    return lamina_value(np.round(v, places))
 
 
 def _rounding(name: str, meaning: str, example: str, notes: str):

@@ -47,14 +47,29 @@ def _elementwise(name, meaning, example, notes):
                "shape is a ShapeError naming both shapes.",
          grad=[GradCase(((3, 2), (2, 4), (1, 4))), GradCase(((2, 2), (2, 2), (2,))),
                GradCase(((3, 2), (2,), (3,))), GradCase(((), (3, 2), ())), GradCase(((3, 2), (2, 4)))])
-def dense(x, w, b=None, **options):
+def dense(x, w=None, third=None, /, **options):
+    # The third positional argument is b in the op form and the activation in the layer form,
+    # so each form names its keywords itself and neither can land in the other's slot.
     if isinstance(x, LibObject) and x.type_name == "model spec":
         # The layer overload dense(model_spec, units, activation = ...) (lamina.models.layers.dense).
         from ..models.layers.dense import dense_layer
-        return dense_layer(x, w, *(() if b is None else (b,)), **options)
+        if third is not None:
+            if "activation" in options:
+                raise LaminaError("TypeError", "The layer dense(spec, units, activation) got the "
+                                  "activation twice, by position and by keyword.")
+            options["activation"] = third
+        if w is not None:
+            if "units" in options:
+                raise LaminaError("TypeError", "The layer dense(spec, units, ...) got units twice.")
+            options["units"] = w
+        return dense_layer(x, **options)
+    w = options.pop("w", None) if w is None else w
+    b = options.pop("b", None) if third is None else third
     if options:
         raise LaminaError("TypeError", f"dense(x, w, b) takes no keyword '{next(iter(options))}'; "
                           f"keywords such as activation belong to the layer form dense(spec, units, ...).")
+    if w is None:
+        raise LaminaError("TypeError", "dense(x, w, b) needs the weights w.")
     if not is_numeric(x):
         raise LaminaError("TypeError", f"dense's first argument must be a number or tensor (or a "
                           f"model spec, for the layer form), not {describe(x)}.")

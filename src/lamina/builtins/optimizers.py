@@ -45,14 +45,15 @@ def _one_step(name, args):
                         "for t = 0 to 49\n    tape_reset()\n    w = param(opt._params[0])\n"
                         "    loss = mean((w * x - y) .^ 2)\n    opt = optimizer_step(opt, grad(loss, wrt = w))\n"
                         "end for\nprint(round(opt._params[0], 4))",
-                        "The same rule as torch.optim.SGD with dampening 0."))
+                        "The same rule as torch.optim.SGD with dampening 0; the default lr is 0.01 (torch's is 0.001)."))
 def sgd(params=None, lr=None, **options):
     return make(SGD, params=params, lr=lr, **options)
 
 
 @builtin("nesterov_sgd", **_docs(NESTEROV_SGD, "Stochastic gradient descent with Nesterov momentum.",
                                  _one_step("nesterov_sgd", ", lr = 0.05, momentum = 0.9"),
-                                 "The same rule as torch.optim.SGD(nesterov = True)."))
+                                 "The same rule as torch.optim.SGD(nesterov = True); the defaults (lr 0.01, momentum 0.9) are "
+                                 "Lamina's (torch's lr is 0.001 and its momentum must be given)."))
 def nesterov_sgd(params=None, lr=None, **options):
     return make(NESTEROV_SGD, params=params, lr=lr, **options)
 
@@ -75,7 +76,8 @@ def adamw(params=None, lr=None, **options):
 @builtin("nadam", **_docs(NADAM, "NAdam: Adam with Nesterov momentum.",
                           _one_step("nadam", ", lr = 0.05"),
                           "The momentum factor is the constant beta1 (no momentum schedule), unlike "
-                          "torch.optim.NAdam's default momentum_decay."))
+                          "torch.optim.NAdam's default momentum_decay, and the default lr is 0.001 "
+                          "where torch's is 0.002."))
 def nadam(params=None, lr=None, **options):
     return make(NADAM, params=params, lr=lr, **options)
 
@@ -90,14 +92,16 @@ def adamax(params=None, lr=None, **options):
 
 @builtin("rmsprop", **_docs(RMSPROP, "RMSprop: steps scaled by a running root mean square of the gradient.",
                             _one_step("rmsprop", ", lr = 0.05"),
-                            "The same rule as torch.optim.RMSprop with alpha = rho."))
+                            "The same rule as torch.optim.RMSprop with alpha = rho, but with Keras's defaults (lr 0.001, "
+                            "rho 0.9) where torch has lr 0.01, alpha 0.99."))
 def rmsprop(params=None, lr=None, **options):
     return make(RMSPROP, params=params, lr=lr, **options)
 
 
 @builtin("adagrad", **_docs(ADAGRAD, "Adagrad: steps scaled by the root of the summed squared gradients.",
                             _one_step("adagrad", ", lr = 0.05"),
-                            "The same rule as torch.optim.Adagrad with its defaults."))
+                            "The same rule as torch.optim.Adagrad (initial accumulator 0, no lr decay); eps is 1e-8 "
+                            "where torch's default is 1e-10."))
 def adagrad(params=None, lr=None, **options):
     return make(ADAGRAD, params=params, lr=lr, **options)
 
@@ -105,7 +109,8 @@ def adagrad(params=None, lr=None, **options):
 @builtin("adadelta", **_docs(ADADELTA, "Adadelta: steps in units of the parameter from running "
                                        "averages of squared gradients and squared steps.",
                              _one_step("adadelta", ""),
-                             "The same rule as torch.optim.Adadelta."))
+                             "The same rule as torch.optim.Adadelta, but with the defaults of Keras and of Zeiler's paper "
+                             "(rho 0.95) and eps 1e-8, where torch has rho 0.9 and eps 1e-6."))
 def adadelta(params=None, lr=None, **options):
     return make(ADADELTA, params=params, lr=lr, **options)
 

@@ -9,28 +9,32 @@ from __future__ import annotations
 import numpy as np
 
 from ..autodiff import ops
-from ..errors import LaminaError, shape_str
-from ..values import LibObject, Record, Tracked, describe
+from ..errors import LaminaError, describe_shape, shape_str
+from ..values import LARGEST_WHOLE, LibObject, Record, Tracked, describe, format_number
 
 ALL = slice(None, None)
 
 
 def _whole(x, what: str) -> int:
     v = x.value if type(x) is Tracked else x
+    if type(v) is float and v == v and abs(v) <= LARGEST_WHOLE and v == int(v):
+        return int(v)
     if isinstance(v, bool) or not isinstance(v, (float, int)):
         raise LaminaError("TypeError", f"{what} must be a whole number or a slice, not {describe(x)}.")
     if v != v or v in (float("inf"), float("-inf")) or v != int(v):
-        from ..printing import format_number
         raise LaminaError("TypeError", f"{what} must be a whole number, not {format_number(v)}.")
     return int(v)
 
 
-def _position(item, n: int, what: str, container: str) -> int:
+def _position(item, n: int, what: str, container) -> int:
+    """The position `item` names in a dimension of n; `container()` describes it for a message
+    (called only when the index is out of range: error text costs nothing on the way)."""
     i = _whole(item, what)
     j = i + n if i < 0 else i
     if not 0 <= j < n:
         valid = f"0 to {n - 1}, or -{n} to -1" if n else "none: it is empty"
-        raise LaminaError("IndexError", f"Index {i} is out of range for {container} (valid: {valid}).")
+        raise LaminaError("IndexError", f"Index {format_number(i)} is out of range for {container()} "
+                          f"(valid: {valid}).")
     return j
 
 
@@ -47,16 +51,16 @@ def tensor_key(shape: tuple, items: tuple) -> tuple:
     if len(items) > len(shape):
         kind = "A vector takes one index" if len(shape) == 1 else "A matrix takes at most two indices"
         raise LaminaError("IndexError", f"{kind}; got {len(items)}.")
-    container = f"a {shape_str(shape)}" if len(shape) == 1 else f"a {shape_str(shape)} matrix"
     key = []
     for axis, item in enumerate(items):
         n = shape[axis]
         if isinstance(item, slice):
             key.append(_bounds(item, n))
+        elif len(shape) == 1:
+            key.append(_position(item, n, "An index", lambda: describe_shape(shape)))
         else:
-            what = "An index" if len(shape) == 1 else ("A row index" if axis == 0 else "A column index")
-            key.append(_position(item, n, what, container if len(shape) == 1
-                                 else f"{'rows' if axis == 0 else 'columns'} of {container}"))
+            key.append(_position(item, n, "A row index" if axis == 0 else "A column index",
+                                 lambda: f"{'rows' if axis == 0 else 'columns'} of {describe_shape(shape)}"))
     key.extend([ALL] * (len(shape) - len(key)))
     return tuple(key)
 
@@ -85,7 +89,7 @@ def _sequence_get(seq, items: tuple):
     item = items[0]
     if isinstance(item, slice):
         return seq[_bounds(item, len(seq))]
-    return seq[_position(item, len(seq), "An index", f"a {kind} of length {len(seq)}")]
+    return seq[_position(item, len(seq), "An index", lambda: f"a {kind} of length {len(seq)}")]
 
 
 def put(target, items: tuple, value, owned: bool):
@@ -105,7 +109,7 @@ def put(target, items: tuple, value, owned: bool):
     if isinstance(target, list):
         if len(items) != 1 or isinstance(items[0], slice):
             raise LaminaError("IndexError", "A list element is assigned with one index: lst[i] = value.")
-        i = _position(items[0], len(target), "An index", f"a list of length {len(target)}")
+        i = _position(items[0], len(target), "An index", lambda: f"a list of length {len(target)}")
         out = list(target)
         out[i] = value
         return out

@@ -15,6 +15,9 @@ from .compiler import node_of
 from .scope import CODE_FILENAME, MANGLE, mangle, unmangle
 
 STACK_SHOWN = 12
+# NumPy's words for a size it cannot allocate or even represent.
+NUMPY_TOO_LARGE = re.compile(r"Maximum allowed (size|dimension) exceeded|array is too big|too large to")
+NESTED_CALLS_SHOWN = 100    # fewer Lamina calls than this in a RecursionError: a deep value
 
 
 def compiled_frames(tb) -> list[tuple[str, A.Node | None]]:
@@ -100,6 +103,11 @@ def _collapse(stack: list[Frame]) -> list[Frame]:
 
 def _translate(exc: BaseException, node, frames) -> LaminaError:
     if isinstance(exc, RecursionError):
+        if len(frames) < NESTED_CALLS_SHOWN:
+            # Few Lamina calls: the depth is in a value (a list in a list in a list ...).
+            what = source_text(getattr(node, "callee", None))
+            return LaminaError("ValueError", f"A value is nested too deeply for "
+                               f"{repr(what) if what else 'this operation'} to go through.")
         name = function_label(frames[-1][0]) if frames else "a function"
         return LaminaError("RecursionError", f"Too many nested calls ({len(frames)} deep, in {name}); "
                            "check that the recursion reaches a base case.")
@@ -114,8 +122,9 @@ def _translate(exc: BaseException, node, frames) -> LaminaError:
     if isinstance(exc, TypeError) and _raised_by_compiled_code(exc):
         name = source_text(getattr(node, "callee", None))
         return translate_call_error(_visible(exc).get(mangle(name or "")), exc, name)
-    if isinstance(exc, MemoryError):
-        return LaminaError("ValueError", "Out of memory while running the program.")
+    if isinstance(exc, MemoryError) or (isinstance(exc, ValueError) and NUMPY_TOO_LARGE.search(str(exc))):
+        detail = f" ({exc})" if str(exc) else ""
+        return LaminaError("ValueError", f"The result is too large to hold in memory{detail}.")
     return LaminaError("InternalError", f"{type(exc).__name__}: {exc}",
                        note="this is a bug in Lamina; run with LAMINA_DEBUG=1 to see the Python traceback")
 

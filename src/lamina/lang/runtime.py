@@ -8,6 +8,7 @@ compiled node that called them.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 
@@ -300,7 +301,10 @@ def for_range(start, stop, step=None):
     s = 1.0 if step is None else _bound(step, "step")
     if s == 0:
         raise LaminaError("ValueError", "A for loop's step cannot be 0.")
-    if a == int(a) and s == int(s) and (math.isinf(b) is False):
+    if math.isinf(b):
+        # `for i = 0 to Inf` counts until a break; toward -Inf with a positive step, never.
+        return (a + k * s for k in itertools.count()) if (b > 0) == (s > 0) else iter(())
+    if a == int(a) and s == int(s):
         end = math.floor(b) + 1 if s > 0 else math.ceil(b) - 1
         return map(float, range(int(a), end, int(s)))
     count = math.floor((b - a) / s * (1 + 1e-12) + 1e-9) + 1

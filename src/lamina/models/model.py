@@ -47,6 +47,7 @@ class Model(LibObject):
     loss_history: np.ndarray = field(default_factory=lambda: EMPTY)
     val_loss_history: np.ndarray = field(default_factory=lambda: EMPTY)
     lr_history: np.ndarray = field(default_factory=lambda: EMPTY)
+    weights_epoch: int | None = None     # the epoch whose weights it holds; None: the last one
 
     type_name = "model"
 
@@ -119,10 +120,13 @@ class Model(LibObject):
         head = (f"Model: {self.spec.input_text()} -> {outputs} output{'s' * (outputs != 1)}, "
                 f"loss {self.loss.name}, optimizer {how}, seed {self.seed}")
         if self.epochs:
+            held = self.epochs - 1 if self.weights_epoch is None else self.weights_epoch
             tail = f"  trained {self.epochs} epoch{'s' * (self.epochs != 1)}: loss " \
-                   f"{_fmt(self.loss_history[0])} -> {_fmt(self.loss_history[-1])}"
-            if self.val_loss_history.size:
-                tail += f", validation loss {_fmt(self.val_loss_history[-1])}"
+                   f"{_fmt(self.loss_history[0])} -> {_fmt(self.loss_history[held])}"
+            if self.val_loss_history.size > held:
+                tail += f", validation loss {_fmt(self.val_loss_history[held])}"
+            if held != self.epochs - 1:
+                tail += f" (the weights of epoch {held}, kept by early stopping)"
         else:
             tail = "  not trained yet"
         return "\n".join([head, *summary_table(self.spec), tail])

@@ -3,11 +3,13 @@ over examples. Every one is a primitive with its VJPs beside the forward.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..autodiff.tape import record
 from ..errors import LaminaError, shape_str
-from ..values import as_str, describe, numeric
+from ..values import as_str, describe, format_number, numeric
 from .activation_table import expit
 
 PROB_EPS = 1e-12   # probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] before a log
@@ -52,7 +54,7 @@ def mse(pred, target):
     p, t = _pair(pred, target, "mse")
     diff = p - t
     n = max(diff.size, 1)
-    return _scalar_loss(np.mean(diff * diff) if diff.size else 0.0, [pred, target],
+    return _scalar_loss(np.mean(diff * diff) if diff.size else math.nan, [pred, target],
                         [2.0 * diff / n, -2.0 * diff / n])
 
 
@@ -62,7 +64,7 @@ def mae(pred, target):
     diff = p - t
     n = max(diff.size, 1)
     s = np.sign(diff)
-    return _scalar_loss(np.mean(np.abs(diff)) if diff.size else 0.0, [pred, target],
+    return _scalar_loss(np.mean(np.abs(diff)) if diff.size else math.nan, [pred, target],
                         [s / n, -s / n])
 
 
@@ -78,14 +80,16 @@ def _from(options, default, name):
 
 def _class_targets(t, m, c):
     """A vector of m class indices as an m x c one-hot matrix."""
-    idx = t.astype(np.int64)
-    if t.shape != (m,) or np.any(idx != t) or np.any(idx < 0) or np.any(idx >= c):
-        bad = [x for x in t.tolist() if x != int(x) or not 0 <= x < c] if t.ndim == 1 else []
-        if t.shape != (m,):
-            raise LaminaError("ShapeError", f"cross_entropy needs one class index per example "
-                              f"({m}), but the targets are a {shape_str(t.shape)}.")
+    if t.shape != (m,):
+        raise LaminaError("ShapeError", f"cross_entropy needs one class index per example "
+                          f"({m}), but the targets are a {shape_str(t.shape)}.")
+    valid = np.isfinite(t) & (t >= 0) & (t < c)
+    valid[valid] = t[valid] == np.floor(t[valid])
+    if not valid.all():
+        bad = t[~valid][0]
         raise LaminaError("ValueError", f"cross_entropy's class indices must be whole numbers from "
-                          f"0 to {c - 1}, but got {bad[0]:g}.")
+                          f"0 to {c - 1}, but got {format_number(bad)}.")
+    idx = t.astype(np.int64)
     onehot = np.zeros((m, c))
     onehot[np.arange(m), idx] = 1.0
     return onehot
@@ -133,7 +137,9 @@ def binary_cross_entropy(pred, y, **options):
     """Mean over elements of -(y log p + (1 - y) log(1 - p))."""
     kind = _from(options, "probs", "binary_cross_entropy")
     x, t = _pair(pred, y, "binary_cross_entropy")
-    n = max(x.size, 1)
+    if x.size == 0:                # the mean of no elements is NaN, as mean([]) is
+        return _scalar_loss(math.nan, [pred, y], [np.zeros(x.shape), np.zeros(t.shape)])
+    n = x.size
     if kind == "logits":
         # log(1 + exp(-|x|)) + max(x, 0) - x*y is the same loss without overflow.
         loss = np.sum(np.maximum(x, 0.0) - x * t + np.log1p(np.exp(-np.abs(x)))) / n

@@ -191,5 +191,9 @@ def histogram(x, bins=10.0, range=None, skipnan=False):
         lo_hi = (float(r[0]), float(r[1]))
     if not np.isfinite(a).all():
         raise LaminaError("ValueError", "histogram's data contains Inf, which falls in no bin.")
-    counts, edges = np.histogram(a, bins=spec, range=lo_hi)
+    try:
+        counts, edges = np.histogram(a, bins=spec, range=lo_hi)
+    except ValueError as exc:     # bins of equal width cannot be formed near the largest float
+        raise LaminaError("ValueError", f"histogram cannot make equal bins over these values "
+                          f"({exc}); scale the data first.") from None
     return Record({"counts": lamina_value(counts), "edges": lamina_value(edges)})

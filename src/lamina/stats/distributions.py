@@ -91,7 +91,11 @@ class Distribution(LibObject):
         return lamina_value(self.scipy().ppf(a))
 
     def sample(self, shape: tuple, rng: np.random.Generator):
-        draws = self.scipy().rvs(size=shape if shape else None, random_state=rng)
+        try:
+            draws = self.scipy().rvs(size=shape if shape else None, random_state=rng)
+        except (ValueError, OverflowError) as exc:      # e.g. NumPy's poisson caps lam near 1e19
+            raise LaminaError("ValueError", f"sample cannot draw from {self.describe()}: its parameters "
+                              f"are beyond what the random generator handles ({exc}).") from None
         return lamina_value(np.asarray(draws, dtype=np.float64))
 
 

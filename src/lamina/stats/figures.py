@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -46,6 +47,21 @@ def new_figure(width=6.4, height=4.8):
     return _state["ax"]
 
 
+@contextmanager
+def drawing(who: str, hint: str = ""):
+    """matplotlib's own failures (a style it cannot read, data it cannot place on an axis, ...)
+    as a Lamina error."""
+    try:
+        yield
+    except (ValueError, RuntimeError, OverflowError, ZeroDivisionError) as exc:
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise LaminaError("ValueError", f"{who}: matplotlib could not draw this ({detail}).{hint}") from None
+
+
+TOO_BIG = (" Values near the largest float (about 1e308) cannot be placed on an axis; scale the "
+           "data first.")
+
+
 def axes():
     return _state["ax"] if _state["ax"] is not None else new_figure()
 
@@ -56,18 +72,36 @@ def close():
     _state["fig"] = _state["ax"] = None
 
 
+def text_option(value, what: str) -> str | None:
+    """A title, axis label or legend label: a string whose $...$ parts matplotlib can typeset."""
+    if value is None:
+        return None
+    text = as_str(value, what)
+    if text.replace("\\$", "").count("$") >= 2:
+        from matplotlib.mathtext import MathTextParser
+        try:
+            MathTextParser("path").parse(text)
+        except ValueError:
+            raise LaminaError("ValueError", f"{what} \"{text}\" has math between $ signs that "
+                              f"matplotlib cannot typeset; for a plain dollar sign write \\\\$ "
+                              f"in the string (\"\\\\$5\").") from None
+    return text
+
+
+def texts(label, title, xlabel, ylabel) -> tuple:
+    """The text options every drawing builtin takes, each checked before anything is drawn."""
+    return (text_option(label, "A figure's label"), text_option(title, "A figure's title"),
+            text_option(xlabel, "A figure's x label"), text_option(ylabel, "A figure's y label"))
+
+
 def decorate(ax, label=None, title=None, xlabel=None, ylabel=None):
-    """The options every drawing builtin takes."""
+    """The options every drawing builtin takes (checked already by `texts`)."""
     for text, setter in ((title, ax.set_title), (xlabel, ax.set_xlabel), (ylabel, ax.set_ylabel)):
         if text is not None:
-            setter(as_str(text, "A figure's title or axis label"))
+            setter(text)
     if label is not None or ax.get_legend() is not None:
         if any(not h.get_label().startswith("_") for h in ax.get_lines() + ax.collections + ax.patches):
             ax.legend()
-
-
-def _label(label):
-    return None if label is None else as_str(label, "A figure's label")
 
 
 def _history(model):
@@ -88,16 +122,18 @@ def _history(model):
 
 
 def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-"):
-    ax = axes()
+    label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     fmt = as_str(style, "plot's style")
+    ax = axes()
     if isinstance(x, (LibObject, Record)) and y is None:
         from .distributions import Distribution
         if isinstance(x, Distribution):
             return _plot_distribution(ax, x, label, title, xlabel, ylabel)
         loss, val = _history(x)
-        ax.plot(np.arange(loss.size), loss, fmt, label=_label(label) or "loss")
-        if val is not None and val.size:
-            ax.plot(np.arange(val.size), val, fmt, label="validation loss")
+        with drawing("plot"):
+            ax.plot(np.arange(loss.size), loss, fmt, label=label or "loss")
+            if val is not None and val.size:
+                ax.plot(np.arange(val.size), val, fmt, label="validation loss")
         pos = np.concatenate([loss, val if val is not None else []])
         if pos.size and np.all(pos > 0) and pos.max() / pos.min() > 100:
             ax.set_yscale("log")
@@ -108,7 +144,9 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
     if xs.size != ys.shape[0]:
         raise LaminaError("ShapeError", f"plot needs one x per y value (per row of a matrix), but got "
                           f"{xs.size} x values and {ys.shape[0]} y values.")
-    ax.plot(xs, ys, fmt, label=_label(label))
+    with drawing("plot", " A style is a line such as \"-\" or \"--\", a marker such as \"o\", a "
+                         "color letter such as \"r\", or a mix: \"r--\"."):
+        ax.plot(xs, ys, fmt, label=label)
     decorate(ax, label, title, xlabel, ylabel)
 
 
@@ -116,15 +154,16 @@ def _plot_distribution(ax, d, label, title, xlabel, ylabel):
     lo, hi = d.quantile(0.001), d.quantile(0.999)
     if d.spec.discrete:
         ks = np.arange(np.floor(lo), np.ceil(hi) + 1)
-        ax.vlines(ks, 0, d.pdf(ks), label=_label(label) or d.describe())
+        ax.vlines(ks, 0, d.pdf(ks), label=label or d.describe())
         ax.plot(ks, d.pdf(ks), "o")
     else:
         xs = np.linspace(lo, hi, 400)
-        ax.plot(xs, d.pdf(xs), label=_label(label) or d.describe())
+        ax.plot(xs, d.pdf(xs), label=label or d.describe())
     decorate(ax, True, title, xlabel or "x", ylabel or ("probability" if d.spec.discrete else "density"))
 
 
 def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):
+    label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     ax = axes()
     xs, ys = vector(x, "scatter's x values"), vector(y, "scatter's y values")
     if xs.size != ys.size:
@@ -138,23 +177,26 @@ def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, 
                               f"use a name such as \"red\" or a code such as \"#1f77b4\".")
         if not isinstance(c, str) and c.size != xs.size:
             raise LaminaError("ShapeError", f"scatter's color needs one value per point ({xs.size}), not {c.size}.")
-    ax.scatter(xs, ys, c=c, s=as_float(size, "scatter's size"), label=_label(label),
+    ax.scatter(xs, ys, c=c, s=as_float(size, "scatter's size"), label=label,
                cmap="viridis" if c is not None and not isinstance(c, str) else None)
     decorate(ax, label, title, xlabel, ylabel)
 
 
 def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
-    ax = axes()
+    label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     values = data(x, "hist's data").reshape(-1)
     values = values[~np.isnan(values)]
     if np.isinf(values).any():
         raise LaminaError("ValueError", "hist cannot place Inf or -Inf in a bin; drop those values first.")
     spec = bin_spec(bins, "hist")
-    ax.hist(values, bins=spec, label=_label(label), edgecolor="white")
+    ax = axes()
+    with drawing("hist", TOO_BIG):
+        ax.hist(values, bins=spec, label=label, edgecolor="white")
     decorate(ax, label, title, xlabel, ylabel or "count")
 
 
 def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
+    label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     ax = axes()
     if heights is None:
         hs = vector(x, "bar's heights")
@@ -168,7 +210,7 @@ def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
             names = [format_number(v) for v in vector(x, "bar's labels")]
         if len(names) != hs.size:
             raise LaminaError("ShapeError", f"bar needs one label per bar, but got {len(names)} labels and {hs.size} heights.")
-    ax.bar(names, hs, label=_label(label))
+    ax.bar(names, hs, label=label)
     decorate(ax, label, title, xlabel, ylabel)
 
 
@@ -188,7 +230,8 @@ def savefig(path, dpi=100.0):
         raise LaminaError("ValueError", f"savefig cannot write \"{target}\": the folder \"{folder}\" does not exist.")
     resolution = as_int(dpi, "savefig's dpi", minimum=10)
     try:
-        _state["fig"].savefig(target, dpi=resolution, bbox_inches="tight")
+        with drawing("savefig", TOO_BIG):
+            _state["fig"].savefig(target, dpi=resolution, bbox_inches="tight")
     except OSError as exc:
         raise LaminaError("ValueError", f"savefig cannot write \"{target}\": {exc.strerror or exc}.") from None
     close()

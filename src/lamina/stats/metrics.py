@@ -17,6 +17,9 @@ from .args import data, no_nan
 
 def labels(y, what: str) -> np.ndarray:
     a = data(y, what)
+    if a.ndim == 2 and a.shape[1] == 0:
+        raise LaminaError("ShapeError", f"{what} is a {shape_str(a.shape)} matrix, with no columns to "
+                          f"read labels from.")
     if a.ndim == 2:
         a = a.reshape(-1) if 1 in a.shape else a.argmax(axis=1).astype(np.float64)
     return no_nan(a, what)

@@ -68,7 +68,7 @@ class Table(LibObject):
             picked = _bounds(rows, n)
             single = None
         else:
-            single = _position(rows, n, "A row index", f"a table of {n} rows")
+            single = _position(rows, n, "A row index", lambda: f"a table of {n} rows")
             picked = slice(single, single + 1)
         if isinstance(cols, str):
             column = self.columns.get(cols)

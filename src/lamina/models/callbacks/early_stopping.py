@@ -18,14 +18,18 @@ class EarlyStopping(Callback):
         self.patience = patience
 
     def on_train_begin(self, run) -> None:
-        self.best, self.wait, self.best_optimizer = math.inf, 0, run.optimizer
+        self.best, self.wait, self.best_optimizer, self.best_epoch = math.inf, 0, run.optimizer, None
 
     def on_epoch_end(self, run, epoch: int, logs: dict) -> None:
         loss = logs.get("val_loss", logs["loss"])
         if loss < self.best:
-            self.best, self.wait, self.best_optimizer = loss, 0, run.optimizer
+            self.best, self.wait, self.best_optimizer, self.best_epoch = loss, 0, run.optimizer, epoch
             return
         self.wait += 1
         if self.wait >= self.patience:
             run.stop = True
             run.optimizer = self.best_optimizer
+
+    def on_train_end(self, run) -> None:
+        if run.stop and self.best_epoch is not None:
+            run.changes["weights_epoch"] = self.best_epoch

@@ -24,4 +24,5 @@ class History(Callback):
             epochs=old.epochs + len(self.loss),
             loss_history=np.concatenate([old.loss_history, self.loss]),
             val_loss_history=np.concatenate([old.val_loss_history, self.val_loss]),
-            lr_history=np.concatenate([old.lr_history, self.lr]))
+            lr_history=np.concatenate([old.lr_history, self.lr]),
+            weights_epoch=None if self.loss else old.weights_epoch)
