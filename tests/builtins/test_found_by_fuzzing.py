@@ -19,6 +19,29 @@ FOUND = [
     ("hist([1, 1 / 0])", "ValueError"),                     # Inf falls in no bin
     ("print(r2_score([], []))", "ValueError"),
     ("print(gru_forward(1))", "TypeError"),
+    # The 17 causes an adversarial fuzz of 42,000 programs found (each was an InternalError).
+    ("for i = 0 to 1 / 0\n  if i > 2\n    break\n  end if\nend for", None),
+    ("print(round(1.5, 1e20))", "ValueError"),
+    ('net = input(2) |> dense(2, activation = "relu", b = 1)', "TypeError"),
+    ("zeros(1e308)", "ValueError"),
+    ("ones(1e308)", "ValueError"),
+    ("range(1e308)", "ValueError"),
+    ("linspace(0, 1, 1e308)", "ValueError"),
+    ("permutation(1e308)", "ValueError"),
+    ("histogram([1, 2], 1e308)", "ValueError"),
+    ("gru_init(1e308, 2)", "ValueError"),
+    ("input(1e308)", "ValueError"),
+    ("print(cross_entropy([0.5, 0.5], -1 / 0))", "ValueError"),
+    ("print(precision(zeros(3, 0), []))", "ShapeError"),
+    ("hist(-1e308)", "ValueError"),
+    ("plot([1, 2], ylabel = [1, 2; 3, 4])", "TypeError"),
+    ('plot([1, 2], style = "zz")', "ValueError"),
+    ('plot([1, 2], title = "$x^$")\nsavefig("t.png")', "ValueError"),
+    ('plot(-1e308)\nsavefig("big.png")', "ValueError"),
+    ("print(sample(poisson(1e308), 6))", "ValueError"),
+    # Found by the fuzz with the largest floats.
+    ("print(histogram(1e308))", "ValueError"),
+    ("zeros(1e15)", "ValueError"),                            # past memory: "too large", not a crash
 ]
 
 
@@ -32,3 +55,37 @@ def test_found_case(code, kind, tmp_path, monkeypatch):
         except LaminaError as err:
             error = err
     assert (error.kind if error else None) == kind, error.render() if error else "no error"
+
+
+def run(code: str) -> list[str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        Interpreter().run(code, "edge")
+    return out.getvalue().splitlines()
+
+
+def test_values_nested_20000_deep_print_and_compare_correctly():
+    build = "x = []\nfor i = 1 to 20000\n  x = [x]\nend for\n"
+    lines = run(build + "y = x\nprint(x == y, x == [x], length(string(x)))\n"
+                "r = {a = 1}\nfor i = 1 to 20000\n  r = {a = r}\nend for\n"
+                "s = {a = 1}\nfor i = 1 to 20000\n  s = {a = s}\nend for\n"
+                "print(r == s, length(string(r)))")
+    assert lines == ["true false 40002", "true 80005"]
+
+
+def test_a_deep_value_a_builtin_cannot_walk_is_a_value_error_not_recursion():
+    with pytest.raises(LaminaError) as e:
+        run("x = []\nfor i = 1 to 20000\n  x = [x]\nend for\np = param(x)")
+    assert e.value.kind == "ValueError" and "nested too deeply for 'param'" in e.value.message
+
+
+def test_an_index_far_out_of_range_is_named_in_float_notation():
+    with pytest.raises(LaminaError) as e:
+        run("x = [1, 2]\nprint(x[1e300])")
+    assert e.value.message == ("Index 1e+300 is out of range for a vector of length 2 "
+                               "(valid: 0 to 1, or -2 to -1).")
+
+
+def test_for_to_infinity_counts_until_break_and_never_toward_minus_infinity():
+    assert run("for i = 0 to 1 / 0\n  if i > 2\n    break\n  end if\n  print(i)\nend for\n"
+               "for i = 0 to -1 / 0\n  print(\"never\")\nend for") == ["0", "1", "2"]

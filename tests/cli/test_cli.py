@@ -164,3 +164,10 @@ def test_help_and_docs_failures_read_as_lamina_errors():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and r.stderr.startswith("InternalError: KeyError")
     assert "Traceback" not in r.stderr
+
+
+def test_a_file_that_starts_with_a_byte_order_mark_runs(tmp_path: pathlib.Path):
+    prog = tmp_path / "bom.lam"
+    prog.write_bytes(b"\xef\xbb\xbfx = 2\nprint(x + 1)\n")
+    r = run(str(prog))
+    assert (r.returncode, r.stdout, r.stderr) == (0, "3\n", "")

