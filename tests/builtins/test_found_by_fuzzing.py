@@ -42,6 +42,8 @@ FOUND = [
     # Found by the fuzz with the largest floats.
     ("print(histogram(1e308))", "ValueError"),
     ("zeros(1e15)", "ValueError"),                            # past memory: "too large", not a crash
+    ("print(hist([1e308; -1e308], 1))", "ValueError"),        # a range whose width overflows
+    ("print(histogram([1e308, -1e308]))", "ValueError"),
 ]
 
 

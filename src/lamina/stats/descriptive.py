@@ -172,6 +172,14 @@ def bin_spec(bins, who: str):
     return as_int(bins, f"{who}'s number of bins", minimum=1)
 
 
+def check_span(a: np.ndarray, who: str) -> None:
+    """Bins of equal width need max - min to be a finite number."""
+    if a.size and not np.isfinite(a.max() - a.min()):
+        raise LaminaError("ValueError", f"{who} cannot make bins over values from "
+                          f"{a.min():g} to {a.max():g}: the width of that range overflows; scale "
+                          f"the data first.")
+
+
 def histogram(x, bins=10.0, range=None, skipnan=False):
     a = data(x, "histogram's data").reshape(-1)
     if np.isnan(a).any():
@@ -191,6 +199,8 @@ def histogram(x, bins=10.0, range=None, skipnan=False):
         lo_hi = (float(r[0]), float(r[1]))
     if not np.isfinite(a).all():
         raise LaminaError("ValueError", "histogram's data contains Inf, which falls in no bin.")
+    if lo_hi is None and not isinstance(spec, np.ndarray):
+        check_span(a, "histogram")
     try:
         counts, edges = np.histogram(a, bins=spec, range=lo_hi)
     except ValueError as exc:     # bins of equal width cannot be formed near the largest float

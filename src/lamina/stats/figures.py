@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import LaminaError
 from ..values import LibObject, Record, as_float, as_int, as_str, describe
 from .args import data, vector
-from .descriptive import bin_spec
+from .descriptive import bin_spec, check_span
 
 _state = {"plt": None, "fig": None, "ax": None}
 
@@ -53,7 +53,7 @@ def drawing(who: str, hint: str = ""):
     as a Lamina error."""
     try:
         yield
-    except (ValueError, RuntimeError, OverflowError, ZeroDivisionError) as exc:
+    except (ValueError, RuntimeError, OverflowError, ZeroDivisionError, IndexError) as exc:
         detail = " ".join(str(exc).split()) or type(exc).__name__
         raise LaminaError("ValueError", f"{who}: matplotlib could not draw this ({detail}).{hint}") from None
 
@@ -189,6 +189,8 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
     if np.isinf(values).any():
         raise LaminaError("ValueError", "hist cannot place Inf or -Inf in a bin; drop those values first.")
     spec = bin_spec(bins, "hist")
+    if not isinstance(spec, np.ndarray):
+        check_span(values, "hist")
     ax = axes()
     with drawing("hist", TOO_BIG):
         ax.hist(values, bins=spec, label=label, edgecolor="white")
