@@ -44,6 +44,7 @@ FOUND = [
     ("zeros(1e15)", "ValueError"),                            # past memory: "too large", not a crash
     ("print(hist([1e308; -1e308], 1))", "ValueError"),        # a range whose width overflows
     ("print(histogram([1e308, -1e308]))", "ValueError"),
+    ("print(confusion_matrix(0, 1 / 0))", "ValueError"),      # a label of Inf
 ]
 
 

@@ -82,8 +82,9 @@ def f1(y_true, y_pred, positive=1.0, average="binary") -> float:
 def confusion_matrix(y_true, y_pred, classes=None) -> np.ndarray:
     t, p = pair(y_true, y_pred, "confusion_matrix")
     both = np.concatenate([t, p])
-    if np.any(both < 0) or np.any(both != np.round(both)):
-        bad = both[(both < 0) | (both != np.round(both))][0]
+    wrong = ~np.isfinite(both) | (both < 0) | (both != np.round(both))
+    if wrong.any():
+        bad = both[wrong][0]
         raise LaminaError("ValueError", f"confusion_matrix needs class labels 0, 1, 2, ..., but got "
                           f"{format_number(bad)}.")
     k = int(both.max()) + 1
