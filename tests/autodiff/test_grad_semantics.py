@@ -64,12 +64,19 @@ def test_grad_with_respect_to_an_intermediate_value():
     assert grad(y, y) == 1.0
 
 
-def test_a_literal_of_tracked_numbers_as_wrt_means_its_numbers():
-    a, b = B.param(2.0), B.param(5.0)
-    pair = ops.build_vector([a, b])
-    np.testing.assert_array_equal(grad(ops.mul(a, b), pair), [5.0, 2.0])
-    loss = ops.add(reductions.sum(ops.emul(pair, pair)), a)          # through the literal and not
-    np.testing.assert_array_equal(grad(loss, pair), [5.0, 10.0])
+def test_a_vector_built_from_tracked_numbers_is_one_target_of_its_shape():
+    # The value passed is what is differentiated against (torch, JAX): no guess from how it was
+    # built. Before, [a, a] counted as a "pack" of its numbers and gave [11, 11] here.
+    a = B.param(1.0)
+    v = ops.build_vector([a, a])
+    loss = reductions.sum(ops.emul(v, np.array([1.0, 10.0])))
+    np.testing.assert_array_equal(grad(loss, v), [1.0, 10.0])
+    assert grad(loss, [a]) == [11.0]
+    b = B.param(2.0)
+    m = ops.build_matrix([[a, b], [b, a]])
+    weights = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(grad(reductions.sum(ops.emul(m, weights)), m), weights)
+    assert grad(reductions.sum(ops.emul(m, weights)), [a, b]) == [5.0, 5.0]
 
 
 def test_only_reached_entries_and_live_parents_are_visited():

@@ -1,15 +1,27 @@
 """The reverse sweep, and `grad(loss, wrt)` as the language defines it.
 
-`backward` walks the tape from the loss's node down to the oldest live entry,
-skipping every node that received no gradient, and calls each entry's VJPs for
-its (live) parents. Gradients accumulate by node id. The first contribution to a
-node is stored as it is (it may alias another array, so it is never written
-into); a second one allocates a sum the sweep owns, and later ones are added
-into that array in place.
+`backward` walks the tape downwards from the loss's node, calling each reached
+entry's VJPs for its (live) parents; gradients accumulate by node id. It costs
+what the loss depends on, not what the tape holds: it walks down from node to
+node while they receive gradients, and once it has met more than 32 nodes that
+received none (and more than there are nodes still waiting), it jumps straight
+to the highest node still waiting; it stops as soon as none is. So a gap costs
+at most that much, and a program that forgets tape_reset() in a loop pays for a
+larger tape in memory, not in time.
+The first contribution to a node is stored as it is (it may alias another
+array, so it is never written into); a second one allocates a sum the sweep
+owns, and later ones are added into that array in place.
+
+`wrt` is a tracked value, or a list or record of them (any depth); the result
+has the same structure. A bracket literal written as the wrt argument is a list
+(the compiler makes it one, see lang/compiler.py), so `grad(loss, wrt = [a, b])`
+gives one gradient per item; a tracked vector passed as wrt is one target.
 """
 from __future__ import annotations
 
+import math
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -17,76 +29,137 @@ from ..errors import LaminaError
 from ..values import Record, Tracked, describe
 from .tape import TAPE
 
+MISSES_BEFORE_JUMP = 32
+UNNEEDED_MIN_ENTRIES = 10_000    # warn when the tape holds at least this many entries...
+UNNEEDED_RATIO = 100             # ...and this many times what the loss depends on
+FIRST_ORDER = ("the gradients grad() returns are plain values, not recorded on the tape, so a "
+               "gradient cannot be differentiated again: gradients in Lamina are first order")
 
-def backward(loss: Tracked, wanted: set) -> dict:
-    """Gradients of `loss` for the nodes in `wanted` that it depends on, by node id."""
+
+def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
+    """(gradients of `loss` for the nodes in `wanted` that it depends on, by node id; how many
+    nodes the sweep reached; how many node ids it looked at, reached or not)."""
     entries = TAPE.entries
     first = TAPE.first_node
     grads = {loss.node: 1.0}
     owned = set()
     found = {}
-    for node in range(loss.node, first - 1, -1):
-        g = grads.pop(node, None)
-        if g is None:
-            continue
-        if node in wanted:
-            found[node] = (g, node in owned)
-        entry = entries[node - first]
-        if entry is None:          # a leaf
-            continue
-        for k in range(0, len(entry), 2):
-            parent = entry[k]
-            contribution = entry[k + 1](g)
-            old = grads.get(parent)
-            if old is None:
-                grads[parent] = contribution
-            elif type(old) is not np.ndarray:
-                grads[parent] = old + contribution
-            elif parent in owned:
-                np.add(old, contribution, out=old)
-            else:
-                grads[parent] = old + contribution
-                owned.add(parent)
-    return found
+    reached = looked = 0
+    top = loss.node
+    while True:
+        misses = 0
+        node = top
+        for node in range(top, first - 1, -1):
+            g = grads.pop(node, None)
+            if g is None:
+                misses += 1
+                if not grads or (misses > MISSES_BEFORE_JUMP and misses > len(grads)):
+                    break                  # done, or a long gap: jump to the highest waiting node
+                continue
+            if node in wanted:
+                found[node] = (g, node in owned)
+            entry = entries[node - first]
+            if entry is None:          # a leaf
+                continue
+            for k in range(0, len(entry), 2):
+                parent = entry[k]
+                contribution = entry[k + 1](g)
+                old = grads.get(parent)
+                if old is None:
+                    grads[parent] = contribution
+                elif type(old) is not np.ndarray:
+                    grads[parent] = old + contribution
+                elif parent in owned:
+                    np.add(old, contribution, out=old)
+                else:
+                    grads[parent] = old + contribution
+                    owned.add(parent)
+        looked += top - node + 1
+        reached += top - node + 1 - misses
+        if not grads:
+            return found, reached, looked
+        top = max(grads)
 
 
-def grad(loss, wrt):
-    """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record)."""
+def grad(loss, wrt, where: Callable[[], str | None] | None = None):
+    """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record).
+
+    `where()` names the calling program's place ("prog.lam:12") for warnings.
+    """
     leaves = []                                   # (path, Tracked)
     _collect(wrt, "{arg:wrt}", leaves)
-    for path, x in leaves:
-        if type(x) is Tracked and x.gen != TAPE.gen:
-            raise LaminaError("TapeError", f"{path} was recorded before tape_reset(), so it is no longer "
-                              f"on the tape and nothing can be differentiated with respect to it; wrap "
-                              f"its value again with param() (or track()) after the reset.")
+    gen = TAPE.gen
+    for _, x in leaves:
+        if type(x) is Tracked and x.gen != gen:
+            _stale_error([(path, x) for path, x in leaves if type(x) is Tracked and x.gen != gen])
     _check_loss(loss)
     for path, x in leaves:
         if type(x) is not Tracked:
             raise LaminaError("TapeError", f"{path} is {describe(x)} that is not tracked; grad "
                               f"differentiates with respect to values made by param() or track().")
-    wanted = {x.node for _, x in leaves}
-    for _, x in leaves:
-        if x.node in TAPE.packs:
-            wanted.update(_pack_items(x))
-    found = backward(loss, wanted)
+    found, reached, _ = backward(loss, {x.node for _, x in leaves})
     handed = set()
     results = [_result(x, found, handed) for _, x in leaves]
+    if leaves and not found:
+        _warn(where, f"grad(): the loss does not depend on {_named(len(leaves))}, so every gradient "
+                     f"is zero; compute the loss from the values you differentiate against (a value "
+                     f"built after the loss, such as a bracket or vcat of parameters, or one wrapped "
+                     f"again with param(), is a new value the loss never saw).")
     bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results)
-           if not np.all(np.isfinite(g))]
+           if not (math.isfinite(g) if type(g) is float else np.isfinite(g).all())]
     if bad and np.isfinite(loss.value):
-        print(f"warning: grad(): the loss is finite ({loss.value!r}) but the gradient for "
-              f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
-              f"took the log or sqrt of a non-positive number, or overflowed.", file=sys.stderr)
+        _warn(where, f"grad(): the loss is finite ({loss.value!r}) but the gradient for "
+                     f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
+                     f"took the log or sqrt of a non-positive number, or overflowed.")
+    live = len(TAPE.entries)
+    if live >= UNNEEDED_MIN_ENTRIES and live > UNNEEDED_RATIO * reached and not TAPE.warned_unneeded:
+        TAPE.warned_unneeded = True
+        _warn(where, f"grad(): the loss depends on {reached:,} of the {live:,} entries on the tape; "
+                     f"the rest are earlier computations, kept alive (with their memory) until "
+                     f"tape_reset(). Call tape_reset() between independent computations, for "
+                     f"example at the start of each training step.")
     return _rebuild(wrt, iter(results))
+
+
+def _named(n: int) -> str:
+    return "wrt" if n == 1 else f"any of the {n} values in wrt"
+
+
+def _warn(where, message: str) -> None:
+    place = where() if where is not None else None
+    print(f"warning: {place + ': ' if place else ''}{message}", file=sys.stderr)
+
+
+def _reset_words(gen: int) -> str:
+    """What ended generation `gen`: "tape_reset()", or the builtin that reset the tape as it trained."""
+    cause = TAPE.reset_cause(gen)
+    if cause is None or cause.startswith("tape_reset()"):
+        return "tape_reset()"
+    return f"the tape was reset by {cause} (it resets the tape as it trains)"
+
+
+def _stale_error(stale: list) -> None:
+    """The TapeError naming every stale item of wrt (recorded before a reset) and the reset."""
+    groups: dict[str, list] = {}
+    for path, x in stale:
+        groups.setdefault(_reset_words(x.gen), []).append(path)
+    parts = []
+    for words, paths in groups.items():
+        verb = "before" if parts else ("was" if len(paths) == 1 else "were") + " recorded before"
+        parts.append(f"{_and(paths)} {verb} {words}")
+    one = len(stale) == 1
+    raise LaminaError("TapeError", f"{', and '.join(parts)}, so {'it is' if one else 'they are'} no "
+                      f"longer on the tape and nothing can be differentiated with respect to "
+                      f"{'it' if one else 'them'}; wrap {'its value' if one else 'their values'} again "
+                      f"with param() (or track()) after the reset.")
+
+
+def _and(names: list) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _result(x: Tracked, found: dict, handed: set):
     """The gradient handed out for `x`: its shape, a float for a number, zeros if unreached."""
-    if x.node in TAPE.packs:
-        # `[a, b]` of tracked numbers: the gradients of the numbers it was built from (these
-        # include whatever flowed through the literal itself)
-        grads = [float(found.get(p, (0.0,))[0]) for p in _pack_items(x)]
-        return np.array(grads).reshape(x.value.shape)
     g, owned = found.get(x.node, (None, False))
     if g is None:
         return 0.0 if type(x.value) is float else np.zeros(x.value.shape)
@@ -96,10 +169,6 @@ def _result(x: Tracked, found: dict, handed: set):
         return np.array(g, dtype=np.float64)      # never hand out an array the tape may share
     handed.add(x.node)
     return g
-
-
-def _pack_items(x: Tracked) -> tuple:
-    return TAPE.entry(x.node)[0::2]
 
 
 def _collect(wrt, path: str, out: list) -> None:
@@ -124,14 +193,16 @@ def _rebuild(wrt, grads):
 def _check_loss(loss) -> None:
     if type(loss) is not Tracked:
         if isinstance(loss, (float, int)) and not isinstance(loss, bool):
-            got = "a plain number, so nothing it was computed from was tracked"
+            got = f"a plain number, so nothing it was computed from was tracked ({FIRST_ORDER})"
+        elif isinstance(loss, np.ndarray):
+            got = f"{describe(loss)} that is not tracked ({FIRST_ORDER})"
         else:
             got = describe(loss)
         raise LaminaError("TapeError", f"grad needs a loss computed from param()/track() values on the "
                           f"current tape; got {got}.")
     if loss.gen != TAPE.gen:
-        raise LaminaError("TapeError", "The loss was recorded before tape_reset(); compute it again from "
-                          "values wrapped with param() after the reset.")
+        raise LaminaError("TapeError", f"The loss was recorded before {_reset_words(loss.gen)}; compute "
+                          "it again from values wrapped with param() after the reset.")
     if type(loss.value) is not float:
         raise LaminaError("TapeError", f"grad needs a scalar loss, but the loss is {describe(loss)}; "
                           f"reduce it to a number first, for example with sum() or mean().")

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import LaminaError, shape_str
 from ..values import Tracked
-from .tape import TAPE, record
+from .tape import record
 
 
 def index(x, key: tuple):
@@ -112,7 +112,7 @@ def build_vector(items: list):
         out = np.concatenate([np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values])
     if not any(type(item) is Tracked for item in items):
         return out
-    return _mark_pack(record(out, items, _part_vjps(lengths, None)), items)
+    return record(out, items, _part_vjps(lengths, None))
 
 
 def build_matrix(rows: list):
@@ -131,17 +131,5 @@ def build_matrix(rows: list):
         inputs.extend(row)
         vjps.extend(_part_vjps(lengths, r))
     out = np.stack(flat) if flat else np.zeros((0, 0))
-    return _mark_pack(record(out, inputs, vjps), inputs)
+    return record(out, inputs, vjps)
 
-
-def _mark_pack(out, items: list):
-    """Note a literal made only of live tracked numbers, such as `[a, b]`, on the tape.
-
-    `grad(loss, wrt = [a, b])` then means the gradient for a and b themselves
-    (see grad.py): without this, the new vector node would get only the
-    gradient that flowed through it, usually none.
-    """
-    if type(out) is Tracked and all(type(x) is Tracked and type(x.value) is float and x.gen == out.gen
-                                    for x in items):
-        TAPE.packs.add(out.node)
-    return out

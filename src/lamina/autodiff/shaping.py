@@ -1,4 +1,4 @@
-"""Differentiable reshaping and joining: reshape, hcat, vcat.
+"""Differentiable reshaping and joining: reshape, hcat, vcat, take; and linspace.
 
 In hcat and vcat a vector counts as a column (n x 1) and a number as 1 x 1,
 except that vcat of numbers and vectors only is their concatenation, a vector.
@@ -87,3 +87,24 @@ def vcat(pieces: list):
         vjps.append(_block_vjp((slice(lo, lo + m.shape[0]), slice(None)), np.shape(v)))
         lo += m.shape[0]
     return record(out, pieces, vjps)
+
+
+def take(x, idx):
+    """The elements of a vector (rows of a matrix) at the whole-number indices `idx`, which may
+    repeat: a repeated item's gradients add up."""
+    v = value_of(x)
+    idx = np.asarray(idx, dtype=np.intp)
+    shape = v.shape
+
+    def vjp(g):
+        full = np.zeros(shape)
+        np.add.at(full, idx, g)
+        return full
+    return record(v[idx].copy(), (x,), (vjp,))
+
+
+def linspace(a, b, n: int):
+    """n evenly spaced numbers from a to b, both included: a (1 - t) + b t for t = i / (n - 1)."""
+    out = np.linspace(value_of(a), value_of(b), n)
+    t = np.linspace(0.0, 1.0, n) if n > 1 else np.zeros(n)
+    return record(out, (a, b), (lambda g: float(np.dot(g, 1.0 - t)), lambda g: float(np.dot(g, t))))

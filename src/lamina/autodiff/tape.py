@@ -15,14 +15,20 @@ object for Python's cycle collector to walk on each full collection. A VJP
 takes the gradient of the entry's value and returns the gradient for that
 parent, in the parent's shape (a Python float for a scalar); it must not
 modify the gradient it is given.
+
+The tape also remembers who reset it (`tape_reset()`, or a builtin such as fit()
+that resets it while it trains, see `resets_by`), so that a TapeError about a stale
+value can say which reset made it stale.
 """
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 
 from ..values import Tracked
 
 DEFAULT_WARN_ENTRIES = 5_000_000
+CAUSES_KEPT = 64            # runs of resets whose cause is remembered
 
 
 class Tape:
@@ -30,20 +36,49 @@ class Tape:
         self.gen = 0
         self.first_node = 0          # node id of entries[0]
         self.entries: list = []      # entry i is node first_node + i: (parent, vjp, ...) or None for a leaf
-        self.packs: set = set()      # nodes that are bracket literals of tracked scalars (see grad)
         self.warn_entries = DEFAULT_WARN_ENTRIES
         self.warned = False
+        self.warned_unneeded = False  # grad's warning that most of the tape is not the loss's (once)
+        self.label: str | None = None # who is resetting now (see resets_by)
+        self.causes: list = []       # [first gen, last gen, who]: who ended those generations
 
     @property
     def next_node(self) -> int:
         return self.first_node + len(self.entries)
 
-    def reset(self) -> None:
+    def reset(self, by: str | None = None) -> None:
+        """Drop every entry and start a new generation; `by` names who asked (for messages)."""
         self.first_node += len(self.entries)
         self.entries = []
-        self.packs = set()
+        self._note_cause(by or self.label)
         self.gen += 1
         self.warned = False
+        self.warned_unneeded = False
+
+    def _note_cause(self, who: str | None) -> None:
+        last = self.causes[-1] if self.causes else None
+        if last is not None and last[2] == who and last[1] == self.gen - 1:
+            last[1] = self.gen           # one more reset by the same caller: one run
+            return
+        self.causes.append([self.gen, self.gen, who])
+        if len(self.causes) > CAUSES_KEPT:
+            del self.causes[0]
+
+    def reset_cause(self, gen: int) -> str | None:
+        """Who made generation `gen` stale ("fit() at prog.lam:12"), when known."""
+        for first, last, who in reversed(self.causes):
+            if first <= gen <= last:
+                return who
+        return None
+
+    @contextmanager
+    def resets_by(self, who: str):
+        """Resets inside the block (a builtin that trains) are recorded as made by `who`."""
+        outer, self.label = self.label, who
+        try:
+            yield
+        finally:
+            self.label = outer
 
     def size(self) -> int:
         return len(self.entries)

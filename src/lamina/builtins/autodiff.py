@@ -1,4 +1,4 @@
-"""Builtins of the autodiff tape: param, track, grad, tape_reset, tape_size, tape_limit."""
+"""Builtins of the autodiff tape: param, track, detach, grad, tape_reset, tape_size, tape_limit."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,10 +6,18 @@ import numpy as np
 from ..autodiff import grad as _grad
 from ..autodiff.tape import TAPE
 from ..errors import LaminaError
+from ..lang.pyerrors import current_place
 from ..values import Record, Tracked, as_int, describe
 from .registry import Shape, builtin
 
 CATEGORY = "Autodiff"
+
+
+def trains(name: str):
+    """A block in which the builtin `name` resets the tape as it trains: a later TapeError about a
+    value made stale by it names the builtin and the program's line (`fit() at prog.lam:12`)."""
+    place = current_place()
+    return TAPE.resets_by(f"{name}() at {place}" if place else f"{name}()")
 
 
 def _leaf(x, trainable: bool, name: str):
@@ -28,7 +36,7 @@ def _leaf(x, trainable: bool, name: str):
                       f"not {describe(x)}.")
 
 
-@builtin("param", category=CATEGORY,
+@builtin("param", tracked="constant", category=CATEGORY,
          shapes=[Shape("param(x)", "number or tensor", "tracked value",
                        "A new trainable leaf on the tape holding a copy of x."),
                  Shape("param(values)", "list or record of numbers/tensors", "same structure",
@@ -46,7 +54,7 @@ def param(x):
     return _leaf(x, True, "param")
 
 
-@builtin("track", category=CATEGORY,
+@builtin("track", tracked="constant", category=CATEGORY,
          shapes=[Shape("track(x)", "number or tensor", "tracked value",
                        "A new non-trainable leaf holding a copy of x."),
                  Shape("track(values)", "list or record of numbers/tensors", "same structure",
@@ -60,11 +68,39 @@ def track(x):
     return _leaf(x, False, "track")
 
 
-@builtin("grad", category=CATEGORY,
+def _plain(x):
+    if isinstance(x, list):
+        return [_plain(item) for item in x]
+    if isinstance(x, Record):
+        return Record({k: _plain(v) for k, v in x.fields.items()})
+    if type(x) is Tracked:
+        return x.value.copy() if isinstance(x.value, np.ndarray) else x.value
+    return x
+
+
+@builtin("detach", tracked="constant", category=CATEGORY,
+         shapes=[Shape("detach(x)", "tracked number or tensor", "number or tensor",
+                       "Its value, untracked: a constant as far as grad is concerned."),
+                 Shape("detach(values)", "list or record", "same structure",
+                       "Every tracked member replaced by its value.")],
+         summary="The value of a tracked number or tensor as a plain, untracked one: no gradient "
+                 "flows back through it. Builtins that pass no gradient ask for it.",
+         examples=["w = param([1.0, 2.0])\nc = detach(w)\nloss = sum(w .* c)\nprint(grad(loss, wrt = w))",
+                   "w = param([3.0, 1.0, 2.0])\nprint(unique(detach(w)))"],
+         notes="Use it where a value should count as a constant (a target computed from the "
+               "parameters, a statistic for a plot) or to pass a tracked value to a builtin that "
+               "passes no gradient, such as linreg or unique, which refuse a tracked argument "
+               "rather than lose its gradient without a word. Anything that is not tracked comes "
+               "back as it is.")
+def detach(x):
+    return _plain(x)
+
+
+@builtin("grad", tracked="constant", category=CATEGORY,
          shapes=[Shape("grad(loss, wrt = x)", "scalar loss, tracked value", "gradient (shape of x)",
                        "The derivative of loss with respect to x."),
-                 Shape("grad(loss, wrt = [a, b])", "scalar loss, list of tracked values", "list",
-                       "One gradient per item, in order."),
+                 Shape("grad(loss, wrt = [a, b])", "scalar loss, a bracket of tracked values written in the call",
+                       "list", "One gradient per item, in order, whatever the items are."),
                  Shape("grad(loss, wrt = {w = a, b = c})", "scalar loss, record", "record",
                        "One gradient per field, with the same names.")],
          summary="The gradient of a scalar loss with respect to tracked values, by one reverse "
@@ -73,23 +109,39 @@ def track(x):
          examples=["w = param([1.0, 2.0])\nprint(grad(sum(w .^ 2), wrt = w))",
                    "p = {w = param([1.0, -1.0]), b = param(0.5)}\nx = [2.0, 3.0]\n"
                    "loss = (dot(p.w, x) + p.b) ^ 2\ng = grad(loss, wrt = p)\nprint(g.w, g.b)",
-                   "a = param(2.0)\nb = param(5.0)\nprint(grad(a * a, wrt = [a, b]))"],
-         notes="The sweep starts at the loss's entry with gradient 1 and walks the tape backwards, "
-               "skipping entries nothing flowed into; each entry passes its gradient to its inputs "
-               "through the vector-Jacobian products it saved when it was recorded, and gradients "
-               "meeting at one node are added. A wrt the loss does not depend on gets zeros. The "
-               "tape is not consumed, so grad can be called again. It is an error to ask for a "
-               "value recorded before tape_reset() (checked first), or to pass a loss that is not "
+                   "a = param(2.0)\nb = param(5.0)\nprint(grad(a * a, wrt = [a, b]))",
+                   "a = param(1.0)\nv = [a, a]               # one tracked vector built from a\n"
+                   "loss = sum(v .* [1, 10])\nprint(grad(loss, wrt = v))     # the gradient for v\n"
+                   "print(grad(loss, wrt = [a]))   # a bracket in the call: one gradient per item"],
+         notes="What wrt means is decided by how it is written, never by how a value was built. "
+               "A bracket written directly as the wrt argument, grad(loss, wrt = [a, b]) (or "
+               "grad(loss, [a, b])), is a list of targets, whatever its items are (numbers or "
+               "tensors), and gives a list of gradients. Any other value is taken as it is: a "
+               "tracked tensor is one target, even one built from tracked numbers, so with v = [a, "
+               "a] the call grad(loss, wrt = v) gives the gradient for v, of v's shape, as torch "
+               "and JAX do; a list or record gives one gradient per member, at any depth.\n\n"
+               "The sweep starts at the loss's entry with gradient 1 and walks down the tape, "
+               "visiting only the entries the loss depends on; each passes its gradient to its "
+               "inputs through the vector-Jacobian products it saved when it was recorded, and "
+               "gradients meeting at one node are added. A wrt the loss does not depend on gets "
+               "zeros; when none of them is connected to the loss a warning says so, as that is "
+               "almost always a mistake. The tape is not consumed, so grad can be called again. "
+               "The gradients it returns are plain values, not recorded on the tape: gradients "
+               "are first order, and grad of a gradient is an error that says so.\n\n"
+               "It is an error to ask for a value recorded before a tape reset (checked first: the "
+               "message names every stale item of wrt, by its path such as wrt[1] or wrt.q, and the "
+               "builtin that reset the tape if one did, such as fit), or to pass a loss that is not "
                "a number computed from tracked values. If the loss is finite but a gradient holds "
-               "NaN or Inf, a warning says which.")
+               "NaN or Inf, a warning says which. If the tape holds far more entries than the loss "
+               "needs (a loop that never calls tape_reset()), one warning suggests tape_reset().")
 def grad(loss, wrt=None):
     if wrt is None:
         raise LaminaError("TypeError", "grad needs the values to differentiate with respect to: "
                           "grad(loss, wrt = w).")
-    return _grad.grad(loss, wrt=wrt)
+    return _grad.grad(loss, wrt=wrt, where=current_place)
 
 
-@builtin("tape_reset", category=CATEGORY,
+@builtin("tape_reset", tracked="constant", category=CATEGORY,
          shapes=[Shape("tape_reset()", "no input", "no output",
                        "Discards every entry recorded so far on the autodiff tape.")],
          summary="Discards every entry recorded so far on the autodiff tape, freeing the memory a "
@@ -123,11 +175,11 @@ def grad(loss, wrt=None):
                "a dense layer with its activations, the optimizers and the model API); they are "
                "examples/seed/*.lam in the repository, and the test suite checks their output.")
 def tape_reset():
-    TAPE.reset()
+    TAPE.reset(by="tape_reset()")
     return None
 
 
-@builtin("tape_size", category=CATEGORY,
+@builtin("tape_size", tracked="constant", category=CATEGORY,
          shapes=[Shape("tape_size()", "no input", "number",
                        "How many entries the tape holds now, leaves included.")],
          summary="The number of live entries on the autodiff tape: every param/track leaf and every "
@@ -141,7 +193,7 @@ def tape_size():
     return float(TAPE.size())
 
 
-@builtin("tape_limit", category=CATEGORY,
+@builtin("tape_limit", tracked="constant", category=CATEGORY,
          shapes=[Shape("tape_limit(n)", "whole number", "number",
                        "Sets the entry count above which a warning is printed; returns the old one.")],
          summary="Sets how many live tape entries trigger the one-time warning that suggests "

@@ -6,15 +6,16 @@ import time
 
 import numpy as np
 
+from ..autodiff import ops, shaping
 from ..errors import LaminaError
 from ..printing import format_value
-from ..values import LibObject, Record, as_str, describe, is_function, value_of
-from .registry import Shape, builtin
+from ..values import LibObject, Record, Tracked, as_str, describe, is_function, value_of
+from .registry import Const, GradCase, Shape, builtin
 
 CORE = "Core"
 
 
-@builtin("print", category=CORE,
+@builtin("print", tracked="constant", category=CORE,
          shapes=[Shape("print(a, b, ...)", "any values", "no output",
                        "Writes the values joined by one space, then a newline.")],
          summary="Writes values to standard output, joined by spaces, ending the line.",
@@ -27,7 +28,7 @@ def print_(*values):
     sys.stdout.write(" ".join(format_value(v) for v in values) + "\n")
 
 
-@builtin("length", category=CORE,
+@builtin("length", tracked="constant", category=CORE,
          shapes=[Shape("length(x)", "tensor, list or string", "number",
                        "The number of elements, items or characters.")],
          summary="Counts the elements of a tensor, the items of a list or the characters of a string.",
@@ -53,11 +54,15 @@ def length(x):
                    'names = append(["a"], "b")\nprint(names)'],
          notes="Values are never changed in place, so append returns the longer value and the "
                "original is unchanged. Appending a number to a vector (or to `[]`) gives a vector; "
-               "appending anything else gives a list.")
+               "appending anything else gives a list. Differentiable: a tracked vector or number "
+               "passes its gradient through (a list keeps its items as they are).",
+         grad=[GradCase(((3,), ())), GradCase(((0,), ()))])
 def append(seq, item):
     v = value_of(seq)
-    if isinstance(v, np.ndarray) and v.ndim == 1 and isinstance(item, float) and not isinstance(item, bool):
-        return np.append(v, item)
+    if isinstance(v, np.ndarray) and v.ndim == 1 and type(value_of(item)) is float:
+        if type(seq) is not Tracked and type(item) is not Tracked:
+            return np.append(v, item)
+        return shaping.vcat([seq, item])
     if isinstance(v, np.ndarray) and v.size == 0:
         return [item]
     if isinstance(seq, list):
@@ -70,17 +75,19 @@ def append(seq, item):
                        "The items of a followed by the items of b.")],
          summary="Joins two lists (or two vectors) end to end.",
          examples=['print(concat([1, 2], [3]))\nprint(concat(["a"], ["b", "c"]))'],
-         notes="For matrices use hcat and vcat, which follow the vector-as-column rule.")
+         notes="For matrices use hcat and vcat, which follow the vector-as-column rule. "
+               "Differentiable for vectors (each part's gradient is its block).",
+         grad=[GradCase(((3,), (2,)))])
 def concat(a, b):
     va, vb = value_of(a), value_of(b)
     if isinstance(va, np.ndarray) and isinstance(vb, np.ndarray) and va.ndim == vb.ndim == 1:
-        return np.concatenate([va, vb])
+        return shaping.vcat([a, b])
     if isinstance(a, list) and isinstance(b, list):
         return a + b
     raise LaminaError("TypeError", f"concat needs two lists or two vectors, not {describe(a)} and {describe(b)}.")
 
 
-@builtin("keys", category=CORE,
+@builtin("keys", tracked="constant", category=CORE,
          shapes=[Shape("keys(r)", "record", "list of strings", "The field names in order.")],
          summary="Lists the field names of a record.",
          examples=['r = {a = 1, b = 2}\nprint(keys(r))'],
@@ -93,7 +100,7 @@ def keys(r):
     raise LaminaError("TypeError", f"keys needs a record, not {describe(r)}.")
 
 
-@builtin("has", category=CORE,
+@builtin("has", tracked="constant", category=CORE,
          shapes=[Shape("has(r, name)", "record, string", "bool", "Whether the record has that field.")],
          summary="Tells whether a record has a field of the given name.",
          examples=['r = {a = 1}\nprint(has(r, "a"), has(r, "b"))'],
@@ -116,13 +123,14 @@ def _callable(f, what: str):
                        "f applied to each element; numbers back give a vector.")],
          summary="Applies a function to every element of a vector or list.",
          examples=['print(map([1, 2, 3], x -> x ^ 2))\nprint(map(["a", "b"], s -> s + "!"))'],
-         notes="With a vector, or a list whose results are all numbers, the result is a vector; "
-               "otherwise a list. Write `xs |> map(f)` to read left to right.")
+         notes="When every result is a number the result is a vector (a tracked one if any result "
+               "is tracked: map is differentiable, and the elements of a tracked vector reach f "
+               "tracked); otherwise a list. Write `xs |> map(f)` to read left to right.",
+         grad=[GradCase(((4,), Const(lambda x: ops.emul(x, x))))])
 def map_(xs, f):
     from ..lang.runtime import bracket, call, for_each
     f = _callable(f, "map's function")
-    out = [call(f, (x,)) for x in for_each(xs)]
-    return bracket(tuple(out)) if all(type(x) is float for x in out) else out
+    return bracket(tuple(call(f, (x,)) for x in for_each(xs)))
 
 
 @builtin("filter", category=CORE,
@@ -130,18 +138,21 @@ def map_(xs, f):
                        "The elements for which keep returns true.")],
          summary="Keeps the elements of a vector or list for which a function returns true.",
          examples=['print(filter([1, -2, 3], x -> x > 0))'],
-         notes="The function must return a bool (or a number, nonzero meaning true).")
+         notes="The function must return a bool (or a number, nonzero meaning true); it sees "
+               "each element's number. Differentiable: the kept elements of a tracked vector "
+               "pass their gradients through, the others get none.",
+         grad=[GradCase(((6,), Const(lambda x: x > 0)))])
 def filter_(xs, keep):
     from ..lang.runtime import call, for_each, truth
     keep = _callable(keep, "filter's function")
-    out = [x for x in for_each(xs) if truth(call(keep, (x,)))]
     v = value_of(xs)
     if isinstance(v, np.ndarray) and v.ndim == 1:
-        return np.array(out, dtype=np.float64)
-    return out
+        kept = [i for i, x in enumerate(v.tolist()) if truth(call(keep, (x,)))]
+        return shaping.take(xs, kept)
+    return [x for x in for_each(xs) if truth(call(keep, (x,)))]
 
 
-@builtin("error", category=CORE,
+@builtin("error", tracked="constant", category=CORE,
          shapes=[Shape("error(message)", "string", "does not return", "Stops the program with an Error.")],
          summary="Stops the program with an error carrying the given message.",
          examples=['function safe_sqrt(x)\n    if x < 0\n        error("safe_sqrt needs x >= 0")\n    end if\n'
@@ -152,7 +163,7 @@ def error_(message):
     raise LaminaError("Error", format_value(message))
 
 
-@builtin("assert", category=CORE,
+@builtin("assert", tracked="constant", category=CORE,
          shapes=[Shape("assert(cond)", "bool", "no output", "Stops with an Error when cond is false."),
                  Shape("assert(cond, message)", "bool, string", "no output", "The same with a message.")],
          summary="Checks that a condition holds and stops the program if it does not.",
@@ -164,7 +175,7 @@ def assert_(cond, message="Assertion failed."):
         raise LaminaError("Error", format_value(message))
 
 
-@builtin("clock", category=CORE,
+@builtin("clock", tracked="constant", category=CORE,
          shapes=[Shape("clock()", "no input", "number", "Seconds from a fixed point, for timing.")],
          summary="Returns a monotonic time in seconds, for measuring how long code takes.",
          examples=['t0 = clock()\ns = 0\nfor i = 1 to 1000\n    s = s + i\nend for\nprint(s, clock() - t0 >= 0)'],
@@ -173,7 +184,7 @@ def clock():
     return time.perf_counter()
 
 
-@builtin("help", category=CORE,
+@builtin("help", tracked="constant", category=CORE,
          shapes=[Shape("help()", "no input", "no output", "Lists the categories and their builtins."),
                  Shape("help(name)", "string", "no output", "Prints the page of one builtin.")],
          summary="Prints the documentation page of a builtin, or the list of categories.",

@@ -5,7 +5,7 @@ from ..rng import generator
 from ..stats import data as DT
 from ..stats.table import as_table
 from ..values import as_int
-from .registry import Shape, builtin
+from .registry import GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Data"
 TABLE_NOTE = ("A table has named columns of one length: numeric columns are vectors, text columns "
@@ -15,7 +15,7 @@ TABLE_NOTE = ("A table has named columns of one length: numeric columns are vect
 SMALL = 'write_csv({x = [1, 2, 3, 4], y = [2.1, 3.9, 6.2, 7.8], group = ["a", "b", "a", "b"]}, "small.csv")\n'
 
 
-@builtin("read_csv", category=CATEGORY,
+@builtin("read_csv", tracked="constant", category=CATEGORY,
          shapes=[Shape("read_csv(path)", "file path", "table", "The file's columns, named by its header line."),
                  Shape("read_csv(path, sep = \";\")", "path, one character", "table", "Another field separator."),
                  Shape("read_csv(path, text = [\"id\"])", "path, column names", "table", "Read those columns as text.")],
@@ -33,7 +33,7 @@ def read_csv(path, sep=",", text=None):
     return DT.read_csv(path, sep=sep, text=text)
 
 
-@builtin("write_csv", category=CATEGORY,
+@builtin("write_csv", tracked="constant", category=CATEGORY,
          shapes=[Shape("write_csv(t, path)", "table, file path", "no output", "Writes the table with a header line."),
                  Shape("write_csv(r, path)", "record of columns, path", "no output", "Each field a column."),
                  Shape("write_csv(X, path, names = [...])", "matrix, path, column names", "no output",
@@ -48,7 +48,7 @@ def write_csv(x, path, names=None):
     DT.write_csv(x, path=path, names=names)
 
 
-@builtin("table", category=CATEGORY,
+@builtin("table", tracked="refuses", category=CATEGORY,
          shapes=[Shape("table(r)", "record of columns", "table", "Each field a column (vector or list of strings)."),
                  Shape("table(X, names)", "matrix, list of names", "table", "A matrix's columns, named.")],
          summary="Makes a table from a record of equally long columns or from a matrix.",
@@ -56,10 +56,11 @@ def write_csv(x, path, names=None):
                    'print(table([1, 2; 3, 4], ["a", "b"]))'],
          notes=TABLE_NOTE + " Columns are copied; the table never changes after it is made.")
 def table(x, names=None):
+    refuse_tracked("table", (x,))
     return DT.make_table(x, names=names)
 
 
-@builtin("as_matrix", category=CATEGORY,
+@builtin("as_matrix", tracked="constant", category=CATEGORY,
          shapes=[Shape("as_matrix(t)", "table of numeric columns", "matrix", "Every column, in order."),
                  Shape("as_matrix(t, names)", "table, list of column names", "matrix", "Those columns, in that order.")],
          summary="The numeric columns of a table as the columns of a matrix (rows are the table's rows).",
@@ -70,7 +71,7 @@ def as_matrix(t, names=None):
     return DT.as_matrix(t, names=names)
 
 
-@builtin("columns", category=CATEGORY,
+@builtin("columns", tracked="constant", category=CATEGORY,
          shapes=[Shape("columns(t)", "table", "list of strings", "The column names, in order.")],
          summary="The names of a table's columns.",
          examples=['t = table({a = [1, 2], b = ["x", "y"]})\nprint(columns(t), nrows(t))'],
@@ -79,7 +80,7 @@ def columns(t):
     return as_table(t, "columns's argument").names
 
 
-@builtin("nrows", category=CATEGORY,
+@builtin("nrows", tracked="constant", category=CATEGORY,
          shapes=[Shape("nrows(t)", "table", "number", "How many rows the table has.")],
          summary="The number of rows of a table.",
          examples=['t = table({a = [1, 2, 3]})\nprint(nrows(t))'],
@@ -88,7 +89,7 @@ def nrows(t):
     return float(as_table(t, "nrows's argument").nrows)
 
 
-@builtin("head", category=CATEGORY,
+@builtin("head", tracked="constant", category=CATEGORY,
          shapes=[Shape("head(t)", "table", "table", "The first 5 rows."),
                  Shape("head(t, n)", "table, count", "table", "The first n rows.")],
          summary="The first rows of a table, as a smaller table.",
@@ -98,7 +99,7 @@ def head(t, n=5.0):
     return as_table(t, "head's argument").take(slice(0, as_int(n, "head's count", minimum=0)))
 
 
-@builtin("describe", category=CATEGORY,
+@builtin("describe", tracked="refuses", category=CATEGORY,
          shapes=[Shape("describe(t)", "table", "table", "count, mean, std, min, quartiles and max of each numeric column."),
                  Shape("describe(X)", "vector or matrix", "table", "The same for a vector or each column of a matrix.")],
          summary="Summary statistics of each numeric column: count, mean, std, min, 25%, 50%, 75% and max.",
@@ -109,10 +110,11 @@ def head(t, n=5.0):
                "whose first column, stat, names each row, so describe(t).mean is not a field: read "
                "a statistic with describe(t)[1, \"x\"] or compute it with mean(t.x).")
 def describe(x):
+    refuse_tracked("describe", (x,))
     return DT.summarize(x)
 
 
-@builtin("train_test_split", category=CATEGORY,
+@builtin("train_test_split", tracked="refuses", category=CATEGORY,
          shapes=[Shape("train_test_split(X, Y)", "two tensors (or tables, lists) with n rows", "record {X_train, X_test, Y_train, Y_test}",
                        "A random 80/20 split of the rows, the same rows for X and Y."),
                  Shape("train_test_split(X, Y, test = 0.25, seed = n)", "the same, fraction or count, whole number", "record",
@@ -128,6 +130,7 @@ def describe(x):
                "seed, the same split), otherwise from the global one that seed(n) resets. A vector "
                "splits by elements, a matrix or table by rows, a list by items.")
 def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True):
+    refuse_tracked("train_test_split", (X, Y))
     return DT.train_test_split(X, Y=Y, test=test, seed=seed, shuffle=shuffle, rng=generator())
 
 
@@ -144,6 +147,8 @@ def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True):
                "by default, like std and zscore). A constant column has nothing to scale and "
                "becomes 0s instead of NaNs. NaNs are left out of the means and deviations and stay "
                "NaN. Scale the test set with like = the training set, so that no information from "
-               "the test set leaks into training.")
+               "the test set leaks into training. Differentiable in X and in like (through the "
+               "means and deviations too).",
+         grad=[GradCase(((5, 3),)), GradCase(((4, 2), (5, 2))), GradCase(((6,),), {"ddof": 0})])
 def standardize(X, like=None, ddof=1.0):
     return DT.standardize(X, like=like, ddof=ddof)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..rng import generator
 from ..stats import distributions as Dist
 from ..values import as_int
-from .registry import Shape, builtin
+from .registry import Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
 USE = ("The value prints as its family and parameters; d.pdf(x), d.cdf(x), d.quantile(p) and "
@@ -24,53 +24,58 @@ def _family(name: str, params: str, meaning: str, example: str, notes: str):
                 summary=meaning, examples=[example], notes=notes + " " + USE)
 
 
-@builtin("normal", **_family(
+@builtin("normal", tracked="refuses", **_family(
     "normal", "mu = 0, sigma = 1", "The normal (Gaussian) distribution with mean mu and standard deviation sigma.",
     "d = normal(10, 2)\nprint(d, d.mean, d.var)\nprint(round(d.pdf(10), 4), d.cdf(10), round(d.quantile(0.975), 3))\n"
     "seed(1)\nx = d.sample(10000)\nprint(abs(mean(x) - 10) < 0.1)",
     "Density exp(-(x - mu)^2 / (2 sigma^2)) / (sigma sqrt(2 pi)). sigma must be greater than 0."))
 def normal(*args, **kwargs):
+    refuse_tracked("normal", args + tuple(kwargs.values()))
     return Dist.make("normal", args, kwargs)
 
 
-@builtin("uniform", **_family(
+@builtin("uniform", tracked="refuses", **_family(
     "uniform", "low = 0, high = 1", "The continuous uniform distribution on [low, high].",
     "d = uniform(2, 6)\nprint(d.mean, d.pdf([1, 3]), d.cdf(5))",
     "Density 1 / (high - low) inside the interval and 0 outside; low must be less than high."))
 def uniform(*args, **kwargs):
+    refuse_tracked("uniform", args + tuple(kwargs.values()))
     return Dist.make("uniform", args, kwargs)
 
 
-@builtin("binomial", **_family(
+@builtin("binomial", tracked="refuses", **_family(
     "binomial", "n, p", "The binomial distribution: the number of successes in n independent trials, "
     "each a success with probability p.",
     "d = binomial(10, 0.5)\nprint(d.mean, round(d.pdf(5), 4), round(d.cdf(5), 4))\nprint(d.quantile([0.05, 0.95]))",
     "Discrete: pdf(d, k) is the probability mass P(X = k), 0 for a k that is not a whole number "
     "from 0 to n. n is a whole number (at least 0) and p lies from 0 to 1."))
 def binomial(*args, **kwargs):
+    refuse_tracked("binomial", args + tuple(kwargs.values()))
     return Dist.make("binomial", args, kwargs)
 
 
-@builtin("poisson", **_family(
+@builtin("poisson", tracked="refuses", **_family(
     "poisson", "rate", "The Poisson distribution: the number of events in an interval when they "
     "occur independently at an average rate.",
     "d = poisson(3)\nprint(d.mean, d.var, round(d.pdf(0), 4), round(d.cdf(3), 4))",
     "Discrete: pdf(d, k) is P(X = k) = rate^k exp(-rate) / k!, for whole k >= 0. rate must be "
     "greater than 0."))
 def poisson(*args, **kwargs):
+    refuse_tracked("poisson", args + tuple(kwargs.values()))
     return Dist.make("poisson", args, kwargs)
 
 
-@builtin("exponential", **_family(
+@builtin("exponential", tracked="refuses", **_family(
     "exponential", "rate = 1", "The exponential distribution: the waiting time between events "
     "of a Poisson process with the given rate.",
     "d = exponential(0.5)\nprint(d.mean, round(d.pdf(0), 4), round(d.cdf(2), 4), round(d.quantile(0.5), 4))",
     "Density rate * exp(-rate * x) for x >= 0; the mean is 1 / rate. rate must be greater than 0."))
 def exponential(*args, **kwargs):
+    refuse_tracked("exponential", args + tuple(kwargs.values()))
     return Dist.make("exponential", args, kwargs)
 
 
-@builtin("pdf", category=CATEGORY,
+@builtin("pdf", tracked="refuses", category=CATEGORY,
          shapes=[Shape("pdf(d, x)", "distribution, number or tensor", "number or tensor",
                        "The density at x (for a discrete distribution, the probability of x)."),
                  Shape("d.pdf(x)", "distribution, number or tensor", "number or tensor", "The same, as a method.")],
@@ -80,10 +85,11 @@ def exponential(*args, **kwargs):
          notes="Evaluated by scipy.stats (pdf, or pmf for binomial and poisson); the result has "
                "x's shape. A density can exceed 1; a probability mass cannot.")
 def pdf(d, x):
+    refuse_tracked("pdf", (x,))
     return Dist.as_distribution(d, "pdf's first argument").pdf(x)
 
 
-@builtin("cdf", category=CATEGORY,
+@builtin("cdf", tracked="refuses", category=CATEGORY,
          shapes=[Shape("cdf(d, x)", "distribution, number or tensor", "number or tensor", "P(X <= x)."),
                  Shape("d.cdf(x)", "distribution, number or tensor", "number or tensor", "The same, as a method.")],
          summary="The cumulative distribution function P(X <= x) of a distribution, elementwise.",
@@ -92,10 +98,11 @@ def pdf(d, x):
          notes="Evaluated by scipy.stats. quantile(d, p) is its inverse: quantile(d, cdf(d, x)) "
                "gives x back for a continuous distribution.")
 def cdf(d, x):
+    refuse_tracked("cdf", (x,))
     return Dist.as_distribution(d, "cdf's first argument").cdf(x)
 
 
-@builtin("sample", category=CATEGORY,
+@builtin("sample", tracked="constant", category=CATEGORY,
          shapes=[Shape("sample(d)", "distribution", "number", "One random draw."),
                  Shape("sample(d, n)", "distribution, count", "vector", "n independent draws."),
                  Shape("sample(d, r, c)", "distribution, rows, columns", "matrix", "An r x c matrix of draws.")],

@@ -12,7 +12,7 @@ COMMON = ("Every drawing builtin adds to the current figure (starting one if the
 OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
 
 
-@builtin("plot", category=CATEGORY,
+@builtin("plot", tracked="constant", category=CATEGORY,
          shapes=[Shape("plot(y)", "vector (or matrix)", "no output", "A line through y[i] at x = i (one line per column)."),
                  Shape("plot(x, y)", "vector, vector or matrix", "no output", "A line through the points (x[i], y[i])."),
                  Shape(f"plot(x, y, style = \"o--\", {OPTIONS})", "the same, strings", "no output",
@@ -32,7 +32,7 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
     FG.plot(x, y=y, label=label, title=title, xlabel=xlabel, ylabel=ylabel, style=style)
 
 
-@builtin("scatter", category=CATEGORY,
+@builtin("scatter", tracked="constant", category=CATEGORY,
          shapes=[Shape("scatter(x, y)", "two vectors of n", "no output", "A dot at each (x[i], y[i])."),
                  Shape("scatter(x, y, color = labels)", "two vectors, vector of n", "no output",
                        "Dots colored by a value per point (cluster labels, say)."),
@@ -47,7 +47,7 @@ def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, 
     FG.scatter(x, y=y, color=color, label=label, title=title, xlabel=xlabel, ylabel=ylabel, size=size)
 
 
-@builtin("hist", category=CATEGORY,
+@builtin("hist", tracked="constant", category=CATEGORY,
          shapes=[Shape("hist(x)", "tensor", "no output", "A histogram with 10 equal bins."),
                  Shape("hist(x, bins)", "tensor, count or edge vector", "no output", "With other bins."),
                  Shape(f"hist(x, bins, {OPTIONS})", "the same, options", "no output", "With labels.")],
@@ -59,7 +59,7 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
     FG.hist(x, bins=bins, label=label, title=title, xlabel=xlabel, ylabel=ylabel)
 
 
-@builtin("bar", category=CATEGORY,
+@builtin("bar", tracked="constant", category=CATEGORY,
          shapes=[Shape("bar(heights)", "vector", "no output", "One bar per element, labelled 0, 1, ..."),
                  Shape("bar(names, heights)", "list of strings (or vector), vector", "no output", "Bars with labels."),
                  Shape(f"bar(names, heights, {OPTIONS})", "the same, options", "no output", "With titles.")],
@@ -70,7 +70,7 @@ def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
     FG.bar(x, heights=heights, label=label, title=title, xlabel=xlabel, ylabel=ylabel)
 
 
-@builtin("figure", category=CATEGORY,
+@builtin("figure", tracked="constant", category=CATEGORY,
          shapes=[Shape("figure()", "no input", "no output", "Starts a new, empty figure (6.4 x 4.8 inches)."),
                  Shape("figure(width, height)", "two numbers (inches)", "no output", "Of another size.")],
          summary="Starts a new figure, discarding an unsaved current one; later drawing goes into it.",
@@ -81,7 +81,7 @@ def figure(width=6.4, height=4.8):
     FG.new_figure(width, height=height)
 
 
-@builtin("savefig", category=CATEGORY,
+@builtin("savefig", tracked="constant", category=CATEGORY,
          shapes=[Shape("savefig(path)", "file path ending .png, .svg, .pdf or .jpg", "no output",
                        "Writes the current figure, then starts afresh."),
                  Shape("savefig(path, dpi = 150)", "path, whole number", "no output", "At another resolution.")],
@@ -94,7 +94,7 @@ def savefig(path, dpi=100.0):
     FG.savefig(path, dpi=dpi)
 
 
-@builtin("show", category=CATEGORY,
+@builtin("show", tracked="constant", category=CATEGORY,
          shapes=[Shape("show()", "no input", "no output", "Shows the current figure in a window, when a display exists.")],
          summary="Shows the current figure in a window when there is a display; otherwise says to use savefig.",
          examples=['plot([1, 2, 3])\nsavefig("line.png")\nprint("saved; show() would open a window on a desktop")'],

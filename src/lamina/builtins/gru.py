@@ -22,7 +22,7 @@ def _weights(n_in, n_h, seed):
     return Record(out)
 
 
-@builtin("gru_init", category=CATEGORY,
+@builtin("gru_init", tracked="constant", category=CATEGORY,
          shapes=[Shape("gru_init(input_size, hidden_size, seed = n)", "two sizes, a seed", "record",
                        "The nine GRU weights, Glorot-uniform from a generator seeded by n."),
                  Shape("gru_init(input_size, hidden_size)", "two sizes", "record",

@@ -120,7 +120,10 @@ def _extreme(name: str, what: str, pair: str):
                 notes=f"With one operand the gradient goes to the {what} element (the first one "
                       f"on ties); a NaN element makes the result NaN. With two operands, as in "
                       f"MATLAB and Julia, the {what} is taken elementwise under the language's "
-                      f"broadcasting and each element's gradient goes to the operand it came from.")
+                      f"broadcasting and each element's gradient goes to the operand it came from; "
+                      f"where the two are equal the whole gradient goes to the first operand, a "
+                      f"(torch splits it in halves), so {name}(a, b) and {name}(b, a) differ in "
+                      f"their gradients there. A NaN in either operand gives NaN.")
 
 
 _EXTREME_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}),
@@ -149,7 +152,7 @@ def min_(a, b=None, axis=None):
 
 
 # -- not differentiable --------------------------------------------------------
-@builtin("round", category=CATEGORY,
+@builtin("round", tracked="constant", category=CATEGORY,
          shapes=[Shape("round(x)", "number or tensor", "same shape", "Rounds to whole numbers."),
                  Shape("round(x, digits)", "number or tensor, whole number", "same shape",
                        "Rounds to `digits` decimal places (negative: to tens, hundreds, ...).")],
@@ -173,19 +176,19 @@ def _rounding(name: str, meaning: str, example: str, notes: str):
                 notes=notes + " The result is a plain value: it passes no gradient.")
 
 
-@builtin("floor", **_rounding("floor", "The largest whole number not above x.",
+@builtin("floor", tracked="constant", **_rounding("floor", "The largest whole number not above x.",
                               "print(floor([1.7, -1.2]))", "floor(-1.2) is -2."))
 def floor(x):
     return lamina_value(np.floor(value_of(numeric_or_tracked(x, "floor\'s argument"))))
 
 
-@builtin("ceil", **_rounding("ceil", "The smallest whole number not below x.",
+@builtin("ceil", tracked="constant", **_rounding("ceil", "The smallest whole number not below x.",
                              "print(ceil([1.2, -1.7]))", "ceil(-1.7) is -1."))
 def ceil(x):
     return lamina_value(np.ceil(value_of(numeric_or_tracked(x, "ceil\'s argument"))))
 
 
-@builtin("sign", **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
+@builtin("sign", tracked="constant", **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
                              "print(sign([-2.5, 0.0, 3.0]))", "The sign of NaN is NaN."))
 def sign(x):
     return lamina_value(np.sign(value_of(numeric_or_tracked(x, "sign\'s argument"))))
@@ -197,7 +200,7 @@ def _truth_values(x, fn: str):
     return value_of(numeric_or_tracked(x, f"{fn}\'s argument")) != 0
 
 
-@builtin("any", category=CATEGORY,
+@builtin("any", tracked="constant", category=CATEGORY,
          shapes=[Shape("any(x)", "tensor, number or bool", "bool", "Whether any element is nonzero.")],
          summary="true when at least one element is nonzero (or true); false for an empty tensor.",
          examples=["v = [0.5, -1.0, 2.0]\nprint(any(v > 1), any(v > 5))"],
@@ -207,7 +210,7 @@ def any_(x):
     return bool(np.any(_truth_values(x, "any")))
 
 
-@builtin("all", category=CATEGORY,
+@builtin("all", tracked="constant", category=CATEGORY,
          shapes=[Shape("all(x)", "tensor, number or bool", "bool", "Whether every element is nonzero.")],
          summary="true when every element is nonzero (or true); true for an empty tensor.",
          examples=["v = [0.5, -1.0, 2.0]\nprint(all(v > -2), all(v > 0))"],

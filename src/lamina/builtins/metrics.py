@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..stats import metrics as MT
-from .registry import Shape, builtin
+from .registry import GradCase, Shape, builtin
 
 CATEGORY = "Statistics"
 LABELS = ("Labels are numbers. A matrix with more than one column counts as class scores (or "
@@ -30,7 +30,7 @@ def _binary(name: str, what: str, formula: str, example: str):
 EXAMPLE = "y = [1, 0, 1, 1, 0, 1]\npred = [1, 0, 0, 1, 1, 1]\n"
 
 
-@builtin("accuracy", category=CATEGORY,
+@builtin("accuracy", tracked="constant", category=CATEGORY,
          shapes=[Shape("accuracy(y_true, y_pred)", "two label vectors of one length", "number",
                        "The fraction of predictions equal to the truth."),
                  Shape("accuracy(Y, P)", "two n x c matrices", "number", "Rows compared by their largest entry.")],
@@ -44,26 +44,26 @@ def accuracy(y_true, y_pred):
     return MT.accuracy(y_true, y_pred=y_pred)
 
 
-@builtin("precision", **_binary("precision", "precision", "tp / (tp + fp), the share of predicted "
+@builtin("precision", tracked="constant", **_binary("precision", "precision", "tp / (tp + fp), the share of predicted "
                                  "positives that are right", EXAMPLE + "print(precision(y, pred))"))
 def precision(y_true, y_pred, positive=1.0, average="binary"):
     return MT.precision(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
-@builtin("recall", **_binary("recall", "recall", "tp / (tp + fn), the share of true positives "
+@builtin("recall", tracked="constant", **_binary("recall", "recall", "tp / (tp + fn), the share of true positives "
                              "that are found", EXAMPLE + "print(recall(y, pred), recall(y, pred, positive = 0))"))
 def recall(y_true, y_pred, positive=1.0, average="binary"):
     return MT.recall(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
-@builtin("f1", **_binary("f1", "F1 score", "2 tp / (2 tp + fp + fn), the harmonic mean of "
+@builtin("f1", tracked="constant", **_binary("f1", "F1 score", "2 tp / (2 tp + fp + fn), the harmonic mean of "
                          "precision and recall",
                          EXAMPLE + "print(f1(y, pred))\nprint(round(f1([0, 1, 2, 2], [0, 2, 2, 1], average = \"macro\"), 4))"))
 def f1(y_true, y_pred, positive=1.0, average="binary"):
     return MT.f1(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
-@builtin("confusion_matrix", category=CATEGORY,
+@builtin("confusion_matrix", tracked="constant", category=CATEGORY,
          shapes=[Shape("confusion_matrix(y_true, y_pred)", "two vectors of labels 0, 1, ...", "k x k matrix",
                        "Counts: row = true class, column = predicted class."),
                  Shape("confusion_matrix(y_true, y_pred, classes = k)", "labels, count", "k x k matrix",
@@ -92,6 +92,7 @@ def confusion_matrix(y_true, y_pred, classes=None):
          notes="R^2 = 1 - sum((y - pred) .^ 2) / sum((y - mean(y)) .^ 2). It is NaN when y is "
                "constant (no variance to explain). For matrices each column is scored and the "
                "scores averaged (scikit-learn's 'uniform_average'). A vector and an n x 1 matrix "
-               "agree.")
+               "agree. Differentiable in both arguments.",
+         grad=[GradCase(((6,), (6,))), GradCase(((5, 2), (5, 2))), GradCase(((4, 1), (4,)))])
 def r2_score(y_true, y_pred):
     return MT.r2_score(y_true, y_pred=y_pred)

@@ -12,7 +12,8 @@ from ..models.quick import quick_mlp as quick_mlp_fn
 from ..models.spec import input_spec
 from ..stats.linreg import LinearModel
 from ..stats.models import LogisticModel
-from .registry import Shape, builtin
+from .autodiff import trains
+from .registry import Shape, builtin, refuse_tracked
 
 CATEGORY = "Models"
 XOR = "X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0.0; 1.0; 1.0; 0.0]\n"
@@ -29,7 +30,7 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
               "print(net) shows a summary like Keras's.")
 
 
-@builtin("input", category=CATEGORY,
+@builtin("input", tracked="constant", category=CATEGORY,
          shapes=[Shape("input(n)", "number of features", "model spec",
                        "The start of a model whose examples have n features."),
                  Shape("input(steps, features)", "number of steps, features per step", "model spec",
@@ -54,7 +55,7 @@ def input_(n, features=None):
     return input_spec(n, features)
 
 
-@builtin("compile", category=CATEGORY,
+@builtin("compile", tracked="constant", category=CATEGORY,
          shapes=[Shape("compile(spec, optimizer = \"adam\", loss = \"mse\", seed = n)",
                        "model spec, optimizer name, loss name, seed", "model",
                        "Weights drawn from the seed; defaults adam and mse."),
@@ -90,7 +91,7 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None):
     return compile_model(spec, optimizer=optimizer, loss=loss, seed=seed)
 
 
-@builtin("fit", category=CATEGORY,
+@builtin("fit", tracked="refuses", category=CATEGORY,
          shapes=[Shape("fit(model, X, Y, epochs = n)", "model, m x inputs matrix, targets, epochs",
                        "model", "Trains and returns a new model; rows are examples."),
                  Shape("net.fit(X, Y, epochs = n, batch_size = 32, shuffle = true)", "the same, as "
@@ -138,12 +139,14 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None):
                "ValueError naming the epoch and batch.")
 def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,
         validation_data=None, early_stopping=None, verbose=1):
-    return fit_model(model, X=X, Y=Y, epochs=epochs, batch_size=batch_size, shuffle=shuffle,
-                     validation_split=validation_split, validation_data=validation_data,
-                     early_stopping=early_stopping, verbose=verbose)
+    refuse_tracked("fit", (X, Y, validation_data))
+    with trains("fit"):
+        return fit_model(model, X=X, Y=Y, epochs=epochs, batch_size=batch_size, shuffle=shuffle,
+                         validation_split=validation_split, validation_data=validation_data,
+                         early_stopping=early_stopping, verbose=verbose)
 
 
-@builtin("predict", category=CATEGORY,
+@builtin("predict", tracked="refuses", category=CATEGORY,
          shapes=[Shape("predict(model, X)", "model, m x inputs matrix", "m x outputs matrix",
                        "The model's outputs for each row."),
                  Shape("net.predict(X)", "the same, as a method", "m x outputs matrix",
@@ -160,12 +163,13 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                "linreg or logreg, predict gives one number per row: X * weights + intercept, passed "
                "through the logistic function for logreg.")
 def predict(model, X):
+    refuse_tracked("predict", (X,))
     if isinstance(model, (LinearModel, LogisticModel)):
         return model.predict(X)
     return predict_model(model, X=X)
 
 
-@builtin("evaluate", category=CATEGORY,
+@builtin("evaluate", tracked="refuses", category=CATEGORY,
          shapes=[Shape("evaluate(model, X, Y)", "model, inputs, targets", "record {loss}",
                        "The loss on these rows (mse, mae)."),
                  Shape("evaluate(model, X, Y)", "classification model", "record {loss, accuracy}",
@@ -180,10 +184,11 @@ def predict(model, X):
                "row); with binary_cross_entropy the share of outputs on the same side of 0.5 as "
                "the target. Y is checked and shaped as in fit.")
 def evaluate(model, X, Y):
+    refuse_tracked("evaluate", (X, Y))
     return evaluate_model(model, X=X, Y=Y)
 
 
-@builtin("quick_mlp", category=CATEGORY,
+@builtin("quick_mlp", tracked="refuses", category=CATEGORY,
          shapes=[Shape("quick_mlp(X, Y, seed = n)", "inputs, targets, seed", "model",
                        "A fitted MLP with one hidden layer of 16 tanh units."),
                  Shape("quick_mlp(X, Y, seed = n, hidden = [32, 16], epochs = 500)",
@@ -208,11 +213,13 @@ def evaluate(model, X, Y):
                "applies only if given), lr, batch_size and verbose, as in compile and fit.")
 def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse", optimizer="adam",
               lr=None, batch_size=32, verbose=1):
-    return quick_mlp_fn(X, Y=Y, seed=seed, hidden=hidden, epochs=epochs, activation=activation, loss=loss,
-                        optimizer=optimizer, lr=lr, batch_size=batch_size, verbose=verbose)
+    refuse_tracked("quick_mlp", (X, Y))
+    with trains("quick_mlp"):
+        return quick_mlp_fn(X, Y=Y, seed=seed, hidden=hidden, epochs=epochs, activation=activation,
+                            loss=loss, optimizer=optimizer, lr=lr, batch_size=batch_size, verbose=verbose)
 
 
-@builtin("save_model", category=CATEGORY,
+@builtin("save_model", tracked="constant", category=CATEGORY,
          shapes=[Shape("save_model(model, path)", "model, file path", "no output",
                        "Writes the model to one .npz file.")],
          summary="Saves a model (spec, weights, optimizer state, schedule and histories) to a file "
@@ -232,7 +239,7 @@ def save_model(model, path):
     save(model, path)
 
 
-@builtin("load_model", category=CATEGORY,
+@builtin("load_model", tracked="constant", category=CATEGORY,
          shapes=[Shape("load_model(path)", "file path", "model", "The model save_model wrote.")],
          summary="Reads a model saved by save_model: every weight, setting and history exactly as "
                  "saved, so predictions match and further fitting continues the same way.",

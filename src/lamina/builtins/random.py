@@ -22,7 +22,7 @@ def _draw(shape: tuple, draw):
     return float(out) if shape == () else out
 
 
-@builtin("seed", category=RANDOM,
+@builtin("seed", tracked="constant", category=RANDOM,
          shapes=[Shape("seed(n)", "whole number", "no output", "Resets the global generator.")],
          summary="Seeds the one global random generator, so that random results repeat.",
          examples=['seed(42)\na = rand()\nseed(42)\nprint(a == rand())'],
@@ -33,7 +33,7 @@ def seed(n):
     reseed(as_int(n, "seed", minimum=0))
 
 
-@builtin("rand", category=RANDOM,
+@builtin("rand", tracked="constant", category=RANDOM,
          shapes=[Shape("rand()", "no input", "number", "One uniform number in [0, 1)."),
                  Shape("rand(n)", "length", "vector", "n uniform numbers."),
                  Shape("rand(r, c)", "rows, columns", "matrix", "An r x c matrix of uniform numbers.")],
@@ -44,7 +44,7 @@ def rand(r=None, c=None):
     return _draw(_dims(r, c, "rand"), generator().random)
 
 
-@builtin("randn", category=RANDOM,
+@builtin("randn", tracked="constant", category=RANDOM,
          shapes=[Shape("randn()", "no input", "number", "One standard normal number."),
                  Shape("randn(n)", "length", "vector", "n standard normal numbers."),
                  Shape("randn(r, c)", "rows, columns", "matrix", "An r x c standard normal matrix.")],

@@ -12,6 +12,14 @@
 The function receives Lamina values (see lamina.values) positionally and by
 keyword. The documentation pages, help(), and the generic gradient check are
 all driven from these records; no second table of names exists anywhere.
+
+Every builtin says what it does with a tracked argument (one made by param() or
+track()), so that no gradient is ever lost silently: it is differentiable (it
+declares `grad=[GradCase(...)]`), or `tracked="constant"` (no gradient flows back
+through it by its nature: sizes, counts, text, decisions, output, training), or
+`tracked="refuses"` (a tracked argument is a TypeError: call `refuse_tracked(name,
+(x, y))` first). tests/builtins/test_tracked_arguments.py calls every builtin with tracked
+arguments and holds each to its word.
 """
 from __future__ import annotations
 
@@ -19,6 +27,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..autodiff.cases import Const, GradCase  # noqa: F401  (builtin modules declare cases with these)
+from ..autodiff.tape import is_live
+from ..errors import LaminaError
+from ..values import Record, describe
+
+TRACKED = ("differentiable", "constant", "refuses")
 
 # In index order. The seed's page of tape_reset says "Statistics & ML", the first version's
 # one category for everything from the tape to the figures; it is split into the categories
@@ -49,6 +62,7 @@ class BuiltinSpec:
     notes: str
     grad: list[GradCase] | None = None   # None: not differentiable
     scoped: bool = False                  # takes the calling program's Scope first (see lang/scope.py)
+    tracked: str = "differentiable"       # one of TRACKED: what it does with a tracked argument
 
     @property
     def differentiable(self) -> bool:
@@ -59,21 +73,42 @@ REGISTRY: dict[str, BuiltinSpec] = {}
 
 
 def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
-            examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False):
+            examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
+            tracked: str | None = None):
     """Register `fn` as the Lamina builtin `name`."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r} for builtin {name!r}")
+    if (grad is None) == (tracked is None) or (tracked is not None and tracked not in TRACKED[1:]):
+        raise ValueError(f"builtin {name!r} must declare either grad=[GradCase(...)] (differentiable) "
+                         f"or tracked=\"constant\" or tracked=\"refuses\"")
 
     def register(fn: Callable) -> Callable:
         if name in REGISTRY:
             raise ValueError(f"builtin {name!r} is registered twice")
         REGISTRY[name] = BuiltinSpec(name, fn, category, list(shapes), summary,
-                                     list(examples), notes, grad, scoped)
+                                     list(examples), notes, grad, scoped, tracked or "differentiable")
         fn.__lamina_builtin__ = name
         fn.__lamina_shapes__ = tuple(s.code for s in shapes)   # for messages about a bad call
         return fn
 
     return register
+
+
+def refuse_tracked(name: str, args: tuple) -> None:
+    """The TypeError of a builtin that passes no gradient, when one of `args` holds a live tracked value."""
+    for x in args:
+        if _holds_live(x):
+            raise LaminaError("TypeError", f"{name} does not take tracked values (made by param() or "
+                              f"track()): it passes no gradient, so the gradient for {describe(x)} would "
+                              f"be lost. Pass detach(x) to use its number as a constant.")
+
+
+def _holds_live(x) -> bool:
+    if isinstance(x, list):
+        return any(_holds_live(v) for v in x)
+    if isinstance(x, Record):
+        return any(_holds_live(v) for v in x.fields.values())
+    return is_live(x)
 
 
 def load_all() -> dict[str, BuiltinSpec]:

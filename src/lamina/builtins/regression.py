@@ -10,7 +10,8 @@ from ..stats import models as M
 from ..stats.data import as_matrix
 from ..stats.table import Table
 from ..values import as_int, as_str, describe
-from .registry import Shape, builtin
+from .autodiff import trains
+from .registry import GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
 
@@ -28,7 +29,7 @@ def _from_table(t: Table, response, predictors, fn: str):
     return as_matrix(t, names), as_matrix(t, [target])[:, 0], names, target
 
 
-@builtin("linreg", category=CATEGORY,
+@builtin("linreg", tracked="refuses", category=CATEGORY,
          shapes=[Shape("linreg(X, y)", "n x k matrix (or vector), vector of n", "linear model",
                        "Least squares with an intercept, and its inference table."),
                  Shape("linreg(X, y, names = [...], intercept = false)", "the same, k names, bool", "linear model",
@@ -53,13 +54,14 @@ def _from_table(t: Table, response, predictors, fn: str):
                "fitted, residuals, n; predictions are X * fit.weights + fit.intercept. NaNs, "
                "collinear columns and too few rows are ValueErrors.")
 def linreg(X, y, names=None, intercept=True):
+    refuse_tracked("linreg", (X, y))
     response = "y"
     if isinstance(X, Table):
         X, y, names, response = _from_table(X, response=y, predictors=names, fn="linreg")
     return LR.fit(X, y=y, intercept=intercept, names=names, response=response)
 
 
-@builtin("polyfit", category=CATEGORY,
+@builtin("polyfit", tracked="refuses", category=CATEGORY,
          shapes=[Shape("polyfit(x, y, degree)", "two vectors of n, whole number", "vector of degree + 1",
                        "Least-squares polynomial coefficients, highest power first.")],
          summary="Fits a polynomial of a given degree to points by least squares; returns its "
@@ -70,6 +72,7 @@ def linreg(X, y, names=None, intercept=True):
                "lstsq). It needs more distinct x values than the degree; NaNs are a ValueError. "
                "Evaluate the result with polyval.")
 def polyfit(x, y, degree):
+    refuse_tracked("polyfit", (x, y))
     return M.polyfit(x, y=y, degree=degree)
 
 
@@ -78,12 +81,14 @@ def polyfit(x, y, degree):
                        "The polynomial evaluated at each element of x.")],
          summary="Evaluates a polynomial, given by its coefficients highest power first, at x.",
          examples=["print(polyval([1, 0, -1], [0, 1, 2, 3]))"],
-         notes="Horner's rule (NumPy's polyval): p[0] * x^d + ... + p[d]. Elementwise on tensors.")
+         notes="Horner's rule (NumPy's polyval): p[0] * x^d + ... + p[d]. Elementwise on tensors. "
+               "Differentiable in p and in x.",
+         grad=[GradCase(((4,), (3,))), GradCase(((3,), ())), GradCase(((1,), (2, 2))), GradCase(((3,), (2, 3)))])
 def polyval(p, x):
     return M.polyval(p, x=x)
 
 
-@builtin("logreg", category=CATEGORY,
+@builtin("logreg", tracked="refuses", category=CATEGORY,
          shapes=[Shape("logreg(X, y)", "n x k matrix (or vector), vector of 0/1 labels", "logistic model",
                        "Maximum-likelihood logistic regression with an intercept."),
                  Shape("logreg(X, y, l2 = 0.1)", "the same, penalty", "logistic model",
@@ -106,12 +111,14 @@ def polyval(p, x):
                "finite maximum-likelihood fit: pass l2 > 0. Fields: weights, intercept, coef (the "
                "intercept first), se, z, p, terms, loss_history, iterations, converged, l2, n.")
 def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
+    refuse_tracked("logreg", (X, y))
     if isinstance(X, Table):
         X, y, names, _ = _from_table(X, response=y, predictors=names, fn="logreg")
-    return M.logreg(X, y=y, l2=l2, max_iter=max_iter, names=names)
+    with trains("logreg"):
+        return M.logreg(X, y=y, l2=l2, max_iter=max_iter, names=names)
 
 
-@builtin("kmeans", category=CATEGORY,
+@builtin("kmeans", tracked="refuses", category=CATEGORY,
          shapes=[Shape("kmeans(X, k)", "n x d matrix (rows are points), count", "record {centers, labels, inertia, iterations}",
                        "k clusters by Lloyd's algorithm from k-means++ starts."),
                  Shape("kmeans(X, k, seed = n, restarts = r)", "the same, whole numbers", "record",
@@ -128,11 +135,12 @@ def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
                "seed is given. Labels count from 0 in the order the centers were found. An empty "
                "cluster takes the point farthest from its center.")
 def kmeans(X, k, seed=None, restarts=10.0, max_iter=300.0):
+    refuse_tracked("kmeans", (X,))
     rng = generator() if seed is None else np.random.default_rng(as_int(seed, "kmeans's seed", minimum=0))
     return M.kmeans(X, k=k, rng=rng, max_iter=max_iter, restarts=restarts)
 
 
-@builtin("pca", category=CATEGORY,
+@builtin("pca", tracked="refuses", category=CATEGORY,
          shapes=[Shape("pca(X)", "n x d matrix (rows are observations)", "record {components, scores, variance, ratio, mean}",
                        "Every principal component."),
                  Shape("pca(X, k)", "matrix, count", "record", "The first k components.")],
@@ -147,4 +155,5 @@ def kmeans(X, k, seed=None, restarts=10.0, max_iter=300.0):
                "that its largest entry is positive, which makes results repeatable. Columns on very "
                "different scales dominate; standardize them first if that is not wanted.")
 def pca(X, k=None):
+    refuse_tracked("pca", (X,))
     return M.pca(X, k=k)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff import ops, shaping
 from ..errors import LaminaError
 from ..rng import generator
 from ..stats.args import flag, vector
-from ..values import as_int, describe, value_of
-from .registry import Shape, builtin
+from ..values import Tracked, as_int, describe, value_of
+from .registry import Const, GradCase, Shape, builtin, refuse_tracked
 
 RANDOM = "Random"
 
@@ -19,7 +20,7 @@ def _count(n, what: str) -> int:
     return as_int(n, what, minimum=0)
 
 
-@builtin("randint", category=RANDOM,
+@builtin("randint", tracked="constant", category=RANDOM,
          shapes=[Shape("randint(lo, hi)", "two whole numbers", "number", "One whole number from lo up to hi - 1."),
                  Shape("randint(lo, hi, n)", "two whole numbers, length", "vector", "n of them."),
                  Shape("randint(lo, hi, r, c)", "two whole numbers, rows, columns", "matrix", "An r x c matrix of them.")],
@@ -52,9 +53,12 @@ def _items(xs, what: str):
     raise LaminaError("TypeError", f"{what} must be a list, a tensor or a count, not {describe(xs)}.")
 
 
-def _pick(items, idx):
+def _pick(xs, items, idx):
+    """The items at positions idx: list items, or a gather of elements or rows (differentiable)."""
     if isinstance(items, list):
         return [items[i] for i in idx]
+    if type(xs) is Tracked:
+        return shaping.take(xs, idx)
     return items[idx].copy()
 
 
@@ -71,7 +75,12 @@ def _pick(items, idx):
                    "seed(4)\nprint(choice(10, 3, replace = false))\nprint(choice([0, 1], 8, p = [0.9, 0.1]))"],
          notes="With replacement (the default) an item can be drawn more than once; replace = false "
                "draws distinct items, so n may not exceed their number. p holds one probability per "
-               "item, summing to 1. Draws from the global generator that seed(n) resets.")
+               "item, summing to 1. Draws from the global generator that seed(n) resets. "
+               "Differentiable: each drawn element (or row) passes its gradient back to the item "
+               "it was drawn from, and an item drawn twice gets both; the probabilities p get "
+               "none (a tracked p is a TypeError).",
+         grad=[GradCase(((5,), Const(8.0)), reseed=True), GradCase(((4, 2), Const(3.0)), {"replace": False}, reseed=True),
+               GradCase(((5,),), reseed=True), GradCase(((3, 2),), reseed=True)])
 def choice(xs, n=None, replace=True, p=None):
     items = _items(xs, "choice's items")
     m = len(items)
@@ -79,18 +88,22 @@ def choice(xs, n=None, replace=True, p=None):
         raise LaminaError("ValueError", "choice needs at least one item to choose from.")
     weights = None
     if p is not None:
+        refuse_tracked("choice's p", (p,))
         weights = vector(p, "choice's p")
         if weights.size != m or np.any(weights < 0) or abs(weights.sum() - 1) > 1e-8:
             raise LaminaError("ValueError", f"choice's p must hold {m} probabilities (one per item), "
                               f"each at least 0, summing to 1.")
     with_replacement = flag(replace, "choice's replace")
     if n is None:
-        return _pick(items, [int(generator().choice(m, p=weights))])[0]
+        i = int(generator().choice(m, p=weights))
+        if type(xs) is Tracked:
+            return ops.index(xs, (i,) if xs.value.ndim == 1 else (i, slice(None)))
+        return _pick(xs, items, [i])[0]
     count = _count(n, "choice's count")
     if not with_replacement and count > m:
         raise LaminaError("ValueError", f"choice cannot draw {count} distinct items from {m}.")
     idx = generator().choice(m, size=count, replace=with_replacement, p=weights)
-    return _pick(items, idx)
+    return _pick(xs, items, idx)
 
 
 @builtin("shuffle", category=RANDOM,
@@ -102,15 +115,17 @@ def choice(xs, n=None, replace=True, p=None):
          notes="A new value: the argument is unchanged (values are never changed in place). Every "
                "order is equally likely. To shuffle two matrices the same way (examples and their "
                "labels), draw one order with permutation and index with it row by row, or use "
-               "train_test_split. Draws from the global generator that seed(n) resets.")
+               "train_test_split. Draws from the global generator that seed(n) resets. "
+               "Differentiable: each element (or row) keeps its gradient wherever it lands.",
+         grad=[GradCase(((5,),), reseed=True), GradCase(((4, 3),), reseed=True)])
 def shuffle(xs):
     items = _items(xs, "shuffle's argument")
     if isinstance(value_of(xs), float):
         raise LaminaError("TypeError", "shuffle needs a vector, matrix or list; permutation(n) shuffles 0 to n - 1.")
-    return _pick(items, generator().permutation(len(items)))
+    return _pick(xs, items, generator().permutation(len(items)))
 
 
-@builtin("permutation", category=RANDOM,
+@builtin("permutation", tracked="constant", category=RANDOM,
          shapes=[Shape("permutation(n)", "count", "vector", "0, 1, ..., n - 1 in a random order.")],
          summary="A random ordering of the indices 0 to n - 1.",
          examples=["seed(6)\nprint(permutation(6))",

@@ -1,14 +1,22 @@
 """Descriptive statistics builtins (the numerics are in lamina.stats.descriptive)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..stats import descriptive as D
-from .registry import Shape, builtin
+from ..stats import moments as Mo
+from .registry import Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
 AXIS_NOTE = ("Without an axis every element counts (a matrix is one sample); axis 0 works down "
              "the rows, giving one result per column, and axis 1 along each row, giving one per "
              "row, as for sum and mean.")
 NAN_NOTE = ("A NaN in the data makes the result NaN; skipnan = true leaves NaNs out instead.")
+V, M = (5,), (4, 3)
+ORDER_NOTE = ("Differentiable: the gradient of an order statistic goes to the element it came "
+              "from (on ties, to one of them), and a value between two order statistics passes "
+              "its gradient to both, in the interpolation's proportions; a NaN left out by skipnan "
+              "gets none.")
 
 
 def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
@@ -25,7 +33,8 @@ def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
                    "m = [1, 5; 2, 8; 9, 0]\nprint(median(m, axis = 0), median(m, axis = 1))",
                    "x = [1, 0 / 0, 3]    # 0 / 0 is NaN\nprint(median(x), median(x, skipnan = true))"],
          notes="With an even count the median is the mean of the two middle values. "
-               + AXIS_NOTE + " " + NAN_NOTE + " The result is a plain value: it passes no gradient.")
+               + AXIS_NOTE + " " + NAN_NOTE + " " + ORDER_NOTE,
+         grad=[GradCase((V,)), GradCase(((4,),)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1})])
 def median(x, axis=None, skipnan=False):
     return D.median(x, axis=axis, skipnan=skipnan)
 
@@ -40,9 +49,12 @@ def median(x, axis=None, skipnan=False):
                    "m = [1, 2; 3, 6; 5, 10]\nprint(var(m, axis = 0), var(m, axis = 1))"],
          notes="var divides the sum of squared deviations by n - ddof, and ddof is 1 by default: "
                "the unbiased sample variance, as in R, MATLAB and Julia (NumPy's default is 0). "
-               "With n - ddof <= 0 the variance is NaN. " + AXIS_NOTE + " " + NAN_NOTE)
+               "With n - ddof <= 0 the variance is NaN. " + AXIS_NOTE + " " + NAN_NOTE + " "
+               "Differentiable: the gradient for x is 2 (x - mean) / (n - ddof) in each slice.",
+         grad=[GradCase((V,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1, "ddof": 0}),
+               GradCase(((),), {"ddof": 0})])
 def var(x, axis=None, ddof=1.0, skipnan=False):
-    return D.var(x, axis=axis, ddof=ddof, skipnan=skipnan)
+    return Mo.var(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
 @builtin("std", category=CATEGORY,
@@ -54,9 +66,11 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
          examples=["x = [2, 4, 4, 4, 5, 5, 7, 9]\nprint(round(std(x), 4), std(x, ddof = 0))",
                    "print(round(std([1, 2; 3, 6; 5, 10], axis = 0), 4))"],
          notes="sqrt(var(x, ddof = d)), with ddof 1 by default (the sample standard deviation; "
-               "pass ddof = 0 for the population one). " + AXIS_NOTE + " " + NAN_NOTE)
+               "pass ddof = 0 for the population one). " + AXIS_NOTE + " " + NAN_NOTE + " "
+               "Differentiable: the gradient for x is (x - mean) / ((n - ddof) std), NaN where std is 0.",
+         grad=[GradCase((V,)), GradCase((M,), {"axis": 0, "ddof": 0}), GradCase((M,), {"axis": 1})])
 def std(x, axis=None, ddof=1.0, skipnan=False):
-    return D.std(x, axis=axis, ddof=ddof, skipnan=skipnan)
+    return Mo.std(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
 @builtin("quantile", category=CATEGORY,
@@ -77,7 +91,10 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
                "Probabilities outside 0 to 1 are a ValueError. With several qs and axis 0 the result "
                "has one row per q and one column per column of x; with axis 1 one row per row of x "
                "and one column per q. " + AXIS_NOTE + " " + NAN_NOTE + " Given a distribution, "
-               "quantile(d, p) is its inverse cdf, computed by SciPy.")
+               "quantile(d, p) is its inverse cdf, computed by SciPy. " + ORDER_NOTE + " The "
+               "probabilities get no gradient: a tracked q is a TypeError.",
+         grad=[GradCase((V, Const(0.3))), GradCase((M, Const(np.array([0.25, 0.9]))), {"axis": 1}),
+               GradCase((M, Const(0.5)), {"axis": 0}), GradCase(((6,), Const(np.array([0.0, 0.5, 1.0]))))])
 def quantile(x, q, axis=None, skipnan=False):
     from ..stats.distributions import Distribution
     if isinstance(x, Distribution):
@@ -97,9 +114,11 @@ def quantile(x, q, axis=None, skipnan=False):
          notes="cov(x, y) = sum((x - mean(x)) .* (y - mean(y))) / (n - ddof), ddof = 1 by default "
                "(the unbiased sample covariance, as in R and MATLAB). The diagonal of cov(X) holds "
                "the column variances. A NaN makes the results that involve it NaN; skipnan = true "
-               "drops every row that has a NaN in any column used.")
+               "drops every row that has a NaN in any column used. Differentiable in x and y "
+               "(rows that skipnan drops get no gradient).",
+         grad=[GradCase((V, V)), GradCase((M,)), GradCase((V,)), GradCase(((5, 2),), {"ddof": 0})])
 def cov(x, y=None, ddof=1.0, skipnan=False):
-    return D.cov(x, y=y, ddof=ddof, skipnan=skipnan)
+    return Mo.cov(x, y=y, ddof=ddof, skipnan=skipnan)
 
 
 @builtin("corr", category=CATEGORY,
@@ -112,9 +131,11 @@ def cov(x, y=None, ddof=1.0, skipnan=False):
                    "X = [1, 2, 5; 2, 4, 3; 3, 5, 2; 4, 9, 1]\nprint(round(corr(X), 3))"],
          notes="cov(x, y) / (std(x) * std(y)); the ddof cancels. A constant variable has no "
                "correlation: the result is NaN. A NaN makes the results that involve it NaN; "
-               "skipnan = true drops every row that has a NaN in any column used.")
+               "skipnan = true drops every row that has a NaN in any column used. Differentiable "
+               "in x and y.",
+         grad=[GradCase((V, V)), GradCase(((6, 3),))])
 def corr(x, y=None, skipnan=False):
-    return D.corr(x, y=y, skipnan=skipnan)
+    return Mo.corr(x, y=y, skipnan=skipnan)
 
 
 @builtin("zscore", category=CATEGORY,
@@ -128,9 +149,11 @@ def corr(x, y=None, skipnan=False):
          notes="(x - mean(x)) / std(x) with the sample standard deviation (ddof = 1, as MATLAB's "
                "zscore; pass ddof = 0 for SciPy's default). A constant slice gives NaN (0 / 0). "
                + AXIS_NOTE + " " + NAN_NOTE + " To scale the columns of a data matrix, and the test "
-               "set with the training set's means, see standardize.")
+               "set with the training set's means, see standardize. Differentiable, through the "
+               "mean and the standard deviation as well.",
+         grad=[GradCase((V,)), GradCase((M,), {"axis": 0}), GradCase(((3, 4),), {"axis": 1, "ddof": 0})])
 def zscore(x, axis=None, ddof=1.0, skipnan=False):
-    return D.zscore(x, axis=axis, ddof=ddof, skipnan=skipnan)
+    return Mo.zscore(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
 @builtin("cumsum", category=CATEGORY,
@@ -141,7 +164,10 @@ def zscore(x, axis=None, ddof=1.0, skipnan=False):
          summary="Cumulative sums: element i of the result is the sum of elements 0 to i.",
          examples=["print(cumsum([1, 2, 3, 4]))", "print(cumsum([1, 2; 3, 4], axis = 0), cumsum([1, 2; 3, 4], axis = 1))"],
          notes="The last element of cumsum(v) is sum(v). Without an axis a matrix is read row by "
-               "row. A NaN makes every later total NaN; skipnan = true counts NaNs as 0.")
+               "row. A NaN makes every later total NaN; skipnan = true counts NaNs as 0. "
+               "Differentiable: element i's gradient is the sum of the totals' gradients from i on.",
+         grad=[GradCase((V,)), GradCase(((3, 4),)), GradCase(((3, 4),), {"axis": 0}),
+               GradCase(((3, 4),), {"axis": 1})])
 def cumsum(x, axis=None, skipnan=False):
     return D.cumsum(x, axis=axis, skipnan=skipnan)
 
@@ -157,12 +183,15 @@ def cumsum(x, axis=None, skipnan=False):
          notes="Returns a new value; the argument is unchanged. NaN sorts last (in either order). "
                "Without an axis a matrix is sorted as one row-major sequence and comes back as a "
                "vector. Strings sort by Unicode code point. To reorder other data in the same "
-               "order, sort indices: see permutation and shuffle for random orders.")
+               "order, sort indices: see permutation and shuffle for random orders. Differentiable: "
+               "each sorted value's gradient goes back to the element it came from.",
+         grad=[GradCase((V,)), GradCase((V,), {"descending": True}), GradCase((M,), {"axis": 0}),
+               GradCase(((3, 4),), {"axis": 1, "descending": True}), GradCase(((3, 4),))])
 def sort(x, axis=None, descending=False):
     return D.sort(x, axis=axis, descending=descending)
 
 
-@builtin("unique", category=CATEGORY,
+@builtin("unique", tracked="refuses", category=CATEGORY,
          shapes=[Shape("unique(x)", "tensor or list", "vector or list", "The distinct values, sorted."),
                  Shape("unique(x, counts = true)", "tensor or list", "record {values, counts}",
                        "Also how often each value occurs.")],
@@ -171,10 +200,11 @@ def sort(x, axis=None, descending=False):
          notes="A matrix is read as all of its elements. NaNs count as one value, sorted last. "
                "unique(y) of class labels lists the classes; counts gives how balanced they are.")
 def unique(x, counts=False):
+    refuse_tracked("unique", (x,))
     return D.unique(x, counts=counts)
 
 
-@builtin("histogram", category=CATEGORY,
+@builtin("histogram", tracked="refuses", category=CATEGORY,
          shapes=[Shape("histogram(x)", "tensor", "record {counts, edges}", "10 equal bins from min to max."),
                  Shape("histogram(x, bins)", "tensor, number of bins", "record {counts, edges}", "n equal bins."),
                  Shape("histogram(x, edges)", "tensor, increasing vector", "record {counts, edges}", "Bins with the given edges."),
@@ -188,4 +218,5 @@ def unique(x, counts=False):
                "rule). Values outside a given range are not counted. A NaN or Inf falls in no bin and "
                "is a ValueError; skipnan = true leaves NaNs out. To draw a histogram use hist.")
 def histogram(x, bins=10.0, range=None, skipnan=False):
+    refuse_tracked("histogram", (x, bins, range))
     return D.histogram(x, bins=bins, range=range, skipnan=skipnan)

@@ -6,9 +6,9 @@ import numpy as np
 from ..autodiff import linalg, ops, shaping
 from ..autodiff.reductions import check_axis
 from ..errors import LaminaError, shape_str
-from ..values import as_float, as_int, describe, numeric_or_tracked, value_of
+from ..values import Tracked, as_float, as_int, describe, numeric_or_tracked, value_of
 from .mathfns import axis_arg
-from .registry import Const, GradCase, Shape, builtin
+from .registry import Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Tensors"
 
@@ -24,7 +24,7 @@ def _filled(value: float, r, c, name: str):
                     _size(c, f"The column count given to {name}")), value)
 
 
-@builtin("zeros", category=CATEGORY,
+@builtin("zeros", tracked="constant", category=CATEGORY,
          shapes=[Shape("zeros(n)", "length", "vector", "A vector of n zeros."),
                  Shape("zeros(r, c)", "rows, columns", "matrix", "An r x c matrix of zeros.")],
          summary="A vector or matrix filled with zeros.",
@@ -34,7 +34,7 @@ def zeros(r, c=None):
     return _filled(0.0, r=r, c=c, name="zeros")
 
 
-@builtin("ones", category=CATEGORY,
+@builtin("ones", tracked="constant", category=CATEGORY,
          shapes=[Shape("ones(n)", "length", "vector", "A vector of n ones."),
                  Shape("ones(r, c)", "rows, columns", "matrix", "An r x c matrix of ones.")],
          summary="A vector or matrix filled with ones.",
@@ -44,7 +44,7 @@ def ones(r, c=None):
     return _filled(1.0, r=r, c=c, name="ones")
 
 
-@builtin("eye", category=CATEGORY,
+@builtin("eye", tracked="constant", category=CATEGORY,
          shapes=[Shape("eye(n)", "size", "matrix", "The n x n identity matrix.")],
          summary="The n x n identity matrix: ones on the diagonal, zeros elsewhere.",
          examples=["print(eye(2))"],
@@ -53,7 +53,7 @@ def eye(n):
     return np.eye(_size(n, "The size given to eye"))
 
 
-@builtin("size", category=CATEGORY,
+@builtin("size", tracked="constant", category=CATEGORY,
          shapes=[Shape("size(x)", "tensor", "vector", "[n] for a vector, [m, n] for a matrix."),
                  Shape("size(x, axis)", "tensor, 0 or 1", "number", "The size along one axis.")],
          summary="The dimensions of a tensor: [n] for a vector, [rows, columns] for a matrix.",
@@ -69,7 +69,7 @@ def size(x, axis=None):
     return float(shape[k])
 
 
-@builtin("range", category=CATEGORY,
+@builtin("range", tracked="refuses", category=CATEGORY,
          shapes=[Shape("range(n)", "count", "vector", "0, 1, ..., n-1."),
                  Shape("range(a, b)", "start, stop", "vector", "a, a+1, ... up to but not including b."),
                  Shape("range(a, b, step)", "start, stop, step", "vector", "From a toward b by step.")],
@@ -78,6 +78,7 @@ def size(x, axis=None):
          notes="The stop value is never included. The step may be fractional or negative but "
                "not 0; a range that goes nowhere is the empty vector.")
 def range_(a, b=None, step=1.0):
+    refuse_tracked("range", (a, b, step))
     start, stop = (0.0, as_float(a, "The stop of range")) if b is None else (
         as_float(a, "The start of range"), as_float(b, "The stop of range"))
     s = as_float(step, "The step of range")
@@ -93,10 +94,21 @@ def range_(a, b=None, step=1.0):
                        "n evenly spaced numbers from a to b, both included.")],
          summary="n evenly spaced numbers from a to b inclusive.",
          examples=["print(linspace(0, 1, 5))"],
-         notes="Unlike range, both ends are included; linspace(a, b, 1) is [a].")
+         notes="Unlike range, both ends are included; linspace(a, b, 1) is [a]. Differentiable in "
+               "a and b: element i is a (1 - t) + b t with t = i / (n - 1).",
+         grad=[GradCase(((), (), Const(5.0))), GradCase(((), (), Const(1.0)))])
 def linspace(a, b, n):
-    return np.linspace(as_float(a, "The start of linspace"), as_float(b, "The stop of linspace"),
-                       _size(n, "The count given to linspace"))
+    return shaping.linspace(_end(a, "The start of linspace"), _end(b, "The stop of linspace"),
+                            _size(n, "The count given to linspace"))
+
+
+def _end(x, what: str):
+    """A number, tracked or not (a one-element tensor counts only untracked)."""
+    if type(value_of(x)) is float:
+        return x
+    if type(x) is Tracked:
+        raise LaminaError("TypeError", f"{what} must be a number, not {describe(x)}.")
+    return as_float(x, what)
 
 
 @builtin("reshape", category=CATEGORY,
@@ -210,11 +222,11 @@ def _arg_doc(name: str, what: str):
                       "counts row by row. Indices are returned as numbers; they pass no gradient.")
 
 
-@builtin("argmax", **_arg_doc("argmax", "largest"))
+@builtin("argmax", tracked="constant", **_arg_doc("argmax", "largest"))
 def argmax(x, axis=None):
     return _arg_extreme(x, axis, np.argmax, "argmax")
 
 
-@builtin("argmin", **_arg_doc("argmin", "smallest"))
+@builtin("argmin", tracked="constant", **_arg_doc("argmin", "smallest"))
 def argmin(x, axis=None):
     return _arg_extreme(x, axis, np.argmin, "argmin")

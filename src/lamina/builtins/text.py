@@ -9,7 +9,7 @@ from .registry import Shape, builtin
 TEXT = "Text & types"
 
 
-@builtin("type", category=TEXT,
+@builtin("type", tracked="constant", category=TEXT,
          shapes=[Shape("type(x)", "any value", "string", "The kind of value.")],
          summary="Names the kind of a value: number, bool, string, none, vector, matrix, list, record, function, ...",
          examples=['print(type(1), type([1, 2]), type([1, 2; 3, 4]), type("a"), type({a = 1}))'],
@@ -19,7 +19,7 @@ def type_(x):
     return type_name(x)
 
 
-@builtin("string", category=TEXT,
+@builtin("string", tracked="constant", category=TEXT,
          shapes=[Shape("string(x)", "any value", "string", "The text print would write for x.")],
          summary="Converts any value to the text that print would write for it.",
          examples=['s = string(0.5) + " and " + string([1, 2])\nprint(s)'],
@@ -28,7 +28,7 @@ def string(x):
     return format_value(x)
 
 
-@builtin("number", category=TEXT,
+@builtin("number", tracked="constant", category=TEXT,
          shapes=[Shape("number(s)", "string", "number", "Parses a number."),
                  Shape("number(b)", "bool", "number", "true is 1, false is 0.")],
          summary="Converts text (or a bool) to a number.",
@@ -47,7 +47,7 @@ def number(x):
         raise LaminaError("ValueError", f'"{x}" is not a number.') from None
 
 
-@builtin("join", category=TEXT,
+@builtin("join", tracked="constant", category=TEXT,
          shapes=[Shape("join(items)", "list or vector", "string", "The items as text, end to end."),
                  Shape("join(items, sep)", "list or vector, string", "string",
                        "The items as text with sep between them.")],
@@ -60,7 +60,7 @@ def join(items, sep=""):
     return as_str(sep, "join's separator").join(format_value(x) for x in for_each(items))
 
 
-@builtin("split", category=TEXT,
+@builtin("split", tracked="constant", category=TEXT,
          shapes=[Shape("split(s)", "string", "list of strings", "The words of s: cut at runs of white space."),
                  Shape("split(s, sep)", "string, string", "list of strings", "Cuts s at each sep.")],
          summary="Splits a string into a list of strings, at white space or at each occurrence of a separator.",
@@ -79,7 +79,7 @@ def split(s, sep=None):
     return s.split(sep)
 
 
-@builtin("upper", category=TEXT,
+@builtin("upper", tracked="constant", category=TEXT,
          shapes=[Shape("upper(s)", "string", "string", "Upper-case copy.")],
          summary="Returns the string in upper case.",
          examples=['print(upper("lamina"))'], notes="Unicode-aware, as Python's str.upper.")
@@ -87,7 +87,7 @@ def upper(s):
     return as_str(s, "upper's argument").upper()
 
 
-@builtin("lower", category=TEXT,
+@builtin("lower", tracked="constant", category=TEXT,
          shapes=[Shape("lower(s)", "string", "string", "Lower-case copy.")],
          summary="Returns the string in lower case.",
          examples=['print(lower("LaMiNa"))'], notes="Unicode-aware, as Python's str.lower.")
@@ -95,7 +95,7 @@ def lower(s):
     return as_str(s, "lower's argument").lower()
 
 
-@builtin("trim", category=TEXT,
+@builtin("trim", tracked="constant", category=TEXT,
          shapes=[Shape("trim(s)", "string", "string", "Without leading and trailing white space.")],
          summary="Removes white space from both ends of a string.",
          examples=['print("[" + trim("  hi  ") + "]")'], notes="Spaces, tabs and newlines count as white space.")
@@ -103,7 +103,7 @@ def trim(s):
     return as_str(s, "trim's argument").strip()
 
 
-@builtin("replace", category=TEXT,
+@builtin("replace", tracked="constant", category=TEXT,
          shapes=[Shape("replace(s, old, new)", "three strings", "string", "Every old replaced by new.")],
          summary="Replaces every occurrence of one substring with another.",
          examples=['print(replace("a-b-c", "-", "+"))'], notes="Plain text, not a pattern.")
@@ -111,7 +111,7 @@ def replace(s, old, new):
     return as_str(s, "replace's text").replace(as_str(old, "replace's old text"), as_str(new, "replace's new text"))
 
 
-@builtin("contains", category=TEXT,
+@builtin("contains", tracked="constant", category=TEXT,
          shapes=[Shape("contains(s, part)", "string, string", "bool", "Whether part occurs in s."),
                  Shape("contains(xs, x)", "list, value", "bool", "Whether x is an item of the list.")],
          summary="Tells whether a string contains a substring, or a list an item.",

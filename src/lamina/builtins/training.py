@@ -6,12 +6,13 @@ from ..lang.runtime import call
 from ..optim.base import Optimizer
 from ..optim.loop import train_loop as run_train_loop
 from ..values import describe, is_function
+from .autodiff import trains
 from .registry import Shape, builtin
 
 CATEGORY = "Optimizers & training"
 
 
-@builtin("train_loop", category=CATEGORY, scoped=True,
+@builtin("train_loop", tracked="constant", category=CATEGORY, scoped=True,
          shapes=[Shape("train_loop(loss_fn, params, epochs, optimizer = opt)",
                        "function or its name, parameters, epoch count, optimizer or its name",
                        "vector of losses", "Trains and returns the loss of every epoch."),
@@ -54,5 +55,6 @@ def train_loop(scope, /, loss_fn, params, epochs, optimizer=None, returning="los
     if not is_function(fn):
         raise LaminaError("TypeError", f"train_loop's loss function must be a function (or its "
                           f"variable's name), not {describe(fn)}.")
-    return run_train_loop(lambda p: call(fn, (p,)), params=scope.resolve(params, "parameters"),
-                          epochs=epochs, optimizer=optimizer, returning=returning)
+    with trains("train_loop"):
+        return run_train_loop(lambda p: call(fn, (p,)), params=scope.resolve(params, "parameters"),
+                              epochs=epochs, optimizer=optimizer, returning=returning)

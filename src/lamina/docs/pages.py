@@ -51,6 +51,17 @@ def run_example(name: str, code: str) -> ExampleRun:
     return ExampleRun(code.rstrip("\n"), out.getvalue().rstrip("\n"), figures)
 
 
+GRADIENTS = {
+    "differentiable": "grad() differentiates through it: gradients flow back to its tracked "
+                      "arguments (the test suite checks them against finite differences).",
+    "constant": "Passes no gradient: a tracked argument counts as its number, and nothing flows "
+                "back to it through the result (grad treats the result as a constant).",
+    "refuses": "Takes no tracked values: it passes no gradient, so a tracked argument is a "
+               "TypeError rather than a gradient lost without a word. Pass detach(x) to use the "
+               "number as a constant.",
+}
+
+
 def overloads_line(spec: BuiltinSpec) -> str:
     n = len(spec.shapes)
     return "One call shape — this function is not overloaded." if n == 1 else f"{n} call shapes."
@@ -94,6 +105,7 @@ def page(spec: BuiltinSpec, strict: bool = True, figures: dict | None = None) ->
                 figures[image] = data
             lines += [f"![figure]({image})", ""]
     lines += ["## How it works", "", spec.notes, ""]
+    lines += ["## Gradients", "", GRADIENTS[spec.tracked], ""]
     return "\n".join(lines)
 
 

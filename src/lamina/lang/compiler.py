@@ -43,6 +43,26 @@ def node_of(namespace: dict, lineno: int) -> A.Node | None:
     return nodes[lineno - 1] if 0 < lineno <= len(nodes) else None
 
 
+def wrt_syntax(node: A.Node | None) -> A.Node | None:
+    """The argument a call passes as `wrt`: the keyword `wrt = ...` of any call, or the second
+    argument of `grad(loss, w)` (first of `loss.grad(w)`), which a pipe also produces."""
+    if not isinstance(node, (A.Call, A.MethodCall)):
+        return None
+    for k in node.kwargs:
+        if k.name == "wrt":
+            return k.value
+    if isinstance(node, A.Call) and isinstance(node.callee, A.Name) and node.callee.name == "grad":
+        return node.args[1] if len(node.args) > 1 else None
+    if isinstance(node, A.MethodCall) and node.name == "grad":
+        return node.args[0] if node.args else None
+    return None
+
+
+def is_target_list(node: A.Node | None) -> bool:
+    """A bracket literal without `;`: as the wrt argument it is a list of targets."""
+    return isinstance(node, A.Matrix) and not node.semicolons
+
+
 def load(name: str) -> py.Name:
     return py.Name(name, py.Load())
 
@@ -263,20 +283,30 @@ class Compiler:
 
     def e_Call(self, node: A.Call):
         callee = self.expr(node.callee)
-        args = [self.expr(a) for a in node.args]
+        wrt = wrt_syntax(node)
+        args = [self.argument(a, wrt) for a in node.args]
         if not node.kwargs:
             return py.Call(callee, args, [])
-        return helper("_call", callee, py.Tuple(args, py.Load()), self.keywords(node.kwargs))
+        return helper("_call", callee, py.Tuple(args, py.Load()), self.keywords(node.kwargs, wrt))
 
-    def keywords(self, kwargs: list[A.Keyword]) -> py.expr:
+    def argument(self, node: A.Node, wrt: A.Node | None) -> py.expr:
+        """An argument; a bracket literal written as the wrt argument is the list of its items,
+        whatever they are: `grad(loss, wrt = [a, b])` asks for one gradient per item."""
+        if node is wrt and is_target_list(node):
+            return self.at(py.List([self.expr(x) for x in node.rows[0]] if node.rows else [], py.Load()), node)
+        return self.expr(node)
+
+    def keywords(self, kwargs: list[A.Keyword], wrt: A.Node | None = None) -> py.expr:
         if not kwargs:
             return const(None)
-        return py.Dict([const(k.name) for k in kwargs], [self.expr(k.value) for k in kwargs])
+        return py.Dict([const(k.name) for k in kwargs], [self.argument(k.value, wrt) for k in kwargs])
 
     def e_MethodCall(self, node: A.MethodCall):
         lookup = py.Lambda(self.arguments([], []), load(mangle(node.name)))
+        wrt = wrt_syntax(node)
         return helper("_method", self.expr(node.target), const(node.name), lookup,
-                      py.Tuple([self.expr(a) for a in node.args], py.Load()), self.keywords(node.kwargs))
+                      py.Tuple([self.argument(a, wrt) for a in node.args], py.Load()),
+                      self.keywords(node.kwargs, wrt))
 
     def e_Field(self, node: A.Field):
         return helper("_field", self.expr(node.target), const(node.name))

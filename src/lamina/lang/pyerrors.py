@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 
 from ..errors import Frame, LaminaError
 from . import ast as A
-from .compiler import node_of
+from .compiler import is_target_list, node_of, wrt_syntax
 from .scope import CODE_FILENAME, MANGLE, mangle, unmangle
 
 STACK_SHOWN = 12
@@ -53,18 +54,51 @@ def source_text(node: A.Node | None) -> str | None:
 
 
 def _fill_arg_markers(message: str, node: A.Node | None) -> str:
+    """`{arg:0}`, `{arg:wrt}` -> the argument's source text (`w`, `p.q`). An item of a bracket
+    or record literal written as the argument, `{arg:wrt}[1]` or `{arg:wrt}.q`, is named by its
+    own text; an argument with no short text is called by its keyword name (`wrt`), or "the
+    value" when it has none."""
     def replace(match: re.Match) -> str:
-        key = match.group(1)
+        key, item = match.group(1), match.group(2)
         arg = None
         if isinstance(node, (A.Call, A.MethodCall)):
             if key.isdigit():
                 i = int(key)
                 args = ([node.target] if isinstance(node, A.MethodCall) else []) + node.args
                 arg = args[i] if i < len(args) else None
+            elif key == "wrt":
+                arg = wrt_syntax(node)
             else:
                 arg = next((k.value for k in node.kwargs if k.name == key), None)
-        return source_text(arg) or "the value"
-    return re.sub(r"\{arg:(\w+)\}", replace, message)
+        part = _literal_item(arg, item)
+        if part is not None and source_text(part):
+            return source_text(part)
+        name = source_text(arg) if arg is not None else None
+        return (name or ("the value" if key.isdigit() else key)) + item
+    return re.sub(r"\{arg:(\w+)\}((?:\[\d+\]|\.\w+)?)", replace, message)
+
+
+def _literal_item(arg: A.Node | None, item: str) -> A.Node | None:
+    """The syntax of item `[i]` of a bracket literal, or `.name` of a record literal."""
+    if item.startswith("[") and is_target_list(arg) and arg.rows:
+        i = int(item[1:-1])
+        return arg.rows[0][i] if i < len(arg.rows[0]) else None
+    if item.startswith(".") and isinstance(arg, A.RecordLit):
+        return next((v for k, v in arg.fields if k == item[1:]), None)
+    return None
+
+
+def current_place() -> str | None:
+    """`file:line` of the Lamina code running now (the innermost compiled frame), if any."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == CODE_FILENAME:
+            node = node_of(frame.f_globals, frame.f_lineno)
+            if node is None or node.span is None:
+                return None
+            return f"{node.span.source.name}:{node.span.line}"
+        frame = frame.f_back
+    return None
 
 
 def to_lamina_error(exc: BaseException) -> LaminaError:

@@ -41,6 +41,12 @@ def axis_of(shape: tuple, axis, what: str):
     return check_axis(shape, as_int(axis, f"{what}'s axis"), what)
 
 
+def shaped_like(g: np.ndarray, x):
+    """A gradient computed on data(x) in the shape of the argument x itself (a float for a number)."""
+    v = value_of(x)
+    return float(g.reshape(-1)[0]) if type(v) is not np.ndarray else g.reshape(v.shape)
+
+
 def flag(x, what: str) -> bool:
     if isinstance(x, bool):
         return x

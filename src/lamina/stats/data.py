@@ -6,10 +6,11 @@ import math
 
 import numpy as np
 
+from ..autodiff.tape import record
 from ..errors import LaminaError
 from ..printing import format_number
 from ..values import Record, as_float, as_int, as_str, describe, value_of
-from .args import data, flag, matrix
+from .args import data, flag, matrix, shaped_like
 from .table import Table, as_table, column
 
 MISSING = {"", "NA", "NaN", "nan", "N/A"}     # read as NaN in a numeric column
@@ -188,7 +189,10 @@ def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True, rng=None) -> 
     return Record(fields)
 
 
-def standardize(X, like=None, ddof=1.0) -> np.ndarray:
+def standardize(X, like=None, ddof=1.0):
+    """(X - c) / s with each column's mean c and standard deviation s (NaNs left out) taken from
+    `like` (X itself by default); a zero or undefined s is taken as 1. Differentiable in X and
+    in like, through c and s."""
     a = data(X, "standardize's data")
     ref = a if like is None else data(like, "standardize's like")
     d = as_int(ddof, "standardize's ddof", minimum=0)
@@ -196,9 +200,25 @@ def standardize(X, like=None, ddof=1.0) -> np.ndarray:
         raise LaminaError("ShapeError", f"standardize's like must have the data's columns: "
                           f"{describe(ref)} does not fit {describe(X)}.")
     center = np.nanmean(ref, axis=0) if ref.size else np.zeros(ref.shape[1:])
-    spread = np.nanstd(ref, axis=0, ddof=d) if ref.shape[0] > d else np.ones(ref.shape[1:])
-    spread = np.where((spread > 0) & np.isfinite(spread), spread, 1.0)
-    return (a - center) / spread
+    spread = np.nanstd(ref, axis=0, ddof=d) if ref.shape[0] > d else np.zeros(ref.shape[1:])
+    scaled = (spread > 0) & np.isfinite(spread)       # the columns whose s is not replaced by 1
+    spread = np.where(scaled, spread, 1.0)
+    out = (a - center) / spread
+
+    def through_ref(g):
+        # dL/dc = -sum(g) / s and dL/ds = -sum(g (x - c)) / s^2, per column; then c and s
+        # pass them on to the values of like they were computed from
+        keep = ~np.isnan(ref)
+        n = keep.sum(axis=0)
+        dev = np.where(keep, ref - center, 0.0)
+        with np.errstate(all="ignore"):
+            g_center = -np.nansum(g, axis=0) / spread
+            g_spread = np.where(scaled, -np.nansum(g * (a - center), axis=0) / spread ** 2, 0.0)
+            return np.where(keep, g_center / n + g_spread * dev / ((n - d) * spread), 0.0)
+
+    def vjp_x(g):
+        return shaped_like(g / spread + (through_ref(g) if like is None else 0.0), X)
+    return record(out, (X, like), (vjp_x, lambda g: shaped_like(through_ref(g), like)))
 
 
 STATS = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]

@@ -11,12 +11,13 @@ import warnings
 
 import numpy as np
 
+from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
 from ..values import Record, as_int, describe, lamina_value, value_of
-from .args import axis_of, data, flag, matrix, vector
+from .args import axis_of, data, flag, shaped_like, vector
 
 
-def _quiet(fn, *args, **kwargs):
+def quiet(fn, *args, **kwargs):
     """Call a NumPy reduction without its warnings for empty or all-NaN slices."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -30,27 +31,15 @@ def _setup(x, axis, skipnan, what: str):
 
 def median(x, axis=None, skipnan=False):
     a, k, skip = _setup(x, axis, skipnan, "median")
-    return lamina_value(_quiet(np.nanmedian if skip else np.median, a, axis=k))
-
-
-def _ddof(ddof, what: str) -> int:
-    return as_int(ddof, f"{what}'s ddof", minimum=0)
-
-
-def var(x, axis=None, ddof=1.0, skipnan=False, what: str = "var"):
-    a, k, skip = _setup(x, axis, skipnan, what)
-    d = _ddof(ddof, what)
-    result = np.asarray(_quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d), dtype=np.float64)
-    counts = (~np.isnan(a) if skip else np.ones_like(a, dtype=bool)).sum(axis=k)
-    return lamina_value(np.where(counts - d > 0, result, np.nan))
-
-
-def std(x, axis=None, ddof=1.0, skipnan=False):
-    return lamina_value(np.sqrt(var(x, axis, ddof, skipnan, "std")))
+    out = lamina_value(quiet(np.nanmedian if skip else np.median, a, axis=k))
+    return record(out, (x,), (lambda g: shaped_like(_order_grad(g, a, k, np.asarray(0.5), skip), x),))
 
 
 def quantile(x, q, axis=None, skipnan=False):
     a, k, skip = _setup(x, axis, skipnan, "quantile")
+    if is_live(q):
+        raise LaminaError("TypeError", "quantile passes no gradient to its probabilities, and q is "
+                          "tracked; pass detach(q) to use its number as a constant.")
     qs = data(q, "quantile's probabilities")
     if not isinstance(value_of(q), np.ndarray):
         qs = qs.reshape(())
@@ -63,66 +52,58 @@ def quantile(x, q, axis=None, skipnan=False):
         kept = () if k is None else (a.shape[1 - k],) if a.ndim == 2 else ()
         result = np.full(qs.shape + kept, np.nan)
     else:
-        result = _quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k)
+        result = quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k)
     if k == 1 and qs.ndim == 1:
         result = result.T               # rows of the input stay rows
-    return lamina_value(result)
+    return record(lamina_value(result), (x,), (lambda g: shaped_like(_order_grad(g, a, k, qs, skip), x),))
 
 
-def _pairs(x, y, what: str) -> np.ndarray:
-    """Observations as rows of a matrix: x's columns, then y's (when given)."""
-    a = matrix(x, f"{what}'s data")
-    if y is None:
-        return a
-    b = matrix(y, f"{what}'s second argument")
-    if a.shape[0] != b.shape[0]:
-        raise LaminaError("ShapeError", f"{what}(x, y) needs x and y with the same number of "
-                          f"observations, but got {a.shape[0]} and {b.shape[0]}.")
-    return np.hstack([a, b])
+def _slices(a: np.ndarray, k) -> np.ndarray:
+    """The data as rows of slices to take order statistics of (a view; see _unslice)."""
+    return a.reshape(1, -1) if k is None else (a.T if k == 0 else a)
 
 
-def _complete(a: np.ndarray, skip: bool) -> np.ndarray:
-    return a[~np.isnan(a).any(axis=1)] if skip else a
+def _unslice(ga: np.ndarray, a: np.ndarray, k) -> np.ndarray:
+    return ga.reshape(a.shape) if k is None else (ga.T if k == 0 else ga)
 
 
-def cov(x, y=None, ddof=1.0, skipnan=False):
-    a = _complete(_pairs(x, y, "cov"), flag(skipnan, "cov's skipnan"))
-    d = _ddof(ddof, "cov")
-    if a.shape[0] - d <= 0:
-        c = np.full((a.shape[1], a.shape[1]), np.nan)
-    else:
-        centered = a - a.mean(axis=0)
-        c = centered.T @ centered / (a.shape[0] - d)
-    return _matrix_result(c, y)
-
-
-def _matrix_result(c: np.ndarray, y):
-    """cov(x, y) of two vectors is a number, as is cov(v); otherwise the whole matrix."""
-    if y is not None and c.shape == (2, 2):
-        return float(c[0, 1])
-    return float(c[0, 0]) if c.shape == (1, 1) else lamina_value(c)
-
-
-def corr(x, y=None, skipnan=False):
-    a = _complete(_pairs(x, y, "corr"), flag(skipnan, "corr's skipnan"))
-    if a.shape[0] < 2:
-        c = np.full((a.shape[1], a.shape[1]), np.nan)
-    else:
-        c = np.clip(np.atleast_2d(_quiet(np.corrcoef, a, rowvar=False)), -1.0, 1.0)
-    return _matrix_result(c, y)
-
-
-def zscore(x, axis=None, ddof=1.0, skipnan=False):
-    a, k, skip = _setup(x, axis, skipnan, "zscore")
-    d = _ddof(ddof, "zscore")
-    center = _quiet(np.nanmean if skip else np.mean, a, axis=k, keepdims=True)
-    spread = np.sqrt(_quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d, keepdims=True))
-    return lamina_value(_quiet(np.divide, a - center, spread))
+def _order_grad(g, a: np.ndarray, k, qs: np.ndarray, skip: bool) -> np.ndarray:
+    """The gradient of quantiles qs by linear interpolation between order statistics: the
+    weights 1 - f and f go to the two sorted values at position q (n - 1) = lo + f."""
+    rows = _slices(a, k)
+    s, n = rows.shape
+    per_slice = np.reshape(g, (1, -1)) if k is None else (
+        np.reshape(g, (s, 1)) if qs.ndim == 0 else (np.transpose(g) if k == 0 else np.asarray(g)))
+    out = np.zeros(rows.shape)
+    for i in range(s):
+        values = rows[i]
+        nan = np.isnan(values)
+        if nan.any() and not skip:
+            out[i] = np.nan                 # the result is NaN
+            continue
+        m = n - int(nan.sum())
+        if m == 0:
+            continue
+        order = np.argsort(values, kind="stable")   # NaNs last
+        for j, q in enumerate(np.atleast_1d(qs)):
+            pos = float(q) * (m - 1)
+            lo = int(np.floor(pos))
+            hi = min(lo + 1, m - 1)
+            frac = pos - lo
+            out[i, order[lo]] += per_slice[i, j] * (1.0 - frac)
+            out[i, order[hi]] += per_slice[i, j] * frac
+    return _unslice(out, a, k)
 
 
 def cumsum(x, axis=None, skipnan=False):
     a, k, skip = _setup(x, axis, skipnan, "cumsum")
-    return lamina_value((np.nancumsum if skip else np.cumsum)(a if k is not None else a.reshape(-1), axis=k))
+    flat = a if k is not None else a.reshape(-1)
+    ax = 0 if k is None else k
+
+    def vjp(g):
+        back = np.flip(np.cumsum(np.flip(g, ax), axis=ax), ax)       # the sum of g from i on
+        return shaped_like(np.where(np.isnan(flat), 0.0, back) if skip else back, x)
+    return record(lamina_value((np.nancumsum if skip else np.cumsum)(flat, axis=ax)), (x,), (vjp,))
 
 
 def sort(x, axis=None, descending=False):
@@ -135,7 +116,15 @@ def sort(x, axis=None, descending=False):
     k = axis_of(a.shape, axis, "sort")
     flat = a if k is not None else a.reshape(-1)
     k = -1 if k is None else k
-    return lamina_value(-np.sort(-flat, axis=k) if down else np.sort(flat, axis=k))
+
+    def vjp(g):
+        # each sorted value's gradient goes back to the element it came from
+        order = np.argsort(-flat if down else flat, axis=k, kind="stable")
+        back = np.zeros(flat.shape)
+        np.put_along_axis(back, order, g, axis=k)
+        return shaped_like(back, x)
+    out = lamina_value(-np.sort(-flat, axis=k) if down else np.sort(flat, axis=k))
+    return record(out, (x,), (vjp,))
 
 
 def _sort_list(xs: list, down: bool) -> list:

@@ -12,6 +12,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..autodiff.tape import is_live
 from ..errors import LaminaError
 from ..printing import format_number
 from ..values import LibObject, as_float, as_int, describe, lamina_value, value_of
@@ -136,6 +137,9 @@ def make(family: str, args: tuple, kwargs: dict) -> Distribution:
 
 
 def _points(x, what: str):
+    if is_live(x):
+        raise LaminaError("TypeError", f"{what} is tracked, but a distribution's pdf, cdf and quantile "
+                          f"pass no gradient; pass detach(x) to use its number as a constant.")
     v = value_of(x)
     if isinstance(v, np.ndarray):
         return v.astype(np.float64, copy=False)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff.tape import record
 from ..errors import LaminaError, shape_str
 from ..printing import format_number
 from ..values import as_float, as_int, as_str
-from .args import data, no_nan
+from .args import data, no_nan, shaped_like
 
 
 def labels(y, what: str) -> np.ndarray:
@@ -98,7 +99,9 @@ def confusion_matrix(y_true, y_pred, classes=None) -> np.ndarray:
     return m
 
 
-def r2_score(y_true, y_pred) -> float:
+def r2_score(y_true, y_pred):
+    """The mean over columns of 1 - R / T, R = sum((t - p)^2) and T = sum((t - mean(t))^2); its
+    gradient is 2 (t - p) / (k T) for p and, for t, -2 (t - p) / (k T) + 2 R (t - mean(t)) / (k T^2)."""
     t, p = data(y_true, "r2_score's true values"), data(y_pred, "r2_score's predictions")
     if t.shape != p.shape and t.size == p.size and (t.ndim == 1 or p.ndim == 1):
         t, p = t.reshape(-1), p.reshape(-1)
@@ -109,7 +112,12 @@ def r2_score(y_true, y_pred) -> float:
         raise LaminaError("ValueError", "r2_score of no examples is undefined.")
     t2, p2 = t.reshape(t.shape[0], -1), p.reshape(p.shape[0], -1)
     ss_res = ((t2 - p2) ** 2).sum(axis=0)
-    ss_tot = ((t2 - t2.mean(axis=0)) ** 2).sum(axis=0)
+    centred = t2 - t2.mean(axis=0)
+    ss_tot = (centred ** 2).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         scores = np.where(ss_tot > 0, 1 - ss_res / ss_tot, np.nan)
-    return float(scores.mean())
+        per_pred = np.where(ss_tot > 0, 2 * (t2 - p2) / (t2.shape[1] * ss_tot), np.nan)
+        per_true = np.where(ss_tot > 0, 2 * ss_res * centred / (t2.shape[1] * ss_tot ** 2), np.nan)
+    return record(float(scores.mean()), (y_true, y_pred),
+                  (lambda g: shaped_like(g * (per_true - per_pred), y_true),
+                   lambda g: shaped_like(g * per_pred, y_pred)))

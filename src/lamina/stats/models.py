@@ -10,10 +10,10 @@ import numpy as np
 
 from ..autodiff import ops, reductions
 from ..autodiff.grad import grad
-from ..autodiff.tape import TAPE
+from ..autodiff.tape import TAPE, record
 from ..errors import LaminaError
 from ..values import LibObject, Record, as_float, as_int, lamina_value, numeric
-from .args import matrix, no_nan, same_rows, vector
+from .args import matrix, no_nan, same_rows, shaped_like, vector
 from .summary import layout, p_value, short, stars
 
 
@@ -33,8 +33,14 @@ def polyfit(x, y, degree):
 
 
 def polyval(p, x):
+    """p[0] x^d + ... + p[d] by Horner's rule; differentiable in p (x^(d - i) for p[i]) and in x
+    (the derivative polynomial)."""
     c = vector(p, "polyval's coefficients")
-    return lamina_value(np.polyval(c, numeric(x, "polyval's x")))
+    xs = numeric(x, "polyval's x")
+    powers = lambda: [np.power(xs, c.size - 1 - i) for i in range(c.size)]  # noqa: E731
+    return record(lamina_value(np.polyval(c, xs)), (p, x),
+                  (lambda g: shaped_like(np.array([np.sum(g * t) for t in powers()]), p),
+                   lambda g: lamina_value(g * np.polyval(np.polyder(c), xs))))
 
 
 # -- logistic regression -------------------------------------------------------

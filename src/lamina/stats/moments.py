@@ -1,0 +1,196 @@
+"""Moments of data, differentiable: var, std, zscore, cov, corr.
+
+The value is NumPy's, computed as for untracked data; a tracked argument also gets
+its vector-Jacobian product recorded beside it (autodiff.tape.record keeps it only
+for a live tracked input, and the VJP's work is done only if grad reaches it).
+With skipnan a NaN is left out: it gets no gradient, like a constant.
+
+The formulas, for the n values of one slice with mean m, deviations e = x - m and
+d = n - ddof: var = sum(e^2) / d has gradient 2 e / d; std = sqrt(var) has
+2 e / (2 d std); a covariance matrix C = E'E / d of centred columns E has gradient
+E (G + G') / d (the centring needs no term of its own: E's columns sum to 0).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autodiff.tape import record
+from ..errors import LaminaError
+from ..values import as_int, lamina_value
+from .args import axis_of, data, flag, matrix, shaped_like
+from .descriptive import quiet
+
+
+def _setup(x, axis, skipnan, what: str):
+    a = data(x, f"{what}'s data")
+    return a, axis_of(a.shape, axis, what), flag(skipnan, f"{what}'s skipnan")
+
+
+def _ddof(ddof, what: str) -> int:
+    return as_int(ddof, f"{what}'s ddof", minimum=0)
+
+
+def _expand(g, k):
+    """The gradient of a reduction along k (None: all) broadcastable against the data."""
+    return g if k is None else np.expand_dims(g, k)
+
+
+def _deviations(a: np.ndarray, k, skip: bool, d: int):
+    """(the mask of values used, deviations from the slice mean (0 where not used), n - ddof)."""
+    keep = ~np.isnan(a) if skip else np.ones(a.shape, dtype=bool)
+    n = keep.sum(axis=k, keepdims=True)
+    with np.errstate(all="ignore"):
+        mean = np.where(keep, a, 0.0).sum(axis=k, keepdims=True) / n
+        return keep, np.where(keep, a - mean, 0.0), n - d
+
+
+def _var_grad(g, a: np.ndarray, k, skip: bool, d: int) -> np.ndarray:
+    _, dev, dof = _deviations(a, k, skip, d)
+    with np.errstate(all="ignore"):
+        return np.where(dof > 0, 2.0 * dev * _expand(g, k) / dof, np.nan)
+
+
+def var(x, axis=None, ddof=1.0, skipnan=False):
+    a, k, skip = _setup(x, axis, skipnan, "var")
+    d = _ddof(ddof, "var")
+    out = _variance(a, k, skip, d)
+    return record(out, (x,), (lambda g: shaped_like(_var_grad(g, a, k, skip, d), x),))
+
+
+def _variance(a: np.ndarray, k, skip: bool, d: int):
+    result = np.asarray(quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d), dtype=np.float64)
+    counts = (~np.isnan(a) if skip else np.ones_like(a, dtype=bool)).sum(axis=k)
+    return lamina_value(np.where(counts - d > 0, result, np.nan))
+
+
+def std(x, axis=None, ddof=1.0, skipnan=False):
+    a, k, skip = _setup(x, axis, skipnan, "std")
+    d = _ddof(ddof, "std")
+    out = lamina_value(np.sqrt(_variance(a, k, skip, d)))
+
+    def vjp(g):
+        with np.errstate(all="ignore"):
+            return shaped_like(_var_grad(np.divide(g, 2.0 * np.asarray(out)), a, k, skip, d), x)
+    return record(out, (x,), (vjp,))
+
+
+def zscore(x, axis=None, ddof=1.0, skipnan=False):
+    a, k, skip = _setup(x, axis, skipnan, "zscore")
+    d = _ddof(ddof, "zscore")
+    center = quiet(np.nanmean if skip else np.mean, a, axis=k, keepdims=True)
+    spread = np.sqrt(quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d, keepdims=True))
+    out = lamina_value(quiet(np.divide, a - center, spread))
+
+    def vjp(g):
+        # z = e / s: dz/dx = (g - mean(g)) / s - e * sum(g e) / (d s^3), per slice
+        keep, dev, dof = _deviations(a, k, skip, d)
+        gg = np.where(keep, np.reshape(g, a.shape), 0.0)
+        with np.errstate(all="ignore"):
+            mean_g = gg.sum(axis=k, keepdims=True) / keep.sum(axis=k, keepdims=True)
+            inner = (gg * dev).sum(axis=k, keepdims=True)
+            gx = (gg - mean_g) / spread - dev * inner / (dof * spread ** 3)
+        return shaped_like(np.where(keep, gx, 0.0), x)
+    return record(out, (x,), (vjp,))
+
+
+# -- covariance and correlation -----------------------------------------------------
+def _pairs(x, y, what: str) -> np.ndarray:
+    """Observations as rows of a matrix: x's columns, then y's (when given)."""
+    a = matrix(x, f"{what}'s data")
+    if y is None:
+        return a
+    b = matrix(y, f"{what}'s second argument")
+    if a.shape[0] != b.shape[0]:
+        raise LaminaError("ShapeError", f"{what}(x, y) needs x and y with the same number of "
+                          f"observations, but got {a.shape[0]} and {b.shape[0]}.")
+    return np.hstack([a, b])
+
+
+def _kept_rows(a: np.ndarray, skip: bool) -> np.ndarray:
+    return ~np.isnan(a).any(axis=1) if skip else np.ones(a.shape[0], dtype=bool)
+
+
+def _matrix_result(c: np.ndarray, y):
+    """cov(x, y) of two vectors is a number, as is cov(v); otherwise the whole matrix."""
+    if y is not None and c.shape == (2, 2):
+        return float(c[0, 1])
+    return float(c[0, 0]) if c.shape == (1, 1) else lamina_value(c)
+
+
+def _matrix_grad(g, k: int, y) -> np.ndarray:
+    """The k x k gradient of the whole matrix, from the gradient of what _matrix_result returned."""
+    full = np.zeros((k, k))
+    if y is not None and k == 2:
+        full[0, 1] = g
+    elif k == 1:
+        full[0, 0] = g
+    else:
+        full[...] = g
+    return full
+
+
+def _split(ga: np.ndarray, x, y):
+    """The gradients for x and y from the gradient of their columns side by side."""
+    width = matrix(x, "x").shape[1]
+    gx = shaped_like(ga[:, :width], x)
+    return (gx,) if y is None else (gx, shaped_like(ga[:, width:], y))
+
+
+def _record_pairs(out, x, y, grad_of_columns):
+    """Record `out` from x (and y): `grad_of_columns(g)` is the gradient of the joined columns."""
+    if y is None:
+        return record(out, (x,), (lambda g: _split(grad_of_columns(g), x, None)[0],))
+    return record(out, (x, y), (lambda g: _split(grad_of_columns(g), x, y)[0],
+                                lambda g: _split(grad_of_columns(g), x, y)[1]))
+
+
+def _centred(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The kept rows' deviations from their column means, zero in the rows left out."""
+    used = a[rows]
+    out = np.zeros(a.shape)
+    out[rows] = used - used.mean(axis=0)
+    return out
+
+
+def cov(x, y=None, ddof=1.0, skipnan=False):
+    a = _pairs(x, y, "cov")
+    rows = _kept_rows(a, flag(skipnan, "cov's skipnan"))
+    d = _ddof(ddof, "cov")
+    n, k = int(rows.sum()), a.shape[1]
+    if n - d <= 0:
+        c = np.full((k, k), np.nan)
+    else:
+        centered = a[rows] - a[rows].mean(axis=0)
+        c = centered.T @ centered / (n - d)
+
+    def columns_grad(g):
+        if n - d <= 0:
+            return np.full(a.shape, np.nan)
+        gc = _matrix_grad(g, k, y)
+        return _centred(a, rows) @ (gc + gc.T) / (n - d)
+    return _record_pairs(_matrix_result(c, y), x, y, columns_grad)
+
+
+def corr(x, y=None, skipnan=False):
+    a = _pairs(x, y, "corr")
+    rows = _kept_rows(a, flag(skipnan, "corr's skipnan"))
+    n, k = int(rows.sum()), a.shape[1]
+    if n < 2:
+        c = np.full((k, k), np.nan)
+    else:
+        c = np.clip(np.atleast_2d(quiet(np.corrcoef, a[rows], rowvar=False)), -1.0, 1.0)
+
+    def columns_grad(g):
+        # R = S / (s s') with S the covariance and s its diagonal's roots
+        if n < 2:
+            return np.full(a.shape, np.nan)
+        e = _centred(a, rows)
+        s_mat = e.T @ e / (n - 1)
+        s = np.sqrt(np.diag(s_mat))
+        gr = _matrix_grad(g, k, y)
+        with np.errstate(all="ignore"):
+            r = s_mat / np.outer(s, s)
+            gs = gr / np.outer(s, s)
+            gs[np.diag_indices(k)] -= ((gr * r).sum(axis=1) + (gr * r).sum(axis=0)) / (2 * np.diag(s_mat))
+        return e @ (gs + gs.T) / (n - 1)
+    return _record_pairs(_matrix_result(c, y), x, y, columns_grad)
