@@ -64,6 +64,8 @@ PROBES: dict[str, list[str] | str] = {
     # Models
     "compile": none("takes a model spec"), "input": none("its argument is a count of inputs"),
     "load_model": none("takes a path"), "save_model": none("takes a model and a path"),
+    **{name: none("appends a layer to a model spec; its arguments are sizes and settings")
+       for name in ("gru", "embedding", "layer_norm")},
     "evaluate": [NET + f"evaluate(net, q, {Y})"], "fit": [NET + f"fit(net, q, {Y})"],
     "predict": [NET + "predict(net, q)"], "quick_mlp": [f"quick_mlp(q, {Y}, epochs = 2)"],
     # Neural nets
