@@ -14,7 +14,7 @@ PACKAGE = pathlib.Path(__file__).parents[1] / "src" / "lamina"
 
 LAYERS = [
     ["errors", "malloc_tuning"],
-    ["rng"],
+    ["rng", "files"],
     ["values"],
     ["printing"],
     ["autodiff"],

@@ -14,18 +14,24 @@ from .console import internal_failure, report
 from .errors import LaminaError
 
 USAGE = """\
-usage: lamina FILE.lam          run a program
-       lamina -e "CODE"         run a snippet
-       lamina                   start the interactive prompt (REPL)
-       lamina help [NAME]       show a builtin's page, or the categories
+usage: lamina [PERMISSIONS] FILE.lam   run a program
+       lamina [PERMISSIONS] -e "CODE"  run a snippet
+       lamina [PERMISSIONS]            start the interactive prompt (REPL)
+       lamina help [NAME]              show a builtin's page, or the categories
        lamina docs build [DIR] [--check]
-                                write (or check) the builtin pages"""
+                                       write (or check) the builtin pages"""
+PERMISSIONS = """\
+Permissions, for running programs you did not write: without any of these flags a program
+may read and write every file you can; with any, only what they allow (paths are resolved,
+symlinks and '..' followed, before they are checked). A denied access is a PermissionError.
+Example: lamina --allow-read=data --allow-write=out prog.lam"""
 
 
-def run_text(text: str, name: str) -> int:
+def run_text(text: str, name: str, permissions=None) -> int:
+    from .files import EVERYTHING
     from .interpreter import Interpreter
     try:
-        Interpreter().run(text, name)
+        Interpreter(permissions or EVERYTHING).run(text, name)
     except LaminaError as err:
         if os.environ.get("LAMINA_DEBUG") == "1" and err.__cause__ is not None:
             traceback.print_exception(err.__cause__)
@@ -41,7 +47,7 @@ def run_text(text: str, name: str) -> int:
     return 0
 
 
-def run_file(path: str) -> int:
+def run_file(path: str, permissions=None) -> int:
     try:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()
@@ -51,7 +57,7 @@ def run_file(path: str) -> int:
     except UnicodeDecodeError:
         print(f"lamina: {path} is not UTF-8 text", file=sys.stderr)
         return 2
-    return run_text(text, path)
+    return run_text(text, path, permissions)
 
 
 def tool_command(argv: list[str]) -> int:
@@ -73,22 +79,49 @@ def main(argv: list[str] | None = None) -> int:
             return report(err)
         except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
             return internal_failure(exc)
-    parser = argparse.ArgumentParser(prog="lamina", usage=USAGE, add_help=True)
-    parser.add_argument("file", nargs="?")
+    parser = argparse.ArgumentParser(prog="lamina", usage=USAGE.removeprefix("usage: "), epilog=PERMISSIONS,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", nargs="?", help="the program to run")
     parser.add_argument("-e", dest="code", help="run CODE")
+    parser.add_argument("--allow-read", action="append", metavar="DIR,...",
+                        help="the program may read files under these folders (or these files)")
+    parser.add_argument("--allow-write", action="append", metavar="DIR,...",
+                        help="the program may write files under these folders (or these files)")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="the program may read and write only under the current folder")
     try:
         args = parser.parse_args(argv)
+        permissions = permissions_of(args)
     except SystemExit as exc:
         return 2 if exc.code else 0
+    except ValueError as exc:
+        print(f"lamina: {exc}\n{USAGE}", file=sys.stderr)
+        return 2
     if args.code is not None and args.file is not None:
         print("lamina: give either FILE or -e CODE, not both\n" + USAGE, file=sys.stderr)
         return 2
     if args.code is not None:
-        return run_text(args.code, "<-e>")
+        return run_text(args.code, "<-e>", permissions)
     if args.file is not None:
-        return run_file(args.file)
+        return run_file(args.file, permissions)
     from .repl import repl
-    return repl()
+    return repl(permissions)
+
+
+def permissions_of(args):
+    """The Permissions the flags ask for (files.py); a ValueError for an empty list."""
+    from .files import Permissions
+
+    def folders(values, flag):
+        if values is None:
+            return None
+        out = [p for v in values for p in v.split(",")]
+        if not all(out):
+            raise ValueError(f"{flag} needs folders (or files) separated by commas, as in "
+                             f"{flag}=data,out; {flag}=/ allows every path")
+        return out
+    return Permissions.of(folders(args.allow_read, "--allow-read"),
+                          folders(args.allow_write, "--allow-write"), args.sandbox)
 
 
 def entry() -> None:

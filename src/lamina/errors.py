@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 KINDS = (
     "SyntaxError", "NameError", "TypeError", "ShapeError", "IndexError",
-    "ValueError", "TapeError", "RecursionError", "Error", "InternalError",
+    "ValueError", "TapeError", "RecursionError", "PermissionError", "Error", "InternalError",
 )
 
 

@@ -15,6 +15,7 @@ from functools import partial
 
 from .builtins.registry import load_all
 from .errors import LaminaError, Source, Span
+from .files import EVERYTHING, Permissions, using
 from .lang import compiler, runtime
 from .lang.parser import parse
 from .lang.pyerrors import to_lamina_error
@@ -44,7 +45,8 @@ def _bound_to(scope: Scope, spec):
 
 
 class Interpreter:
-    def __init__(self):
+    def __init__(self, permissions: Permissions = EVERYTHING):
+        self.permissions = permissions      # the files its program may read and write (files.py)
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         builtins = dict(builtins_namespace())
@@ -62,7 +64,8 @@ class Interpreter:
         paused = gc.isenabled()
         gc.disable()         # millions of young syntax nodes would set off collection after collection
         try:
-            return compiler.compile_program(parse(source), self.namespace, echo)
+            with using(self.permissions):
+                return compiler.compile_program(parse(source), self.namespace, echo)
         except RecursionError:
             raise LaminaError("SyntaxError", "The program is nested too deeply to parse.",
                               Span(source, 1, 1)) from None
@@ -75,7 +78,7 @@ class Interpreter:
 
     def run_code(self, code: tuple) -> None:
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), using(self.permissions):
                 # NumPy's RuntimeWarnings ("Mean of empty slice") would leak Python text onto
                 # stderr; Lamina's IEEE results (NaN, Inf) carry the information instead.
                 warnings.simplefilter("ignore", RuntimeWarning)

@@ -33,8 +33,8 @@ def _reader():
     return plain
 
 
-def repl() -> int:
-    interp = Interpreter()
+def repl(permissions=None) -> int:
+    interp = Interpreter() if permissions is None else Interpreter(permissions)
     read = _reader()
     interactive = sys.stdin.isatty()
     if interactive:

@@ -89,7 +89,7 @@ def test_a_file_with_a_kind_that_is_not_registered(scale_kind, tmp_path):
     finally:
         register(Scale)
     assert e.value.kind == "ValueError" and str(path) in e.value.message
-    assert "layer 0 ('scale')" in e.value.message and "layer kinds are dense, dropout" in e.value.message
+    assert "its header's layers[0].kind is \"scale\", and the layer kinds are dense, dropout" in e.value.message
 
 
 def test_compile_needs_a_last_layer_with_an_activation(scale_kind):

@@ -75,11 +75,11 @@ def test_missing_file_and_folder(tmp_path):
 def test_corrupt_files(tmp_path, run):
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"this is not a model")
-    expect_error(junk, "not a NumPy .npz file")
+    expect_error(junk, "it is not a .npz archive (a zip file of NumPy arrays)")
 
     other = tmp_path / "other.npz"
     np.savez(other, a=np.zeros(3))
-    expect_error(other, "a part is missing or malformed")
+    expect_error(other, "it has no 'meta' header")
 
     _, interp = run('net = input(2) |> dense(3, activation = "relu") |> dense(1) |> compile(seed = 1)')
     good = tmp_path / "good.npz"
@@ -106,12 +106,12 @@ def test_corrupt_files(tmp_path, run):
 
     expect_error(rewrite("fmt.npz", meta(format="something")), "lamina-model format")
     expect_error(rewrite("ver.npz", meta(version=99)), "version 99")
-    expect_error(rewrite("loss.npz", meta(loss="hinge")), "malformed")
+    expect_error(rewrite("loss.npz", meta(loss="hinge")), "its header's loss: compile has no loss \"hinge\"")
     expect_error(rewrite("shape.npz", lambda a: a.update(param0=np.zeros((3, 3)))), "shapes do not match")
     expect_error(rewrite("gone.npz", lambda a: a.pop("param3")), "missing")
-    expect_error(rewrite("json.npz", lambda a: a.update(meta=np.array("{not json"))), "malformed")
+    expect_error(rewrite("json.npz", lambda a: a.update(meta=np.array("{not json"))), "its header is not JSON")
     expect_error(rewrite("kind.npz", lambda a: a.update(param0=np.zeros((2, 3), dtype=np.int64))),
-                 "not a float matrix")
+                 "its array 'param0' is 2x3 of int64, not float64 numbers")
     assert zipfile.is_zipfile(good)
 
 
@@ -177,25 +177,29 @@ def test_version_2_is_checked_part_by_part(tmp_path, run):
 
     expect_error(rewrite("v1.npz", lambda m, a: m.update(version=1)), "version 1 of the format")
     expect_error(rewrite("kind.npz", layer(1, {"kind": "lstm", "settings": {"units": 2}})),
-                 "layer 1 ('lstm'): it has a layer of kind 'lstm'")
+                 "its header's layers[1].kind is \"lstm\", and the layer kinds are dense, dropout")
     expect_error(rewrite("units.npz", layer(1, {"kind": "gru", "settings": {"units": 0, "return_sequences": False}})),
-                 "layer 1 ('gru'): gru's units must be at least 1")
+                 "its header's layers[1] (gru): gru's units must be at least 1")
     expect_error(rewrite("lack.npz", layer(1, {"kind": "gru", "settings": {"units": 2}})),
                  "lack 'return_sequences'")
     expect_error(rewrite("flag.npz", layer(1, {"kind": "gru", "settings": {"units": 2, "return_sequences": 1}})),
                  "return_sequences must be true or false")
     expect_error(rewrite("shape.npz", layer(0, {"kind": "dense", "settings": {"units": 3, "activation": "relu"}})),
-                 "layer 1 ('gru'): gru reads sequences")
-    expect_error(rewrite("odd.npz", layer(0, ["embedding", 5, 3])), "layer 0 is")
-    expect_error(rewrite("inputs.npz", lambda m, a: m.update(inputs=0)), "no model's input")
-    expect_error(rewrite("steps.npz", lambda m, a: m.update(steps=3)), "no model's input")
+                 "its header's layers[1] (gru): gru reads sequences")
+    expect_error(rewrite("odd.npz", layer(0, ["embedding", 5, 3])),
+                 "its header's layers[0] is [\"embedding\", 5, 3], not a record of a kind and settings")
+    expect_error(rewrite("inputs.npz", lambda m, a: m.update(inputs=0)),
+                 "its header's inputs is 0, not a whole number of at least 1")
+    expect_error(rewrite("steps.npz", lambda m, a: m.update(steps=3)),
+                 "its header's inputs (4) is not a whole number of steps (3)")
     expect_error(rewrite("table.npz", lambda m, a: a.update(param0=np.zeros((4, 3)))),
                  "param0 (the weight 'table' of layer 0, embedding(5, 3)) is 4x3, but it must be 5x3")
     expect_error(rewrite("uz.npz", lambda m, a: a.update(param2=np.zeros((2, 3)))),
                  "the weight 'uz' of layer 1, gru(2)")
     expect_error(rewrite("state.npz", lambda m, a: a.update(state1_m=np.zeros((1, 1)))), "state1_m is 1x1")
     expect_error(rewrite("extra.npz", lambda m, a: a.update(param12=np.zeros((1, 1)))),
-                 "it holds param12, but its layers have only 12 weights")
-    expect_error(rewrite("list.npz", lambda m, a: m.update(layers={"kind": "dense"})), "not a list")
+                 "it holds an array 'param12' that its model does not have (its layers have 12 weights")
+    expect_error(rewrite("list.npz", lambda m, a: m.update(layers={"kind": "dense"})),
+                 "its header's layers is {\"kind\": \"dense\"}, not a list")
     expect_error(rewrite("sched.npz", lambda m, a: m.update(schedule={"name": "lr_step", "settings": [1]})),
-                 "malformed")
+                 "its header's schedule lacks the field 'base'")

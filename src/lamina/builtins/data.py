@@ -24,11 +24,20 @@ SMALL = 'write_csv({x = [1, 2, 3, 4], y = [2.1, 3.9, 6.2, 7.8], group = ["a", "b
          examples=[SMALL + 't = read_csv("small.csv")\nprint(t)\nprint(t.y, t[:, "group"], t[2, "x"])'],
          notes="The first line names the columns (names must be unique and not empty). A column is "
                "numeric when its first filled cell is a number; then every cell must be a number, "
-               "and an empty cell (or NA, NaN, N/A) is NaN. Quoted fields may hold the separator. "
-               "Blank lines are skipped. The whole file is checked before a table is returned: a "
-               "row with the wrong number of fields, or text in a numeric column, is a ValueError "
-               "naming the file, the line and the column, so nothing is half-read. Relative paths "
-               "are relative to the working directory. " + TABLE_NOTE)
+               "and an empty cell (or NA, NaN, N/A) is NaN. A number is written with the ASCII digits "
+               "0-9, an optional sign, decimal point and exponent (7, -2.5, .5, 3e-4), or is Inf, inf, "
+               "-Inf; anything else is text, even where Python would read a number: 1_000, \"1,000\", "
+               "١٢ and Infinity are text. Quoted fields may hold the "
+               "separator and line breaks. Blank lines are skipped. The file must be UTF-8 (a byte "
+               "order mark is skipped); lines end with \\n, \\r\\n or \\r. A line may be at most "
+               "1,048,576 bytes and a field at most 131,072 characters, so reading a file that is "
+               "not CSV (say /dev/zero) stops with an error instead of filling memory. The whole file "
+               "is checked before a table is returned: bytes that are not UTF-8, a NUL byte, an "
+               "over-long line or field, a row with the wrong number of fields, or text in a numeric "
+               "column is a ValueError naming the file, the line and the column, so nothing is "
+               "half-read. Relative paths are relative to the working directory. Under lamina "
+               "--allow-read or --sandbox, a file outside the allowed folders is a PermissionError. "
+               + TABLE_NOTE)
 def read_csv(path, sep=",", text=None):
     return DT.read_csv(path, sep=sep, text=text)
 
@@ -43,7 +52,11 @@ def read_csv(path, sep=",", text=None):
                    'write_csv([1, 2; 3, 4], "m.csv", names = ["a", "b"])\nprint(read_csv("m.csv"))'],
          notes="Numbers are written as print writes them (the shortest text that reads back to the "
                "same float64, NaN as NaN), so read_csv(path) gives back exactly the values written. "
-               "Text that holds a comma or a quote is quoted. An existing file is replaced.")
+               "Text that holds a comma or a quote is quoted. The file is UTF-8 with \\n line ends. "
+               "An existing file is replaced atomically: the text goes to a temporary file in the same "
+               "folder, which then takes the file's place, so a crash leaves the old file or the new "
+               "one, never half of one. Under lamina --allow-write or --sandbox, a path outside the "
+               "allowed folders is a PermissionError.")
 def write_csv(x, path, names=None):
     DT.write_csv(x, path=path, names=names)
 

@@ -4,14 +4,9 @@ from __future__ import annotations
 import math
 
 from ..models.callbacks.schedule import make
-from ..values import Range
 from .registry import Shape, builtin
 
 CATEGORY = "Optimizers & training"
-COUNT = Range(1.0, whole=True)                  # patience, every, epochs
-SHRINK = Range(0.0, 1.0, low_open=True, high_open=False)   # factor, cut: above 0, at most 1
-AT_LEAST_0 = Range(0.0, high_open=False)      # min_lr
-ABOVE_0 = Range(0.0, low_open=True, high_open=False)   # max_lr (Inf: no cap)
 COMMON = ("The value only describes the schedule; give it to compile(optimizer = ...). fit then "
           "starts at lr and, after each epoch, sets the rate of the next one; epochs are counted "
           "over every fit of the model, and the model's lr_history records the rate each epoch used. "
@@ -43,8 +38,7 @@ def _shapes(name, args, description):
                "patience a whole number of at least 1, factor above 0 and at most 1, min_lr at "
                "least 0. " + COMMON)
 def lr_plateau(lr=None, patience=5, base="adam", factor=0.5, min_lr=0.0):
-    return make("lr_plateau", lr=lr, base=base, patience=(patience, COUNT), factor=(factor, SHRINK),
-                min_lr=(min_lr, AT_LEAST_0))
+    return make("lr_plateau", lr=lr, base=base, patience=patience, factor=factor, min_lr=min_lr)
 
 
 @builtin("lr_adaptive", tracked="constant", category=CATEGORY,
@@ -62,8 +56,7 @@ def lr_plateau(lr=None, patience=5, base="adam", factor=0.5, min_lr=0.0):
                "The first epoch of a model has nothing to compare with. The classic bold driver "
                "also undoes a step that raised the loss; this one only changes the rate. " + COMMON)
 def lr_adaptive(lr=None, base="adam", grow=1.05, cut=0.5, min_lr=0.0, max_lr=math.inf):
-    return make("lr_adaptive", lr=lr, base=base, grow=(grow, Range(1.0, high_open=False)), cut=(cut, SHRINK),
-                min_lr=(min_lr, AT_LEAST_0), max_lr=(max_lr, ABOVE_0))
+    return make("lr_adaptive", lr=lr, base=base, grow=grow, cut=cut, min_lr=min_lr, max_lr=max_lr)
 
 
 @builtin("lr_step", tracked="constant", category=CATEGORY,
@@ -77,8 +70,7 @@ def lr_adaptive(lr=None, base="adam", grow=1.05, cut=0.5, min_lr=0.0, max_lr=mat
                "StepLR with gamma = factor. every is a whole number of at least 1 (default 10); "
                "factor above 0 and at most 1. " + COMMON)
 def lr_step(lr=None, every=10, base="adam", factor=0.5, min_lr=0.0):
-    return make("lr_step", lr=lr, base=base, every=(every, COUNT), factor=(factor, SHRINK),
-                min_lr=(min_lr, AT_LEAST_0))
+    return make("lr_step", lr=lr, base=base, every=every, factor=factor, min_lr=min_lr)
 
 
 @builtin("lr_cosine", tracked="constant", category=CATEGORY,
@@ -92,4 +84,4 @@ def lr_step(lr=None, every=10, base="adam", factor=0.5, min_lr=0.0):
                "epochs)) / 2, as PyTorch's CosineAnnealingLR with T_max = epochs (without "
                "restarts). epochs is a whole number of at least 1 (default 100). " + COMMON)
 def lr_cosine(lr=None, epochs=100, base="adam", min_lr=0.0):
-    return make("lr_cosine", lr=lr, base=base, epochs=(epochs, COUNT), min_lr=(min_lr, AT_LEAST_0))
+    return make("lr_cosine", lr=lr, base=base, epochs=epochs, min_lr=min_lr)

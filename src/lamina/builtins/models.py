@@ -230,8 +230,13 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
          notes="The file is a NumPy .npz archive (a zip of .npy arrays) written to exactly the path "
                "given: the weights, the optimizer's running averages and the histories as float64 "
                "arrays, and a JSON header for the rest (layers, loss, seed, optimizer settings and "
-               "step count, schedule and its state). An existing file is replaced; a path that "
-               "cannot be written is a ValueError.")
+               "step count, schedule and its state). An existing file is replaced atomically: the "
+               "archive is written to a temporary file in the same folder (named .NAME.PID-RANDOM."
+               "lamina-tmp), flushed to disk, and then renamed over the old file, so a crash or a "
+               "kill at any moment leaves the old model or the new one, never a damaged file. A "
+               "temporary file left by a killed process is removed by the next save to that path. "
+               "A path that cannot be written is a ValueError; under lamina --allow-write or "
+               "--sandbox, one outside the allowed folders is a PermissionError.")
 def save_model(model, path):
     from ..models.save import (
         save_model as save,  # zipfile and json: loaded on first use
@@ -245,13 +250,20 @@ def save_model(model, path):
                  "saved, so predictions match and further fitting continues the same way.",
          examples=[NET + "save_model(net, \"untrained.npz\")\n"
                    "print(load_model(\"untrained.npz\").weights[1].w == net.weights[1].w)"],
-         notes="A missing file, or one that is not a model saved by save_model (not an .npz "
-               "archive, an unknown format or version, a layer kind this Lamina does not have, "
-               "settings a layer does not accept, missing or malformed parts, weights or optimizer "
-               "state whose shapes do not fit the layers), is a ValueError naming the path and what "
-               "is wrong, down to the layer and weight. Files are version 2 of the format (each "
-               "layer's kind and settings); files of version 1, written by earlier versions of "
-               "Lamina, are not read: fit and save the model again.")
+         notes="Everything read is checked before a model is made. A missing file, or one that is "
+               "not a model saved by save_model, is a ValueError naming the path and what is wrong: "
+               "not an .npz archive (a lone .npy array, any other file, a damaged zip or a failed "
+               "checksum), an array that is not float64 numbers (Python objects are never read), an "
+               "array header that does not match its data, a header that is not a JSON record, a "
+               "header field that is missing, unknown or out of range (named by its path, such as "
+               "epochs, optimizer.hp.lr or layers[1].settings.units: a layer kind, activation, "
+               "optimizer, schedule or loss this Lamina does not have, a count that is not a whole "
+               "number, NaN or Infinity where a number must be finite), weights or optimizer state "
+               "whose shapes do not fit the layers, or histories that do not match the epochs. Files "
+               "are version 2 of the format (each layer's kind and settings); files of version 1, "
+               "written by earlier versions of Lamina, are not read: fit and save the model again. "
+               "Under lamina --allow-read or --sandbox, a file outside the allowed folders is a "
+               "PermissionError.")
 def load_model(path):
     from ..models.save import (
         load_model as load,  # zipfile and json: loaded on first use

@@ -5,6 +5,7 @@ import argparse
 import pathlib
 import sys
 
+from ..files import atomic_write
 from .pages import ExampleFailed, all_pages
 
 DEFAULT_DIR = "docs/builtins"
@@ -32,11 +33,9 @@ def main(argv: list[str]) -> int:
     for old in [*out.glob("*.md"), *out.glob("*.png")]:
         if old.name not in pages:
             old.unlink()
-    for name, text in pages.items():
-        if isinstance(text, bytes):      # a figure an example drew
-            (out / name).write_bytes(text)
-        else:
-            (out / name).write_text(text)
+    for name, text in pages.items():     # bytes: a figure an example drew
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+        atomic_write(str(out / name), lambda f, data=data: f.write(data))
     print(f"wrote {len(pages)} pages to {out}")
     return 0
 

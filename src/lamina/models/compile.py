@@ -38,18 +38,24 @@ def compile_model(spec, optimizer="adam", loss="mse", seed=None) -> Model:
         what = "a compiled model (compile takes the spec it was made from)" \
             if isinstance(spec, Model) else describe(spec)
         raise LaminaError("TypeError", f"compile needs a model spec, input(n) |> dense(...), not {what}.")
+    kind = loss_for(spec, as_str(loss, "compile's loss"))
+    n = int(generator().integers(2**31)) if seed is None else as_int(seed, "compile's seed", minimum=0)
+    opt, schedule = optimizer_of(optimizer)
+    return Model(spec, kind, n, opt.bind(initial_weights(spec, n), "the model's weights"), schedule)
+
+
+def loss_for(spec: ModelSpec, loss: str):
+    """The loss named, if a model of this spec can be compiled with it (load_model asks too)."""
     if not spec.layers or spec.layers[-1].activation is None:
         ends = f"; this one ends with {spec.layers[-1].label()}" if spec.layers else ""
         raise LaminaError("ValueError", "compile needs a model that ends with a dense layer (the "
                           "output layer, or another layer with an activation): input(n) |> "
                           f"dense(units, activation = ...) |> compile(...){ends}.")
-    kind = get_loss(as_str(loss, "compile's loss"), spec.layers[-1].activation)
+    kind = get_loss(loss, spec.layers[-1].activation)
     if kind.name == "cross_entropy" and spec.shapes[-1].width < 2:
         raise LaminaError("ValueError", "cross_entropy needs a last layer of at least 2 units (one per "
                           "class); for two classes with one unit use binary_cross_entropy.")
-    n = int(generator().integers(2**31)) if seed is None else as_int(seed, "compile's seed", minimum=0)
-    opt, schedule = optimizer_of(optimizer)
-    return Model(spec, kind, n, opt.bind(initial_weights(spec, n), "the model's weights"), schedule)
+    return kind
 
 
 def initial_weights(spec: ModelSpec, seed: int) -> list:

@@ -12,36 +12,38 @@ saved model would have.
 
 This is version 2 of the format. Version 1 (written before layers were a protocol,
 with each layer's settings beside its kind) is not read: loading one is a
-ValueError that says so. Everything read is checked (a layer kind that is not
-registered, settings a layer does not accept, weights or optimizer state of the
-wrong shape, a malformed header): each is a ValueError naming the file and the part.
+ValueError that says so. Everything read is checked (archive.py reads the arrays
+without trusting their headers; header.py reads the JSON header field by field;
+here the arrays are matched to the layers and the histories to the epochs): each
+failure is a ValueError naming the file and the field or array.
+
+The file is written atomically (lamina.files.atomic_write): a crash while saving
+leaves the previous file or the new one, never a damaged one.
 """
 from __future__ import annotations
 
 import json
-import zipfile
 from dataclasses import replace
 
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from ..optim.registry import get
-from ..values import as_str, describe
+from ..files import atomic_write, check_read, check_write
+from ..values import as_str
 from . import layers  # noqa: F401  (registers the layer kinds)
-from .callbacks.schedule import KINDS as SCHEDULES
-from .callbacks.schedule import Schedule
+from .archive import TEXT_MEMBER, Bad, read_arrays
+from .compile import loss_for
 from .fit import check_model
-from .layer import kind_named
-from .losses import LOSSES
+from .header import FORMAT, VERSION, optimizer, parse, schedule, spec, whole
 from .model import Model
-from .spec import ModelSpec
 
-FORMAT, VERSION = "lamina-model", 2
+HISTORIES = ("loss_history", "val_loss_history", "lr_history")
 
 
 def save_model(model, path) -> None:
     model = check_model(model, "save_model")
     path = as_str(path, "save_model's path")
+    check_write(path, "save_model")
     opt = model.optimizer
     meta = {
         "format": FORMAT, "version": VERSION, "inputs": model.spec.inputs, "steps": model.spec.steps,
@@ -53,115 +55,89 @@ def save_model(model, path) -> None:
             "base": {"name": model.schedule.base.rule.name, "hp": model.schedule.base.hp},
             "state": model.schedule_state},
     }
-    arrays = {"meta": np.array(json.dumps(meta))}
+    arrays = {TEXT_MEMBER: np.array(json.dumps(meta))}
     for i, (w, state) in enumerate(zip(opt.params, opt.state)):
         arrays[f"param{i}"] = w
         arrays.update({f"state{i}_{slot}": np.asarray(v) for slot, v in state.items()})
     arrays.update(loss_history=model.loss_history, val_loss_history=model.val_loss_history,
                   lr_history=model.lr_history)
     try:
-        with open(path, "wb") as f:
-            np.savez(f, **arrays)
+        atomic_write(path, lambda f: np.savez(f, **arrays))
     except OSError as e:
-        raise LaminaError("ValueError", f"save_model could not write '{path}': {e.strerror}.") from None
+        raise LaminaError("ValueError", f"save_model could not write '{path}': {e.strerror or e}.") from None
 
 
 def load_model(path) -> Model:
     path = as_str(path, "load_model's path")
+    check_read(path, "load_model")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+        return _rebuild(read_arrays(path))
     except FileNotFoundError:
         raise LaminaError("ValueError", f"load_model: there is no file '{path}'.") from None
     except IsADirectoryError:
         raise LaminaError("ValueError", f"load_model: '{path}' is a folder, not a model file.") from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
-        raise _corrupt(path, f"it is not a NumPy .npz file ({e})") from None
-    try:
-        return _rebuild(arrays)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, json.JSONDecodeError) as e:
-        raise _corrupt(path, f"a part is missing or malformed ({type(e).__name__}: {e})") from None
-    except LaminaError as e:
-        raise _corrupt(path, e.message.rstrip(".")) from None
-
-
-def _corrupt(path: str, why: str) -> LaminaError:
-    return LaminaError("ValueError", f"load_model: '{path}' is not a model saved by save_model, or "
-                       f"it is damaged: {why}.")
-
-
-def _bad(why: str) -> LaminaError:
-    return LaminaError("ValueError", why)
+    except OSError as e:
+        raise LaminaError("ValueError", f"load_model cannot read '{path}': {e.strerror or e}.") from None
+    except Bad as e:
+        raise LaminaError("ValueError", f"load_model: '{path}' is not a model saved by save_model, or "
+                          f"it is damaged: {e}.") from None
 
 
 def _rebuild(arrays: dict) -> Model:
-    meta = json.loads(str(arrays["meta"]))
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise _bad("its header does not name the lamina-model format")
-    if meta.get("version") == 1:
-        raise _bad(f"it is version 1 of the format, written by an earlier Lamina, and this Lamina "
-                   f"reads version {VERSION} only; build, fit and save the model again")
-    if meta.get("version") != VERSION:
-        raise _bad(f"it is version {meta.get('version')}, and this Lamina reads version {VERSION}")
-    spec = _spec(meta)
-    expected = [(i, name, shape) for i, shapes in enumerate(spec.parameter_shapes())
+    if TEXT_MEMBER not in arrays:
+        raise Bad(f"it has no '{TEXT_MEMBER}' header")
+    meta = parse(arrays[TEXT_MEMBER])
+    model_spec = spec(meta)
+    try:
+        loss = loss_for(model_spec, meta["loss"]) if isinstance(meta["loss"], str) else None
+    except LaminaError as e:
+        raise Bad(f"its header's loss: {e.message.rstrip('.')}") from None
+    if loss is None:
+        raise Bad(f"its header's loss is {meta['loss']!r}, not a loss's name")
+    seed, epochs = whole(meta["seed"], "seed"), whole(meta["epochs"], "epochs")
+    opt = optimizer(meta["optimizer"], "optimizer")
+    t = whole(meta["optimizer"]["t"], "optimizer.t")
+    sched, sched_state = schedule(meta["schedule"], opt)
+    expected = [(i, name, shape) for i, shapes in enumerate(model_spec.parameter_shapes())
                 for name, shape in shapes.items()]
-    extra = sorted(k for k in arrays if k.startswith("param") and k[5:].isdigit()
-                   and int(k[5:]) >= len(expected))
+    known = {TEXT_MEMBER, *HISTORIES, *(f"param{k}" for k in range(len(expected))),
+             *(f"state{k}_{s}" for k in range(len(expected)) for s in opt.rule.slots)}
+    extra = sorted(k for k in arrays if k not in known)
     if extra:
-        raise _bad(f"it holds {extra[0]}, but its layers have only {len(expected)} weights")
+        weights = f"its layers have {len(expected)} weights, and {opt.rule.name} keeps " + (
+            ", ".join(opt.rule.slots) if opt.rule.slots else "no state")
+        raise Bad(f"it holds an array '{extra[0]}' that its model does not have ({weights})")
     params = []
     for k, (i, name, shape) in enumerate(expected):
-        where = f"param{k} (the weight '{name}' of layer {i}, {spec.layers[i].label()})"
+        where = f"param{k} (the weight '{name}' of layer {i}, {model_spec.layers[i].label()})"
         params.append(_weight(arrays, f"param{k}", shape, where))
-    o = meta["optimizer"]
-    opt = get(o["name"]).with_hp(**o["hp"]).bind(params, "the saved weights")
+    opt = opt.bind(params, "the saved weights")
     state = tuple({s: _weight(arrays, f"state{k}_{s}", params[k].shape, f"state{k}_{s}")
                    for s in opt.rule.slots} for k in range(len(params)))
-    opt = replace(opt, state=state, t=int(o["t"]))
-    schedule, s_state = None, {}
-    if meta["schedule"] is not None:
-        s = meta["schedule"]
-        base = get(s["base"]["name"]).with_hp(**s["base"]["hp"])
-        schedule = Schedule(SCHEDULES[s["name"]], base, {k: float(v) for k, v in s["settings"].items()})
-        s_state = {k: float(v) for k, v in s["state"].items()}
-    return Model(spec, LOSSES[meta["loss"]], int(meta["seed"]), opt, schedule, s_state,
-                 int(meta["epochs"]), _vector(arrays["loss_history"]),
-                 _vector(arrays["val_loss_history"]), _vector(arrays["lr_history"]))
-
-
-def _spec(meta: dict) -> ModelSpec:
-    """The model spec the header describes, every layer checked as its builtin checks it."""
-    inputs, steps, described = meta["inputs"], meta.get("steps"), meta["layers"]
-    if type(inputs) is not int or inputs < 1 or not (steps is None or (type(steps) is int and
-                                                      steps >= 1 and inputs % steps == 0)):
-        raise _bad(f"its input is {inputs!r} numbers in {steps!r} steps, which is no model's input")
-    if not isinstance(described, list):
-        raise _bad(f"its layers are {describe(described)}, not a list")
-    spec = ModelSpec(inputs, (), steps)
-    for i, d in enumerate(described):
-        if not isinstance(d, dict) or set(d) != {"kind", "settings"}:
-            raise _bad(f"layer {i} is {d!r}, not a record of a kind and settings")
-        try:
-            spec = spec.with_layer(kind_named(d["kind"]).from_settings(d["settings"]))
-        except LaminaError as e:
-            raise _bad(f"layer {i} ({d['kind']!r}): {e.message.rstrip('.')}") from None
-    return spec
+    opt = replace(opt, state=state, t=t)
+    histories = [_history(arrays, name, epochs) for name in HISTORIES]
+    return Model(model_spec, loss, seed, opt, sched, sched_state, epochs, *histories)
 
 
 def _weight(arrays: dict, key: str, shape: tuple, where: str) -> np.ndarray:
     if key not in arrays:
-        raise _bad(f"{where} is missing")
+        raise Bad(f"{where} is missing")
     a = arrays[key]
-    if not isinstance(a, np.ndarray) or a.dtype != np.float64 or a.ndim != 2:
-        raise _bad(f"{where} is {describe(a)} of {getattr(a, 'dtype', '?')}, not a float matrix")
+    if a.ndim != 2:
+        raise Bad(f"{where} is {'one number' if a.ndim == 0 else shape_str(a.shape)}, not a matrix")
     if a.shape != shape:
-        raise _bad(f"the weights' shapes do not match the layers: {where} is {shape_str(a.shape)}, "
-                   f"but it must be {shape_str(shape)}")
+        raise Bad(f"the weights' shapes do not match the layers: {where} is {shape_str(a.shape)}, "
+                  f"but it must be {shape_str(shape)}")
     return a
 
 
-def _vector(a) -> np.ndarray:
-    if a.dtype != np.float64 or a.ndim != 1:
-        raise ValueError("a history is not a float vector")
+def _history(arrays: dict, name: str, epochs: int) -> np.ndarray:
+    """A vector of one number per epoch (the validation loss: none, or one per epoch validated)."""
+    if name not in arrays:
+        raise Bad(f"its {name} is missing")
+    a = arrays[name]
+    if a.ndim != 1:
+        raise Bad(f"its {name} is {'one number' if a.ndim == 0 else shape_str(a.shape)}, not a vector")
+    if (a.size > epochs) if name == "val_loss_history" else (a.size != epochs):
+        raise Bad(f"its {name} has {a.size} entries, but its header says {epochs} epochs were trained")
     return a

@@ -1,29 +1,32 @@
 """Data in and out: CSV files as tables, splits for training and testing, scaling, summaries."""
 from __future__ import annotations
 
-import csv
 import math
+import re
 
 import numpy as np
 
 from ..autodiff.tape import record
 from ..errors import LaminaError
+from ..files import atomic_write, check_read, check_write
 from ..printing import format_number
 from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
+from .csvfile import csv_bytes, read_records
 from .table import Table, as_table, column
 
 MISSING = {"", "NA", "NaN", "nan", "N/A"}     # read as NaN in a numeric column
+# A number in a CSV file: ASCII digits with an optional sign, point and exponent, or Inf.
+# Python's float() would also take 1_000, "infinity" in any case and digits of other scripts.
+NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|Inf|inf)")
+_ODD = re.compile(r"[^0-9.eE+-]")
 
 
 def _number(cell: str):
     text = cell.strip()
     if text in MISSING:
         return math.nan
-    try:
-        return float(text)
-    except ValueError:
-        return None
+    return float(text) if NUMBER.fullmatch(text) else None
 
 
 def read_csv(path, sep=",", text=None) -> Table:
@@ -33,14 +36,11 @@ def read_csv(path, sep=",", text=None) -> Table:
     if len(delimiter) != 1:
         raise LaminaError("ValueError", f"read_csv's sep must be one character, not \"{delimiter}\".")
     forced = _names(text, "read_csv's text columns")
+    check_read(name, "read_csv")
     try:
-        with open(name, newline="", encoding="utf-8-sig") as f:
-            reader = csv.reader(f, delimiter=delimiter)
-            records = [(reader.line_num, row) for row in reader if any(cell.strip() for cell in row)]
+        records = read_records(name, name, delimiter)
     except OSError as exc:
         raise LaminaError("ValueError", f"read_csv cannot read \"{name}\": {exc.strerror or exc}.") from None
-    except (csv.Error, UnicodeDecodeError) as exc:
-        raise LaminaError("ValueError", f"read_csv: \"{name}\" is not a readable CSV file ({exc}).") from None
     if not records:
         raise LaminaError("ValueError", f"read_csv: \"{name}\" is empty; it needs a header line of column names.")
     header = [h.strip() for h in records[0][1]]
@@ -78,9 +78,16 @@ def _text(cells) -> list[str]:
 
 def _parse_column(cells, name: str, j: int, col: str):
     """Numbers when the first filled cell is a number (then every cell must be); else text."""
-    first = next((c for _, c in cells if c.strip() not in MISSING), None)
+    texts = _text(cells)
+    first = next((t for t in texts if t not in MISSING), None)
     if first is not None and _number(first) is None:
-        return _text(cells)
+        return texts
+    filled = [t for t in texts if t not in MISSING]
+    if not _ODD.search("".join(filled)):     # only digits, points, signs, exponents: float() reads them as NUMBER does
+        try:
+            return np.array(["nan" if t in MISSING else t for t in texts], dtype=np.float64)
+        except ValueError:
+            pass                             # a malformed one, such as "1e": found below
     values = np.empty(len(cells))
     for i, (line, cell) in enumerate(cells):
         v = _number(cell)
@@ -122,10 +129,10 @@ def make_table(x, names=None) -> Table:
 def write_csv(x, path, names=None) -> None:
     t = make_table(x, names)
     target = as_str(path, "write_csv's path")
-    lines = [t.names] + [[_field(c[i]) for c in t.columns.values()] for i in range(t.nrows)]
+    check_write(target, "write_csv")
+    text = csv_bytes([t.names] + [[_field(c[i]) for c in t.columns.values()] for i in range(t.nrows)])
     try:
-        with open(target, "w", newline="", encoding="utf-8") as f:
-            csv.writer(f, lineterminator="\n").writerows(lines)
+        atomic_write(target, lambda f: f.write(text))
     except OSError as exc:
         raise LaminaError("ValueError", f"write_csv cannot write \"{target}\": {exc.strerror or exc}.") from None
 

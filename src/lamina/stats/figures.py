@@ -14,6 +14,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import LaminaError
+from ..files import atomic_write, check_write
 from ..values import LibObject, Record, as_float, as_int, as_str, describe
 from .args import data, vector
 from .descriptive import bin_spec, check_span
@@ -227,13 +228,16 @@ def savefig(path, dpi=100.0):
     if _state["fig"] is None:
         raise LaminaError("ValueError", "savefig has no figure to save; draw one first with plot, "
                           "scatter, hist or bar.")
+    check_write(target, "savefig")
     folder = os.path.dirname(target)
     if folder and not os.path.isdir(folder):
         raise LaminaError("ValueError", f"savefig cannot write \"{target}\": the folder \"{folder}\" does not exist.")
     resolution = as_int(dpi, "savefig's dpi", minimum=10)
+    kind = os.path.splitext(target)[1].lower().lstrip(".")
+    fig = _state["fig"]
     try:
         with drawing("savefig", TOO_BIG):
-            _state["fig"].savefig(target, dpi=resolution, bbox_inches="tight")
+            atomic_write(target, lambda f: fig.savefig(f, format=kind, dpi=resolution, bbox_inches="tight"))
     except OSError as exc:
         raise LaminaError("ValueError", f"savefig cannot write \"{target}\": {exc.strerror or exc}.") from None
     close()

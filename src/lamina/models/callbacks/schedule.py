@@ -16,10 +16,15 @@ from dataclasses import dataclass
 from ...errors import LaminaError
 from ...optim.base import Optimizer
 from ...optim.registry import get
-from ...values import LibObject, as_float, describe
+from ...values import LibObject, Range, as_float, describe
 from . import Callback
 
 PLATEAU_THRESHOLD = 1e-4    # an epoch improves on the best when below best * (1 - this)
+COUNT = Range(1.0, whole=True)                              # patience, every, epochs
+SHRINK = Range(0.0, 1.0, low_open=True, high_open=False)    # factor, cut: above 0, at most 1
+GROW = Range(1.0, high_open=False)                          # grow: at least 1
+AT_LEAST_0 = Range(0.0, high_open=False)                    # min_lr
+ABOVE_0 = Range(0.0, low_open=True, high_open=False)        # max_lr (Inf: no cap)
 
 
 def plateau(s: dict, lr: float, epoch: int, loss: float, state: dict):
@@ -56,16 +61,21 @@ class Kind:
     rule: Callable
     monitors: str          # "validation" (val_loss when fit validates, else loss) or "training"
     meaning: str
+    settings: dict         # each setting besides lr -> the Range it accepts
+    state: tuple = ()      # the names of the numbers the rule keeps between epochs
 
 
 KINDS = {
     "lr_plateau": Kind("lr_plateau", plateau, "validation", "multiplied by factor after patience "
-                       "epochs without improvement"),
+                       "epochs without improvement",
+                       {"patience": COUNT, "factor": SHRINK, "min_lr": AT_LEAST_0}, ("best", "wait")),
     "lr_adaptive": Kind("lr_adaptive", adaptive, "training", "times grow after an epoch that lowered "
-                        "the loss, times cut after one that raised it"),
-    "lr_step": Kind("lr_step", step, "training", "multiplied by factor every `every` epochs"),
+                        "the loss, times cut after one that raised it",
+                        {"grow": GROW, "cut": SHRINK, "min_lr": AT_LEAST_0, "max_lr": ABOVE_0}, ("prev",)),
+    "lr_step": Kind("lr_step", step, "training", "multiplied by factor every `every` epochs",
+                    {"every": COUNT, "factor": SHRINK, "min_lr": AT_LEAST_0}),
     "lr_cosine": Kind("lr_cosine", cosine, "training", "follows half a cosine from lr down to min_lr "
-                      "over `epochs` epochs"),
+                      "over `epochs` epochs", {"epochs": COUNT, "min_lr": AT_LEAST_0}),
 }
 
 
@@ -97,7 +107,8 @@ class Schedule(LibObject):
 
 
 def make(name: str, lr, base, **settings) -> Schedule:
-    """A schedule with its settings checked; each setting is (value, Range)."""
+    """A schedule with its settings checked against its kind's ranges (load_model reads a
+    saved schedule back through here too)."""
     if isinstance(base, Schedule):
         raise LaminaError("TypeError", f"{name}'s base must be an optimizer or its name, not another "
                           f"schedule.")
@@ -108,10 +119,11 @@ def make(name: str, lr, base, **settings) -> Schedule:
     rate = opt.hp["lr"] if lr is None else as_float(lr, f"{name}'s lr")
     if not 0.0 < rate < math.inf:
         raise LaminaError("ValueError", f"{name}'s lr must be above 0, not {rate:g}.")
+    kind = KINDS[name]
     checked = {"lr": rate}
-    for key, (value, allowed) in settings.items():
-        checked[key] = allowed.check(value, f"{name}'s {key}")
-    return Schedule(KINDS[name], opt.with_hp(lr=rate), checked)
+    for key, value in settings.items():
+        checked[key] = kind.settings[key].check(value, f"{name}'s {key}")
+    return Schedule(kind, opt.with_hp(lr=rate), checked)
 
 
 class ScheduleCallback(Callback):

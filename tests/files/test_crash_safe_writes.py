@@ -1,0 +1,159 @@
+"""Writes survive kill -9: a real `lamina` process is killed while it writes, and the target is
+then the old good file or the complete new one, never a damaged one; no temporary file is
+left where a later load would pick it up, and a leftover is removed by the next write."""
+from __future__ import annotations
+
+import os
+import pathlib
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from lamina.files import TEMP_SUFFIX
+from lamina.models.save import load_model
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="kill -9 is POSIX")
+
+LAMINA = [sys.executable, "-m", "lamina"]
+
+BIG_NET = 'net = input(300) |> dense(600, activation = "relu") |> dense(300) |> compile(seed = {seed})\n'
+
+
+def start(program: str, cwd: pathlib.Path, env: dict | None = None) -> subprocess.Popen:
+    path = cwd / "prog.lam"
+    path.write_text(program)
+    return subprocess.Popen(LAMINA + [str(path)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, **(env or {})})
+
+
+def kill(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+
+
+def temp_files(folder: pathlib.Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(TEMP_SUFFIX))
+
+
+def weights(path: pathlib.Path) -> list[np.ndarray]:
+    return [np.array(p) for p in load_model(str(path)).optimizer.params]
+
+
+def same_weights(a, b) -> bool:
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_killing_a_loop_of_re_saves_never_damages_the_model(tmp_path):
+    """Two different models are saved in turn, over and over; whenever the process dies, the
+    file holds one of them, whole."""
+    rnd = random.Random(7)
+    program = (BIG_NET.format(seed=1) + 'save_model(net, "a.npz")\n'
+               + BIG_NET.replace("net", "other").format(seed=2) + 'save_model(other, "b.npz")\n'
+               'save_model(net, "model.npz")\nprint("ready")\n'
+               'for i = 1 to 1000000\n    save_model(other, "model.npz")\n    save_model(net, "model.npz")\nend for\n')
+    for _ in range(3):
+        proc = start(program, tmp_path)
+        assert proc.stdout.readline() == "ready\n", proc.stderr.read()
+        time.sleep(rnd.uniform(0.2, 0.8))
+        kill(proc)
+        a, b, got = weights(tmp_path / "a.npz"), weights(tmp_path / "b.npz"), weights(tmp_path / "model.npz")
+        assert same_weights(got, a) or same_weights(got, b)
+        # a leftover of the killed process, if any, is hidden and ends .lamina-tmp
+        assert all(n.startswith(".model.npz.") for n in temp_files(tmp_path))
+    proc = start('net = input(2) |> dense(1) |> compile(seed = 3)\nsave_model(net, "model.npz")\n', tmp_path)
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert temp_files(tmp_path) == []          # the next write cleaned up after the killed ones
+
+
+def paused_write(program: str, folder: pathlib.Path) -> str:
+    """Run program with the write-pause hook, wait until it has written part of its temporary
+    file, kill -9 it; the temporary file's name."""
+    proc = start(program, folder, env={"LAMINA_TEST_WRITE_PAUSE": "1"})
+    line = proc.stderr.readline()
+    assert line.startswith("lamina: paused writing "), line + proc.stderr.read()
+    temp = line.removeprefix("lamina: paused writing ").strip()
+    assert os.path.getsize(temp) > 0 and temp.endswith(TEMP_SUFFIX)
+    kill(proc)
+    return temp
+
+
+GOOD = {
+    "model.npz": ('net = input(2) |> dense(3) |> dense(1) |> compile(seed = {seed})\n'
+                  'save_model(net, "model.npz")\n'),
+    "data.csv": 'write_csv({{x = [{seed}, 2, 3]}}, "data.csv")\n',
+    "plot.png": 'plot([1, {seed}, 2])\nsavefig("plot.png")\n',
+    "plot.svg": 'plot([1, {seed}, 2])\nsavefig("plot.svg")\n',
+}
+
+
+@pytest.mark.parametrize("target", list(GOOD))
+def test_a_write_killed_halfway_leaves_the_old_file(tmp_path, target):
+    first = start(GOOD[target].format(seed=1), tmp_path)
+    assert first.wait(timeout=60) == 0, first.stderr.read()
+    old = (tmp_path / target).read_bytes()
+    temp = paused_write(GOOD[target].format(seed=5), tmp_path)
+    assert (tmp_path / target).read_bytes() == old           # untouched: the new bytes went elsewhere
+    assert pathlib.Path(temp).parent == tmp_path and pathlib.Path(temp).name.startswith(f".{target}.")
+    again = start(GOOD[target].format(seed=5), tmp_path)      # the next write completes and cleans up
+    assert again.wait(timeout=60) == 0, again.stderr.read()
+    assert not os.path.exists(temp) and temp_files(tmp_path) == []
+    assert (tmp_path / target).read_bytes() != old
+    if target == "model.npz":
+        np.testing.assert_array_equal(load_model(str(tmp_path / target)).optimizer.params[0].shape, (2, 3))
+
+
+def test_the_docs_build_writes_pages_atomically(tmp_path, monkeypatch):
+    from lamina.docs import build
+    monkeypatch.setattr(build, "all_pages", lambda: {"a.md": "new text\n", "b.png": b"\x89PNG"})
+    (tmp_path / "a.md").write_text("old text\n")
+    os.chmod(tmp_path / "a.md", 0o640)
+    assert build.main(["build", str(tmp_path)]) == 0
+    assert (tmp_path / "a.md").read_text() == "new text\n" and (tmp_path / "b.png").read_bytes() == b"\x89PNG"
+    assert oct((tmp_path / "a.md").stat().st_mode & 0o777) == oct(0o640)    # the old file's permissions kept
+    assert temp_files(tmp_path) == []
+
+
+def test_a_failed_write_removes_its_temporary_file(tmp_path):
+    from lamina.files import atomic_write
+    (tmp_path / "t.txt").write_bytes(b"old")
+
+    def half(f):
+        f.write(b"partial")
+        raise RuntimeError("the writer failed")
+    with pytest.raises(RuntimeError):
+        atomic_write(str(tmp_path / "t.txt"), half)
+    assert (tmp_path / "t.txt").read_bytes() == b"old" and temp_files(tmp_path) == []
+
+
+def test_a_new_file_gets_the_usual_permissions(tmp_path):
+    from lamina.files import atomic_write
+    old = os.umask(0o022)
+    try:
+        atomic_write(str(tmp_path / "n.txt"), lambda f: f.write(b"x"))
+    finally:
+        os.umask(old)
+    assert (tmp_path / "n.txt").stat().st_mode & 0o777 == 0o644
+
+
+def test_pipes_and_devices_are_written_and_read_directly(tmp_path):
+    r = subprocess.run(LAMINA + ["-e", 'write_csv({b = [2, 3]}, "/dev/stdout")\nprint(read_csv("/dev/stdin").a)'],
+                       input="a\n1\n", capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "b\n2\n3\n[1]\n"), r.stderr
+    assert temp_files(tmp_path) == [] and temp_files(pathlib.Path("/dev")) == []
+
+
+def test_a_symlinked_target_is_replaced_behind_its_link(tmp_path):
+    from lamina.files import atomic_write
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "t.txt").write_bytes(b"old")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "real" / "t.txt")
+    atomic_write(str(tmp_path / "link.txt"), lambda f: f.write(b"new"))
+    assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real" / "t.txt").read_bytes() == b"new"
+    with pytest.raises(IsADirectoryError):
+        atomic_write(str(tmp_path / "real"), lambda f: f.write(b"x"))
