@@ -11,21 +11,27 @@ import sys
 import traceback
 
 from .console import internal_failure, report
-from .errors import LaminaError
+from .errors import LaminaError, ProgramExit
 
 USAGE = """\
-usage: lamina FILE.lam          run a program
+usage: lamina FILE.lam [ARG ...]  run a program; args() gives it the ARGs
        lamina -e "CODE"         run a snippet
        lamina                   start the interactive prompt (REPL)
        lamina help [NAME]       show a builtin's page, or the categories
        lamina docs build [DIR] [--check]
-                                write (or check) the builtin pages"""
+                                write (or check) the builtin pages
+       lamina --version         print the version"""
 
 
-def run_text(text: str, name: str) -> int:
+def run_text(text: str, name: str, directory: str | None = None) -> int:
+    """Run a program; `directory` is where its imports are looked for first (None: the
+    current folder)."""
     from .interpreter import Interpreter
     try:
-        Interpreter().run(text, name)
+        Interpreter(directory).run(text, name)
+    except ProgramExit as exc:    # exit(code)
+        sys.stdout.flush()
+        return exc.code
     except LaminaError as err:
         if os.environ.get("LAMINA_DEBUG") == "1" and err.__cause__ is not None:
             traceback.print_exception(err.__cause__)
@@ -41,7 +47,9 @@ def run_text(text: str, name: str) -> int:
     return 0
 
 
-def run_file(path: str) -> int:
+def run_file(path: str, arguments: list[str]) -> int:
+    from .builtins.program import set_program_arguments
+    set_program_arguments(arguments)
     try:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()
@@ -51,7 +59,7 @@ def run_file(path: str) -> int:
     except UnicodeDecodeError:
         print(f"lamina: {path} is not UTF-8 text", file=sys.stderr)
         return 2
-    return run_text(text, path)
+    return run_text(text, path, os.path.dirname(path))
 
 
 def tool_command(argv: list[str]) -> int:
@@ -73,9 +81,12 @@ def main(argv: list[str] | None = None) -> int:
             return report(err)
         except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
             return internal_failure(exc)
-    parser = argparse.ArgumentParser(prog="lamina", usage=USAGE, add_help=True)
-    parser.add_argument("file", nargs="?")
+    parser = argparse.ArgumentParser(prog="lamina", usage=USAGE.removeprefix("usage: "), add_help=True)
+    parser.add_argument("file", nargs="?", help="the program to run")
+    # Everything after FILE belongs to the program, words starting with '-' included.
+    parser.add_argument("arguments", nargs=argparse.REMAINDER, help="the program's arguments, for args()")
     parser.add_argument("-e", dest="code", help="run CODE")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -86,9 +97,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.code is not None:
         return run_text(args.code, "<-e>")
     if args.file is not None:
-        return run_file(args.file)
+        return run_file(args.file, _after_file(argv, args.file, args.arguments))
     from .repl import repl
     return repl()
+
+
+def _after_file(argv: list[str], file: str, rest: list[str]) -> list[str]:
+    """Every word after FILE: argparse's remainder, with the '--' it drops right after FILE."""
+    k = len(argv) - len(rest)
+    return ["--"] + rest if k >= 2 and argv[k - 1] == "--" and argv[k - 2] == file else rest
+
+
+class _Version(argparse.Action):
+    """`--version`: the package's version, looked up only when asked for (it costs start-up time)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            number = version("lamina")
+        except PackageNotFoundError:
+            number = "(not installed)"
+        print(f"lamina {number}")
+        parser.exit()
 
 
 def entry() -> None:

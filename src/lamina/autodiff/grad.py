@@ -9,12 +9,11 @@ into that array in place.
 """
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ..errors import LaminaError
 from ..values import Record, Tracked, describe
+from ..warnings import warn
 from .tape import TAPE
 
 
@@ -74,9 +73,9 @@ def grad(loss, wrt):
     bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results)
            if not np.all(np.isfinite(g))]
     if bad and np.isfinite(loss.value):
-        print(f"warning: grad(): the loss is finite ({loss.value!r}) but the gradient for "
-              f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
-              f"took the log or sqrt of a non-positive number, or overflowed.", file=sys.stderr)
+        warn(f"grad(): the loss is finite ({loss.value!r}) but the gradient for "
+             f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
+             f"took the log or sqrt of a non-positive number, or overflowed.", once_key="grad: not finite")
     return _rebuild(wrt, iter(results))
 
 

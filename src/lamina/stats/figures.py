@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import LaminaError
 from ..values import LibObject, Record, as_float, as_int, as_str, describe
+from ..warnings import warn
 from .args import data, vector
 from .descriptive import bin_spec
 
@@ -242,8 +243,8 @@ def show():
         raise LaminaError("ValueError", "show has no figure to show; draw one first with plot, scatter, hist or bar.")
     plt = pyplot()
     if plt.get_backend().lower() == "agg":
-        print("show: no display is available here, so the figure is not shown; save it with "
-              "savefig(\"file.png\").", file=sys.stderr)
+        warn("show: no display is available here, so the figure is not shown; save it with "
+             "savefig(\"file.png\").")
         return
     plt.show()
     close()
