@@ -48,9 +48,10 @@ def args():
                "From the command line the status is what the shell sees (`echo $?`); in the REPL "
                "exit() ends the session.")
 def exit_(code=0.0):
-    if isinstance(code, bool) or not isinstance(code, (float, int)) or code != int(code) or not 0 <= code <= 255:
-        raise LaminaError("ValueError", f"exit needs a whole number from 0 to 255 as the status, "
-                          f"not {format_value(code) if isinstance(code, (float, int)) else describe(code)}.")
+    if isinstance(code, bool) or not isinstance(code, (float, int)):
+        raise LaminaError("TypeError", f"exit needs a whole number from 0 to 255 as the status, not {describe(code)}.")
+    if not 0 <= code <= 255 or code % 1:
+        raise LaminaError("ValueError", f"exit needs a whole number from 0 to 255 as the status, not {format_value(code)}.")
     raise ProgramExit(int(code))
 
 

@@ -29,8 +29,9 @@ LOADING: list[tuple[str, str]] = []     # (real path, shown path) of modules bei
 
 
 def read_module_source(path: str) -> str:
-    """The text of a module's file. Every import reads through here: the one place where the
-    program's permission to read the file is checked."""
+    """The text of a module's file. Every import reads through here, so this is the one place
+    where an import counts as a read of the file."""
+    # The file permission model's check (files.check_read(path)) belongs here, before the open.
     try:
         with open(path, encoding="utf-8-sig") as f:
             return f.read()

@@ -90,7 +90,7 @@ def _fill_arg_markers(message: str, node: A.Node | None) -> str:
                 arg = next((k.value for k in node.kwargs if k.name == key), None)
         return source_text(arg) or "the value"
     callee = source_text(node.callee) if isinstance(node, A.Call) else None
-    message = re.sub(r"\{callee\|([^}]*)\}", lambda m: f"'{callee}'" if callee else m.group(1), message)
+    message = re.sub(r"\{callee\|([^}]*)\}", lambda m: callee or m.group(1), message)
     return re.sub(r"\{arg:(\w+)\}", replace, message)
 
 
@@ -235,6 +235,8 @@ def translate_call_error(f, exc: TypeError, name: str | None = None, node: A.Nod
     from ..printing import function_name
     text = str(exc)
     label = name or (function_name(f) if f is not None and callable(f) else None)
+    if name == CALLEE:   # the name the call site writes, filled in once the site is known
+        label = "{callee|" + (function_name(f) if f is not None and callable(f) else "anonymous") + "}"
     m = re.search(r"'([\w.]+)' object is not callable", text)
     if m:
         kind = m.group(1).rsplit(".", 1)[-1]
@@ -248,9 +250,6 @@ def translate_call_error(f, exc: TypeError, name: str | None = None, node: A.Nod
     text = re.sub(r"\bL_(\w+)", r"\1", text)
     text = re.sub(r"^[\w.<>]+\(\) ", "", text).replace("positional ", "")
     subject = f"'{label}'" if label else "The function"
-    if name == CALLEE:   # the name the call site uses, filled in once the site is known
-        fallback = function_name(f) if f is not None and callable(f) else "anonymous"
-        subject = "{callee|" + ("The anonymous function" if fallback == "anonymous" else f"'{fallback}'") + "}"
     msg = f"{subject} {text}."
     unknown = re.search(r"unexpected keyword argument '(\w+)'", text)
     if unknown:
