@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	@for f in examples/first_steps.lam examples/sequences.lam examples/seed/*.lam; do \
 	  echo "== $$f"; $(BIN)/lamina $$f || exit 1; done
+	@echo "== examples/project/train.lam --epochs 300 --lr 0.1"
+	@$(BIN)/lamina examples/project/train.lam --epochs 300 --lr 0.1
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

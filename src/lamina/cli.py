@@ -11,27 +11,32 @@ import sys
 import traceback
 
 from .console import internal_failure, report
-from .errors import LaminaError
+from .errors import LaminaError, ProgramExit
 
 USAGE = """\
-usage: lamina [PERMISSIONS] FILE.lam   run a program
-       lamina [PERMISSIONS] -e "CODE"  run a snippet
-       lamina [PERMISSIONS]            start the interactive prompt (REPL)
-       lamina help [NAME]              show a builtin's page, or the categories
-       lamina docs build [DIR] [--check]
-                                       write (or check) the builtin pages"""
+usage: lamina [PERMISSIONS] FILE.lam [ARG ...]  run a program; args() gives it the ARGs
+       lamina [PERMISSIONS] -e "CODE"          run a snippet
+       lamina [PERMISSIONS]                    start the interactive prompt (REPL)
+       lamina help [NAME]                      show a builtin's page, or the categories
+       lamina docs build [DIR] [--check]       write (or check) the builtin pages
+       lamina --version                        print the version"""
 PERMISSIONS = """\
 Permissions, for running programs you did not write: without any of these flags a program
 may read and write every file you can; with any, only what they allow (paths are resolved,
-symlinks and '..' followed, before they are checked). A denied access is a PermissionError.
-Example: lamina --allow-read=data --allow-write=out prog.lam"""
+symlinks and '..' followed, before they are checked; import counts as a read). A denied
+access is a PermissionError. Example: lamina --allow-read=data --allow-write=out prog.lam"""
 
 
-def run_text(text: str, name: str, permissions=None) -> int:
+def run_text(text: str, name: str, directory: str | None = None, permissions=None) -> int:
+    """Run a program; `directory` is where its imports are looked for first (None: the
+    current folder)."""
     from .files import EVERYTHING
     from .interpreter import Interpreter
     try:
-        Interpreter(permissions or EVERYTHING).run(text, name)
+        Interpreter(directory, permissions or EVERYTHING).run(text, name)
+    except ProgramExit as exc:    # exit(code)
+        sys.stdout.flush()
+        return exc.code
     except LaminaError as err:
         if os.environ.get("LAMINA_DEBUG") == "1" and err.__cause__ is not None:
             traceback.print_exception(err.__cause__)
@@ -47,7 +52,9 @@ def run_text(text: str, name: str, permissions=None) -> int:
     return 0
 
 
-def run_file(path: str, permissions=None) -> int:
+def run_file(path: str, arguments: list[str], permissions=None) -> int:
+    from .builtins.program import set_program_arguments
+    set_program_arguments(arguments)
     try:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()
@@ -57,7 +64,7 @@ def run_file(path: str, permissions=None) -> int:
     except UnicodeDecodeError:
         print(f"lamina: {path} is not UTF-8 text", file=sys.stderr)
         return 2
-    return run_text(text, path, permissions)
+    return run_text(text, path, os.path.dirname(path), permissions)
 
 
 def tool_command(argv: list[str]) -> int:
@@ -82,7 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lamina", usage=USAGE.removeprefix("usage: "), epilog=PERMISSIONS,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="the program to run")
+    # Everything after FILE belongs to the program, words starting with '-' included.
+    parser.add_argument("arguments", nargs=argparse.REMAINDER, help="the program's arguments, for args()")
     parser.add_argument("-e", dest="code", help="run CODE")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version")
     parser.add_argument("--allow-read", action="append", metavar="DIR,...",
                         help="the program may read files under these folders (or these files)")
     parser.add_argument("--allow-write", action="append", metavar="DIR,...",
@@ -101,9 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         print("lamina: give either FILE or -e CODE, not both\n" + USAGE, file=sys.stderr)
         return 2
     if args.code is not None:
-        return run_text(args.code, "<-e>", permissions)
+        return run_text(args.code, "<-e>", permissions=permissions)
     if args.file is not None:
-        return run_file(args.file, permissions)
+        return run_file(args.file, _after_file(argv, args.file, args.arguments), permissions)
     from .repl import repl
     return repl(permissions)
 
@@ -122,6 +132,25 @@ def permissions_of(args):
         return out
     return Permissions.of(folders(args.allow_read, "--allow-read"),
                           folders(args.allow_write, "--allow-write"), args.sandbox)
+
+
+def _after_file(argv: list[str], file: str, rest: list[str]) -> list[str]:
+    """Every word after FILE: argparse's remainder, with the '--' it drops right after FILE."""
+    k = len(argv) - len(rest)
+    return ["--"] + rest if k >= 2 and argv[k - 1] == "--" and argv[k - 2] == file else rest
+
+
+class _Version(argparse.Action):
+    """`--version`: the package's version, looked up only when asked for (it costs start-up time)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            number = version("lamina")
+        except PackageNotFoundError:
+            number = "(not installed)"
+        print(f"lamina {number}")
+        parser.exit()
 
 
 def entry() -> None:

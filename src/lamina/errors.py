@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 KINDS = (
     "SyntaxError", "NameError", "TypeError", "ShapeError", "IndexError",
-    "ValueError", "TapeError", "RecursionError", "PermissionError", "Error", "InternalError",
+    "ValueError", "TapeError", "RecursionError", "ImportError", "PermissionError", "Error",
+    "InternalError",
 )
 
 
@@ -55,6 +56,7 @@ class LaminaError(Exception):
     stack: list[Frame] = field(default_factory=list)
     note: str | None = None
     incomplete: bool = False   # the text ended too early: a REPL reads another line
+    located: bool = False      # span and stack are final (an error caught, then raised again)
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind
@@ -76,6 +78,15 @@ class LaminaError(Exception):
             for frame in self.stack:
                 out.append(f"  {frame.function}, called at {frame.span.where()}")
         return "\n".join(out)
+
+
+class ProgramExit(BaseException):
+    """`exit(code)`: ends the program with that status. A BaseException, so `catch` does not
+    stop it while `finally` blocks still run; the command line turns it into the exit status."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
 
 
 def _excerpt(span: Span) -> list[str]:

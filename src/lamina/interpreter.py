@@ -9,6 +9,7 @@ a span and the Lamina call stack.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import warnings
 from functools import partial
@@ -16,10 +17,13 @@ from functools import partial
 from .builtins.registry import load_all
 from .errors import LaminaError, Source, Span
 from .files import EVERYTHING, Permissions, using
-from .lang import compiler, runtime
+from .lang import compiler, modules, runtime
 from .lang.parser import parse
-from .lang.pyerrors import to_lamina_error
+from .lang.pyerrors import current_span, to_lamina_error
 from .lang.scope import Scope, mangle
+from .warnings import set_locator
+
+set_locator(current_span)    # a warning names the Lamina line that caused it
 
 # Python frames per Lamina call is one, so this is (about) the deepest Lamina recursion.
 RECURSION_LIMIT = 10_000
@@ -44,17 +48,35 @@ def _bound_to(scope: Scope, spec):
     return bound
 
 
+def _run_module(text: str, path: str, name: str) -> dict:
+    """Run a module's text in a namespace of its own; returns the namespace. Errors pass on as
+    they are, so the importer's traceback reaches into the module's frames."""
+    interp = Interpreter(os.path.dirname(path))
+    label = f"<import {name}>"    # its top level in a call stack: `import helpers, called at ...`
+    for chunk in interp.compile(text, path):
+        exec(chunk.replace(co_name=label, co_qualname=label), interp.namespace)
+    return interp.namespace
+
+
 class Interpreter:
-    def __init__(self, permissions: Permissions = EVERYTHING):
-        self.permissions = permissions      # the files its program may read and write (files.py)
+    def __init__(self, directory: str | None = None, permissions: Permissions = EVERYTHING):
+        """`directory`: the folder `import` looks in first (the program file's); None means the
+        current folder at the time of the import (the REPL, -e, notebooks). `permissions`: the
+        files its program may read and write (files.py)."""
+        self.permissions = permissions
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         builtins = dict(builtins_namespace())
         self.namespace = {"__builtins__": builtins}
+        self.directory = directory
         scope = Scope(self.namespace)
         for name, spec in load_all().items():
             if spec.scoped:
                 builtins[mangle(name)] = _bound_to(scope, spec)
+        builtins["_import"] = self.import_module
+
+    def import_module(self, spec: str, is_path: bool):
+        return modules.load(spec, is_path, self.directory, _run_module)
 
     def compile(self, text: str, name: str, echo: bool = False) -> tuple:
         """The program's code objects (run them with run_code); a SyntaxError before any runs."""
@@ -74,7 +96,8 @@ class Interpreter:
                 gc.enable()
 
     def run(self, text: str, name: str = "<program>", echo: bool = False) -> None:
-        self.run_code(self.compile(text, name, echo))
+        with modules.running(name):
+            self.run_code(self.compile(text, name, echo))
 
     def run_code(self, code: tuple) -> None:
         try:

@@ -10,7 +10,7 @@ import os
 import sys
 
 from .console import internal_failure, report
-from .errors import LaminaError
+from .errors import LaminaError, ProgramExit
 from .interpreter import Interpreter
 
 BANNER = 'Lamina — type an expression, a statement or a block; help() lists builtins; Ctrl-D quits.'
@@ -34,7 +34,7 @@ def _reader():
 
 
 def repl(permissions=None) -> int:
-    interp = Interpreter() if permissions is None else Interpreter(permissions)
+    interp = Interpreter() if permissions is None else Interpreter(permissions=permissions)
     read = _reader()
     interactive = sys.stdin.isatty()
     if interactive:
@@ -54,6 +54,8 @@ def repl(permissions=None) -> int:
             interp.run_code(code)
         except LaminaError as err:
             status = report(err)
+        except ProgramExit as exc:    # exit(code) ends the session
+            return exc.code
         except KeyboardInterrupt:
             print("Interrupted.", file=sys.stderr)
         except EOFError:

@@ -57,8 +57,8 @@ def test_a_plain_number_among_the_targets_is_an_error():
 # -- warnings ----------------------------------------------------------------------------
 def test_no_target_connected_to_the_loss_is_a_warning_with_the_line(capsys):
     err = stderr_of("a = param(1)\nb = param(2)\nc = a * 3\nprint(grad(c, wrt = b))\n", capsys)
-    assert err.startswith("warning: prog.lam:4: grad(): the loss does not depend on wrt, so every "
-                          "gradient is zero")
+    assert err.startswith("warning: grad(): the loss does not depend on wrt, so every gradient is zero")
+    assert err.rstrip().endswith("(prog.lam:4)")
     assert err.count("warning") == 1
     # a bracket built after the loss is a new value: the same warning
     err = stderr_of("a = param(1)\nloss = a * 3\nv = [a, a]\nprint(grad(loss, wrt = v))\n", capsys)
@@ -69,7 +69,7 @@ def test_no_target_connected_to_the_loss_is_a_warning_with_the_line(capsys):
 
 def test_nan_warning_names_the_place(capsys):
     err = stderr_of("w = param(0)\nprint(grad(sqrt(w) * 0 + 1, wrt = w))\n", capsys)
-    assert err.startswith("warning: prog.lam:2: grad(): the loss is finite")
+    assert err.startswith("warning: grad(): the loss is finite") and err.rstrip().endswith("(prog.lam:2)")
 
 
 def test_grad_of_a_gradient_says_gradients_are_first_order():
@@ -110,7 +110,7 @@ def test_warning_once_when_the_tape_holds_far_more_than_the_loss_needs(capsys):
     steps = UNNEEDED_MIN_ENTRIES // 5 + 50               # 5 entries a step
     err = stderr_of(src.format(n=steps), capsys)
     assert err.count("warning") == 1
-    assert err.startswith("warning: prog.lam:5: grad(): the loss depends on 5 of the")
+    assert err.startswith("warning: grad(): the loss depends on 5 of the") and err.rstrip().endswith("(prog.lam:5)")
     assert "tape_reset()" in err
     TAPE.reset()
     assert stderr_of(src.format(n=200), capsys) == ""     # a small tape: nothing to say

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from lamina.autodiff.tape import DEFAULT_WARN_ENTRIES, TAPE
 from lamina.builtins.registry import load_all
-from lamina.errors import LaminaError
+from lamina.errors import LaminaError, ProgramExit
 from lamina.interpreter import Interpreter
+from lamina.warnings import reset as reset_warnings
 
 
 def scaled(examples: int) -> int:
@@ -56,13 +57,14 @@ def run_checked(code: str, seconds: int = 5) -> None:
             Interpreter().run(code, "probe")
         except LaminaError as err:
             assert err.kind != "InternalError", f"{code}\n{err.render()}"
-        except TookTooLong:
+        except (TookTooLong, ProgramExit):     # a probe may call exit(): the program ends
             pass
         finally:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, previous)
             TAPE.warn_entries = DEFAULT_WARN_ENTRIES   # a probe may have called tape_limit
             TAPE.reset()
+            reset_warnings()                           # ... or warnings(false)
 
 
 @pytest.fixture(autouse=True)

@@ -48,7 +48,9 @@ PROBES: dict[str, list[str] | str] = {
     "assert": ["assert(sum(p) > 0)"], "clock": none("takes no argument"),
     "error": none("stops the program with its message"), "has": none("takes a record and a name"),
     "help": none("takes a builtin's name"), "keys": ["keys({a = p})"], "length": ["length(p)"],
-    "print": ["print(p, q)"],
+    "print": ["print(p, q)"], "args": none("takes no argument"),
+    "exit": none("ends the program with a status"), "warn": ["warn(string(p))"],
+    "warnings": none("takes true or false"),
     # Data
     "as_matrix": none("takes a table, and a table refuses tracked columns"),
     "columns": none("takes a table"), "nrows": none("takes a table"), "head": none("takes a table"),

@@ -171,3 +171,62 @@ def test_a_file_that_starts_with_a_byte_order_mark_runs(tmp_path: pathlib.Path):
     prog.write_bytes(b"\xef\xbb\xbfx = 2\nprint(x + 1)\n")
     r = run(str(prog))
     assert (r.returncode, r.stdout, r.stderr) == (0, "3\n", "")
+
+
+def test_version_comes_from_the_package_metadata():
+    from importlib.metadata import version
+    r = run("--version")
+    assert (r.returncode, r.stdout, r.stderr) == (0, f"lamina {version('lamina')}\n", "")
+
+
+def test_help_prints_the_usage_once():
+    r = run("--help")
+    assert r.returncode == 0
+    assert r.stdout.count("usage:") == 1
+    assert r.stdout.startswith("usage: lamina [PERMISSIONS] FILE.lam [ARG ...]")
+
+
+def test_everything_after_the_file_goes_to_the_program(tmp_path: pathlib.Path):
+    prog = tmp_path / "prog.lam"
+    prog.write_text("print(args())\n")
+    r = run(str(prog), "a", "b", "--lr", "0.1", "-e", "--version", "--", "-h")
+    assert (r.returncode, r.stdout, r.stderr) == \
+        (0, '["a", "b", "--lr", "0.1", "-e", "--version", "--", "-h"]\n', "")
+    assert run(str(prog)).stdout == "[]\n"
+    assert run("-e", "print(args())").stdout == "[]\n"
+
+
+def test_exit_sets_the_status_after_finally_blocks(tmp_path: pathlib.Path):
+    prog = tmp_path / "prog.lam"
+    prog.write_text('function stop()\n    exit(7)\nend function\ntry\n    stop()\ncatch e\n    print("caught")\n'
+                    'finally\n    print("cleanup")\nend try\nprint("after")\n')
+    r = run(str(prog))
+    assert (r.returncode, r.stdout, r.stderr) == (7, "cleanup\n", "")
+    assert run("-e", "exit()").returncode == 0
+    bad = run("-e", "exit(256)")
+    assert bad.returncode == 1
+    assert bad.stderr.startswith("ValueError: exit needs a whole number from 0 to 255 as the status, not 256.")
+
+
+def test_exit_ends_the_repl_with_its_status():
+    r = run(stdin='print("one")\nexit(4)\nprint("two")\n')
+    assert (r.returncode, r.stdout) == (4, "one\n")
+
+
+def test_imports_from_the_command_line_resolve_from_the_current_folder(tmp_path: pathlib.Path):
+    (tmp_path / "tools.lam").write_text("function twice(x)\n    return 2 * x\nend function\n")
+    r = subprocess.run(LAMINA + ["-e", "import tools\nprint(tools.twice(4))"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "8\n", "")
+    r = subprocess.run(LAMINA, input="import tools as t\nt.twice(5)\n", cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "10\n", "")
+
+
+def test_a_program_imports_from_its_own_folder_not_the_current_one(tmp_path: pathlib.Path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "tools.lam").write_text('name = "project tools"\n')
+    (tmp_path / "tools.lam").write_text('name = "tools of the current folder"\n')
+    (tmp_path / "project" / "main.lam").write_text("import tools\nprint(tools.name)\n")
+    r = subprocess.run(LAMINA + ["project/main.lam"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "project tools\n", "")

@@ -169,7 +169,7 @@ def run_in(interp: Interpreter, code: str) -> list[str]:
 def test_permissions_belong_to_their_interpreter(tree):
     work, secret = tree
     code = f'print(read_csv("{secret}/s.csv").k)'
-    sandboxed = Interpreter(Permissions.of(read=[str(work)], write=[str(work)]))
+    sandboxed = Interpreter(permissions=Permissions.of(read=[str(work)], write=[str(work)]))
     free = Interpreter()
     for _ in range(2):       # interleaved: neither leaks into the other, nor into the process
         with pytest.raises(LaminaError) as e:

@@ -118,3 +118,32 @@ def test_unclosed_input_is_marked_incomplete():
     with pytest.raises(LaminaError) as info:
         parse(Source("t", "x = )"))
     assert not info.value.incomplete
+
+
+def test_import_forms_and_their_names():
+    assert one("import helpers") == A.Import(one("import helpers").span, "helpers", False, "helpers")
+    node = one("import helpers as h")
+    assert (node.spec, node.is_path, node.alias) == ("helpers", False, "h")
+    node = one('import "lib/prep.lam"')
+    assert (node.spec, node.is_path, node.alias) == ("lib/prep.lam", True, "prep")
+    with pytest.raises(LaminaError, match="is not a name the module can be bound to"):
+        one('import "lib/2-prep.lam"')
+
+
+def test_try_with_catch_and_finally():
+    node = one("try\n  a()\ncatch err\n  b()\nfinally\n  c()\nend try")
+    assert isinstance(node, A.Try) and node.var == "err"
+    assert [len(node.body), len(node.handler), len(node.final)] == [1, 1, 1]
+    bare = one("try\n  a()\nfinally\n  c()\nend")
+    assert (bare.var, bare.handler, len(bare.final)) == (None, None, 1)
+
+
+def test_compound_assignment_keeps_its_operator():
+    node = one("w[i] *= 2")
+    assert isinstance(node, A.Assign) and node.op == "*" and isinstance(node.target, A.Index)
+    assert one("x = 2").op is None
+
+
+def test_anonymous_function_defaults():
+    node = one("(u, k = 2) -> u * k")
+    assert node.params == ["u", "k"] and [d.value for d in node.defaults] == [2.0]

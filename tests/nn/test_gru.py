@@ -1,7 +1,5 @@
 """GRU: gru_init, gru_cell against a NumPy transcription of the equations, gru_forward against
 a composition of gru_cell steps, and the fused BPTT against finite differences."""
-import pathlib
-import re
 
 import numpy as np
 import pytest

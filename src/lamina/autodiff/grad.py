@@ -20,13 +20,12 @@ gives one gradient per item; a tracked vector passed as wrt is one target.
 from __future__ import annotations
 
 import math
-import sys
-from collections.abc import Callable
 
 import numpy as np
 
 from ..errors import LaminaError
 from ..values import Record, Tracked, describe
+from ..warnings import warn
 from .tape import TAPE
 
 MISSES_BEFORE_JUMP = 32
@@ -81,11 +80,8 @@ def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
         top = max(grads)
 
 
-def grad(loss, wrt, where: Callable[[], str | None] | None = None):
-    """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record).
-
-    `where()` names the calling program's place ("prog.lam:12") for warnings.
-    """
+def grad(loss, wrt):
+    """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record)."""
     leaves = []                                   # (path, Tracked)
     _collect(wrt, "{arg:wrt}", leaves)
     gen = TAPE.gen
@@ -101,33 +97,28 @@ def grad(loss, wrt, where: Callable[[], str | None] | None = None):
     handed = set()
     results = [_result(x, found, handed) for _, x in leaves]
     if leaves and not found:
-        _warn(where, f"grad(): the loss does not depend on {_named(len(leaves))}, so every gradient "
-                     f"is zero; compute the loss from the values you differentiate against (a value "
-                     f"built after the loss, such as a bracket or vcat of parameters, or one wrapped "
-                     f"again with param(), is a new value the loss never saw).")
+        warn(f"grad(): the loss does not depend on {_named(len(leaves))}, so every gradient "
+             f"is zero; compute the loss from the values you differentiate against (a value "
+             f"built after the loss, such as a bracket or vcat of parameters, or one wrapped "
+             f"again with param(), is a new value the loss never saw).", once_key="grad: not connected")
     bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results)
            if not (math.isfinite(g) if type(g) is float else np.isfinite(g).all())]
     if bad and np.isfinite(loss.value):
-        _warn(where, f"grad(): the loss is finite ({loss.value!r}) but the gradient for "
-                     f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
-                     f"took the log or sqrt of a non-positive number, or overflowed.")
+        warn(f"grad(): the loss is finite ({loss.value!r}) but the gradient for "
+             f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
+             f"took the log or sqrt of a non-positive number, or overflowed.", once_key="grad: not finite")
     live = len(TAPE.entries)
     if live >= UNNEEDED_MIN_ENTRIES and live > UNNEEDED_RATIO * reached and not TAPE.warned_unneeded:
         TAPE.warned_unneeded = True
-        _warn(where, f"grad(): the loss depends on {reached:,} of the {live:,} entries on the tape; "
-                     f"the rest are earlier computations, kept alive (with their memory) until "
-                     f"tape_reset(). Call tape_reset() between independent computations, for "
-                     f"example at the start of each training step.")
+        warn(f"grad(): the loss depends on {reached:,} of the {live:,} entries on the tape; "
+             f"the rest are earlier computations, kept alive (with their memory) until "
+             f"tape_reset(). Call tape_reset() between independent computations, for "
+             f"example at the start of each training step.")
     return _rebuild(wrt, iter(results))
 
 
 def _named(n: int) -> str:
     return "wrt" if n == 1 else f"any of the {n} values in wrt"
-
-
-def _warn(where, message: str) -> None:
-    place = where() if where is not None else None
-    print(f"warning: {place + ': ' if place else ''}{message}", file=sys.stderr)
 
 
 def _reset_words(gen: int) -> str:

@@ -22,10 +22,10 @@ value can say which reset made it stale.
 """
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 
 from ..values import Tracked
+from ..warnings import warn
 
 DEFAULT_WARN_ENTRIES = 5_000_000
 CAUSES_KEPT = 64            # runs of resets whose cause is remembered
@@ -88,9 +88,8 @@ class Tape:
         self.entries.append(entry)
         if len(self.entries) > self.warn_entries and not self.warned:
             self.warned = True
-            print(f"warning: the autodiff tape holds more than {self.warn_entries:,} entries; "
-                  "call tape_reset() between independent computations to free them",
-                  file=sys.stderr)
+            warn(f"the autodiff tape holds more than {self.warn_entries:,} entries; "
+                 "call tape_reset() between independent computations to free them")
         return node
 
     def leaf(self, value, trainable: bool) -> Tracked:

@@ -138,7 +138,7 @@ def grad(loss, wrt=None):
     if wrt is None:
         raise LaminaError("TypeError", "grad needs the values to differentiate with respect to: "
                           "grad(loss, wrt = w).")
-    return _grad.grad(loss, wrt=wrt, where=current_place)
+    return _grad.grad(loss, wrt=wrt)
 
 
 @builtin("tape_reset", tracked="constant", category=CATEGORY,

@@ -112,10 +112,21 @@ def has(r, name):
     raise LaminaError("TypeError", f"has needs a record, not {describe(r)}.")
 
 
-def _callable(f, what: str):
+def _callable(f, what: str, fn: str):
     if not is_function(f):
-        raise LaminaError("TypeError", f"{what} must be a function, not {describe(f)}.")
+        raise LaminaError("TypeError", f"{what} (its second argument) must be a function, not "
+                          f"{describe(f)}: {fn}(xs, f) takes the values first.")
     return f
+
+
+def _items(xs, fn: str) -> list:
+    """The elements `map` or `filter` goes through, with a message in its own words."""
+    from ..lang.runtime import for_each
+    if not isinstance(value_of(xs), (np.ndarray, list, str, Record)):
+        raise LaminaError("TypeError", f"{fn}'s first argument must be a vector, matrix (its rows), "
+                          f"list, string or record to go through, not {describe(xs)}: {fn}(xs, f) "
+                          "takes the values first and the function second.")
+    return for_each(xs)
 
 
 @builtin("map", category=CORE,
@@ -128,9 +139,9 @@ def _callable(f, what: str):
                "tracked); otherwise a list. Write `xs |> map(f)` to read left to right.",
          grad=[GradCase(((4,), Const(lambda x: ops.emul(x, x))))])
 def map_(xs, f):
-    from ..lang.runtime import bracket, call, for_each
-    f = _callable(f, "map's function")
-    return bracket(tuple(call(f, (x,)) for x in for_each(xs)))
+    from ..lang.runtime import bracket, call
+    f = _callable(f, "map's function", "map")
+    return bracket(tuple(call(f, (x,)) for x in _items(xs, "map")))
 
 
 @builtin("filter", category=CORE,
@@ -143,24 +154,13 @@ def map_(xs, f):
                "pass their gradients through, the others get none.",
          grad=[GradCase(((6,), Const(lambda x: x > 0)))])
 def filter_(xs, keep):
-    from ..lang.runtime import call, for_each, truth
-    keep = _callable(keep, "filter's function")
+    from ..lang.runtime import call, truth
+    keep = _callable(keep, "filter's function", "filter")
     v = value_of(xs)
     if isinstance(v, np.ndarray) and v.ndim == 1:
         kept = [i for i, x in enumerate(v.tolist()) if truth(call(keep, (x,)))]
         return shaping.take(xs, kept)
-    return [x for x in for_each(xs) if truth(call(keep, (x,)))]
-
-
-@builtin("error", tracked="constant", category=CORE,
-         shapes=[Shape("error(message)", "string", "does not return", "Stops the program with an Error.")],
-         summary="Stops the program with an error carrying the given message.",
-         examples=['function safe_sqrt(x)\n    if x < 0\n        error("safe_sqrt needs x >= 0")\n    end if\n'
-                   '    return sqrt(x)\nend function\nprint(safe_sqrt(9))'],
-         notes="The error is reported like any Lamina error: kind `Error`, the message, the file, "
-               "line and column of the call, and the call stack.")
-def error_(message):
-    raise LaminaError("Error", format_value(message))
+    return [x for x in _items(xs, "filter") if truth(call(keep, (x,)))]
 
 
 @builtin("assert", tracked="constant", category=CORE,
@@ -186,12 +186,19 @@ def clock():
 
 @builtin("help", tracked="constant", category=CORE,
          shapes=[Shape("help()", "no input", "no output", "Lists the categories and their builtins."),
-                 Shape("help(name)", "string", "no output", "Prints the page of one builtin.")],
+                 Shape("help(name)", "string", "no output", "Prints the page of one builtin."),
+                 Shape("help(module)", "an imported module", "no output",
+                       "Lists the module's functions with their leading comments, and its values.")],
          summary="Prints the documentation page of a builtin, or the list of categories.",
          examples=['help("length")'],
          notes="The page is generated from the builtin registry, the same source as the files in "
                "docs/builtins/, and its examples are run as the page is shown. An unknown name "
-               "suggests the closest builtin names.")
+               "suggests the closest builtin names. For a module, a function's leading comment is "
+               "the run of `#` lines just above its `function` line (or else just below it).")
 def help_(name=None):
+    from ..lang.modules import Module
+    if isinstance(name, Module):
+        print(name.help_text())
+        return
     from ..docs.help import help_text
     print(help_text(None if name is None else as_str(name, "help's argument")))

@@ -15,6 +15,7 @@ from . import (
     models,
     nn,
     optimizers,
+    program,
     random,
     regression,
     sampling,

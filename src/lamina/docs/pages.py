@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from ..builtins.registry import CATEGORIES, BuiltinSpec, load_all
-from ..errors import LaminaError
+from ..errors import LaminaError, ProgramExit
 
 EXAMPLES_INTRO = ("From the documentation, and run by the build -- the output below is what the "
                   "engine actually produced. Simplest first.")
@@ -36,13 +36,18 @@ def run_example(name: str, code: str) -> ExampleRun:
     from ..builtins.random import seed
     from ..interpreter import Interpreter
     from ..stats.figures import close
+    from ..warnings import reset
     TAPE.reset()
     seed(0.0)
     close()
+    reset()
     out = io.StringIO()
-    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), contextlib.redirect_stdout(out):
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(out):    # warnings show on the page where they happen
         try:
             Interpreter().run(code, f"<example of {name}>")
+        except ProgramExit:    # the example ends itself with exit()
+            pass
         except LaminaError as err:
             raise ExampleFailed(f"the example of '{name}' failed:\n{err.render()}") from None
         finally:

@@ -116,6 +116,13 @@ class Index(Node):
 class Lambda(Node):
     params: list[str]
     body: Node
+    defaults: list[Node] = field(default_factory=list)   # for the last len(defaults) params
+
+
+@dataclass
+class Temp(Node):
+    """A value the compiler has already put in a temporary (the indices of `a[i] += v`)."""
+    name: str
 
 
 # -- statements ----------------------------------------------------------------
@@ -128,6 +135,7 @@ class ExprStmt(Node):
 class Assign(Node):
     target: Node               # Name, Index or Field chain ending in a Name
     value: Node
+    op: str | None = None      # "+", "-", "*", "/" for `target op= value`
 
 
 @dataclass
@@ -175,6 +183,21 @@ class ForIn(Node):
 class While(Node):
     cond: Node
     body: list[Node]
+
+
+@dataclass
+class Import(Node):
+    spec: str                  # a module name (`helpers`) or a path (`"lib/prep.lam"`)
+    is_path: bool
+    alias: str                 # the name the module is bound to
+
+
+@dataclass
+class Try(Node):
+    body: list[Node]
+    var: str | None            # `catch err`: the name the error record is bound to
+    handler: list[Node] | None  # None: no catch block
+    final: list[Node] | None    # None: no finally block
 
 
 @dataclass

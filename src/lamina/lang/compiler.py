@@ -136,6 +136,8 @@ class Compiler:
         return [py.Expr(value)]
 
     def s_Assign(self, node: A.Assign, top: bool):
+        if node.op is not None:
+            return self.compound_assign(node)
         target, value = node.target, self.expr(node.value)
         while not isinstance(target, A.Name):
             container = self.expr(target.target)
@@ -147,6 +149,51 @@ class Compiler:
             value = self.at(value, target)
             target = target.target
         return [py.Assign([py.Name(mangle(target.name), py.Store())], value)]
+
+    def compound_assign(self, node: A.Assign) -> list[py.stmt]:
+        """`target op= value`: each index of the target is evaluated once, into a temporary,
+        then `target = target op value` reads and writes the element through them."""
+        before: list[py.stmt] = []
+
+        def settle(expr: A.Node | None):
+            if expr is None or isinstance(expr, (A.Number, A.Name, A.String)):
+                return expr
+            name = self.temp()
+            before.append(self.at(py.Assign([py.Name(name, py.Store())], self.expr(expr)), expr))
+            return A.Temp(expr.span, name)
+
+        def settled(target: A.Node) -> A.Node:
+            if isinstance(target, A.Field):
+                return A.Field(target.span, settled(target.target), target.name)
+            if isinstance(target, A.Index):
+                items = [A.Slice(i.span, settle(i.start), settle(i.stop)) if isinstance(i, A.Slice)
+                         else settle(i) for i in target.items]
+                return A.Index(target.span, settled(target.target), items)
+            return target
+
+        target = settled(node.target)
+        value = A.Binary(node.span, node.op, target, node.value)
+        return before + self.s_Assign(A.Assign(node.span, target, value), False)
+
+    def s_Import(self, node: A.Import, top: bool):
+        load_it = helper("_import", const(node.spec), const(node.is_path))
+        return [py.Assign([py.Name(mangle(node.alias), py.Store())], load_it)]
+
+    def s_Try(self, node: A.Try, top: bool):
+        """try/catch/finally as Python's: `except Exception` lets an interrupt or exit() through;
+        `_caught` turns the exception into the error record, or None for one no program may
+        catch (an internal error, a closed output pipe), which the bare `raise` sends on."""
+        handlers = []
+        if node.handler is not None:
+            caught = self.temp()
+            record = helper("_caught", load(caught))
+            body: list[py.stmt] = [py.Assign([py.Name(caught, py.Store())], record),
+                                   py.If(py.Compare(load(caught), [py.Is()], [const(None)]), [py.Raise()], [])]
+            if node.var is not None:
+                body.append(py.Assign([py.Name(mangle(node.var), py.Store())], load(caught)))
+            handlers = [py.ExceptHandler(load("_Catchable"), caught, body + self.block(node.handler, top))]
+        final = self.block(node.final, top) if node.final is not None else []
+        return [py.Try(self.block(node.body, top), handlers, [], final)]
 
     def s_FunctionDef(self, node: A.FunctionDef, top: bool):
         args = self.arguments([p.name for p in node.params],
@@ -328,14 +375,19 @@ class Compiler:
         return py.Tuple(out, py.Load())
 
     def e_Lambda(self, node: A.Lambda):
-        return py.Lambda(self.arguments(node.params, []), self.expr(node.body))
+        defaults = [self.expr(d) for d in node.defaults]
+        return py.Lambda(self.arguments(node.params, defaults), self.expr(node.body))
+
+    def e_Temp(self, node: A.Temp):
+        return load(node.name)
 
 
 STATEMENTS = {cls: getattr(Compiler, "s_" + cls.__name__) for cls in (
-    A.ExprStmt, A.Assign, A.FunctionDef, A.Return, A.If, A.ForRange, A.ForIn, A.While, A.Break, A.Continue)}
+    A.ExprStmt, A.Assign, A.FunctionDef, A.Return, A.If, A.ForRange, A.ForIn, A.While, A.Break,
+    A.Continue, A.Import, A.Try)}
 EXPRESSIONS = {cls: getattr(Compiler, "e_" + cls.__name__) for cls in (
     A.Number, A.String, A.Bool, A.NoneLit, A.Name, A.Matrix, A.RecordLit, A.Unary, A.Binary,
-    A.Logical, A.Transpose, A.Call, A.MethodCall, A.Field, A.Index, A.Lambda)}
+    A.Logical, A.Transpose, A.Call, A.MethodCall, A.Field, A.Index, A.Lambda, A.Temp)}
 
 # Every syntax node (other than helpers that only appear inside others) has a handler.
 _INNER = {A.Node, A.Keyword, A.Slice, A.Param, A.Program}

@@ -79,6 +79,14 @@ class ExpressionParser:
             raise self.error(f"{message} Found {self.describe(self.tok)}.")
         return self.advance()
 
+    def text_between(self, start: int, stop: int) -> str:
+        """The source text of tokens[start:stop] (as written when they share a line)."""
+        first, last = self.tokens[start], self.tokens[stop - 1]
+        if first.span.line == last.span.line and first.span.source is self.source:
+            line = self.source.line(first.span.line)
+            return line[first.span.col - 1:last.span.col - 1 + len(last.text)]
+        return " ".join(t.text for t in self.tokens[start:stop])
+
     def skip_newlines(self) -> None:
         while self.tok.kind == "NEWLINE" or self.tok.is_op(";"):
             self.advance()
@@ -251,6 +259,8 @@ class ExpressionParser:
             return self.record()
         if tok.is_op("'"):
             raise self.error("Unexpected \"'\": strings use double quotes, and ' is the transpose operator.")
+        if tok.is_kw("end") and self.pos and self.tokens[self.pos - 1].is_op("[", ":", ","):
+            raise self.error("'end' closes a block; inside [ ] the last element is -1 (v[-1], v[2:]).")
         if tok.kind == "KEYWORD":
             raise self.error(f"Expect an expression, found the keyword '{tok.text}'.")
         raise self.error(f"Expect an expression, found {self.describe(tok)}.")
@@ -262,15 +272,21 @@ class ExpressionParser:
 
     def lambda_params(self) -> A.Lambda:
         self.advance()
-        names = []
+        names, defaults = [], []
         while not self.tok.is_op(")"):
-            names.append(self.expect_name("Expect a parameter name in the anonymous function."))
+            name = self.expect_name("Expect a parameter name in the anonymous function.")
+            names.append(name)
+            if self.tok.is_op("="):
+                self.advance()
+                defaults.append(self.expression())
+            elif defaults:
+                raise self.error(f"Parameter '{name.text}' needs a default because the one before it has one.", name)
             if not self.tok.is_op(")"):
                 self.expect_op(",", "Expect ',' or ')' after a parameter.")
         self.advance()
-        return self.lambda_expr(names)
+        return self.lambda_expr(names, defaults)
 
-    def lambda_expr(self, names: list[Token]) -> A.Lambda:
+    def lambda_expr(self, names: list[Token], defaults: list[A.Node] | None = None) -> A.Lambda:
         arrow = self.expect_op("->", "Expect '->' in an anonymous function.")
         params = [n.text for n in names]
         if len(set(params)) != len(params):
@@ -278,7 +294,7 @@ class ExpressionParser:
         self.function_depth += 1
         body = self.expression()
         self.function_depth -= 1
-        return A.Lambda(arrow.span, params, body)
+        return A.Lambda(arrow.span, params, body, defaults or [])
 
     def matrix(self) -> A.Matrix:
         open_tok = self.advance()

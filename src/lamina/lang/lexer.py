@@ -17,11 +17,12 @@ from ..errors import LaminaError, Source, Span
 KEYWORDS = {
     "function", "return", "end", "for", "while", "if", "elseif",
     "else", "break", "continue", "and", "or", "not", "true", "false", "none",
+    "try", "catch", "finally", "import",
 }
 
 # Longest first, so that `.^` wins over `.` and `|>` over `|`.
 OPERATORS = sorted([
-    "|>", "->", "==", "!=", "<=", ">=", ".*", "./", ".^",
+    "|>", "->", "==", "!=", "<=", ">=", ".*", "./", ".^", "+=", "-=", "*=", "/=",
     "+", "-", "*", "/", "^", "<", ">", "=", "(", ")", "[", "]", "{", "}",
     ",", ";", ":", ".", "'",
 ], key=len, reverse=True)
@@ -38,8 +39,10 @@ RUN_ITEM = re.compile(r"-?%s" % NUMBER.pattern)
 
 CONTINUES_LINE = {
     "+", "-", "*", "/", "^", ".*", "./", ".^", "==", "!=", "<", "<=", ">", ">=",
-    "=", ",", "|>", "->", "and", "or", "not",
+    "=", "+=", "-=", "*=", "/=", ",", "|>", "->", "and", "or", "not",
 }
+# `x++` and `x--` (C, JavaScript): the doubled sign with nothing after it on the line.
+INCREMENT = re.compile(r"(\+\+|--)[ \t]*(?:#.*)?(?=\n|;|$)")
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 DIGITS = set("0123456789")
@@ -205,14 +208,31 @@ class Lexer:
 
     def operator(self) -> Token:
         line, col = self.line, self.col
+        if (bump := INCREMENT.match(self.text, self.pos)) and self.after_value():
+            op = bump.group(1)
+            target = self.tokens[-1].text if self.tokens[-1].kind == "IDENT" else "x"
+            raise self.error(f"Lamina has no '{op}' operator; write `{target} {op[0]}= 1`.", line, col, 2)
         match = OPERATOR.match(self.text, self.pos)
         if match:
             op = match.group()
             self.advance(len(op))
             return self.make("OP", op, op, line, col)
         ch = self.text[self.pos]
-        hint = " Strings use double quotes." if ch == "'" else ""
-        raise self.error(f"Unexpected character '{ch}'.{hint}", line, col)
+        raise self.error(f"Unexpected character '{ch}'.{self.character_hint(ch)}", line, col)
+
+    def character_hint(self, ch: str) -> str:
+        """What a user of another language meant by a character Lamina does not use."""
+        if ch == "'":
+            return " Strings use double quotes."
+        if ch == "%":
+            if not self.text[self.text.rfind("\n", 0, self.pos) + 1:self.pos].strip():
+                return " Comments start with '#'."
+            return (" Lamina has no '%' operator; for the remainder of a divided by b, write "
+                    "a - b * floor(a / b).")
+        hints = {"&": "and", "|": "or", "!": "not", "~": "not"}
+        if ch in hints:
+            return f" Write '{hints[ch]}' for the logical operator."
+        return ""
 
     def string(self) -> Token:
         """A double-quoted string with escapes and {expr} interpolation, on one line."""

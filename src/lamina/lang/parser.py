@@ -1,12 +1,20 @@
 """Tokens -> syntax tree: statements and blocks (expressions.py parses expressions)."""
 from __future__ import annotations
 
+import os
+import re
+
 from ..errors import LaminaError, Source
 from . import ast as A
 from .expressions import ExpressionParser
-from .lexer import Token, tokenize
+from .lexer import KEYWORDS, Token, tokenize
 
-BLOCK_KEYWORDS = ("function", "for", "while", "if")
+BLOCK_KEYWORDS = ("function", "for", "while", "if", "try")
+BLOCK_ENDS = ("end", "elseif", "else", "catch", "finally")
+COMPOUND = ("+=", "-=", "*=", "/=")
+# Octave's and others' one-word block ends: `endfor`, `endif`, `end_while` ...
+JOINED_END = re.compile(r"end_?(for|if|while|function|try)$")
+BLOCK_OPENER = {"elseif": "if", "else": "if", "catch": "try", "finally": "try"}
 
 
 class Parser(ExpressionParser):
@@ -15,7 +23,9 @@ class Parser(ExpressionParser):
         body = self.block(())
         if self.tok.kind != "EOF":
             tok = self.tok
-            if tok.is_kw("end", "elseif", "else"):
+            if tok.is_kw("catch", "finally"):
+                raise self.error(f"'{tok.text}' has no open 'try' block.", tok)
+            if tok.is_kw(*BLOCK_ENDS):
                 raise self.error(f"'{tok.text}' has no open block to close.", tok)
             raise self.error(f"Unexpected {self.describe(tok)}.", tok)
         return A.Program(body)
@@ -23,7 +33,7 @@ class Parser(ExpressionParser):
     def block(self, terminators: tuple[str, ...]) -> list[A.Node]:
         body = []
         self.skip_newlines()
-        while self.tok.kind != "EOF" and not self.tok.is_kw(*terminators, "end", "elseif", "else"):
+        while self.tok.kind != "EOF" and not self.tok.is_kw(*terminators, *BLOCK_ENDS):
             body.append(self.statement())
             if self.tok.kind not in ("NEWLINE", "EOF") and not self.tok.is_op(";"):
                 raise self.error(f"Expect the end of the line after a statement, found {self.describe(self.tok)}.")
@@ -35,25 +45,50 @@ class Parser(ExpressionParser):
         if tok.kind == "KEYWORD":
             handler = {
                 "function": self.function_def, "for": self.for_stmt, "while": self.while_stmt,
-                "if": self.if_stmt, "return": self.return_stmt,
-                "break": self.loop_jump, "continue": self.loop_jump,
+                "if": self.if_stmt, "try": self.try_stmt, "import": self.import_stmt,
+                "return": self.return_stmt, "break": self.loop_jump, "continue": self.loop_jump,
             }.get(tok.text)
             if handler:
                 return handler()
+        if tok.kind == "IDENT" and (joined := JOINED_END.match(tok.text)) and self.at_line_end(self.peek()):
+            raise self.error(f"Write 'end {joined.group(1)}' (two words) or just 'end'.", tok)
         expr = self.expression()
-        if self.tok.is_op("="):
+        if self.tok.is_op("=", *COMPOUND):
             eq = self.advance()
             self.check_target(expr, eq)
-            return A.Assign(eq.span, expr, self.expression())
+            op = eq.text[0] if eq.text != "=" else None
+            return A.Assign(eq.span, expr, self.expression(), op)
         return A.ExprStmt(expr.span, expr)
+
+    @staticmethod
+    def at_line_end(tok: Token) -> bool:
+        return tok.kind in ("NEWLINE", "EOF") or tok.is_op(";")
+
+    def header_end(self, kw: Token, what: str) -> None:
+        """The end of a block's header line: the block's statements start on the next line."""
+        tok = self.tok
+        if self.at_line_end(tok):
+            return
+        if tok.is_op("=") and kw.text in ("if", "elseif", "while"):
+            raise self.error(f"'=' assigns; to compare in {what}, write '=='.", tok)
+        if tok.is_word("then") or tok.is_word("do") or tok.is_op(":"):
+            raise self.error(f"Lamina has no '{tok.text}' after {what}: the block starts on the next "
+                             f"line and ends with 'end {BLOCK_OPENER.get(kw.text, kw.text)}'.", tok)
+        raise self.error(f"Expect the end of the line after {what}, found {self.describe(tok)}; "
+                         "the block starts on the next line.", tok)
 
     def check_target(self, target: A.Node, eq: Token) -> None:
         node = target
         while isinstance(node, (A.Index, A.Field)):
             node = node.target
         if not isinstance(node, A.Name):
+            hint = " (Use `==` to compare.)" if eq.text == "=" else ""
+            if isinstance(target, A.Call) and eq.text == "=" and isinstance(target.callee, A.Name):
+                hint = (f" To define a function, write `function {target.callee.name}(...)` with its "
+                        f"body below and `end function`, or `{target.callee.name} = (...) -> expr`; to "
+                        f"assign an element, index with square brackets: `{target.callee.name}[i] = ...`.")
             raise LaminaError("SyntaxError", "Can only assign to a variable, an element `a[i]` or a "
-                              "field `r.f`. (Use `==` to compare.)", eq.span)
+                              f"field `r.f`.{hint}", eq.span)
 
     def close_block(self, keyword: Token) -> None:
         """`end` or `end KEYWORD` closing the block that `keyword` opened."""
@@ -70,10 +105,15 @@ class Parser(ExpressionParser):
                     "SyntaxError",
                     f"'end {closer.text}' at line {end.span.line} closes the '{keyword.text}' block "
                     f"opened at line {keyword.span.line}; expect 'end {keyword.text}'.", closer.span)
+        elif not self.at_line_end(self.tok):
+            raise self.error(f"'end' closes the '{keyword.text}' block opened at line "
+                             f"{keyword.span.line}; write 'end {keyword.text}' or just 'end', found "
+                             f"{self.describe(self.tok)} after it.")
 
     def function_def(self) -> A.FunctionDef:
         kw = self.advance()
         name = self.expect_name("Expect a function name after 'function'.")
+        open_at = self.pos
         self.expect_op("(", f"Expect '(' after the function name '{name.text}'.")
         params, seen_default = [], False
         while not self.tok.is_op(")"):
@@ -91,6 +131,12 @@ class Parser(ExpressionParser):
             if not self.tok.is_op(")"):
                 self.expect_op(",", "Expect ',' or ')' after a parameter.")
         self.advance()
+        if self.tok.is_op("="):
+            params_text = self.text_between(open_at, self.pos)
+            raise self.error(f"A function's body goes on the lines after its header and ends with "
+                             f"'end function'; for a one-line function write "
+                             f"`{name.text} = {params_text} -> expression`.")
+        self.header_end(kw, f"the header of function '{name.text}'")
         self.function_depth += 1
         loops, self.loop_depth = self.loop_depth, 0
         body = self.block(())
@@ -125,10 +171,17 @@ class Parser(ExpressionParser):
         var = self.expect_name("Expect a loop variable after 'for'.")
         if self.tok.is_word("in"):
             self.advance()
+            start_at = self.pos
             iterable = self.expression()
+            if self.tok.is_op(":") and not self.at_line_end(self.peek()):
+                raise self.range_hint(var.text, start_at)
+            self.header_end(kw, f"'for {var.text} in ...'")
             return A.ForIn(kw.span, var.text, iterable, self.loop_body(kw))
         self.expect_op("=", "Expect '=' or 'in' after the loop variable.")
+        start_at = self.pos
         start = self.expression()
+        if self.tok.is_op(":") and not self.at_line_end(self.peek()):
+            raise self.range_hint(var.text, start_at)
         if not self.tok.is_word("to"):
             raise self.error(f"Expect 'to' in 'for {var.text} = start to stop'. Found {self.describe(self.tok)}.")
         self.advance()
@@ -137,25 +190,103 @@ class Parser(ExpressionParser):
         if self.tok.is_word("step"):
             self.advance()
             step = self.expression()
+        self.header_end(kw, f"'for {var.text} = start to stop'")
         return A.ForRange(kw.span, var.text, start, stop, step, self.loop_body(kw))
+
+    def range_hint(self, var: str, start_at: int) -> LaminaError:
+        """`for i in 1:10` or `for i = 0:2:10` (Julia, MATLAB): the Lamina loop that means."""
+        colon = self.tok
+        bounds, at = [], start_at
+        while self.tok.is_op(":") and len(bounds) < 3:
+            bounds.append(self.text_between(at, self.pos))
+            self.advance()
+            at = self.pos
+            self.expression()
+        bounds.append(self.text_between(at, self.pos))
+        loop = f"for {var} = {bounds[0]} to {bounds[-1]}"
+        if len(bounds) == 3:
+            loop += f" step {bounds[1]}"
+        return self.error(f"Lamina has no range 'a:b' outside an index; write `{loop}` (both ends "
+                          "are included).", colon)
 
     def while_stmt(self) -> A.While:
         kw = self.advance()
         cond = self.expression()
+        self.header_end(kw, "the 'while' condition")
         return A.While(kw.span, cond, self.loop_body(kw))
 
     def if_stmt(self) -> A.If:
         kw = self.advance()
-        branches = [(self.expression(), self.block(()))]
+        branches = [(self.condition(kw), self.block(()))]
         orelse = None
         while self.tok.is_kw("elseif"):
-            self.advance()
-            branches.append((self.expression(), self.block(())))
+            branches.append((self.condition(self.advance()), self.block(())))
         if self.tok.is_kw("else"):
-            self.advance()
+            other = self.advance()
+            if self.tok.is_kw("if") and self.tok.span.line == other.span.line:
+                raise self.error("Write 'elseif' (one word) for another condition; 'else if' would "
+                                 "open a new block that needs its own 'end if'.", other)
+            self.header_end(other, "'else'")
             orelse = self.block(())
         self.close_block(kw)
         return A.If(kw.span, branches, orelse)
+
+    def condition(self, kw: Token) -> A.Node:
+        cond = self.expression()
+        self.header_end(kw, f"the '{kw.text}' condition")
+        return cond
+
+    def try_stmt(self) -> A.Try:
+        kw = self.advance()
+        self.header_end(kw, "'try'")
+        body = self.block(())
+        var = handler = final = None
+        if self.tok.is_kw("catch"):
+            catch = self.advance()
+            if self.tok.kind == "IDENT":
+                var = self.advance().text
+            if not self.at_line_end(self.tok):
+                raise self.error("'catch' takes one name for the error (`catch err`), or none; the "
+                                 "block starts on the next line. The error's kind is err.kind, "
+                                 "to check with if.", self.tok)
+            self.header_end(catch, "'catch'")
+            handler = self.block(())
+        if self.tok.is_kw("finally"):
+            self.header_end(self.advance(), "'finally'")
+            final = self.block(())
+        if handler is None and final is None and self.tok.is_kw("end"):
+            raise self.error("A 'try' block needs a 'catch' block, a 'finally' block or both before "
+                             "its 'end try'.", kw)
+        self.close_block(kw)
+        return A.Try(kw.span, body, var, handler, final)
+
+    def import_stmt(self) -> A.Import:
+        kw = self.advance()
+        tok = self.tok
+        if tok.kind == "STRING":
+            self.advance()
+            if len(tok.value) != 1 or not isinstance(tok.value[0], str):
+                raise self.error("An import path is a plain string, without {interpolation}.", tok)
+            spec, is_path = tok.value[0], True
+        elif tok.kind == "IDENT":
+            self.advance()
+            spec, is_path = tok.text, False
+            if self.tok.is_op("."):
+                raise self.error(f"Import a file in another folder by its path: `import \"{spec}/...lam\" "
+                                 "as name`.", self.tok)
+        else:
+            raise self.error(f"Expect a module name or a \"path.lam\" after 'import'. Found {self.describe(tok)}.")
+        if self.tok.is_word("as"):
+            self.advance()
+            alias = self.expect_name("Expect a name after 'as'.").text
+        else:
+            alias = os.path.splitext(os.path.basename(spec))[0] if is_path else spec
+            if not re.fullmatch(r"[A-Za-z_]\w*", alias) or alias in KEYWORDS:
+                raise self.error(f"The file name '{alias}' is not a name the module can be bound to; "
+                                 "write `import \"...\" as name`.", tok)
+        if not self.at_line_end(self.tok):
+            raise self.error(f"Expect the end of the line after the import, found {self.describe(self.tok)}.")
+        return A.Import(kw.span, spec, is_path, alias)
 
 
 def parse(source: Source) -> A.Program:

@@ -7,15 +7,18 @@ of compiled frames gives the Lamina call stack.
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 import sys
 
 from ..errors import Frame, LaminaError
+from ..values import Record, describe
 from . import ast as A
 from .compiler import is_target_list, node_of, wrt_syntax
 from .scope import CODE_FILENAME, MANGLE, mangle, unmangle
 
 STACK_SHOWN = 12
+CALLEE = "{callee}"    # translate_call_error's name for "as the call site writes it"
 # NumPy's words for a size it cannot allocate or even represent.
 NUMPY_TOO_LARGE = re.compile(r"Maximum allowed (size|dimension) exceeded|array is too big|too large to")
 NESTED_CALLS_SHOWN = 100    # fewer Lamina calls than this in a RecursionError: a deep value
@@ -32,11 +35,32 @@ def compiled_frames(tb) -> list[tuple[str, A.Node | None]]:
     return out
 
 
+def calling_frames(frame) -> list[tuple[str, A.Node | None]]:
+    """(code name, Lamina node) of each compiled frame from the outermost down to `frame`
+    (included): the Lamina calls in progress, each at the node it is running."""
+    out = []
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename == CODE_FILENAME:
+            out.append((code.co_name, node_of(frame.f_globals, frame.f_lineno)))
+        frame = frame.f_back
+    return out[::-1]
+
+
+def current_span():
+    """Where the innermost running Lamina code stands (for a warning), or None."""
+    frames = calling_frames(sys._getframe(1))
+    node = frames[-1][1] if frames else None
+    return node.span if node is not None else None
+
+
 def function_label(code_name: str) -> str:
     if code_name == "<lambda>":
         return "anonymous function"
     if code_name == "<module>":
         return "top level"
+    if code_name.startswith("<import "):       # a module's top level (lang/modules.py)
+        return code_name[1:-1]
     return unmangle(code_name)
 
 
@@ -75,6 +99,8 @@ def _fill_arg_markers(message: str, node: A.Node | None) -> str:
             return source_text(part)
         name = source_text(arg) if arg is not None else None
         return (name or ("the value" if key.isdigit() else key)) + item
+    callee = source_text(node.callee) if isinstance(node, A.Call) else None
+    message = re.sub(r"\{callee\|([^}]*)\}", lambda m: callee or m.group(1), message)
     return re.sub(r"\{arg:(\w+)\}((?:\[\d+\]|\.\w+)?)", replace, message)
 
 
@@ -90,34 +116,65 @@ def _literal_item(arg: A.Node | None, item: str) -> A.Node | None:
 
 def current_place() -> str | None:
     """`file:line` of the Lamina code running now (the innermost compiled frame), if any."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_filename == CODE_FILENAME:
-            node = node_of(frame.f_globals, frame.f_lineno)
-            if node is None or node.span is None:
-                return None
-            return f"{node.span.source.name}:{node.span.line}"
-        frame = frame.f_back
-    return None
+    span = current_span()
+    return f"{span.source.name}:{span.line}" if span is not None else None
 
 
-def to_lamina_error(exc: BaseException) -> LaminaError:
+def to_lamina_error(exc: BaseException, outer: list | tuple = ()) -> LaminaError:
+    """`exc` as a LaminaError with the span of the failing node and the Lamina call stack.
+    `outer`: the compiled frames above the traceback's first (for an error caught by `catch`,
+    whose traceback starts at the frame that catches it)."""
     if isinstance(exc, BrokenPipeError):
         raise exc    # the reader went away (`lamina prog.lam | head`): not the program's fault
-    frames = compiled_frames(exc.__traceback__)
+    if isinstance(exc, LaminaError) and exc.located:
+        return exc   # caught once and raised again by error(err): where it first happened
+    frames = list(outer) + compiled_frames(exc.__traceback__)
     node = frames[-1][1] if frames else None
     err = exc if isinstance(exc, LaminaError) else _translate(exc, node, frames)
     err.message = _fill_arg_markers(err.message, node)
     if err.span is None and node is not None:
         err.span = node.span
-    if not err.stack and len(frames) > 1:
-        stack = _collapse([Frame(function_label(frames[k][0]), frames[k - 1][1].span)
-                           for k in range(1, len(frames))])
+    if not err.stack:
+        stack = [Frame(function_label(frames[k][0]), frames[k - 1][1].span) for k in range(1, len(frames))]
+        if isinstance(node, A.Import) and err.span is not None and err.span.source is not node.span.source:
+            stack.append(Frame(f"import {node.alias}", node.span))   # it failed to load
+        stack = _collapse(stack)
         if len(stack) > STACK_SHOWN:
             err.note = (err.note + "; " if err.note else "") + f"{len(stack) - STACK_SHOWN} earlier calls are not shown"
             stack = stack[-STACK_SHOWN:]
         err.stack = stack
     return err
+
+
+class ErrorRecord(Record):
+    """The record `catch err` binds: kind, message, file, line, column, stack. It keeps the
+    error itself, so that error(err) raises it again with its first span and stack."""
+    __slots__ = ("error",)
+
+    def __init__(self, err: LaminaError):
+        span = err.span
+        super().__init__({
+            "kind": err.kind, "message": err.message,
+            "file": span.source.name if span else None,
+            "line": float(span.line) if span else None,
+            "column": float(span.col) if span else None,
+            "stack": [Record({"name": f.function, "file": f.span.source.name,
+                              "line": float(f.span.line), "column": float(f.span.col)}) for f in err.stack],
+        })
+        self.error = err
+
+
+def caught(exc: Exception) -> ErrorRecord | None:
+    """The record for `catch err`, with the span and stack the command line would print; None
+    for an exception no program may catch (a bug in Lamina, a closed output pipe)."""
+    if isinstance(exc, BrokenPipeError):
+        return None
+    catcher = sys._getframe(1)
+    err = to_lamina_error(exc, calling_frames(catcher.f_back))
+    if err.kind == "InternalError":
+        return None
+    err.located = True
+    return ErrorRecord(err)
 
 
 def _collapse(stack: list[Frame]) -> list[Frame]:
@@ -155,7 +212,7 @@ def _translate(exc: BaseException, node, frames) -> LaminaError:
         return LaminaError("NameError", f"Undefined variable '{name}'.{_suggest(name, exc)}")
     if isinstance(exc, TypeError) and _raised_by_compiled_code(exc):
         name = source_text(getattr(node, "callee", None))
-        return translate_call_error(_visible(exc).get(mangle(name or "")), exc, name)
+        return translate_call_error(_visible(exc).get(mangle(name or "")), exc, name, node)
     if isinstance(exc, MemoryError) or (isinstance(exc, ValueError) and NUMPY_TOO_LARGE.search(str(exc))):
         detail = f" ({exc})" if str(exc) else ""
         return LaminaError("ValueError", f"The result is too large to hold in memory{detail}.")
@@ -199,19 +256,58 @@ PY_KINDS = {"float": "a number", "str": "a string", "list": "a list", "Record": 
             "int": "a number"}
 
 
-def translate_call_error(f, exc: TypeError, name: str | None = None) -> LaminaError:
+def translate_call_error(f, exc: TypeError, name: str | None = None, node: A.Node | None = None) -> LaminaError:
     """Python's message for a bad call, in Lamina's words."""
     from ..printing import function_name
     text = str(exc)
-    label = name or (function_name(f) if f is not None else None)
-    m = re.search(r"'(\w+)' object is not callable", text)
+    label = name or (function_name(f) if f is not None and callable(f) else None)
+    if name == CALLEE:   # the name the call site writes, filled in once the site is known
+        label = "{callee|" + (function_name(f) if f is not None and callable(f) else "anonymous") + "}"
+    m = re.search(r"'([\w.]+)' object is not callable", text)
     if m:
-        what = PY_KINDS.get(m.group(1), "not a function")
+        kind = m.group(1).rsplit(".", 1)[-1]
+        what = describe(f) if f is not None else PY_KINDS.get(kind, "not a function")
         subject = f"'{label}'" if label else "This value"
-        return LaminaError("TypeError", f"{subject} is {what}, not a function, so it cannot be called.")
+        message = f"{subject} is {what}, not a function, so it cannot be called."
+        if kind in ("ndarray", "Tracked", "list", "str") and label:
+            message += (f" To index it, use square brackets: {label}[{_call_arguments(node)}] "
+                        "(indices start at 0).")
+        return LaminaError("TypeError", message)
     text = re.sub(r"\bL_(\w+)", r"\1", text)
     text = re.sub(r"^[\w.<>]+\(\) ", "", text).replace("positional ", "")
     subject = f"'{label}'" if label else "The function"
     msg = f"{subject} {text}."
+    unknown = re.search(r"unexpected keyword argument '(\w+)'", text)
+    if unknown:
+        msg += _keyword_hint(f, unknown.group(1))
     shapes = getattr(f, "__lamina_shapes__", ())
     return LaminaError("TypeError", msg + (f" Call shapes: {', '.join(shapes)}." if shapes else ""))
+
+
+def _call_arguments(node: A.Node | None) -> str:
+    """The text between the parentheses of a call as written (`1, 2` of `A(1, 2)`), or `...`."""
+    if not isinstance(node, A.Call):
+        return "..."
+    span = node.span
+    line = span.source.line(span.line)
+    start = span.col - 1 + span.length
+    if line[start:start + 1] != "(":
+        return "..."
+    depth = 0
+    for i in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[i], 0)
+        if depth == 0:
+            return line[start + 1:i]
+    return "..."
+
+
+def _keyword_hint(f, given: str) -> str:
+    """` Did you mean 'epochs'?` for a misspelled keyword, from the function's parameters."""
+    try:
+        params = [unmangle(p) for p in inspect.signature(f).parameters]
+    except (TypeError, ValueError):
+        return ""
+    close = difflib.get_close_matches(given, params, n=2, cutoff=0.6)
+    if close:
+        return f" Did you mean {' or '.join(repr(c) for c in close)}?"
+    return f" Its parameters are {', '.join(params)}." if params else ""

@@ -19,6 +19,8 @@ from ..errors import LaminaError
 from ..printing import format_value
 from ..values import LibObject, Record, Tracked, describe, is_numeric, values_equal
 from . import indexing
+from .modules import Module
+from .pyerrors import CALLEE, caught
 from .scope import CODE_FILENAME, mangle
 
 NUMERIC = {
@@ -212,6 +214,9 @@ def field(target, name: str):
 def set_field(target, name: str, value):
     if isinstance(target, Record):
         return target.with_field(name, value)
+    if type(target) is Module:
+        raise LaminaError("TypeError", f"The names of the module {target.name} cannot be assigned from "
+                          "outside it; a module changes its own values, or returns new ones.")
     if isinstance(target, LibObject):
         raise LaminaError("TypeError", f"The fields of {describe(target)} cannot be assigned; "
                           "library objects are changed only by the builtins that return new ones.")
@@ -258,7 +263,7 @@ def is_user_function(f) -> bool:
     return code is not None and code.co_filename == CODE_FILENAME
 
 
-def call(f, args: tuple, kwargs: dict | None = None):
+def call(f, args: tuple, kwargs: dict | None = None, name: str | None = None):
     """Call a Lamina function or builtin from a builtin or a keyword call site."""
     if kwargs and is_user_function(f):
         kwargs = {mangle(k): v for k, v in kwargs.items()}
@@ -267,7 +272,12 @@ def call(f, args: tuple, kwargs: dict | None = None):
     except TypeError as exc:
         if exc.__traceback__.tb_next is not None:
             raise
-        raise call_error(f, exc) from None
+        raise call_error(f, exc, name) from None
+
+
+def call_site(f, args: tuple, kwargs: dict | None = None):
+    """`f(x, k = v)` in compiled code: a bad call names f as the call site writes it."""
+    return call(f, args, kwargs, CALLEE)
 
 
 def call_error(f, exc: TypeError, name: str | None = None) -> LaminaError:
@@ -283,6 +293,11 @@ def method(target, name: str, lookup, args: tuple, kwargs: dict | None):
         if callable(f) and not isinstance(f, LibObject):
             return call(f, args, kwargs)
         raise LaminaError("TypeError", f"Field '{name}' of the record is {describe(f)}, not a function.")
+    if type(target) is Module:
+        f = target.get(name)
+        if callable(f) and not isinstance(f, LibObject):
+            return call(f, args, kwargs)
+        raise LaminaError("TypeError", f"'{name}' of the module {target.name} is {describe(f)}, not a function.")
     try:
         f = lookup()
     except NameError:
@@ -353,6 +368,7 @@ HELPERS = {
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
     "_field": field, "_set_field": set_field, "_index": index,
     "_set_index": set_index, "_set_index_var": set_index_var, "_slice": make_slice, "_ALL": ALL,
-    "_call": call, "_method": method, "_for_range": for_range, "_for_each": for_each,
+    "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
     "_show": show, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
+    "_caught": caught, "_Catchable": Exception,
 }

@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import LaminaError
 from ..files import atomic_write, check_write
 from ..values import LibObject, Record, as_float, as_int, as_str, describe
+from ..warnings import warn
 from .args import data, vector
 from .descriptive import bin_spec, check_span
 
@@ -248,8 +249,8 @@ def show():
         raise LaminaError("ValueError", "show has no figure to show; draw one first with plot, scatter, hist or bar.")
     plt = pyplot()
     if plt.get_backend().lower() == "agg":
-        print("show: no display is available here, so the figure is not shown; save it with "
-              "savefig(\"file.png\").", file=sys.stderr)
+        warn("show: no display is available here, so the figure is not shown; save it with "
+             "savefig(\"file.png\").")
         return
     plt.show()
     close()

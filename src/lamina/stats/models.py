@@ -13,6 +13,7 @@ from ..autodiff.grad import grad
 from ..autodiff.tape import TAPE, record
 from ..errors import LaminaError
 from ..values import LibObject, Record, as_float, as_int, lamina_value, numeric
+from ..warnings import warn
 from .args import matrix, no_nan, same_rows, shaped_like, vector
 from .summary import layout, p_value, short, stars
 
@@ -127,6 +128,10 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
     finally:
         TAPE.reset()
     w, b = res.x[:d], float(res.x[d])
+    if not penalty and _separates(A @ w + b, t):
+        warn("logreg: a line separates the two classes perfectly, so the maximum-likelihood "
+             "weights are infinite: the fit stopped at large weights and its standard errors "
+             "mean nothing; pass l2 > 0 for a finite fit.", once_key="logreg: separation")
     se = z = pv = np.full(d + 1, np.nan)
     if not penalty:
         design, coef = np.hstack([np.ones((n, 1)), A]), np.append(b, w)
@@ -140,6 +145,13 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
             pass
     return LogisticModel(w.copy(), b, se, z, pv, ["(Intercept)"] + _names(names, d),
                          np.array(history), float(res.nit), bool(res.success), penalty, float(n))
+
+
+def _separates(logits: np.ndarray, labels: np.ndarray) -> bool:
+    """Whether the fitted logits put every 1 on the positive side and every 0 on the negative
+    side: then a separating line exists, and no finite weights maximize the likelihood."""
+    both = labels.min() == 0 and labels.max() == 1
+    return bool(both and np.all((logits > 0) == (labels == 1)))
 
 
 # -- k-means ---------------------------------------------------------------------

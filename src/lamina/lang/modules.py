@@ -1,0 +1,184 @@
+"""`import helpers`: finding a module's file, loading it once per process, the module value.
+
+`import helpers` looks for helpers.lam in the importing file's folder (the current folder for
+the REPL, `-e` and notebooks), then in each folder on LAMINA_PATH; `import "lib/prep.lam"`
+names the file by its path from the importing file's folder. A module's top level runs once
+per process: the loaded module is kept by the file's real path, so two spellings of one file
+give the same module. A module runs in its own namespace (its own node table, so its errors
+show its own file and line) and the importer sees only the module value: its top-level names
+that do not start with `_`.
+
+Running the text is the interpreter's business (it owns namespaces and builtins): `load` gets
+that as a function `run(text, path, name) -> namespace`.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Callable
+
+from ..errors import LaminaError
+from ..files import check_read
+from ..printing import format_value
+from ..values import LibObject, describe
+from . import ast as A
+from .compiler import NODES_KEY, node_of
+from .scope import CODE_FILENAME, MANGLE, mangle, unmangle
+
+MODULES: dict[str, "Module"] = {}      # real path -> the loaded module, for the whole process
+LOADING: list[tuple[str, str]] = []     # (real path, shown path) of modules being loaded, outermost first
+
+
+def read_module_source(path: str) -> str:
+    """The text of a module's file. Every import reads through here, so this is the one place
+    where an import counts as a read of the file."""
+    check_read(path, "import")
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            return f.read()
+    except OSError as exc:
+        raise LaminaError("ImportError", f"Cannot read the module {path}: {exc.strerror or exc}.") from None
+    except UnicodeDecodeError:
+        raise LaminaError("ImportError", f"The module {path} is not UTF-8 text.") from None
+
+
+def search_folders(directory: str | None) -> list[str]:
+    """The importing file's folder ("" for the current folder), then LAMINA_PATH's."""
+    return [directory or ""] + [d for d in os.environ.get("LAMINA_PATH", "").split(os.pathsep) if d]
+
+
+def resolve(spec: str, is_path: bool, directory: str | None) -> str:
+    """The path of the module's file, as it will be shown in messages."""
+    file = spec if is_path else spec + ".lam"
+    folders = [""] if os.path.isabs(file) else search_folders(directory)
+    for folder in folders:
+        candidate = os.path.normpath(os.path.join(folder, file))
+        if os.path.isfile(candidate):
+            return candidate
+    where = ", ".join(f or "." for f in folders)
+    path_note = "" if os.environ.get("LAMINA_PATH") else " (LAMINA_PATH is not set)"
+    what = f'"{spec}"' if is_path else f"'{spec}'"
+    raise LaminaError("ImportError", f"No module {what}: there is no {file} in {where}{path_note}.")
+
+
+def load(spec: str, is_path: bool, directory: str | None,
+         run: Callable[[str, str, str], dict]) -> "Module":
+    """The module `import spec` names, loading (running) it the first time."""
+    shown = resolve(spec, is_path, directory)
+    real = os.path.realpath(shown)
+    if real in MODULES:
+        return MODULES[real]
+    loading = [r for r, _ in LOADING]
+    if real in loading:
+        chain = [s for _, s in LOADING[loading.index(real):]] + [shown]
+        steps = f"{chain[0]} imports " + ", which imports ".join(chain[1:])
+        raise LaminaError("ImportError", f"Circular import: {steps}. Modules cannot import each other "
+                          "in a circle; move what they share into a module of its own.")
+    text = read_module_source(shown)
+    name = os.path.splitext(os.path.basename(shown))[0]
+    LOADING.append((real, shown))
+    try:
+        namespace = run(text, shown, name)
+    finally:
+        LOADING.pop()
+    module = Module(name, shown, namespace)
+    MODULES[real] = module
+    return module
+
+
+@contextmanager
+def running(name: str):
+    """While a program file runs, a module that imports it back is a circular import (rather
+    than a second run of the program's top level)."""
+    if not os.path.isfile(name):
+        yield
+        return
+    LOADING.append((os.path.realpath(name), name))
+    try:
+        yield
+    finally:
+        LOADING.pop()
+
+
+class Module(LibObject):
+    """A loaded module: its public top-level names are its fields (`h.fit_line`, `h.LR`)."""
+    type_name = "module"
+
+    def __init__(self, name: str, path: str, namespace: dict):
+        self.name = name
+        self.path = path
+        self.namespace = namespace
+
+    def field_names(self) -> list[str]:
+        return [unmangle(k) for k in self.namespace
+                if k.startswith(MANGLE) and not k.startswith(MANGLE + "_")]
+
+    def get(self, name: str):
+        if not name.startswith("_") and mangle(name) in self.namespace:
+            return self.namespace[mangle(name)]
+        import difflib
+        close = difflib.get_close_matches(name, self.field_names(), n=3)
+        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else \
+            f" It defines {', '.join(self.field_names()) or 'nothing'}."
+        private = " (names starting with '_' stay inside their module)" if name.startswith("_") else ""
+        raise LaminaError("NameError", f"The module {self.name} has no '{name}'{private}.{hint}")
+
+    def describe(self) -> str:
+        return f"<module {self.name} from {self.path}>"
+
+    def help_text(self) -> str:
+        """The module's leading comment, its functions with theirs, and its other values."""
+        lines = [f"module {self.name} ({self.path})"]
+        source = self._source_lines()
+        header = _comment_block(source, 0, step=1)
+        if len(header) == len(source) or not source[len(header)].strip():   # a blank line after it
+            lines += ["  " + c for c in header]
+        functions, values = [], []
+        for field in self.field_names():
+            value = self.namespace[mangle(field)]
+            code = getattr(value, "__code__", None)
+            if code is not None and code.co_filename == CODE_FILENAME:
+                functions.append(self._function_help(field, value, source))
+            elif not isinstance(value, Module):
+                text = format_value(value)
+                values.append(f"  {field} = {text if len(text) <= 60 else describe(value)}")
+        if functions:
+            lines += ["", "Functions:"] + [line for f in functions for line in f]
+        if values:
+            lines += ["", "Values:"] + values
+        return "\n".join(lines)
+
+    def _source_lines(self) -> list[str]:
+        nodes = self.namespace.get(NODES_KEY, ())
+        return nodes[0].span.source.text.splitlines() if nodes else []
+
+    def _function_help(self, field: str, fn, source: list[str]) -> list[str]:
+        node = node_of(self.namespace, fn.__code__.co_firstlineno)
+        if isinstance(node, A.FunctionDef):
+            params = ", ".join(p.name if p.default is None else f"{p.name} = {_default_text(p.default)}"
+                               for p in node.params)
+            line = node.span.line
+            doc = _comment_block(source, line - 2, step=-1) or _comment_block(source, line, step=1)
+        else:
+            params = ", ".join(unmangle(a) for a in fn.__code__.co_varnames[:fn.__code__.co_argcount])
+            doc = []
+        return [f"  {field}({params})"] + ["      " + d for d in doc]
+
+
+def _default_text(node: A.Node) -> str:
+    if isinstance(node, A.Number):
+        return format_value(float(node.value))
+    if isinstance(node, A.String) and all(isinstance(p, str) for p in node.parts):
+        return '"' + "".join(node.parts) + '"'
+    if isinstance(node, (A.Bool, A.NoneLit)):
+        return "none" if isinstance(node, A.NoneLit) else str(node.value).lower()
+    return "..."
+
+
+def _comment_block(lines: list[str], start: int, step: int) -> list[str]:
+    """The run of `#` comment lines from line index `start` going up (step -1) or down (+1)."""
+    out, i = [], start
+    while 0 <= i < len(lines) and lines[i].strip().startswith("#"):
+        out.append(lines[i].strip().lstrip("#").strip())
+        i += step
+    return out[::-1] if step < 0 else out

@@ -1,0 +1,92 @@
+"""The one warnings channel: `warn`, `warnings(false)`, and the library's warnings on it."""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from lamina import warnings as channel
+from lamina.interpreter import Interpreter
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel():
+    channel.reset()
+    yield
+    channel.reset()
+
+
+def run(code: str, name: str = "w.lam") -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        Interpreter().run(code, name)
+    return out.getvalue(), err.getvalue()
+
+
+def test_warn_writes_once_per_call_site_with_file_and_line():
+    out, err = run('function f(i)\n    warn("slow step {i}")\nend function\n'
+                   'for i = 1 to 3\n    f(i)\n    warn("each time {i}", once = false)\nend for\nprint("done")\n')
+    assert out == "done\n"
+    assert err.splitlines() == ["warning: slow step 1 (w.lam:2)", "warning: each time 1 (w.lam:6)",
+                                "warning: each time 2 (w.lam:6)", "warning: each time 3 (w.lam:6)"]
+
+
+def test_warnings_false_silences_every_warning_and_true_restores_them():
+    out, err = run('print(warnings(false), warnings())\nwarn("hidden")\n'
+                   'w = param([1.0, 2.0])\ng = grad(sum(sqrt(w * 0)), wrt = w)\n'
+                   'print(warnings(true))\nwarn("shown")\n')
+    assert out == "true false\nfalse\n"
+    assert err == "warning: shown (w.lam:6)\n"
+
+
+def test_a_nan_gradient_warns_at_the_grad_call_once():
+    _, err = run("for i = 1 to 3\n    w = param([1.0, 4.0])\n    g = grad(sum(sqrt(w * 0)), wrt = w)\nend for\n")
+    lines = err.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("warning: grad(): the loss is finite (0.0) but the gradient for wrt contains NaN or Inf")
+    assert lines[0].endswith("(w.lam:3)")
+
+
+def test_the_tape_size_warning_uses_the_channel():
+    code = "tape_reset()\nold = tape_limit(10)\nw = param(1.0)\nfor i = 1 to 20\n    w = w * 1.0\nend for\ntape_limit(old)\ntape_reset()\n"
+    _, err = run(code)
+    assert err.splitlines() == ["warning: the autodiff tape holds more than 10 entries; call tape_reset() "
+                                "between independent computations to free them (w.lam:5)"]
+    channel.set_enabled(False)
+    assert run(code) == ("", "")
+
+
+def test_logreg_warns_when_a_line_separates_the_classes():
+    separable = "X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0]\ny = [0, 0, 0, 1, 1, 1]\nfit = logreg(X, y)\nprint(fit.weights[0] > 5)\n"
+    out, err = run(separable)
+    assert out == "true\n"    # the weights run off toward infinity
+    assert err.startswith("warning: logreg: a line separates the two classes perfectly")
+    assert err.endswith("(w.lam:3)\n")
+    overlapping = "X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0; 3.5; 4.0]\ny = [0, 0, 1, 0, 1, 0, 1, 1]\nfit = logreg(X, y)\n"
+    assert run(overlapping) == ("", "")
+
+
+def test_a_penalized_fit_of_separable_data_does_not_warn():
+    out, err = run("X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0]\ny = [0, 0, 0, 1, 1, 1]\nfit = logreg(X, y, l2 = 0.1)\n"
+                   "print(abs(fit.weights[0]) < 5)\n")
+    assert (out, err) == ("true\n", "")
+
+
+def test_a_warning_comes_after_what_the_program_printed_before_it():
+    r = subprocess.run([sys.executable, "-m", "lamina", "-e", 'print("a")\nwarn("b")\nprint("c")'],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60,
+                       env={**os.environ})
+    assert r.stdout == "a\nwarning: b (<-e>:2)\nc\n"
+
+
+def test_the_channel_without_a_lamina_frame_has_no_location():
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert channel.warn("plain") is True
+        assert channel.warn("keyed", once_key="k") is True
+        assert channel.warn("keyed again", once_key="k") is False
+    assert err.getvalue() == "warning: plain\nwarning: keyed\n"
