@@ -19,7 +19,10 @@ usage: lamina FILE.lam          run a program
        lamina                   start the interactive prompt (REPL)
        lamina help [NAME]       show a builtin's page, or the categories
        lamina docs build [DIR] [--check]
-                                write (or check) the builtin pages"""
+                                write (or check) the builtin pages
+       lamina kernel install [--user | --sys-prefix | --prefix DIR]
+                                install the Jupyter kernel
+       lamina lsp               run the language server (stdio)"""
 
 
 def run_text(text: str, name: str) -> int:
@@ -64,8 +67,23 @@ def tool_command(argv: list[str]) -> int:
     return docs_main(argv[1:])
 
 
+def editor_command(argv: list[str]) -> int:
+    """`lamina kernel install ...`, `lamina kernel -f FILE` (what Jupyter runs) and `lamina lsp`."""
+    if argv[0] == "lsp":
+        from .lsp.server import main as lsp_main
+        return lsp_main()
+    if argv[1:2] == ["install"]:
+        from .kernel.install import main as install_main
+        return install_main(argv[2:])
+    from .kernel.app import main as kernel_main
+    kernel_main(argv[1:])
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["kernel"], ["lsp"]):
+        return editor_command(argv)
     if argv[:1] in (["help"], ["docs"]):
         try:
             return tool_command(argv)

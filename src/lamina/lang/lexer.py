@@ -18,6 +18,7 @@ KEYWORDS = {
     "function", "return", "end", "for", "while", "if", "elseif",
     "else", "break", "continue", "and", "or", "not", "true", "false", "none",
 }
+CONTEXTUAL_WORDS = ("to", "step", "in")
 
 # Longest first, so that `.^` wins over `.` and `|>` over `|`.
 OPERATORS = sorted([
