@@ -26,7 +26,8 @@ from .values import LibObject, Record, describe
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 WORD_END = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
-DOTTED_END = re.compile(r"((?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)+)$")
+# `a.b.` before the word (on one line: a newline after `.` ends the statement)
+DOTTED_END = re.compile(r"((?:[A-Za-z_][A-Za-z0-9_]*[ \t]*\.[ \t]*)+)$")
 ALL_KEYWORDS = sorted(KEYWORDS | set(CONTEXTUAL_WORDS))
 VALUE_PREVIEW = 400    # characters of a variable's value shown by inspect
 
@@ -256,18 +257,18 @@ def scan(text: str) -> _Scan:
     return state
 
 
-def word_before(text: str, cursor: int) -> tuple[int, list[str]]:
+def word_before(text: str, cursor: int) -> tuple[int, list[str]] | None:
     """(start of the word that ends at the cursor, the dotted path before it): `r.a.x|` ->
-    (offset of x, ["r", "a"])."""
+    (offset of x, ["r", "a"]); None in a number (`2.5e1|`)."""
     head = text[:cursor]
     m = WORD_END.search(head)
     start = m.start() if m else cursor
-    if start > 0 and head[start - 1:start].isdigit():
-        return cursor, []
+    if head[start - 1:start].isdigit() or (not m and head[-1:].isdigit()):
+        return None
     before = head[:start]
     dotted = DOTTED_END.search(before)
     path = []
-    if dotted and before.rstrip().endswith("."):
+    if dotted and before.rstrip(" \t").endswith("."):
         path = [p.strip() for p in dotted.group(1).split(".") if p.strip()]
     return start, path
 
@@ -275,9 +276,10 @@ def word_before(text: str, cursor: int) -> tuple[int, list[str]]:
 def complete(text: str, cursor: int, names: Names | None = None) -> Completions:
     names = names or Names()
     state = scan(text[:cursor])
-    start, path = word_before(text, cursor)
-    if state.in_comment or state.in_string:
+    word = word_before(text, cursor)
+    if state.in_comment or state.in_string or word is None:
         return Completions(cursor, cursor, [])
+    start, path = word
     prefix = text[start:cursor]
     if path:
         found = names.members(path)
