@@ -3,6 +3,7 @@ suite does not cover: state between cells, fields, warnings, figures, reports, C
 from __future__ import annotations
 
 import base64
+import re
 import time
 
 import jupyter_kernel_test
@@ -44,8 +45,12 @@ class TestLaminaKernel(jupyter_kernel_test.KernelTests):
 
     # -- beyond the standard suite ---------------------------------------------------------
     def run_cell(self, code: str):
+        """Run a cell; every output it caused says so (its parent is the cell's request)."""
         self.flush_channels()
-        return self.execute_helper(code)
+        reply, msgs = self.execute_helper(code)
+        request = reply["parent_header"]["msg_id"]
+        assert [m["parent_header"]["msg_id"] for m in msgs] == [request] * len(msgs)
+        return reply, msgs
 
     def test_kernelspec(self):
         spec = kernel_json()
@@ -136,3 +141,12 @@ class TestLaminaKernel(jupyter_kernel_test.KernelTests):
         assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
         reply, msgs = self.run_cell("[kept, n > 0]")
         assert outputs_of(msgs, "execute_result")[0]["data"]["text/plain"] == "[42, true]"
+
+    def test_fit_draws_a_live_progress_bar(self):
+        reply, msgs = self.run_cell("Xp = [0, 0; 0, 1; 1, 0; 1, 1]\nYp = [0; 1; 1; 0]\n"
+                                    "netp = input(2) |> dense(1) |> compile(seed = 1)\n"
+                                    "netp = netp.fit(Xp, Yp, epochs = 2, batch_size = 4)")
+        assert reply["content"]["status"] == "ok"
+        out = "".join(s["text"] for s in outputs_of(msgs, "stream") if s["name"] == "stdout")
+        assert out.startswith("\r") and "\repoch 2/2: 100%|" in out and "8.00/8.00" in out
+        assert re.search(r"loss \d\.\d+\]\n$", out)

@@ -54,6 +54,15 @@ class LaminaKernel(Kernel):
         figures.show_inline(self._show_figure)
         self._silent = False
 
+    def set_parent(self, ident, parent, channel="shell"):
+        """Output a request causes is sent as its child: IPython's kernel tells the streams of
+        each new request through its shell; a wrapper kernel does it here."""
+        super().set_parent(ident, parent, channel)
+        if channel == "shell":
+            for stream in (sys.stdout, sys.stderr):
+                if hasattr(stream, "set_parent"):
+                    stream.set_parent(parent)
+
     # -- execute ---------------------------------------------------------------------
     async def do_execute(self, code, silent, store_history=True, user_expressions=None,
                          allow_stdin=False, *, cell_meta=None, cell_id=None):
