@@ -61,7 +61,8 @@ def tool_command(argv: list[str]) -> int:
     """`lamina help [NAME]` and `lamina docs build ...`."""
     if argv[0] == "help":
         from .docs.help import help_text
-        print(help_text(argv[1] if len(argv) > 1 else None))
+        from .docs.render import show_page
+        show_page(help_text(argv[1] if len(argv) > 1 else None))
         return 0
     from .docs.build import main as docs_main
     return docs_main(argv[1:])

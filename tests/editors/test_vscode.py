@@ -32,7 +32,8 @@ def npm_ready() -> None:
     if node is None or npm is None:
         pytest.skip("node and npm are not installed")
     stamp = EXT / "node_modules" / ".package-lock.json"
-    if not stamp.exists() or stamp.stat().st_mtime < (EXT / "package-lock.json").stat().st_mtime:
+    needed = [EXT / "node_modules" / name / "package.json" for name in ("vscode-textmate", "vscode-oniguruma")]
+    if not all(p.exists() for p in needed) or stamp.stat().st_mtime < (EXT / "package-lock.json").stat().st_mtime:
         subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=EXT, check=True,
                        timeout=600)
 
@@ -135,11 +136,18 @@ def test_manifest_wires_the_language_the_grammar_and_the_server():
     assert json.loads((EXT / grammar["path"]).read_text())["scopeName"] == grammar["scopeName"] == "source.lamina"
     assert (EXT / language["configuration"]).exists() and (EXT / manifest["main"]).exists()
     settings = manifest["contributes"]["configuration"]["properties"]
-    assert settings["lamina.server.command"]["default"] == "lamina"
+    assert settings["lamina.server.command"]["default"] == ""        # the workspace's .venv, or PATH
     assert settings["lamina.server.args"]["default"] == ["lsp"]
     assert "vscode-languageclient" in manifest["dependencies"]
     lock = json.loads((EXT / "package-lock.json").read_text())
     assert {"node_modules/vscode-textmate", "node_modules/vscode-oniguruma"} <= set(lock["packages"])
+
+
+def test_the_extension_code_is_valid_javascript():
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    subprocess.run(["node", "--check", str(EXT / "extension.js")], check=True, timeout=60)
+    subprocess.run(["node", "--check", str(EXT / "test" / "tokenize.js")], check=True, timeout=60)
 
 
 def test_language_configuration_folds_end_blocks_and_knows_comments_and_brackets():

@@ -89,7 +89,8 @@ def figure(width=6.4, height=4.8):
          examples=['hist([1, 2, 2, 3, 3, 3])\nsavefig("counts.png")\nprint("saved")'],
          notes="The format follows the file's ending; dpi (100 by default) sets pixels per inch "
                "for .png and .jpg. The folder must exist; an existing file is replaced. It is an "
-               "error to save when nothing has been drawn. " + COMMON)
+               "error to save when nothing has been drawn. In a Jupyter notebook the saved figure "
+               "is also shown in the cell's output. " + COMMON)
 def savefig(path, dpi=100.0):
     FG.savefig(path, dpi=dpi)
 
@@ -99,6 +100,8 @@ def savefig(path, dpi=100.0):
          summary="Shows the current figure in a window when there is a display; otherwise says to use savefig.",
          examples=['plot([1, 2, 3])\nsavefig("line.png")\nprint("saved; show() would open a window on a desktop")'],
          notes="Without a display (a server, CI, a container) matplotlib runs headless and show "
-               "prints a note to standard error instead of opening a window. " + COMMON)
+               "prints a note to standard error instead of opening a window. In a Jupyter notebook "
+               "show puts the figure in the cell's output at once; a figure still open when a cell "
+               "ends is shown there too, and closed. " + COMMON)
 def show():
     FG.show()
