@@ -6,12 +6,12 @@ STAMP := $(VENV)/.installed
 # installed only from a local CPU wheel, never downloaded (a download would be a CUDA build of GBs).
 TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
 
-.PHONY: demo test bench docs clean
+.PHONY: demo test bench docs clean vscode
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[jupyter,test]'
 	@if [ -n "$(TORCH_WHEEL)" ]; then \
 	  $(BIN)/pip install --quiet "$(TORCH_WHEEL)" 2>/dev/null || echo "torch could not be installed: torch comparisons will be skipped"; \
 	else echo "no local torch wheel: torch comparisons will be skipped"; fi
@@ -29,6 +29,14 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]' || echo "bench: peers could not be installed; they are reported as missing"
 	$(BIN)/python bench/run.py
+
+# The VS Code extension, from this folder: its npm packages, then a link among the user's extensions.
+VSCODE_EXTENSIONS ?= $(HOME)/.vscode/extensions
+vscode: $(STAMP)
+	cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error
+	mkdir -p "$(VSCODE_EXTENSIONS)"
+	ln -sfn "$(CURDIR)/editors/vscode" "$(VSCODE_EXTENSIONS)/lamina.lamina-0.1.0"
+	@echo "Linked the Lamina extension into $(VSCODE_EXTENSIONS); restart VS Code."
 
 docs: $(STAMP)
 	$(BIN)/lamina docs build docs/builtins

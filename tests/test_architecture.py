@@ -22,10 +22,10 @@ LAYERS = [
     ["lang", "nn", "optim"],
     ["stats", "models"],
     ["builtins"],
-    ["interpreter"],
+    ["interpreter", "highlight"],
     ["docs"],
-    ["console"],
-    ["repl"],
+    ["console", "completion"],
+    ["repl", "kernel", "lsp"],
     ["cli"],
     ["__main__", "__init__"],
 ]

@@ -19,6 +19,9 @@ usage: lamina [PERMISSIONS] FILE.lam [ARG ...]  run a program; args() gives it t
        lamina [PERMISSIONS]                    start the interactive prompt (REPL)
        lamina help [NAME]                      show a builtin's page, or the categories
        lamina docs build [DIR] [--check]       write (or check) the builtin pages
+       lamina kernel install [--user | --sys-prefix | --prefix DIR]
+                                               install the Jupyter kernel
+       lamina lsp                              run the language server (stdio)
        lamina --version                        print the version"""
 PERMISSIONS = """\
 Permissions, for running programs you did not write: without any of these flags a program
@@ -71,14 +74,30 @@ def tool_command(argv: list[str]) -> int:
     """`lamina help [NAME]` and `lamina docs build ...`."""
     if argv[0] == "help":
         from .docs.help import help_text
-        print(help_text(argv[1] if len(argv) > 1 else None))
+        from .docs.render import show_page
+        show_page(help_text(argv[1] if len(argv) > 1 else None))
         return 0
     from .docs.build import main as docs_main
     return docs_main(argv[1:])
 
 
+def editor_command(argv: list[str]) -> int:
+    """`lamina kernel install ...`, `lamina kernel -f FILE` (what Jupyter runs) and `lamina lsp`."""
+    if argv[0] == "lsp":
+        from .lsp.server import main as lsp_main
+        return lsp_main()
+    if argv[1:2] == ["install"]:
+        from .kernel.install import main as install_main
+        return install_main(argv[2:])
+    from .kernel.app import main as kernel_main
+    kernel_main(argv[1:])
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["kernel"], ["lsp"]):
+        return editor_command(argv)
     if argv[:1] in (["help"], ["docs"]):
         try:
             return tool_command(argv)

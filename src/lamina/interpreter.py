@@ -78,8 +78,10 @@ class Interpreter:
     def import_module(self, spec: str, is_path: bool):
         return modules.load(spec, is_path, self.directory, _run_module)
 
-    def compile(self, text: str, name: str, echo: bool = False) -> tuple:
-        """The program's code objects (run them with run_code); a SyntaxError before any runs."""
+    def compile(self, text: str, name: str, echo: bool = False, result: bool = False) -> tuple:
+        """The program's code objects (run them with run_code); a SyntaxError before any runs.
+        `echo`: top-level expression statements print their values (the REPL); `result`: the
+        last statement's value, when it is an expression, is kept for run_cell."""
         if text.startswith("\ufeff"):      # a byte-order mark some editors put first
             text = text[1:]
         source = Source(name, text)
@@ -87,7 +89,7 @@ class Interpreter:
         gc.disable()         # millions of young syntax nodes would set off collection after collection
         try:
             with using(self.permissions):
-                return compiler.compile_program(parse(source), self.namespace, echo)
+                return compiler.compile_program(parse(source), self.namespace, echo, result)
         except RecursionError:
             raise LaminaError("SyntaxError", "The program is nested too deeply to parse.",
                               Span(source, 1, 1)) from None
@@ -98,6 +100,20 @@ class Interpreter:
     def run(self, text: str, name: str = "<program>", echo: bool = False) -> None:
         with modules.running(name):
             self.run_code(self.compile(text, name, echo))
+
+    def run_cell(self, text: str, name: str):
+        """Run a notebook cell: the value of its last statement when that is an expression, else
+        none (a cell that ends with an assignment or a loop shows nothing)."""
+        return self.run_result(self.compile(text, name, result=True))
+
+    def run_result(self, code: tuple):
+        """Run code compiled with result=True and hand back (and forget) its last value."""
+        self.namespace.pop(compiler.RESULT_KEY, None)
+        try:
+            self.run_code(code)
+        finally:
+            value = self.namespace.pop(compiler.RESULT_KEY, None)
+        return value
 
     def run_code(self, code: tuple) -> None:
         try:

@@ -1,5 +1,8 @@
-"""How values print (LANGUAGE.md "Printing"): `print`, interpolation and the REPL echo."""
+"""How values print (LANGUAGE.md "Printing"): `print`, interpolation and the REPL echo; and the
+HTML table that a notebook shows beside the text of a report."""
 from __future__ import annotations
+
+import html
 
 import numpy as np
 
@@ -86,3 +89,22 @@ def function_name(f) -> str:
 
 def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
+
+
+def html_table(header: list[str], rows: list[list[str]], right: list[bool] | None = None,
+               caption: str | None = None, footer: list[str] = ()) -> str:
+    """A report's table as HTML: header cells, rows of text cells (column j flush right where
+    right[j] is true), a caption above and footer lines below."""
+    right = right or [False] * len(header)
+
+    def cells(tag: str, row: list[str]) -> str:
+        return "".join(f'<{tag} style="text-align: {"right" if r else "left"}">{html.escape(c)}</{tag}>'
+                       for c, r in zip(row, right))
+    parts = ['<table class="lamina">']
+    if caption:
+        parts.append(f'<caption style="text-align: left">{html.escape(caption)}</caption>')
+    parts.append(f"<thead><tr>{cells('th', header)}</tr></thead><tbody>")
+    parts.extend(f"<tr>{cells('td', row)}</tr>" for row in rows)
+    parts.append("</tbody></table>")
+    parts.extend(f"<p>{html.escape(line)}</p>" for line in footer if line)
+    return "".join(parts)

@@ -87,6 +87,10 @@ class LibObject:
     def describe(self) -> str:
         return f"<{self.type_name}>"
 
+    def html(self) -> str | None:
+        """The report as HTML, for a notebook to show beside describe()'s text; None: text only."""
+        return None
+
 
 def is_function(x) -> bool:
     return callable(x) and not isinstance(x, (LibObject, type))

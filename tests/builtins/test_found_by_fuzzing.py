@@ -12,6 +12,7 @@ import pytest
 
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
+from lamina.stats.figures import close as close_figure
 
 FOUND = [
     ("print(hist([1, 2, 3], [3, 1]))", "ValueError"),      # edges that decrease (CI failed at random)
@@ -51,6 +52,7 @@ FOUND = [
 @pytest.mark.parametrize("code, kind", FOUND)
 def test_found_case(code, kind, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    close_figure()     # a fresh program: not drawing on a figure an earlier test's failed drawing left open
     error = None
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         try:

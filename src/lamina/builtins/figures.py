@@ -90,7 +90,8 @@ def figure(width=6.4, height=4.8):
          notes="The format follows the file's ending; dpi (100 by default) sets pixels per inch "
                "for .png and .jpg. The folder must exist; an existing file is replaced atomically "
                "(the image goes to a temporary file in the same folder first, so a crash leaves the "
-               "old file or the new one). It is an error to save when nothing has been drawn. Under "
+               "old file or the new one). It is an error to save when nothing has been drawn. In a "
+               "Jupyter notebook the saved figure is also shown in the cell's output. Under "
                "lamina --allow-write or --sandbox, a path outside the allowed folders is a "
                "PermissionError. " + COMMON)
 def savefig(path, dpi=100.0):
@@ -102,6 +103,8 @@ def savefig(path, dpi=100.0):
          summary="Shows the current figure in a window when there is a display; otherwise says to use savefig.",
          examples=['plot([1, 2, 3])\nsavefig("line.png")\nprint("saved; show() would open a window on a desktop")'],
          notes="Without a display (a server, CI, a container) matplotlib runs headless and show "
-               "prints a note to standard error instead of opening a window. " + COMMON)
+               "prints a note to standard error instead of opening a window. In a Jupyter notebook "
+               "show puts the figure in the cell's output at once; a figure still open when a cell "
+               "ends is shown there too, and closed. " + COMMON)
 def show():
     FG.show()

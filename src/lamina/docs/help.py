@@ -7,7 +7,8 @@ from ..builtins.registry import CATEGORIES, load_all
 from ..errors import LaminaError
 
 
-def help_text(name: str | None) -> str:
+def help_text(name: str | None, run: bool = True) -> str:
+    """The categories, or one builtin's page (run=False: its examples without their output)."""
     registry = load_all()
     if name is None:
         lines = ["Builtin categories (help(\"name\") shows one builtin's page):", ""]
@@ -21,4 +22,4 @@ def help_text(name: str | None) -> str:
         hint = f" Did you mean {', '.join(close)}?" if close else " help() lists every builtin."
         raise LaminaError("NameError", f"There is no builtin named '{name}'.{hint}")
     from .pages import page
-    return page(registry[name], strict=False).rstrip("\n")
+    return page(registry[name], strict=False, run=run).rstrip("\n")

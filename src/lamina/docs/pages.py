@@ -76,10 +76,12 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def page(spec: BuiltinSpec, strict: bool = True, figures: dict | None = None) -> str:
+def page(spec: BuiltinSpec, strict: bool = True, figures: dict | None = None, run: bool = True) -> str:
     """The page; with strict=False a failing example shows its error instead of stopping.
 
     Images the examples save are linked from the page and added to `figures` (name -> bytes).
+    With run=False the examples are shown without running them (no output): what an editor's
+    hover shows, quickly and without touching the running program's tape, seed or figure.
     """
     first = spec.shapes[0]
     lines = [
@@ -93,8 +95,12 @@ def page(spec: BuiltinSpec, strict: bool = True, figures: dict | None = None) ->
     ]
     lines += [f"| `{cell(s.code)}` | {cell(s.input)} | {cell(s.output)} | {cell(s.description)} |"
               for s in spec.shapes]
-    lines += ["", "## Examples", "", EXAMPLES_INTRO, ""]
+    intro = EXAMPLES_INTRO if run else f"From the documentation (`lamina help {spec.name}` shows their output)."
+    lines += ["", "## Examples", "", intro, ""]
     for example in spec.examples:
+        if not run:
+            lines += ["```lamina", example.rstrip("\n"), "```", ""]
+            continue
         try:
             run = run_example(spec.name, example)
         except ExampleFailed as exc:

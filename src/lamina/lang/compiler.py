@@ -26,6 +26,7 @@ from . import ast as A
 from .scope import CODE_FILENAME, mangle
 
 NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> Lamina node
+RESULT_KEY = "__lamina_result__"  # where a cell's last expression leaves its value (mode "result")
 CHUNK = 2000                      # top-level statements per code object
 
 FAST_BINARY = {
@@ -80,12 +81,16 @@ def is_float_test(expr: py.expr) -> py.expr:
 
 
 class Compiler:
-    def __init__(self, namespace: dict, echo: bool = False):
+    def __init__(self, namespace: dict, echo: bool = False, result: bool = False):
         """Compile into `namespace`: its node table grows by this program's nodes and its
-        constants are installed there."""
+        constants are installed there. `echo`: every top-level expression statement prints its
+        value (the REPL). `result`: the last statement, when it is an expression, stores its
+        value in the namespace under RESULT_KEY instead (a notebook cell's result)."""
         self.namespace = namespace
         self.nodes = namespace.setdefault(NODES_KEY, [])
         self.echo = echo
+        self.result = result
+        self.result_node = None
         self.temps = itertools.count()
 
     # -- plumbing ------------------------------------------------------------------
@@ -105,6 +110,8 @@ class Compiler:
         """One code object per chunk of CHUNK top-level statements, run in order in one
         namespace: so the Python syntax tree of a long program never exists all at once."""
         body = program.body
+        if self.result and body and isinstance(body[-1], A.ExprStmt):
+            self.result_node = body[-1]
         return tuple(self.chunk(program, body[i:i + CHUNK]) for i in range(0, max(len(body), 1), CHUNK))
 
     def chunk(self, program: A.Program, statements: list[A.Node]):
@@ -131,6 +138,8 @@ class Compiler:
 
     def s_ExprStmt(self, node: A.ExprStmt, top: bool):
         value = self.expr(node.expr)
+        if node is self.result_node:
+            return [py.Assign([py.Name(RESULT_KEY, py.Store())], value)]
         if self.echo and top:
             value = self.at(helper("_echo", value), node.expr)
         return [py.Expr(value)]
@@ -416,6 +425,7 @@ def place(tree: py.AST) -> None:
                 stack.append((child, line))
 
 
-def compile_program(program: A.Program, namespace: dict, echo: bool = False) -> tuple:
+def compile_program(program: A.Program, namespace: dict, echo: bool = False,
+                    result: bool = False) -> tuple:
     """The program's code objects, to be run in order in `namespace`."""
-    return Compiler(namespace, echo).program(program)
+    return Compiler(namespace, echo, result).program(program)

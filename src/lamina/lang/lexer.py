@@ -19,6 +19,7 @@ KEYWORDS = {
     "else", "break", "continue", "and", "or", "not", "true", "false", "none",
     "try", "catch", "finally", "import",
 }
+CONTEXTUAL_WORDS = ("to", "step", "in")
 
 # Longest first, so that `.^` wins over `.` and `|>` over `|`.
 OPERATORS = sorted([

@@ -30,7 +30,7 @@ import numpy as np
 from ..optim.base import Optimizer
 from ..values import LibObject, Record
 from .losses import Loss
-from .spec import ModelSpec, summary_table
+from .spec import ModelSpec, summary_html, summary_table
 
 EMPTY = np.zeros(0)
 
@@ -113,23 +113,30 @@ class Model(LibObject):
 
     # -- printing ---------------------------------------------------------------
     def describe(self) -> str:
+        head, tail = self._report()
+        return "\n".join([head, *summary_table(self.spec), "  " + tail])
+
+    def html(self) -> str:
+        return summary_html(self.spec, *self._report())
+
+    def _report(self) -> tuple[str, str]:
+        """The heading (input, outputs, loss, optimizer, seed) and the line about training."""
         opt = self.optimizer
         how = (self.schedule.describe() if self.schedule is not None
                else f"{opt.rule.name}(lr = {opt.hp['lr']:g})")
         outputs = self.spec.shapes[-1].width
         head = (f"Model: {self.spec.input_text()} -> {outputs} output{'s' * (outputs != 1)}, "
                 f"loss {self.loss.name}, optimizer {how}, seed {self.seed}")
-        if self.epochs:
-            held = self.epochs - 1 if self.weights_epoch is None else self.weights_epoch
-            tail = f"  trained {self.epochs} epoch{'s' * (self.epochs != 1)}: loss " \
-                   f"{_fmt(self.loss_history[0])} -> {_fmt(self.loss_history[held])}"
-            if self.val_loss_history.size > held:
-                tail += f", validation loss {_fmt(self.val_loss_history[held])}"
-            if held != self.epochs - 1:
-                tail += f" (the weights of epoch {held}, kept by early stopping)"
-        else:
-            tail = "  not trained yet"
-        return "\n".join([head, *summary_table(self.spec), tail])
+        if not self.epochs:
+            return head, "not trained yet"
+        held = self.epochs - 1 if self.weights_epoch is None else self.weights_epoch
+        tail = f"trained {self.epochs} epoch{'s' * (self.epochs != 1)}: loss " \
+               f"{_fmt(self.loss_history[0])} -> {_fmt(self.loss_history[held])}"
+        if self.val_loss_history.size > held:
+            tail += f", validation loss {_fmt(self.val_loss_history[held])}"
+        if held != self.epochs - 1:
+            tail += f" (the weights of epoch {held}, kept by early stopping)"
+        return head, tail
 
 
 def _fmt(x: float) -> str:

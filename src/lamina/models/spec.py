@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..printing import html_table
 from ..values import LibObject, Record, as_int
 from .layer import DataShape, Layer
 
@@ -67,19 +68,40 @@ class ModelSpec(LibObject):
     def describe(self) -> str:
         return "\n".join([f"Model spec: {self.input_text()} (not compiled yet)", *summary_table(self)])
 
+    def html(self) -> str:
+        return summary_html(self, f"Model spec: {self.input_text()} (not compiled yet)", "")
 
-def summary_table(spec: ModelSpec) -> list[str]:
-    """The layer table of describe(), like Keras's summary: layer, output shape, parameters."""
+
+SUMMARY_HEADER = ("#", "layer", "output", "parameters")
+
+
+def summary_rows(spec: ModelSpec) -> tuple[list[tuple], str]:
+    """The rows of the layer table (layer, output shape, parameters, like Keras's summary) and
+    the line with the total."""
     counts = spec.parameter_counts()
-    rows = [("#", "layer", "output", "parameters"), ("", "input", spec.shapes[0].describe(), "0")]
+    rows = [("", "input", spec.shapes[0].describe(), "0")]
     for i, layer in enumerate(spec.layers):
         rows.append((str(i), layer.label(), spec.shapes[i + 1].describe(), str(counts[i])))
+    return rows, f"total parameters: {sum(counts)}"
+
+
+def summary_table(spec: ModelSpec) -> list[str]:
+    """The layer table of describe()."""
+    body, total = summary_rows(spec)
+    rows = [SUMMARY_HEADER] + body
     size = [max(len(r[k]) for r in rows) for k in range(4)]
     lines = ["  " + "  ".join(r[k].ljust(size[k]) if k < 2 else r[k].rjust(size[k]) for k in range(4))
              for r in rows]
     lines.insert(1, "  " + "-" * (len(lines[0]) - 2))
-    lines.append(f"  total parameters: {sum(counts)}")
+    lines.append(f"  {total}")
     return lines
+
+
+def summary_html(spec: ModelSpec, head: str, tail: str) -> str:
+    """The layer table as HTML, under `head` and above `tail`."""
+    body, total = summary_rows(spec)
+    return html_table(list(SUMMARY_HEADER), [list(r) for r in body], [False, False, True, True],
+                      caption=head, footer=[total, tail])
 
 
 def input_spec(n, features=None) -> ModelSpec:

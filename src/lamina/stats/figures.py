@@ -3,7 +3,9 @@
 matplotlib is imported by the first drawing call, never before, with the
 headless Agg backend unless a display exists (or MPLBACKEND says otherwise).
 `savefig` writes the current figure and closes it, so the next drawing starts
-a new one.
+a new one. A notebook kernel sets a sink (`show_inline`): then `show` and `savefig` hand
+each figure they finish to it, and `finish_inline` hands over the one still open at the
+end of a cell.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from ..warnings import warn
 from .args import data, vector
 from .descriptive import bin_spec, check_span
 
-_state = {"plt": None, "fig": None, "ax": None}
+_state = {"plt": None, "fig": None, "ax": None, "sink": None}
 
 
 def has_display() -> bool:
@@ -72,6 +74,29 @@ def close():
     if _state["fig"] is not None:
         _state["plt"].close(_state["fig"])
     _state["fig"] = _state["ax"] = None
+
+
+def show_inline(sink) -> None:
+    """Hand every finished figure (a matplotlib Figure) to `sink`; None stops it."""
+    _state["sink"] = sink
+
+
+def finish_inline() -> None:
+    """End of a notebook cell: the figure still open goes to the sink, and is closed."""
+    try:
+        if _state["fig"] is not None and _state["sink"] is not None:
+            _state["sink"](_state["fig"])
+    finally:
+        close()
+
+
+def png_bytes(fig, dpi: int = 100) -> bytes:
+    """A figure as PNG bytes (what a notebook shows inline)."""
+    import io
+    buffer = io.BytesIO()
+    with drawing("The figure", TOO_BIG):
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    return buffer.getvalue()
 
 
 def text_option(value, what: str) -> str | None:
@@ -241,12 +266,18 @@ def savefig(path, dpi=100.0):
             atomic_write(target, lambda f: fig.savefig(f, format=kind, dpi=resolution, bbox_inches="tight"))
     except OSError as exc:
         raise LaminaError("ValueError", f"savefig cannot write \"{target}\": {exc.strerror or exc}.") from None
+    if _state["sink"] is not None:
+        _state["sink"](_state["fig"])
     close()
 
 
 def show():
     if _state["fig"] is None:
         raise LaminaError("ValueError", "show has no figure to show; draw one first with plot, scatter, hist or bar.")
+    if _state["sink"] is not None:
+        _state["sink"](_state["fig"])
+        close()
+        return
     plt = pyplot()
     if plt.get_backend().lower() == "agg":
         warn("show: no display is available here, so the figure is not shown; save it with "

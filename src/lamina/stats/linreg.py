@@ -65,6 +65,10 @@ class LinearModel(LibObject):
         from .summary import linreg_summary
         return linreg_summary(self)
 
+    def html(self) -> str:
+        from .summary import linreg_html
+        return linreg_html(self)
+
 
 def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
     from scipy import stats

@@ -13,9 +13,10 @@ from ..autodiff.grad import grad
 from ..autodiff.tape import TAPE, record
 from ..errors import LaminaError
 from ..values import LibObject, Record, as_float, as_int, lamina_value, numeric
+from ..printing import html_table
 from ..warnings import warn
 from .args import matrix, no_nan, same_rows, shaped_like, vector
-from .summary import layout, p_value, short, stars
+from .summary import coefficient_table, layout, short
 
 
 def polyfit(x, y, degree):
@@ -79,15 +80,19 @@ class LogisticModel(LibObject):
         return expit(A @ self.weights + self.intercept)
 
     def describe(self) -> str:
+        head, header, rows, foot = self._report()
+        return "\n".join([head, ""] + ["  " + s for s in layout(header, rows)] + ["", foot])
+
+    def html(self) -> str:
+        head, header, rows, foot = self._report()
+        return html_table(header, rows, [False] + [True] * 4 + [False], caption=head, footer=[foot])
+
+    def _report(self) -> tuple:
         state = "converged" if self.converged else "stopped before converging"
         head = (f"Logistic regression (n = {int(self.n)}, {int(self.iterations)} iterations, {state}"
                 + (f", l2 = {short(self.l2)})" if self.l2 else ")"))
-        coef = self.get("coef")
-        rows = [[name, short(b, 4), short(s, 4), f"{zv:.3f}", p_value(pv), stars(pv)]
-                for name, b, s, zv, pv in zip(self.terms, coef, self.se, self.z, self.p)]
-        table = layout(["", "Estimate", "Std. Error", "z value", "Pr(>|z|)", ""], rows)
-        return "\n".join([head, ""] + ["  " + s for s in table] +
-                         ["", f"Mean log loss: {short(self.loss_history[-1], 4)}"])
+        header, rows = coefficient_table(self.terms, self.get("coef"), self.se, self.z, self.p, "z")
+        return head, header, rows, f"Mean log loss: {short(self.loss_history[-1], 4)}"
 
 
 def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):

@@ -1,9 +1,11 @@
 """Text layout for tables, model summaries and other readable printouts."""
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
-from ..printing import format_number
+from ..printing import format_number, html_table
 
 
 def short(x: float, digits: int = 6) -> str:
@@ -36,20 +38,42 @@ def stars(p: float) -> str:
     return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else "." if p < 0.1 else ""
 
 
-def linreg_summary(m) -> str:
+def coefficient_table(terms, coef, se, stat, p, name: str) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of a coefficient table, as R prints it (`name` is t or z)."""
+    rows = [[term, short(b, 4), short(s, 4), f"{v:.3f}", p_value(pv), stars(pv)]
+            for term, b, s, v, pv in zip(terms, coef, se, stat, p)]
+    return ["", "Estimate", "Std. Error", f"{name} value", f"Pr(>|{name}|)", ""], rows
+
+
+SIGNIF = "Signif. codes: 0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
+RESIDUALS = ["Min", "1Q", "Median", "3Q", "Max"]
+
+
+def _linreg_parts(m) -> tuple:
     preds = m.terms[1:] if m.has_intercept else m.terms
-    lines = [f"Linear regression: {m.response} ~ {' + '.join(preds) or '1'}  (n = {m.fitted.size})", "",
-             "Residuals:"]
-    q = np.quantile(m.residuals, [0, 0.25, 0.5, 0.75, 1])
-    lines += ["  " + s for s in layout(["Min", "1Q", "Median", "3Q", "Max"], [[short(v, 4) for v in q]], left=0)]
-    lines += ["", "Coefficients:"]
-    rows = [[name, short(b, 4), short(s, 4), f"{t:.3f}", p_value(p), stars(p)]
-            for name, b, s, t, p in zip(m.terms, m.coef, m.se, m.t, m.p)]
-    lines += ["  " + s for s in layout(["", "Estimate", "Std. Error", "t value", "Pr(>|t|)", ""], rows)]
-    lines += ["---", "Signif. codes: 0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1", "",
-              f"Residual standard error: {short(m.sigma, 4)} on {int(m.df)} degrees of freedom",
+    title = f"Linear regression: {m.response} ~ {' + '.join(preds) or '1'}  (n = {m.fitted.size})"
+    quantiles = [short(v, 4) for v in np.quantile(m.residuals, [0, 0.25, 0.5, 0.75, 1])]
+    header, rows = coefficient_table(m.terms, m.coef, m.se, m.t, m.p, "t")
+    footer = [f"Residual standard error: {short(m.sigma, 4)} on {int(m.df)} degrees of freedom",
               f"Multiple R-squared: {short(m.r2, 4)}, Adjusted R-squared: {short(m.adj_r2, 4)}"]
     if m.fstat == m.fstat:
-        k = len(preds)
-        lines.append(f"F-statistic: {short(m.fstat, 4)} on {k} and {int(m.df)} DF, p-value: {p_value(m.f_p)}")
-    return "\n".join(lines)
+        footer.append(f"F-statistic: {short(m.fstat, 4)} on {len(preds)} and {int(m.df)} DF, "
+                      f"p-value: {p_value(m.f_p)}")
+    return title, quantiles, header, rows, footer
+
+
+def linreg_summary(m) -> str:
+    title, quantiles, header, rows, footer = _linreg_parts(m)
+    lines = [title, "", "Residuals:"]
+    lines += ["  " + s for s in layout(RESIDUALS, [quantiles], left=0)]
+    lines += ["", "Coefficients:"]
+    lines += ["  " + s for s in layout(header, rows)]
+    return "\n".join(lines + ["---", SIGNIF, ""] + footer)
+
+
+def linreg_html(m) -> str:
+    title, quantiles, header, rows, footer = _linreg_parts(m)
+    return (f"<p><b>{html.escape(title)}</b></p>"
+            + html_table(RESIDUALS, [quantiles], [True] * 5, caption="Residuals")
+            + html_table(header, rows, [False] + [True] * 4 + [False], caption="Coefficients",
+                         footer=[SIGNIF] + footer))

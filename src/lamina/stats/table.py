@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError
+from ..printing import html_table
 from ..values import LibObject, describe, value_of
 from .summary import layout, short
 
@@ -86,17 +87,24 @@ class Table(LibObject):
 
     # -- printing -------------------------------------------------------------------
     def describe(self) -> str:
-        n = self.nrows
-        head = f"table: {n} row{'s' * (n != 1)} x {len(self.columns)} column{'s' * (len(self.columns) != 1)}"
+        head, rows, right, more = self._report()
         if not self.columns:
             return head
+        lines = layout([""] + self.names, rows, right=right)
+        return "\n".join([head] + lines + ([more] if more else []))
+
+    def html(self) -> str:
+        head, rows, right, more = self._report()
+        return html_table([""] + self.names, rows, right, caption=head, footer=[more])
+
+    def _report(self) -> tuple:
+        """(heading, the rows shown, which columns are flush right, the line about rows not shown)."""
+        n = self.nrows
+        head = f"table: {n} row{'s' * (n != 1)} x {len(self.columns)} column{'s' * (len(self.columns) != 1)}"
         shown = n if n <= SHOWN_ROWS + 2 else SHOWN_ROWS
         rows = [[str(i)] + [_cell(c[i]) for c in self.columns.values()] for i in range(shown)]
-        numeric = [isinstance(c, np.ndarray) for c in self.columns.values()]
-        lines = layout([""] + self.names, rows, right=[False] + numeric)
-        if shown < n:
-            lines.append(f"... {n - shown} more rows")
-        return "\n".join([head] + lines)
+        right = [False] + [isinstance(c, np.ndarray) for c in self.columns.values()]
+        return head, rows, right, f"... {n - shown} more rows" if shown < n else ""
 
 
 def _cell(x) -> str:

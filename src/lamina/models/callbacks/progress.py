@@ -1,8 +1,8 @@
 """Progress: what fit shows while it trains.
 
 verbose = 1 (the default): a progress bar (epoch, running loss, examples per
-second) when standard output is a terminal, nothing otherwise, so piped output
-and files stay clean. verbose = 2: one printed line per epoch, always.
+second) when standard output is a terminal or a notebook (a kernel sets `live_output`),
+nothing otherwise, so piped output and files stay clean. verbose = 2: one printed line per epoch, always.
 verbose = 0: silent. tqdm draws the bar and is imported only when one is shown.
 """
 from __future__ import annotations
@@ -11,6 +11,9 @@ import shutil
 import sys
 
 from . import Callback
+
+# Set by a notebook kernel: its standard output is shown live and redraws a line on '\r'.
+live_output = False
 
 
 def _num(x: float) -> str:
@@ -63,6 +66,8 @@ class Progress(Callback):
 
 
 def _is_terminal(stream) -> bool:
+    if live_output:
+        return True
     try:
         return stream.isatty()
     except (AttributeError, ValueError):

@@ -1,0 +1,149 @@
+"""The kernel: Jupyter's messages answered by one Interpreter.
+
+A cell runs like a REPL entry, in the kernel's one Interpreter (variables, functions and
+the tape persist between cells). `print` goes to stdout and warnings to stderr through the
+streams ipykernel installs; the value of the cell's last expression is its execute_result;
+every figure a cell finishes (or leaves open) is shown as a PNG; a Lamina error is an
+error reply whose traceback is what the command line prints.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from importlib.metadata import PackageNotFoundError, version
+
+from ipykernel.kernelbase import Kernel
+
+from ..completion import LiveNames, complete, inspect
+from ..errors import LaminaError, Source
+from ..interpreter import Interpreter
+from ..lang.parser import parse
+from ..models.callbacks import progress
+from ..stats import figures
+from . import DISPLAY_NAME
+from .display import figure_bundle, value_bundle
+
+try:
+    __version__ = version("lamina")
+except PackageNotFoundError:      # running from a source tree that is not installed
+    __version__ = "unknown"
+
+
+class LaminaKernel(Kernel):
+    implementation = "lamina"
+    implementation_version = __version__
+    language = "lamina"
+    language_version = __version__
+    language_info = {
+        "name": "lamina",
+        "version": __version__,
+        "mimetype": "text/x-lamina",
+        "file_extension": ".lam",
+        "pygments_lexer": "lamina",
+        # CodeMirror has no Lamina mode; Julia's knows `#` comments, `end`, `function`,
+        # double-quoted strings and `'` as transpose.
+        "codemirror_mode": "julia",
+    }
+    banner = f"{DISPLAY_NAME} {__version__}: help() lists the builtins; shift-tab shows a builtin's page."
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.interp = Interpreter()
+        progress.live_output = True
+        figures.show_inline(self._show_figure)
+        self._silent = False
+
+    def set_parent(self, ident, parent, channel="shell"):
+        """Output a request causes is sent as its child: IPython's kernel tells the streams of
+        each new request through its shell; a wrapper kernel does it here."""
+        super().set_parent(ident, parent, channel)
+        if channel == "shell":
+            for stream in (sys.stdout, sys.stderr):
+                if hasattr(stream, "set_parent"):
+                    stream.set_parent(parent)
+
+    # -- execute ---------------------------------------------------------------------
+    async def do_execute(self, code, silent, store_history=True, user_expressions=None,
+                         allow_stdin=False, *, cell_meta=None, cell_id=None):
+        self._silent = silent
+        reply = {"status": "ok", "execution_count": self.execution_count, "payload": [],
+                 "user_expressions": {}}
+        value = None
+        try:
+            value = self.interp.run_cell(code, f"<cell {self.execution_count}>")
+        except LaminaError as err:
+            if os.environ.get("LAMINA_DEBUG") == "1" and err.__cause__ is not None:
+                traceback.print_exception(err.__cause__)
+            failure = (err.kind, err.message, err.render().splitlines())
+        except KeyboardInterrupt:
+            failure = ("KeyboardInterrupt", "Interrupted", ["Interrupted."])
+        except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
+            if os.environ.get("LAMINA_DEBUG") == "1":
+                traceback.print_exception(exc)
+            failure = ("InternalError", f"{type(exc).__name__}: {exc}",
+                       [f"InternalError: {type(exc).__name__}: {exc}",
+                        "  note: this is a bug in Lamina; run with LAMINA_DEBUG=1 to see the Python traceback"])
+        else:
+            failure = None
+        finally:
+            self._finish_figures()
+        if failure is not None:
+            ename, evalue, lines = failure
+            content = {"ename": ename, "evalue": evalue, "traceback": lines}
+            if not silent:
+                self._flush()
+                self.send_response(self.iopub_socket, "error", content)
+            return {**reply, "status": "error", **content}
+        if value is not None and not silent:
+            self._flush()
+            self.send_response(self.iopub_socket, "execute_result", {
+                "execution_count": self.execution_count, "data": value_bundle(value), "metadata": {}})
+        return reply
+
+    def _flush(self) -> None:
+        """Stream output first, so that it comes before what is sent next."""
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+
+    def _show_figure(self, fig) -> None:
+        if self._silent:
+            return
+        bundle = figure_bundle(fig)
+        self._flush()
+        self.send_response(self.iopub_socket, "display_data", bundle)
+
+    def _finish_figures(self) -> None:
+        try:
+            figures.finish_inline()
+        except LaminaError as err:       # the figure cannot be drawn (say, values near 1e308)
+            print(err.render(), file=sys.stderr)
+
+    # -- the editor's questions ------------------------------------------------------------
+    async def do_is_complete(self, code):
+        try:
+            parse(Source("<cell>", code))
+        except LaminaError as err:
+            if err.incomplete:
+                return {"status": "incomplete", "indent": "    "}
+            return {"status": "invalid"}
+        except RecursionError:
+            return {"status": "invalid"}
+        return {"status": "complete"}
+
+    async def do_complete(self, code, cursor_pos):
+        found = complete(code, cursor_pos, LiveNames(self.interp))
+        types = [{"start": found.start, "end": found.end, "text": c.text, "type": c.kind,
+                  "signature": c.detail if c.kind == "builtin" else ""} for c in found.candidates]
+        return {"status": "ok", "matches": found.matches, "cursor_start": found.start,
+                "cursor_end": found.end, "metadata": {"_jupyter_types_experimental": types}}
+
+    async def do_inspect(self, code, cursor_pos, detail_level=0, omit_sections=()):
+        found = inspect(code, cursor_pos, LiveNames(self.interp))
+        if found is None:
+            return {"status": "ok", "found": False, "data": {}, "metadata": {}}
+        data = {"text/plain": found.text}
+        if found.markdown:
+            data["text/markdown"] = found.text
+        return {"status": "ok", "found": True, "data": data, "metadata": {}}

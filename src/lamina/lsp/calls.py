@@ -1,0 +1,70 @@
+"""Whether a builtin can take the arguments a call gives it, said as the running program would.
+
+Each builtin's parameters are read from its function (the registry's record of it); a
+stand-in with the same parameters is called with placeholders, and Python's complaint goes
+through the same translation the interpreter uses (lang/pyerrors.py). So the editor's message
+is, word for word, the TypeError `lamina` would print when the call runs.
+"""
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+
+from ..builtins.registry import BuiltinSpec
+from ..lang.pyerrors import translate_call_error
+from ..lang.scope import mangle
+
+
+@dataclass(frozen=True)
+class CallProblem:
+    message: str
+    keyword: str | None      # the keyword the call should not have given, if that is the problem
+
+
+_STAND_INS: dict[str, object] = {}
+
+
+def _stand_in(spec: BuiltinSpec):
+    """A function with the builtin's parameters (without the Scope a scoped builtin gets)."""
+    if spec.name not in _STAND_INS:
+        _STAND_INS[spec.name] = _make_stand_in(spec)
+    return _STAND_INS[spec.name]
+
+
+def _make_stand_in(spec: BuiltinSpec):
+    params = list(inspect.signature(spec.fn).parameters.values())
+    if spec.scoped:
+        params = params[1:]
+    parts, star_done = [], False
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+            star_done = True
+        elif p.kind is p.VAR_KEYWORD:
+            parts.append(f"**{p.name}")
+        elif p.kind is p.KEYWORD_ONLY and not star_done:
+            parts += ["*", f"{p.name}=None" if p.default is not p.empty else p.name]
+            star_done = True
+        else:
+            parts.append(f"{p.name}=None" if p.default is not p.empty else p.name)
+            if p.kind is p.POSITIONAL_ONLY and (params.index(p) + 1 == len(params)
+                                                or params[params.index(p) + 1].kind is not p.POSITIONAL_ONLY):
+                parts.append("/")
+    namespace: dict = {}
+    exec(f"def {mangle(spec.name)}({', '.join(parts)}):\n    pass\n", namespace)
+    return namespace[mangle(spec.name)]
+
+
+def check_call(spec: BuiltinSpec, positional: int, keywords: list[str]) -> CallProblem | None:
+    try:
+        stand_in = _stand_in(spec)
+    except (ValueError, TypeError, SyntaxError):     # a builtin whose parameters cannot be read
+        return None
+    try:
+        stand_in(*([None] * positional), **{k: None for k in keywords})
+    except TypeError as exc:
+        err = translate_call_error(spec.fn, exc, spec.name)
+        m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        return CallProblem(err.message, m.group(1) if m else None)
+    return None

@@ -1,0 +1,195 @@
+"""The language server through a real client: `lamina lsp` as a subprocess, spoken to in
+JSON-RPC over its stdin and stdout, as an editor does."""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+
+import pytest
+
+URI = "file:///work/example.lam"
+TIMEOUT = 30
+
+
+class Client:
+    """A minimal LSP client: requests wait for their response; notifications are queued."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-m", "lamina", "lsp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.ids = 0
+        self.responses: dict[int, queue.Queue] = {}
+        self.notifications: queue.Queue = queue.Queue()
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        out = self.proc.stdout
+        while True:
+            headers = {}
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                line = line.decode("ascii").strip()
+                if not line:
+                    break
+                key, _, value = line.partition(":")
+                headers[key.strip().lower()] = value.strip()
+            message = json.loads(out.read(int(headers["content-length"])))
+            if "id" in message and "method" not in message:
+                self.responses.setdefault(message["id"], queue.Queue()).put(message)
+            elif "method" in message:
+                self.notifications.put(message)
+
+    def send(self, message: dict):
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict):
+        self.ids += 1
+        box = self.responses.setdefault(self.ids, queue.Queue())
+        self.send({"id": self.ids, "method": method, "params": params})
+        message = box.get(timeout=TIMEOUT)
+        assert "error" not in message, message
+        return message["result"]
+
+    def notify(self, method: str, params: dict):
+        self.send({"method": method, "params": params})
+
+    def diagnostics(self) -> list[dict]:
+        """The next diagnostics published."""
+        while True:
+            message = self.notifications.get(timeout=TIMEOUT)
+            if message["method"] == "textDocument/publishDiagnostics":
+                return message["params"]["diagnostics"]
+
+    def close(self):
+        self.request("shutdown", None)
+        self.notify("exit", None)
+        self.proc.wait(timeout=TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def client():
+    c = Client()
+    result = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    caps = result["capabilities"]
+    assert caps["hoverProvider"] and caps["definitionProvider"] and caps["documentSymbolProvider"]
+    assert caps["completionProvider"]["triggerCharacters"] == ["."]
+    c.notify("initialized", {})
+    yield c
+    c.close()
+    assert c.proc.returncode == 0
+
+
+VERSION = [0]
+
+
+def open_doc(client, text: str) -> list[dict]:
+    VERSION[0] += 1
+    if VERSION[0] == 1:
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": URI, "languageId": "lamina", "version": 1, "text": text}})
+    else:
+        client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": VERSION[0]},
+                                                 "contentChanges": [{"text": text}]})
+    return client.diagnostics()
+
+
+def at(line: int, character: int) -> dict:
+    return {"textDocument": {"uri": URI}, "position": {"line": line, "character": character}}
+
+
+def rng(line: int, start: int, end: int) -> dict:
+    return {"start": {"line": line, "character": start}, "end": {"line": line, "character": end}}
+
+
+PROGRAM = """\
+# Scale a value.
+function scale(v, by = 2)
+    return v * by
+end function
+settings = {rate = 0.1, steps = 10}
+total = scale(3, by = settings.rate)
+print(total)
+"""
+
+
+def test_diagnostics_appear_on_open_and_change_and_clear_when_fixed(client):
+    assert open_doc(client, "for i = 0 to 3\n    print(i)\nend while\n") == [{
+        "range": rng(2, 4, 9), "severity": 1, "code": "SyntaxError", "source": "lamina",
+        "message": "'end while' at line 3 closes the 'for' block opened at line 1; expect 'end for'."}]
+    found = open_doc(client, "x = 1\nprint(x + y, sum([1], 0, 1), mean([1], axes = 0))\n")
+    assert [(d["range"], d["code"], d["message"]) for d in found] == [
+        (rng(1, 10, 11), "NameError", "Undefined variable 'y'."),
+        (rng(1, 13, 16), "TypeError", "'sum' takes from 1 to 2 arguments but 3 were given. "
+                                      "Call shapes: sum(x), sum(x, axis)."),
+        (rng(1, 39, 43), "TypeError", "'mean' got an unexpected keyword argument 'axes'. "
+                                      "Call shapes: mean(x), mean(x, axis)."),
+    ]
+    assert open_doc(client, 'print("unclosed)\n')[0]["message"].startswith("This string is never closed")
+    assert open_doc(client, PROGRAM) == []
+
+
+def test_hover_shows_a_builtins_page_and_a_functions_signature(client):
+    open_doc(client, PROGRAM)
+    page = client.request("textDocument/hover", at(6, 2))["contents"]
+    assert page["kind"] == "markdown" and page["value"].startswith("# print\n")
+    assert "`print(a, b, ...)`" in page["value"]
+    own = client.request("textDocument/hover", at(5, 10))["contents"]["value"]
+    assert own == "```lamina\nfunction scale(v, by = 2)\n```\n\nScale a value."
+    assert client.request("textDocument/hover", at(2, 13)) is None          # `*`: nothing to show
+    assert client.request("textDocument/hover", at(2, 11))["contents"]["value"].endswith("parameter, line 2")
+
+
+def test_completion_offers_builtins_variables_functions_fields_and_keywords(client):
+    open_doc(client, PROGRAM + "sca\nsettings.\nwhi\n")
+    items = client.request("textDocument/completion", at(7, 3))["items"]
+    assert [(i["label"], i["kind"]) for i in items] == [("scale", 3), ("scatter", 3)]
+    assert items[0]["detail"] == "scale(v, by = 2)" and items[1]["detail"].startswith("scatter(x, y)")
+    fields = client.request("textDocument/completion", at(8, 9))["items"]
+    assert [i["label"] for i in fields] == ["rate", "steps"]
+    assert [i["label"] for i in client.request("textDocument/completion", at(9, 3))["items"]] == ["while"]
+    builtins = client.request("textDocument/completion", {**at(6, 3)})["items"]
+    assert [i["label"] for i in builtins] == ["print"]
+    assert builtins[0]["detail"] == "print(a, b, ...)"
+
+
+def test_go_to_definition_of_a_function_a_variable_and_a_parameter(client):
+    open_doc(client, PROGRAM)
+    assert client.request("textDocument/definition", at(5, 10)) == {"uri": URI, "range": rng(1, 9, 14)}
+    assert client.request("textDocument/definition", at(6, 7)) == {"uri": URI, "range": rng(5, 0, 5)}
+    assert client.request("textDocument/definition", at(2, 16)) == {"uri": URI, "range": rng(1, 18, 20)}
+    assert client.request("textDocument/definition", at(6, 2)) is None          # print: a builtin
+
+
+def test_document_symbols_are_the_functions_and_top_level_variables(client):
+    open_doc(client, PROGRAM)
+    found = client.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
+    assert [(s["name"], s["kind"], s.get("detail")) for s in found] == [
+        ("scale", 12, "(v, by = 2)"), ("settings", 13, None), ("total", 13, None)]
+
+
+def test_signature_help_inside_a_call(client):
+    open_doc(client, "x = sum([1, 2; 3, 4], \n")
+    helped = client.request("textDocument/signatureHelp", at(0, 22))
+    assert [s["label"] for s in helped["signatures"]] == ["sum(x)", "sum(x, axis)"]
+    assert helped["activeSignature"] == 1 and helped["activeParameter"] == 1
+    assert [p["label"] for p in helped["signatures"][1]["parameters"]] == ["x", "axis"]
+    open_doc(client, PROGRAM + "scale(1, by = ")
+    helped = client.request("textDocument/signatureHelp", at(7, 14))
+    assert [s["label"] for s in helped["signatures"]] == ["scale(v, by = 2)"]
+    assert helped["activeParameter"] == 1
+    open_doc(client, "y = no_such_function(1, ")
+    assert client.request("textDocument/signatureHelp", at(0, 24)) is None
+
+
+def test_the_server_keeps_running_after_a_document_it_cannot_parse(client):
+    assert open_doc(client, "((((((((((") != []
+    assert open_doc(client, PROGRAM) == []
