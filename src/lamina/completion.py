@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from .builtins.registry import load_all
 from .errors import LaminaError
 from .lang.lexer import CONTEXTUAL_WORDS, KEYWORDS
-from .lang.scope import MANGLE, unmangle
+from .lang.scope import CONSTANTS, MANGLE, unmangle
 from .printing import format_value
 from .values import LibObject, Record, describe
 
@@ -161,8 +161,9 @@ def _signature(fn) -> str:
 
 # -- builtins ------------------------------------------------------------------------
 def builtin_candidates() -> list[Candidate]:
-    return [Candidate(name, "builtin", "; ".join(s.code for s in spec.shapes))
-            for name, spec in load_all().items()]
+    return ([Candidate(name, "builtin", "; ".join(s.code for s in spec.shapes))
+             for name, spec in load_all().items()]
+            + [Candidate(name, "builtin", f"constant {format_value(v)}") for name, v in CONSTANTS.items()])
 
 
 def builtin_page(name: str) -> str | None:

@@ -28,7 +28,8 @@ def builtin_names() -> frozenset[str]:
     global _builtins
     if _builtins is None:
         from .builtins.registry import load_all
-        _builtins = frozenset(load_all())
+        from .lang.scope import CONSTANTS
+        _builtins = frozenset(load_all()) | frozenset(CONSTANTS)
     return _builtins
 
 

@@ -20,7 +20,7 @@ from .files import EVERYTHING, Permissions, using
 from .lang import compiler, modules, runtime
 from .lang.parser import parse
 from .lang.pyerrors import current_span, to_lamina_error
-from .lang.scope import Scope, mangle
+from .lang.scope import CONSTANTS, Scope, mangle
 from .warnings import set_locator
 
 set_locator(current_span)    # a warning names the Lamina line that caused it
@@ -37,6 +37,7 @@ def builtins_namespace() -> dict:
     if not _BUILTINS:
         _BUILTINS.update(runtime.HELPERS)
         _BUILTINS.update({mangle(name): spec.fn for name, spec in load_all().items()})
+        _BUILTINS.update({mangle(name): value for name, value in CONSTANTS.items()})
     return _BUILTINS
 
 

@@ -8,10 +8,16 @@ way: pass the value itself.
 """
 from __future__ import annotations
 
+import math
+
 from ..errors import LaminaError
 
 CODE_FILENAME = "<lamina>"
 MANGLE = "L_"
+
+# Names every program sees beside the builtins (docs/language.md "Constants"). They live with
+# the builtins, below a program's own variables, so `pi = 3` in a program shadows pi there.
+CONSTANTS = {"pi": math.pi, "Inf": math.inf, "NaN": math.nan}
 
 
 def mangle(name: str) -> str:

@@ -17,6 +17,7 @@ from ..builtins.registry import load_all
 from ..errors import LaminaError, Source, Span
 from ..lang import ast as A
 from ..lang.parser import parse
+from ..lang.scope import CONSTANTS
 from ..printing import format_value
 from .calls import check_call
 
@@ -210,7 +211,7 @@ class _Walker:
 
     def name(self, scope: Scope, node: A.Name) -> None:
         d = scope.find(node.name)
-        if d is not None or node.name in self.builtins:
+        if d is not None or node.name in self.builtins or node.name in CONSTANTS:
             self.use(node.span, d)
             return
         self.out.problems.append(Problem(node.span, f"Undefined variable '{node.name}'.", "NameError"))
