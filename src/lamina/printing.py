@@ -10,11 +10,21 @@ from .values import LibObject, Record, Tracked, format_number
 
 
 def format_tensor(a: np.ndarray) -> str:
+    """A tensor as it reads back: `[1, 2]` a vector, `[1, 2; 3, 4]` a matrix, `[1, 2;]` a 1 x n
+    matrix (a trailing `;` ends its one row), `[1; 2]` an m x 1 matrix."""
     if a.size == 0:
         return "[]"
-    if a.ndim == 1 or a.shape[0] == 1:
-        return "[" + ", ".join(format_number(v) for v in a.ravel().tolist()) + "]"
+    if a.ndim == 1:
+        return "[" + ", ".join(format_number(v) for v in a.tolist()) + "]"
+    if a.shape[0] == 1:
+        return "[" + ", ".join(format_number(v) for v in a[0].tolist()) + ";]"
     return "[" + "; ".join(", ".join(format_number(v) for v in row) for row in a.tolist()) + "]"
+
+
+def format_row(a: np.ndarray) -> str:
+    """A 1 x n matrix as its row, `[1, 2, 3]`: how `{x}` in a string writes one (the seed's
+    programs print a 1 x n dropout mask so)."""
+    return "[" + ", ".join(format_number(v) for v in a[0].tolist()) + "]"
 
 
 class _Text(str):

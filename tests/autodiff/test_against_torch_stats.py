@@ -54,8 +54,8 @@ def test_var_and_std_with_ddof_and_axis(ddof):
     compare(lambda x: B["var"](x, ddof=ddof), lambda t: t.var(correction=ddof), [X])
     compare(lambda x: B["std"](x, ddof=ddof), lambda t: t.std(correction=ddof), [X])
     for axis in (0, 1):
-        compare(lambda x: B["var"](x, axis=axis, ddof=ddof), lambda t: t.var(dim=axis, correction=ddof), [M])
-        compare(lambda x: B["std"](x, axis=axis, ddof=ddof), lambda t: t.std(dim=axis, correction=ddof), [M])
+        compare(lambda x: B["var"](x, axis=axis, ddof=ddof), lambda t: t.var(dim=axis, correction=ddof, keepdim=True), [M])
+        compare(lambda x: B["std"](x, axis=axis, ddof=ddof), lambda t: t.std(dim=axis, correction=ddof, keepdim=True), [M])
 
 
 def test_var_with_skipnan_leaves_the_nans_out():
@@ -78,11 +78,11 @@ def test_cumsum_and_sort_and_order_statistics():
     compare(lambda x: B["sort"](x, axis=0), lambda t: torch.sort(t, dim=0).values, [M])
     q = torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)
     compare(lambda x: B["quantile"](x, np.array([0.1, 0.5, 0.9])), lambda t: torch.quantile(t, q), [X])
-    compare(lambda x: B["quantile"](x, 0.3, axis=0), lambda t: torch.quantile(t, 0.3, dim=0), [M])
+    compare(lambda x: B["quantile"](x, 0.3, axis=0), lambda t: torch.quantile(t, 0.3, dim=0, keepdim=True), [M])
     compare(lambda x: B["quantile"](x, np.array([0.25, 0.75]), axis=1),
             lambda t: torch.quantile(t, torch.tensor([0.25, 0.75], dtype=torch.float64), dim=1).T, [M])
     compare(B["median"], lambda t: torch.quantile(t, 0.5), [X[:4]])      # even count: two middles
-    compare(lambda x: B["median"](x, axis=0), lambda t: torch.quantile(t, 0.5, dim=0), [M])
+    compare(lambda x: B["median"](x, axis=0), lambda t: torch.quantile(t, 0.5, dim=0, keepdim=True), [M])
 
 
 def test_zscore_standardize_cov_corr():

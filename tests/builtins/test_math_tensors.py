@@ -8,6 +8,7 @@ import pytest
 
 import lamina.builtins.mathfns as M
 import lamina.builtins.tensors as T
+from lamina.autodiff import ops
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
 from lamina.builtins.registry import load_all
@@ -75,8 +76,10 @@ def test_reductions_over_everything_and_along_axes(fn, ref):
     full = fn(A)
     assert type(full) is float and full == pytest.approx(ref(A), rel=1e-15)
     assert fn(V) == pytest.approx(ref(V), rel=1e-15)
-    np.testing.assert_allclose(fn(A, axis=0), ref(A, axis=0), rtol=1e-15)
-    np.testing.assert_allclose(fn(A, axis=1), ref(A, axis=1), rtol=1e-15)
+    # along an axis the result keeps its orientation: a 1 x n row, an m x 1 column
+    assert fn(A, axis=0).shape == (1, 3) and fn(A, axis=1).shape == (2, 1)
+    np.testing.assert_allclose(fn(A, axis=0), ref(A, axis=0, keepdims=True), rtol=1e-15)
+    np.testing.assert_allclose(fn(A, axis=1), ref(A, axis=1, keepdims=True), rtol=1e-15)
     assert fn(V, axis=0) == pytest.approx(ref(V))
     assert fn(2.5) == 2.5
     assert "axis 0 (down the rows) or 1" in error("ValueError", fn, A, axis=2)
@@ -84,17 +87,17 @@ def test_reductions_over_everything_and_along_axes(fn, ref):
 
 
 def test_sum_and_mean_take_the_axis_positionally_too():
-    np.testing.assert_array_equal(M.sum_(A, 0), A.sum(axis=0))
-    np.testing.assert_array_equal(M.mean(A, 1.0), A.mean(axis=1))
+    np.testing.assert_array_equal(M.sum_(A, 0), A.sum(axis=0, keepdims=True))
+    np.testing.assert_array_equal(M.mean(A, 1.0), A.mean(axis=1, keepdims=True))
 
 
 def test_sum_gradient_by_axis():
     x = leaf(A.copy())
-    w = np.array([1.0, 10.0])
-    g = grad(T.dot(M.sum_(x, axis=1), w), x)
+    w = np.array([[1.0], [10.0]])
+    g = grad(M.sum_(ops.emul(M.sum_(x, axis=1), w)), x)
     np.testing.assert_array_equal(g, [[1, 1, 1], [10, 10, 10]])
-    w = np.array([1.0, 10.0, 100.0])
-    g = grad(T.dot(M.mean(x, 0), w), x)
+    w = np.array([[1.0, 10.0, 100.0]])
+    g = grad(M.sum_(ops.emul(M.mean(x, 0), w)), x)
     np.testing.assert_array_equal(g, [[0.5, 5, 50], [0.5, 5, 50]])
 
 
@@ -204,8 +207,8 @@ def test_solve():
 def test_argmax_argmin():
     assert T.argmax(V) == 0.0 and T.argmin(V) == 1.0
     assert T.argmax(A) == 3.0 and T.argmin(A) == 5.0             # row-major flat index
-    np.testing.assert_array_equal(T.argmax(A, axis=0), [1, 1, 0])
-    np.testing.assert_array_equal(T.argmin(A, axis=1), [1, 2])
+    np.testing.assert_array_equal(T.argmax(A, axis=0), [[1, 1, 0]])
+    np.testing.assert_array_equal(T.argmin(A, axis=1), [[1], [2]])
     assert T.argmax(A, axis=1).dtype == np.float64
     assert T.argmax(np.array([2.0, 2.0])) == 0.0
     error("ValueError", T.argmax, np.zeros(0))
@@ -244,7 +247,7 @@ def test_some_examples_print_exactly():
         with contextlib.redirect_stdout(out):
             Interpreter().run(src, "<test>")
         return out.getvalue().splitlines()
-    assert run(load_all()["sum"].examples[0]) == ["10 [4, 6] [3, 7]"]
+    assert run(load_all()["sum"].examples[0]) == ["8 [3, 5;] [4; 4]", "[0.25, 0.75; 0.5, 0.5] 3"]
     assert run(load_all()["grad"].examples[1]) == ["[-2, -3] -1"]
     assert run(load_all()["grad"].examples[2]) == ["[4, 0]"]
     assert run(load_all()["solve"].examples[0]) == ["[2, 3] [11, 13]"]

@@ -97,7 +97,7 @@ def test_string_interpolation_is_parsed():
     ("function f(a = 1, b)\nend", "needs a default", 1),
     ("x = 1 2", "Expect the end of the line", 1),
     ("end", "has no open block", 1),
-    ("[1, 2; ]", "empty row", 1),
+    ("[1, 2; ; 3, 4]", "empty row", 1),
     ("{a = 1, a = 2}", "given twice", 1),
     ('"{1 +}"', "Expect an expression", 1),
     ("x = 'a'", "strings use double quotes", 1),

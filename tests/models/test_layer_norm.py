@@ -63,8 +63,8 @@ def test_against_torch():
 def test_in_a_spec_it_keeps_the_shape_and_has_a_gain_and_a_bias(run):
     lines, interp = run('s = input(4) |> embedding(5, 3) |> layer_norm() |> gru(2) |> dense(1)\n'
                         'net = s |> compile(seed = 1)\nprint(s.layers[1])\nprint(net.weights[1])')
-    assert lines == ['{kind="layer_norm"}', "{gain=[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "
-                     "bias=[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}"]
+    assert lines == ['{kind="layer_norm"}', "{gain=[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1;], "
+                     "bias=[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0;]}"]     # 1 x 12 rows
     assert interp.get("s").shapes[2] == DataShape(12, 4)
 
 

@@ -36,6 +36,10 @@ def random_input(shape: tuple, domain: str, rng: np.random.Generator):
         x = rng.uniform(0.1, 0.9, shape)
     elif domain == "away_from_zero":
         x = rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+    elif domain == "with_nan":        # for skipnan: the first element of a tensor is NaN
+        x = rng.standard_normal(shape)
+        if shape:
+            x.flat[0] = np.nan
     else:
         raise ValueError(f"unknown GradCase domain {domain!r}")
     return float(x) if shape == () else x

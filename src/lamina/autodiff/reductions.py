@@ -1,11 +1,18 @@
 """Differentiable reductions: sum, mean, max, min, prod, over everything or one axis.
 
-`axis` is None (every element, giving a Python float), or 0 / 1 for a matrix:
-axis 0 reduces down the rows (an m x n matrix gives a vector of length n),
-axis 1 along each row (a vector of length m). A vector has only axis 0. A
-number reduces to itself. Gradients spread back to the input's shape.
+`axis` is None (every element, giving a Python float), or 0 / 1 for a matrix. A
+reduction along an axis keeps its orientation, as in MATLAB and Julia: axis 0 reduces
+down the rows, so an m x n matrix gives a 1 x n row; axis 1 reduces along each row,
+giving an m x 1 column. So `m - mean(m, axis = 0)` and `m ./ sum(m, axis = 1)` broadcast
+the right way on every shape. A vector has only axis 0 (everything). A number reduces
+to itself. Gradients spread back to the input's shape.
+
+`skipnan` leaves NaN elements out: they get no gradient, like constants. A slice with
+nothing left sums to 0, multiplies to 1, and has NaN as its mean, max and min.
 """
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -26,44 +33,65 @@ def check_axis(shape: tuple, axis, what: str):
     raise LaminaError("ValueError", f"{what} of {describe_shape(shape)} takes axis {valid}, not {axis}.")
 
 
-def _spread(g, shape: tuple, axis):
-    """The gradient of a reduction spread over the input's shape."""
-    if axis is None:
-        return np.full(shape, g)
+def _spread(g, shape: tuple):
+    """The gradient of a reduction (a float, or a kept-orientation row or column) over the input's shape."""
     full = np.empty(shape)
-    full[...] = g[None, :] if axis == 0 else g[:, None]
+    full[...] = g
     return full
 
 
-def sum(a, axis=None):
+def _quiet(fn, *args, **kwargs):
+    """A NumPy nan-reduction without its warnings for all-NaN slices (the result says NaN)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return fn(*args, **kwargs)
+
+
+def _reduce(fn, x: np.ndarray, axis):
+    return lamina_value(_quiet(fn, x, axis=axis, keepdims=axis is not None))
+
+
+def sum(a, axis=None, skipnan=False):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        return a
+        return 0.0 if skipnan and x != x else a
     axis = check_axis(x.shape, axis, "sum")
     shape = x.shape
-    return record(lamina_value(x.sum(axis=axis)), (a,), (lambda g: _spread(g, shape, axis),))
+    if not skipnan:
+        return record(_reduce(np.sum, x, axis), (a,), (lambda g: _spread(g, shape),))
+    keep = ~np.isnan(x)
+    return record(_reduce(np.nansum, x, axis), (a,), (lambda g: _spread(g, shape) * keep,))
 
 
-def mean(a, axis=None):
+def mean(a, axis=None, skipnan=False):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
         return a
     axis = check_axis(x.shape, axis, "mean")
     shape = x.shape
-    count = x.size if axis is None else x.shape[axis]
-    return record(lamina_value(x.mean(axis=axis)), (a,), (lambda g: _spread(g / count, shape, axis),))
+    if not skipnan:
+        count = x.size if axis is None else x.shape[axis]
+        return record(_reduce(np.mean, x, axis), (a,), (lambda g: _spread(g / count, shape),))
+    keep = ~np.isnan(x)
+    counts = keep.sum(axis=axis, keepdims=axis is not None)
+
+    def vjp(g):
+        with np.errstate(all="ignore"):
+            return _spread(g / counts, shape) * keep
+    return record(_reduce(np.nanmean, x, axis), (a,), (vjp,))
 
 
-def amax(a, axis=None):
-    """max(x): the largest element (the first one on ties gets the gradient); NaN if any is NaN."""
-    return _extreme(a, axis, np.argmax, "max")
+def amax(a, axis=None, skipnan=False):
+    """max(x): the largest element (the first one on ties gets the gradient); NaN if any is NaN,
+    unless skipnan leaves NaNs out."""
+    return _extreme(a, axis, np.nanargmax if skipnan else np.argmax, "max", skipnan)
 
 
-def amin(a, axis=None):
-    return _extreme(a, axis, np.argmin, "min")
+def amin(a, axis=None, skipnan=False):
+    return _extreme(a, axis, np.nanargmin if skipnan else np.argmin, "min", skipnan)
 
 
-def _extreme(a, axis, arg, what: str):
+def _extreme(a, axis, arg, what: str, skipnan: bool):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
         return a
@@ -71,35 +99,47 @@ def _extreme(a, axis, arg, what: str):
     if x.size == 0:
         raise LaminaError("ValueError", f"{what} of an empty {shape_str(x.shape)} is undefined.")
     shape = x.shape
+    if skipnan:
+        # nanargmax refuses an all-NaN slice; such a slice's result is NaN and takes no gradient
+        empty = np.isnan(x).all(axis=axis, keepdims=axis is not None)
+        x = np.where(np.isnan(x), -np.inf if what == "max" else np.inf, x)
+        arg = np.argmax if what == "max" else np.argmin
+    else:
+        empty = False
     if axis is None:
         i = int(arg(x))
-        out = float(x.reshape(-1)[i])
+        out = np.nan if empty else float(x.reshape(-1)[i])
 
         def vjp(g):
             full = np.zeros(shape)
-            full.reshape(-1)[i] = g
+            full.reshape(-1)[i] = 0.0 if empty else g
             return full
         return record(out, (a,), (vjp,))
     idx = np.expand_dims(arg(x, axis=axis), axis)
-    out = np.take_along_axis(x, idx, axis).squeeze(axis)
+    out = np.where(empty, np.nan, np.take_along_axis(x, idx, axis))
 
     def vjp_axis(g):
         full = np.zeros(shape)
-        np.put_along_axis(full, idx, np.expand_dims(g, axis), axis)
+        np.put_along_axis(full, idx, np.where(empty, 0.0, g), axis)
         return full
     return record(out, (a,), (vjp_axis,))
 
 
-def prod(a, axis=None):
+def prod(a, axis=None, skipnan=False):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        return a
+        return 1.0 if skipnan and x != x else a
     axis = check_axis(x.shape, axis, "prod")
-    out = lamina_value(x.prod(axis=axis))
+    keep = ~np.isnan(x) if skipnan else None
+    if skipnan:
+        x = np.where(keep, x, 1.0)          # a NaN left out multiplies by 1
+    out = _reduce(np.prod, x, axis)
     shape = x.shape
     if axis is None:
-        return record(out, (a,), (lambda g: g * _others(x.reshape(1, -1), 1).reshape(shape),))
-    return record(out, (a,), (lambda g: _others(x, axis) * (g[None, :] if axis == 0 else g[:, None]),))
+        def vjp(g):
+            return g * _others(x.reshape(1, -1), 1).reshape(shape) * (1.0 if keep is None else keep)
+        return record(out, (a,), (vjp,))
+    return record(out, (a,), (lambda g: _others(x, axis) * g * (1.0 if keep is None else keep),))
 
 
 def _others(x, axis: int):

@@ -11,7 +11,7 @@ import numpy as np
 from ..autodiff import functions as F
 from ..autodiff import reductions as R
 from ..errors import LaminaError
-from ..values import as_int, lamina_value, numeric_or_tracked, value_of
+from ..values import as_int, describe, lamina_value, numeric_or_tracked, value_of
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Math"
@@ -71,54 +71,78 @@ def abs_(x):
 
 
 _REDUCE_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M, Const(0))), GradCase((M, Const(1))),
-                 GradCase((M,), {"axis": 1}), GradCase((S,))]
+                 GradCase((M,), {"axis": 1}), GradCase((S,)), GradCase((M,), {"skipnan": True}, domain="with_nan"),
+                 GradCase((M,), {"axis": 0, "skipnan": True}, domain="with_nan"),
+                 GradCase((V,), {"skipnan": True}, domain="with_nan")]
+ORIENTATION = ("Along an axis the result keeps its orientation: axis 0 of an m x n matrix gives a "
+               "1 x n row, axis 1 an m x 1 column, so m - mean(m, axis = 0) and m ./ sum(m, axis = 1) "
+               "broadcast the right way on every shape.")
+SKIPNAN = "skipnan = true leaves NaN elements out (they get no gradient)."
+
+
+def _skip(skipnan, name: str) -> bool:
+    if isinstance(skipnan, bool):
+        return skipnan
+    raise LaminaError("TypeError", f"{name}'s skipnan must be true or false, not {describe(skipnan)}.")
 
 
 def _reduction(name: str, what: str, example: str, notes: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}(x)", "tensor", "number", f"{what} of every element."),
-                        Shape(f"{name}(x, axis)", "matrix, 0 or 1", "vector",
-                              f"axis 0: {what.lower()} of each column; axis 1: of each row.")],
+                        Shape(f"{name}(x, axis)", "matrix, 0 or 1", "row or column",
+                              f"axis 0: {what.lower()} of each column, a 1 x n row; axis 1: of each "
+                              f"row, an m x 1 column."),
+                        Shape(f"{name}(x, skipnan = true)", "tensor", "number",
+                              f"{what} of the elements that are not NaN.")],
                 summary=f"{what} of the elements of a tensor, or along one axis of a matrix.",
-                examples=[example], notes=notes)
+                examples=[example], notes=f"{notes} {ORIENTATION} {SKIPNAN}")
 
 
-@builtin("sum", **_reduction("sum", "The sum", "m = [1, 2; 3, 4]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))",
-                             "A matrix is summed over all elements unless an axis is given; axis 0 "
-                             "reduces down the rows (an m x n matrix gives n sums). The gradient "
-                             "of a sum is 1 for every element it added."), grad=_REDUCE_CASES)
-def sum_(x, axis=None):
-    return R.sum(numeric_or_tracked(x, "sum\'s argument"), axis_arg(axis))
+@builtin("sum", **_reduction("sum", "The sum", "m = [1, 3; 2, 2]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))\n"
+                             "print(m ./ sum(m, axis = 1), sum([1, NaN, 2], skipnan = true))",
+                             "A matrix is summed over all elements unless an axis is given. The "
+                             "gradient of a sum is 1 for every element it added; with skipnan a slice "
+                             "of NaNs only sums to 0."), grad=_REDUCE_CASES)
+def sum_(x, axis=None, skipnan=False):
+    return R.sum(numeric_or_tracked(x, "sum\'s argument"), axis_arg(axis), _skip(skipnan, "sum"))
 
 
-@builtin("mean", **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))",
-                              "The sum divided by the count; the mean of an empty tensor is NaN."),
+@builtin("mean", **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
+                              "print(m - mean(m, axis = 0), mean([1, NaN, 3], skipnan = true))",
+                              "The sum divided by the count; the mean of an empty tensor is NaN, and "
+                              "so is the mean of a slice of NaNs only with skipnan."),
          grad=_REDUCE_CASES)
-def mean(x, axis=None):
-    return R.mean(numeric_or_tracked(x, "mean\'s argument"), axis_arg(axis))
+def mean(x, axis=None, skipnan=False):
+    return R.mean(numeric_or_tracked(x, "mean\'s argument"), axis_arg(axis), _skip(skipnan, "mean"))
 
 
 @builtin("prod", **_reduction("prod", "The product", "print(prod([1, 2, 3, 4]), prod([1, 2; 3, 4], axis = 0))",
                               "The gradient for each element is the product of all the others, "
-                              "computed from running products so that zeros are handled exactly."),
+                              "computed from running products so that zeros are handled exactly; with "
+                              "skipnan a NaN counts as 1."),
          grad=_REDUCE_CASES)
-def prod(x, axis=None):
-    return R.prod(numeric_or_tracked(x, "prod\'s argument"), axis_arg(axis))
+def prod(x, axis=None, skipnan=False):
+    return R.prod(numeric_or_tracked(x, "prod\'s argument"), axis_arg(axis), _skip(skipnan, "prod"))
 
 
 def _extreme(name: str, what: str, pair: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}(x)", "tensor", "number", f"The {what} element."),
-                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "vector",
-                              f"The {what} of each column (axis 0) or row (axis 1)."),
+                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "row or column",
+                              f"The {what} of each column (axis 0, a 1 x n row) or row (axis 1, an "
+                              f"m x 1 column)."),
+                        Shape(f"{name}(x, skipnan = true)", "tensor", "number",
+                              f"The {what} element that is not NaN."),
                         Shape(f"{name}(a, b)", "two numbers or tensors", "broadcast shape",
                               f"Elementwise {what} of a and b, with broadcasting.")],
                 summary=f"The {what} element of a tensor, or with two operands their elementwise "
                         f"{what} ({pair}).",
                 examples=[f"print({name}([3, 1, 2]), {name}([1, 5; 7, 2], axis = 0))",
-                          f"print({name}([-1.5, 0.5, 2.0], 0))"],
+                          f"print({name}([-1.5, 0.5, 2.0], 0), {name}([4, NaN, 1], skipnan = true))"],
                 notes=f"With one operand the gradient goes to the {what} element (the first one "
-                      f"on ties); a NaN element makes the result NaN. With two operands, as in "
+                      f"on ties); a NaN element makes the result NaN unless skipnan = true leaves "
+                      f"NaNs out (a slice of NaNs only then gives NaN). {ORIENTATION} With two "
+                      f"operands, as in "
                       f"MATLAB and Julia, the {what} is taken elementwise under the language's "
                       f"broadcasting and each element's gradient goes to the operand it came from; "
                       f"where the two are equal the whole gradient goes to the first operand, a "
@@ -128,27 +152,30 @@ def _extreme(name: str, what: str, pair: str):
 
 _EXTREME_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}),
                   GradCase((S, S)), GradCase((V, V)), GradCase((M, S)), GradCase((M, (3,))),
-                  GradCase((M, (1, 2))), GradCase((V, Const(0.0)))]
+                  GradCase((M, (1, 2))), GradCase((V, Const(0.0))), GradCase((M,), {"skipnan": True}, domain="with_nan"),
+                  GradCase((M,), {"axis": 1, "skipnan": True}, domain="with_nan")]
 
 
-def _min_max(name: str, a, b, axis, reduce, pairwise):
+def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
     x = numeric_or_tracked(a, f"{name}\'s argument")
+    skip = _skip(skipnan, name)
     if b is None:
-        return reduce(x, axis_arg(axis))
-    if axis is not None:
-        raise LaminaError("TypeError", f"{name}(a, b) compares two operands elementwise and takes no axis; "
-                          f"use {name}(x, axis = k) to reduce one tensor along an axis.")
+        return reduce(x, axis_arg(axis), skip)
+    if axis is not None or skip:
+        raise LaminaError("TypeError", f"{name}(a, b) compares two operands elementwise and takes no "
+                          f"{'axis' if axis is not None else 'skipnan'}; use {name}(x, axis = k) or "
+                          f"{name}(x, skipnan = true) to reduce one tensor.")
     return pairwise(x, numeric_or_tracked(b, f"{name}\'s argument"))
 
 
 @builtin("max", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
-def max_(a, b=None, axis=None):
-    return _min_max("max", a, b=b, axis=axis, reduce=R.amax, pairwise=F.maximum)
+def max_(a, b=None, axis=None, skipnan=False):
+    return _min_max("max", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amax, pairwise=F.maximum)
 
 
 @builtin("min", **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
-def min_(a, b=None, axis=None):
-    return _min_max("min", a, b=b, axis=axis, reduce=R.amin, pairwise=F.minimum)
+def min_(a, b=None, axis=None, skipnan=False):
+    return _min_max("min", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amin, pairwise=F.minimum)
 
 
 # -- not differentiable --------------------------------------------------------

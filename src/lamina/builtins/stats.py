@@ -9,8 +9,8 @@ from .registry import Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
 AXIS_NOTE = ("Without an axis every element counts (a matrix is one sample); axis 0 works down "
-             "the rows, giving one result per column, and axis 1 along each row, giving one per "
-             "row, as for sum and mean.")
+             "the rows, giving one result per column as a 1 x n row, and axis 1 along each row, "
+             "giving one per row as an m x 1 column, as for sum and mean.")
 NAN_NOTE = ("A NaN in the data makes the result NaN; skipnan = true leaves NaNs out instead.")
 V, M = (5,), (4, 3)
 ORDER_NOTE = ("Differentiable: the gradient of an order statistic goes to the element it came "
@@ -21,9 +21,9 @@ ORDER_NOTE = ("Differentiable: the gradient of an order statistic goes to the el
 
 def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
     return [Shape(f"{name}(x{extra})", "vector or matrix", "number", f"The {what} of every element."),
-            Shape(f"{name}(x{extra}, axis = k)", "matrix, 0 or 1", "vector",
-                  f"axis 0: the {what} of each column; axis 1: of each row."),
-            Shape(f"{name}(x{extra}, skipnan = true)", "tensor with NaNs", "number or vector",
+            Shape(f"{name}(x{extra}, axis = k)", "matrix, 0 or 1", "row or column",
+                  f"axis 0: the {what} of each column, a 1 x n row; axis 1: of each row, an m x 1 column."),
+            Shape(f"{name}(x{extra}, skipnan = true)", "tensor with NaNs", "number, row or column",
                   "The same, leaving NaNs out.")]
 
 
@@ -41,7 +41,7 @@ def median(x, axis=None, skipnan=False):
 
 @builtin("var", category=CATEGORY,
          shapes=_reduce_shapes("var", "sample variance") +
-         [Shape("var(x, ddof = 0)", "tensor, whole number", "number or vector",
+         [Shape("var(x, ddof = 0)", "tensor, whole number", "number, row or column",
                 "The population variance (divide by n); ddof = d divides by n - d.")],
          summary="The variance of the data: the mean squared distance from the mean, as a sample "
                  "variance (dividing by n - 1) unless ddof says otherwise.",
@@ -59,7 +59,7 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
 
 @builtin("std", category=CATEGORY,
          shapes=_reduce_shapes("std", "sample standard deviation") +
-         [Shape("std(x, ddof = 0)", "tensor, whole number", "number or vector",
+         [Shape("std(x, ddof = 0)", "tensor, whole number", "number, row or column",
                 "The population standard deviation (divide by n).")],
          summary="The standard deviation: the square root of var, a sample statistic (dividing by "
                  "n - 1) unless ddof says otherwise.",
@@ -76,8 +76,9 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
 @builtin("quantile", category=CATEGORY,
          shapes=[Shape("quantile(x, q)", "tensor, probability", "number", "The q-quantile of every element."),
                  Shape("quantile(x, qs)", "tensor, vector of probabilities", "vector", "Several quantiles at once."),
-                 Shape("quantile(x, q, axis = k)", "matrix, probability, 0 or 1", "vector",
-                       "Per column (axis 0) or per row (axis 1); several qs give a matrix."),
+                 Shape("quantile(x, q, axis = k)", "matrix, probability, 0 or 1", "row or column",
+                       "Per column (axis 0, a 1 x n row) or per row (axis 1, an m x 1 column); several "
+                       "qs give a matrix."),
                  Shape("quantile(d, p)", "distribution, probability or tensor", "number or tensor",
                        "The inverse cdf of a distribution (see normal).")],
          summary="Quantiles of data: the value below which a fraction q of the data lies "

@@ -207,19 +207,21 @@ def _arg_extreme(x, axis, arg, name: str):
     k = check_axis(v.shape, axis_arg(axis), name)
     if k is None:
         return float(arg(v))
-    return arg(v, axis=k).astype(np.float64)
+    return np.expand_dims(arg(v, axis=k), k).astype(np.float64)   # a row or a column, as sum gives
 
 
 def _arg_doc(name: str, what: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}(x)", "tensor", "number",
                               f"The index of the {what} element (row-major for a matrix)."),
-                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "vector",
-                              f"The index of the {what} in each column (axis 0) or row (axis 1).")],
+                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "row or column",
+                              f"The index of the {what} in each column (axis 0, a 1 x n row) or row "
+                              f"(axis 1, an m x 1 column).")],
                 summary=f"Where the {what} element is: a 0-based index.",
                 examples=[f"print({name}([3, 9, 1]), {name}([1, 5; 7, 2]), {name}([1, 5; 7, 2], axis = 1))"],
                 notes="The first occurrence wins on ties. For a matrix without an axis the index "
-                      "counts row by row. Indices are returned as numbers; they pass no gradient.")
+                      "counts row by row. Along an axis the result keeps its orientation, as sum's "
+                      "does. Indices are returned as numbers; they pass no gradient.")
 
 
 @builtin("argmax", tracked="constant", **_arg_doc("argmax", "largest"))

@@ -307,6 +307,8 @@ class ExpressionParser:
                 if self.tok.is_op("]", ";"):
                     raise self.error("Expect an element after ','.")
                 continue
+            if self.tok.is_op(";"):
+                raise LaminaError("SyntaxError", "A matrix literal has an empty row.", open_tok.span)
             rows[-1].append(self.plain_number() or self.expression())
             if self.tok.is_op(","):
                 self.advance()
@@ -319,8 +321,8 @@ class ExpressionParser:
             elif not self.tok.is_op("]"):
                 raise self.error(f"Expect ',' ';' or ']' in a bracket literal, found {self.describe(self.tok)}.")
         self.advance()
-        if semicolons and any(not row for row in rows):
-            raise LaminaError("SyntaxError", "A matrix literal has an empty row.", open_tok.span)
+        if semicolons and not rows[-1]:
+            rows.pop()              # `[1, 2, 3;]`: a trailing ';' ends the last row (a 1 x n matrix)
         if rows == [[]]:
             rows = []
         return A.Matrix(open_tok.span, rows, semicolons)

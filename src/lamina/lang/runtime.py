@@ -16,7 +16,7 @@ import numpy as np
 
 from ..autodiff import ops
 from ..errors import LaminaError
-from ..printing import format_value
+from ..printing import format_row, format_value
 from ..values import LibObject, Record, Tracked, describe, is_numeric, values_equal
 from . import indexing
 from .modules import Module
@@ -353,6 +353,10 @@ def for_each(x):
 
 # -- output --------------------------------------------------------------------
 def show(x) -> str:
+    """`{x}` in a string: as print writes x, except that a 1 x n matrix is written as its row."""
+    v = x.value if type(x) is Tracked else x
+    if type(v) is np.ndarray and v.ndim == 2 and v.shape[0] == 1 and v.size:
+        return format_row(v)
     return format_value(x)
 
 

@@ -45,8 +45,9 @@ def targets(Y, m: int, units: int, loss, who: str) -> np.ndarray:
     if y.shape[0] != m:
         raise LaminaError("ShapeError", f"{who}: X has {m} rows (examples) but Y is {describe_shape(y.shape)}; "
                           f"they need one row per example each.")
-    if loss.name == "cross_entropy" and y.ndim == 1:
-        return _one_hot(y, units, who)
+    if loss.name == "cross_entropy" and (y.ndim == 1 or (y.shape[1] == 1 and units > 1)):
+        # class indices: a vector, or one column (as argmax(P, axis = 1) gives them)
+        return _one_hot(y.reshape(-1), units, who)
     if y.ndim == 1:
         if units != 1:
             raise LaminaError("ShapeError", f"{who}: Y is {describe_shape(y.shape)} (one target per example), but the "

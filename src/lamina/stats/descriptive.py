@@ -1,8 +1,9 @@
 """Descriptive statistics on vectors and matrices.
 
 One rule for `axis` everywhere (the same as sum and mean): no axis means every
-element of the tensor; axis 0 works down the rows, giving one result per column;
-axis 1 works along each row, giving one result per row. NaN in gives NaN out,
+element of the tensor; axis 0 works down the rows, giving one result per column as
+a 1 x n row; axis 1 works along each row, giving one result per row as an m x 1
+column (a reduction keeps its orientation). NaN in gives NaN out,
 unless `skipnan` asks to leave NaNs out.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _setup(x, axis, skipnan, what: str):
 
 def median(x, axis=None, skipnan=False):
     a, k, skip = _setup(x, axis, skipnan, "median")
-    out = lamina_value(quiet(np.nanmedian if skip else np.median, a, axis=k))
+    out = lamina_value(quiet(np.nanmedian if skip else np.median, a, axis=k, keepdims=k is not None))
     return record(out, (x,), (lambda g: shaped_like(_order_grad(g, a, k, np.asarray(0.5), skip), x),))
 
 
@@ -48,11 +49,14 @@ def quantile(x, q, axis=None, skipnan=False):
                           f"not a {shape_str(qs.shape)} matrix.")
     if np.any(np.isnan(qs)) or np.any((qs < 0) | (qs > 1)):
         raise LaminaError("ValueError", "quantile's probabilities must lie from 0 to 1.")
+    one = qs.ndim == 0 and k is not None      # one q along an axis: a row or column, as sum gives
     if a.size == 0:               # NumPy cannot take quantiles of nothing; they are NaN
         kept = () if k is None else (a.shape[1 - k],) if a.ndim == 2 else ()
         result = np.full(qs.shape + kept, np.nan)
+        if one:
+            result = result.reshape((1, -1) if k == 0 else (-1, 1))
     else:
-        result = quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k)
+        result = quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k, keepdims=one)
     if k == 1 and qs.ndim == 1:
         result = result.T               # rows of the input stay rows
     return record(lamina_value(result), (x,), (lambda g: shaped_like(_order_grad(g, a, k, qs, skip), x),))

@@ -30,11 +30,6 @@ def _ddof(ddof, what: str) -> int:
     return as_int(ddof, f"{what}'s ddof", minimum=0)
 
 
-def _expand(g, k):
-    """The gradient of a reduction along k (None: all) broadcastable against the data."""
-    return g if k is None else np.expand_dims(g, k)
-
-
 def _deviations(a: np.ndarray, k, skip: bool, d: int):
     """(the mask of values used, deviations from the slice mean (0 where not used), n - ddof)."""
     keep = ~np.isnan(a) if skip else np.ones(a.shape, dtype=bool)
@@ -47,7 +42,7 @@ def _deviations(a: np.ndarray, k, skip: bool, d: int):
 def _var_grad(g, a: np.ndarray, k, skip: bool, d: int) -> np.ndarray:
     _, dev, dof = _deviations(a, k, skip, d)
     with np.errstate(all="ignore"):
-        return np.where(dof > 0, 2.0 * dev * _expand(g, k) / dof, np.nan)
+        return np.where(dof > 0, 2.0 * dev * g / dof, np.nan)
 
 
 def var(x, axis=None, ddof=1.0, skipnan=False):
@@ -58,8 +53,9 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
 
 
 def _variance(a: np.ndarray, k, skip: bool, d: int):
-    result = np.asarray(quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d), dtype=np.float64)
-    counts = (~np.isnan(a) if skip else np.ones_like(a, dtype=bool)).sum(axis=k)
+    kept = k is not None         # along an axis the result keeps its orientation: a row or a column
+    result = np.asarray(quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d, keepdims=kept), dtype=np.float64)
+    counts = (~np.isnan(a) if skip else np.ones_like(a, dtype=bool)).sum(axis=k, keepdims=kept)
     return lamina_value(np.where(counts - d > 0, result, np.nan))
 
 
