@@ -2,6 +2,7 @@
 
 number -> Python float · bool -> bool · string -> str · none -> None
 tensor -> numpy float64 array, 1-D (vector) or 2-D (matrix)
+logical tensor (a mask, from comparing tensors) -> numpy bool array; as a number it is 0/1
 list -> Python list · record -> Record · function -> Python callable
 tracked number or tensor -> Tracked (recorded on lamina.autodiff.tape) · library objects -> LibObject
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import LaminaError, describe_shape
+from .errors import LaminaError, describe_shape, shape_str
 
 
 class Tracked:
@@ -109,7 +110,8 @@ def type_name(x) -> str:
     if x is None:
         return "none"
     if isinstance(x, np.ndarray):
-        return "vector" if x.ndim == 1 else "matrix"
+        kind = "vector" if x.ndim == 1 else "matrix"
+        return f"logical {kind}" if x.dtype == bool else kind
     if isinstance(x, list):
         return "list"
     if isinstance(x, Record):
@@ -130,6 +132,8 @@ def describe(x) -> str:
     """A value's kind and shape as messages name it: `a 2x3 matrix`, `a string`."""
     v = value_of(x)
     if isinstance(v, np.ndarray):
+        if v.dtype == bool:
+            return f"a logical vector of length {len(v)}" if v.ndim == 1 else f"a {shape_str(v.shape)} logical matrix"
         return describe_shape(v.shape)
     return with_article(type_name(x))
 
@@ -224,7 +228,7 @@ class Range:
 def as_tensor(x, what: str) -> np.ndarray:
     v = value_of(x)
     if isinstance(v, np.ndarray):
-        return v
+        return v if v.dtype == np.float64 else v.astype(np.float64)
     raise LaminaError("TypeError", f"{what} must be a vector or matrix, not {describe(x)}.")
 
 

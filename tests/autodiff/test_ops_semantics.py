@@ -73,13 +73,13 @@ def test_every_elementwise_op_rejects_shapes_that_do_not_broadcast(op, a, b):
     assert shape_str(a.shape) in msg and shape_str(b.shape) in msg
 
 
-def test_compare_broadcasts_and_gives_0_1_tensors_or_bools():
+def test_compare_broadcasts_and_gives_masks_or_bools():
     m = np.array([[1.0, 5.0], [3.0, 2.0]])
     np.testing.assert_array_equal(ops.compare(">", m, np.array([2.0, 2.5])), [[0, 1], [1, 0]])
     assert ops.compare("<=", 1.0, 2.0) is True
     assert ops.compare("!=", leaf(1.0), 1.0) is False
     out = ops.compare("==", leaf(np.array([1.0, 2.0])), 2.0)
-    assert type(out) is np.ndarray and out.dtype == np.float64
+    assert type(out) is np.ndarray and out.dtype == bool       # a mask (logical tensor)
     shape_error(ops.compare, "<", np.zeros(2), np.zeros(3))
 
 

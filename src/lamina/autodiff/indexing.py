@@ -1,9 +1,12 @@
 """Reading and writing parts of tensors, and bracket literals, on the tape.
 
-`index` and `setindex` take a key the runtime has already normalized: a tuple
-with one entry per dimension, each a non-negative int in range or a slice with
-step None. Reading scatters the gradient back into zeros of the source's shape;
-writing splits it between the old value (region zeroed) and the stored value.
+`index` and `setindex` take a key the runtime has already normalized (lang/selection.py): a
+tuple with one entry per dimension, each a non-negative int in range, a slice with step None
+or an array of positions (an index list, which may repeat; two of them as an open mesh), or
+a one-entry tuple holding a boolean matrix of the source's shape. Reading scatters the
+gradient back into zeros of the source's shape (adding up repeated picks); writing splits it
+between the old value (region zeroed) and the stored value (only the writes that landed:
+with repeated positions the last one wins).
 """
 from __future__ import annotations
 
@@ -11,7 +14,12 @@ import numpy as np
 
 from ..errors import LaminaError, shape_str
 from ..values import Tracked
+from .broadcast import unbroadcast
 from .tape import record
+
+
+def _lists(key: tuple) -> bool:
+    return any(type(k) is np.ndarray and k.dtype != bool for k in key)
 
 
 def index(x, key: tuple):
@@ -20,10 +28,14 @@ def index(x, key: tuple):
     part = v[key]
     out = float(part) if part.ndim == 0 else part.copy()
     shape = v.shape
+    repeats = _lists(key)
 
     def vjp(g):
         full = np.zeros(shape)
-        full[key] = g
+        if repeats:
+            np.add.at(full, key, g)
+        else:
+            full[key] = g
         return full
     return record(out, (x,), (vjp,))
 
@@ -32,11 +44,12 @@ def setindex(x, key: tuple, v):
     """A new value equal to `x` with `x[key] = v` (`v` a number or a tensor fitting the region)."""
     xv = x.value if type(x) is Tracked else x
     vv = v.value if type(v) is Tracked else v
-    region = np.empty(xv.shape)[key].shape
+    region = np.shape(xv[key])
     data = _fit(vv, region)
-    out = xv.copy()
+    out = np.array(xv, dtype=np.float64)
     out[key] = data
     vshape = vv.shape if type(vv) is np.ndarray else ()
+    landed = _landed(xv.shape, key, region) if _lists(key) else None
 
     def vjp_x(g):
         gx = g.copy()
@@ -44,11 +57,22 @@ def setindex(x, key: tuple, v):
         return gx
 
     def vjp_v(g):
-        part = g[key]
+        part = g[key] if landed is None else g[key] * landed
         if not vshape:
             return float(np.sum(part))
+        if len(vshape) == 2 and vshape != region:     # a row or column stretched over the region
+            return unbroadcast(part, vshape)
         return part.reshape(vshape)
     return record(out, (x, v), (vjp_x, vjp_v))
+
+
+def _landed(shape: tuple, key: tuple, region: tuple) -> np.ndarray:
+    """Which elements of a written region are still there afterwards (a repeated position keeps
+    its last write), as 0/1 in the region's shape."""
+    order = np.arange(int(np.prod(region))).reshape(region)
+    owner = np.full(shape, -1)
+    owner[key] = order
+    return (owner[key] == order).astype(np.float64)
 
 
 def _fit(value, region: tuple):
@@ -59,6 +83,8 @@ def _fit(value, region: tuple):
         return value
     if value.ndim == 1 and len(region) == 2 and 1 in region and value.size == region[0] * region[1]:
         return value.reshape(region)
+    if value.ndim == 2 and len(region) == 2 and all(v in (1, r) for v, r in zip(value.shape, region)):
+        return np.broadcast_to(value, region)
     where = ("one element" if region == () else
              f"a {shape_str(region)}" if len(region) == 1 else f"a {shape_str(region)} region")
     what = f"a {shape_str(value.shape)}" if value.ndim == 1 else f"a {shape_str(value.shape)} matrix"

@@ -144,7 +144,8 @@ def _log_base(x):
 
 # -- products and division -----------------------------------------------------
 def mul(a, b):
-    """`*`: scaling when either side is a number, else the matrix product."""
+    """`*`: scaling when either side is a number, else the matrix product. A 1 x n row times an
+    n-vector or an n x 1 column is a number (`v' * v`, `x' * A * x`), as in MATLAB."""
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float:
@@ -157,11 +158,16 @@ def mul(a, b):
         if x.shape[1] != y.shape[0]:
             raise LaminaError("ShapeError", f"Matrix product needs inner sizes to agree: "
                               f"{_shape(x)} * {_shape(y)}.")
+        if x.shape[0] == 1 and y.shape[1] == 1:       # a row times a column: a number
+            return record(float(x[0] @ y[:, 0]), (a, b), (lambda g: g * y.T, lambda g: g * x.T))
         return record(x @ y, (a, b), (lambda g: g @ y.T, lambda g: x.T @ g))
     if x.ndim == 2:
         if x.shape[1] != y.shape[0]:
             raise LaminaError("ShapeError", f"Matrix-vector product needs the vector's length to equal "
                               f"the matrix's column count: {_shape(x)} * {shape_str(y.shape)}.")
+        if x.shape[0] == 1:                           # a row times a vector (v' * v): a number
+            row = x[0]
+            return record(float(row @ y), (a, b), (lambda g: g * y[None, :], lambda g: g * row))
         return record(x @ y, (a, b), (lambda g: np.outer(g, y), lambda g: g @ x))
     if y.ndim == 2:
         if y.shape[0] != 1:
@@ -218,13 +224,14 @@ _NP_COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.grea
 
 
 def compare(op: str, a, b):
-    """Numbers give a bool; tensors compare elementwise (with broadcasting) to a 0/1 tensor."""
+    """Numbers give a bool; tensors compare elementwise (with broadcasting) to a logical tensor
+    (a NumPy bool array: a mask, which prints and adds as 0/1)."""
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
         return _PY_COMPARE[op](x, y)
     x2, y2, _, _ = align(x, y, op)
-    return _NP_COMPARE[op](x2, y2).astype(np.float64)
+    return _NP_COMPARE[op](x2, y2)
 
 
 # -- the table the generic gradient check runs over ----------------------------
@@ -242,18 +249,29 @@ OPERATORS: dict[str, tuple] = {
              + [GradCase((M, Const(2.0))), GradCase((V, Const(3.0))), GradCase((S, Const(0.0)))]),
     "neg": (neg, [GradCase((S,)), GradCase((V,)), GradCase((M,))]),
     "mul": (mul, [GradCase((S, S)), GradCase((S, M)), GradCase((V, S)), GradCase(((2, 3), (3, 4))),
-                  GradCase(((2, 3), (3,))), GradCase(((3,), (1, 4)))]),
+                  GradCase(((2, 3), (3,))), GradCase(((3,), (1, 4))), GradCase(((1, 3), (3,))),
+                  GradCase(((1, 3), (3, 1))), GradCase(((1, 3), (3, 2)))]),
     "div": (div, [GradCase((S, S), domain="away_from_zero"), GradCase((M, S), domain="away_from_zero"),
                   GradCase((V, S), domain="away_from_zero")]),
     "pow": (pow, [GradCase((S, S), domain="positive"), GradCase((S, Const(3.0)))]),
     "transpose": (transpose, [GradCase((S,)), GradCase((V,)), GradCase((M,))]),
     "index": (index, [GradCase((V, Const((1,)))), GradCase((V, Const((slice(0, 2),)))),
                       GradCase((M, Const((1, 2)))), GradCase((M, Const((0, slice(None))))),
-                      GradCase((M, Const((slice(1, 2), slice(0, 2)))))]),
+                      GradCase((M, Const((slice(1, 2), slice(0, 2))))),
+                      # index lists (repeats add up) and a mask of the matrix's shape
+                      GradCase((V, Const((np.array([2, 0, 2]),)))),
+                      GradCase((M, Const((np.array([1, 0, 1]), slice(None))))),
+                      GradCase((M, Const(np.ix_([1, 0], [2, 2, 0])))),
+                      GradCase((M, Const((np.array([[True, False, True], [False, False, True]]),))))]),
     "setindex": (setindex, [GradCase((V, Const((1,)), S)), GradCase((M, Const((0, slice(None))), V)),
                             GradCase((M, Const((slice(None), slice(1, 3))), (2, 2))),
                             GradCase((M, Const((slice(0, 1), slice(None))), V)),
-                            GradCase((M, Const((slice(None), slice(0, 2))), S))]),
+                            GradCase((M, Const((slice(None), slice(0, 2))), S)),
+                            # repeated positions: the last write lands; a row stretched over rows
+                            GradCase((V, Const((np.array([0, 2, 0]),)), V)),
+                            GradCase((M, Const((np.array([1, 1]), slice(None))), (1, 3))),
+                            GradCase((M, Const((slice(None), np.array([0, 2]))), (2, 2))),
+                            GradCase((M, Const((np.array([[True, False, True], [False, False, True]]),)), S))]),
     "build_vector": (lambda *items: build_vector(list(items)), [GradCase((S, S, S))]),
     "build_matrix": (lambda a, b, c, d: build_matrix([[a, b], [c, d]]), [GradCase((S, S, S, S))]),
     "build_matrix_rows": (lambda u, s, w: build_matrix([[u, s], [s, w]]),

@@ -227,21 +227,39 @@ def _truth_values(x, fn: str):
     return value_of(numeric_or_tracked(x, f"{fn}\'s argument")) != 0
 
 
-@builtin("any", tracked="constant", category=CATEGORY,
-         shapes=[Shape("any(x)", "tensor, number or bool", "bool", "Whether any element is nonzero.")],
-         summary="true when at least one element is nonzero (or true); false for an empty tensor.",
-         examples=["v = [0.5, -1.0, 2.0]\nprint(any(v > 1), any(v > 5))"],
-         notes="Comparisons of tensors give 0/1 tensors, so any(v > 1) asks whether some element "
-               "of v exceeds 1. NaN counts as nonzero.")
-def any_(x):
-    return bool(np.any(_truth_values(x, "any")))
+def _truth_reduce(x, axis, fn, name: str):
+    t = _truth_values(x, name)
+    k = None if axis is None else R.check_axis(np.shape(t), axis_arg(axis), name)
+    if k is None:
+        return bool(fn(t))
+    return fn(t, axis=k, keepdims=True)        # a logical row or column, as sum's axis gives
 
 
-@builtin("all", tracked="constant", category=CATEGORY,
-         shapes=[Shape("all(x)", "tensor, number or bool", "bool", "Whether every element is nonzero.")],
-         summary="true when every element is nonzero (or true); true for an empty tensor.",
-         examples=["v = [0.5, -1.0, 2.0]\nprint(all(v > -2), all(v > 0))"],
-         notes="The companion of any(); use it to reduce an elementwise comparison to one "
-               "condition for if or while.")
-def all_(x):
-    return bool(np.all(_truth_values(x, "all")))
+def _truth_doc(name: str, meaning: str, summary: str, example: str, notes: str):
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{name}(x)", "tensor, mask, number or bool", "bool", meaning),
+                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "logical row or column",
+                              f"The same for each column (axis 0, a 1 x n row) or row (axis 1, an "
+                              f"m x 1 column).")],
+                summary=summary, examples=[example], notes=notes)
+
+
+@builtin("any", tracked="constant", **_truth_doc(
+    "any", "Whether any element is nonzero.",
+    "true when at least one element is nonzero (or true); false for an empty tensor.",
+    "v = [0.5, -1.0, 2.0]\nprint(any(v > 1), any(v > 5))\nm = [1, 0; 0, 0]\nprint(any(m, axis = 0), any(m, axis = 1))",
+    "Comparisons of tensors give masks (logical tensors), so any(v > 1) asks whether some element "
+    "of v exceeds 1. NaN counts as nonzero. Along an axis the result is a mask that keeps its "
+    "orientation."))
+def any_(x, axis=None):
+    return _truth_reduce(x, axis, np.any, "any")
+
+
+@builtin("all", tracked="constant", **_truth_doc(
+    "all", "Whether every element is nonzero.",
+    "true when every element is nonzero (or true); true for an empty tensor.",
+    "v = [0.5, -1.0, 2.0]\nprint(all(v > -2), all(v > 0))\nm = [1, 2; 0, 3]\nprint(all(m, axis = 0), all(m, axis = 1))",
+    "The companion of any(); use it to reduce an elementwise comparison to one condition for if "
+    "or while. Along an axis the result is a mask that keeps its orientation."))
+def all_(x, axis=None):
+    return _truth_reduce(x, axis, np.all, "all")

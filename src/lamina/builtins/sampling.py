@@ -46,7 +46,7 @@ def _items(xs, what: str):
     if isinstance(v, list):
         return v
     if isinstance(v, np.ndarray) and v.ndim in (1, 2):
-        return v
+        return v if v.dtype == np.float64 else v.astype(np.float64)     # a mask's items are 0/1
     if isinstance(v, float) and not isinstance(v, bool):
         n = as_int(v, what, minimum=1)
         return np.arange(n, dtype=np.float64)

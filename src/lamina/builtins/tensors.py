@@ -232,3 +232,28 @@ def argmax(x, axis=None):
 @builtin("argmin", tracked="constant", **_arg_doc("argmin", "smallest"))
 def argmin(x, axis=None):
     return _arg_extreme(x, axis, np.argmin, "argmin")
+
+
+@builtin("find", tracked="constant", category=CATEGORY,
+         shapes=[Shape("find(mask)", "logical vector (or a row or column)", "vector",
+                       "The positions of the true elements."),
+                 Shape("find(mask)", "logical matrix", "k x 2 matrix",
+                       "One row [row, column] per true element, row by row.")],
+         summary="Where a mask is true: the 0-based positions of its true elements (of the nonzero "
+                 "elements of a numeric tensor).",
+         examples=["v = [3, 8, 1, 9]\nprint(find(v > 2), v[find(v > 2)])",
+                   "print(find([1, 5; 7, 2] > 4), find([1, 2] > 5))"],
+         notes="find turns a mask into an index list: v[find(v > 2)] and v[v > 2] pick the same "
+               "elements. A matrix with one row or one column (sum(m, axis = 1) > 0, say) counts "
+               "as a vector; any other matrix gives its true elements' (row, column) pairs, "
+               "counting row by row, as a k x 2 matrix. Given numbers, find picks the nonzero "
+               "ones (NaN counts as nonzero). Positions are plain numbers: they pass no gradient.")
+def find(x):
+    v = value_of(x)
+    if not isinstance(v, np.ndarray):
+        raise LaminaError("TypeError", f"find takes a mask (a comparison of tensors, like v > 0) or a "
+                          f"tensor, not {describe(x)}.")
+    if v.ndim == 1 or 1 in v.shape:
+        return np.flatnonzero(v).astype(np.float64)
+    rows, cols = np.nonzero(v)
+    return np.column_stack([rows, cols]).astype(np.float64)

@@ -331,8 +331,15 @@ class Compiler:
         return py.IfExp(test, fast, slow)
 
     def e_Logical(self, node: A.Logical):
+        """`a and b` short-circuits on bools; when `a` is a tensor (a mask) both sides are
+        evaluated and combined elementwise (`_mask_and`), so the right side is compiled twice."""
         op = py.And() if node.op == "and" else py.Or()
-        return py.BoolOp(op, [helper("_truth", self.expr(node.left)), helper("_truth", self.expr(node.right))])
+        t = self.temp()
+        is_tensor = py.Compare(helper("_type", py.NamedExpr(py.Name(t, py.Store()), self.expr(node.left))),
+                               [py.Is()], [load("_ndarray")])
+        elementwise = helper("_mask_and" if node.op == "and" else "_mask_or", load(t), self.expr(node.right))
+        plain = py.BoolOp(op, [helper("_truth", load(t)), helper("_truth", self.expr(node.right))])
+        return py.IfExp(is_tensor, elementwise, plain)
 
     def e_Transpose(self, node: A.Transpose):
         return helper("_transpose", self.expr(node.operand))

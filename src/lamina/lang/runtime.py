@@ -30,7 +30,16 @@ NUMERIC = {
 
 
 def _num(x):
-    return float(x) if type(x) is int else x
+    """An operand as autodiff.ops takes it: an int as a float, a logical tensor as 0/1 numbers."""
+    if type(x) is int:
+        return float(x)
+    if type(x) is np.ndarray and x.dtype == bool:
+        return x.astype(np.float64)
+    return x
+
+
+def _logical(x) -> bool:
+    return type(x) is np.ndarray and x.dtype == bool
 
 
 def binary(op: str, a, b):
@@ -105,6 +114,8 @@ def pos(a):
 
 
 def transpose(a):
+    if _logical(a):
+        return a.T.copy() if a.ndim == 2 else a.reshape(1, -1)     # a mask stays a mask
     if is_numeric(a):
         return ops.transpose(_num(a))
     raise LaminaError("TypeError", f"Cannot transpose {describe(a)}; ' transposes a vector or matrix.")
@@ -113,6 +124,11 @@ def transpose(a):
 def compare(op: str, a, b):
     if is_numeric(a) and is_numeric(b):
         return ops.compare(op, _num(a), _num(b))
+    if op in ("==", "!=") and isinstance(a, list) != isinstance(b, list) and isinstance(a if isinstance(b, list) else b, str):
+        # a text column against one string (t.species == "setosa"): a mask, item by item
+        items, text = (a, b) if isinstance(a, list) else (b, a)
+        same = np.array([x == text for x in items], dtype=bool)
+        return same if op == "==" else ~same
     if op == "==":
         return values_equal(a, b)
     if op == "!=":
@@ -174,8 +190,30 @@ def truth(c) -> bool:
     raise LaminaError("TypeError", f"A condition must be true or false, not {describe(c)}.")
 
 
-def not_(c) -> bool:
+def not_(c):
+    """`not c`: a bool, or elementwise on a mask."""
+    if _logical(c):
+        return ~c
     return not truth(c)
+
+
+def mask_and(a, b):
+    """`a and b` when a is a tensor: elementwise on masks (both sides are evaluated)."""
+    return _mask_logic("and", a, b, np.logical_and)
+
+
+def mask_or(a, b):
+    return _mask_logic("or", a, b, np.logical_or)
+
+
+def _mask_logic(word: str, a, b, fn):
+    if not _logical(a):
+        truth(a)                              # the error for a numeric tensor as a condition
+    if not (_logical(b) or type(b) is bool):
+        raise LaminaError("TypeError", f"'{word}' combines two masks elementwise, but its right side is "
+                          f"{describe(b)}; compare it first (x > 0) to make a mask.")
+    x, y, _, _ = ops.align(a, b, word)
+    return fn(x, y)
 
 
 # -- literals ------------------------------------------------------------------
@@ -370,6 +408,7 @@ HELPERS = {
     "_pow": power, "_epow": epower, "_neg": neg, "_pos": pos, "_transpose": transpose,
     "_lt": lt, "_le": le, "_gt": gt, "_ge": ge, "_eq": eq, "_ne": ne,
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
+    "_mask_and": mask_and, "_mask_or": mask_or, "_ndarray": np.ndarray,
     "_field": field, "_set_field": set_field, "_index": index,
     "_set_index": set_index, "_set_index_var": set_index_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,

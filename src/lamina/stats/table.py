@@ -1,7 +1,8 @@
 """The table value: named columns of equal length, numeric (vectors) or text (lists of strings).
 
 `t.price` and `t[:, "price"]` read a column; `t[i, "price"]` one cell; `t[a:b, :]`,
-`t[i]` and `t[:, ["a", "b"]]` smaller tables. Tables are immutable like every value.
+`t[i]`, `t[:, ["a", "b"]]` and the rows an index list or a mask picks (`t[t.price > 3, :]`)
+smaller tables. Tables are immutable like every value.
 """
 from __future__ import annotations
 
@@ -58,18 +59,20 @@ class Table(LibObject):
 
     # -- indexing: t[rows, cols] -------------------------------------------------
     def index_get(self, items: tuple):
-        from ..lang.indexing import _bounds, _position
+        from ..lang.selection import bounds, is_list, position, positions
         if len(items) == 1 and isinstance(items[0], str):
             return self.get(items[0])
         if len(items) > 2:
             raise LaminaError("IndexError", f"A table takes at most two indices (rows, columns); got {len(items)}.")
         rows, cols = items[0], (items[1] if len(items) == 2 else slice(None, None))
         n = self.nrows
+        single = None
         if isinstance(rows, slice):
-            picked = _bounds(rows, n)
-            single = None
+            picked = bounds(rows, n)
+        elif is_list(rows):             # an index list or a mask: t[t.price > 3, :]
+            picked = positions(rows, n, "rows", lambda: f"a table of {n} rows")
         else:
-            single = _position(rows, n, "A row index", lambda: f"a table of {n} rows")
+            single = position(rows, n, "A row index", lambda: f"a table of {n} rows")
             picked = slice(single, single + 1)
         if isinstance(cols, str):
             column = self.columns.get(cols)
@@ -77,13 +80,59 @@ class Table(LibObject):
                 self.get(cols)
             if single is not None:
                 return float(column[single]) if isinstance(column, np.ndarray) else column[single]
-            return column[picked].copy() if isinstance(column, np.ndarray) else list(column[picked])
+            if isinstance(column, np.ndarray):
+                return column[picked].copy()
+            return list(column[picked]) if isinstance(picked, slice) else [column[i] for i in picked]
         if isinstance(cols, list) and all(isinstance(c, str) for c in cols):
             return self.select(cols).take(picked)
         if isinstance(cols, slice) and cols.start is None and cols.stop is None:
             return self.take(picked)
         raise LaminaError("TypeError", f"A table's column index must be a column name, a list of names "
                           f"or ':', not {describe(cols)}.")
+
+    def index_put(self, items: tuple, value) -> "Table":
+        """`t[rows, "name"] = value` (or `t["name"] = value`, which may add a column): a new table
+        with those cells of one column replaced."""
+        from ..lang.selection import bounds, is_list, position, positions
+        if len(items) == 1 and isinstance(items[0], str):
+            items = (slice(None, None), items[0])
+        if len(items) != 2 or not isinstance(items[1], str):
+            raise LaminaError("TypeError", 'A table is changed one column at a time: t[rows, "name"] = value.')
+        rows, name = items
+        n = self.nrows
+        if name not in self.columns:
+            if not (isinstance(rows, slice) and rows == slice(None, None)):
+                self.get(name)
+            return Table({**self.columns, name: column(value, name)})
+        if isinstance(rows, slice):
+            picked = np.arange(n)[bounds(rows, n)]
+        elif is_list(rows):
+            picked = positions(rows, n, "rows", lambda: f"a table of {n} rows")
+        else:
+            picked = np.array([position(rows, n, "A row index", lambda: f"a table of {n} rows")])
+        old = self.columns[name]
+        if isinstance(old, np.ndarray):
+            new = old.copy()
+            v = value_of(value)
+            if isinstance(v, np.ndarray):
+                values = column(v, name)
+                if values.size != len(picked):
+                    raise LaminaError("ShapeError", f"Cannot store {values.size} values into the "
+                                      f"{len(picked)} rows picked.")
+                new[picked] = values
+            elif isinstance(v, (float, int)) and not isinstance(v, bool):
+                new[picked] = float(v)
+            else:
+                raise LaminaError("TypeError", f"Column '{name}' holds numbers, not {describe(value)}.")
+        else:
+            texts = value if isinstance(value, list) else [value] * len(picked)
+            if len(texts) != len(picked) or not all(isinstance(t, str) for t in texts):
+                raise LaminaError("TypeError", f"Column '{name}' holds text: store a string, or a list of "
+                                  f"{len(picked)} strings.")
+            new = list(old)
+            for i, t in zip(picked, texts):
+                new[i] = t
+        return Table({**self.columns, name: new})
 
     # -- printing -------------------------------------------------------------------
     def describe(self) -> str:
