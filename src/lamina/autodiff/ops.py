@@ -10,7 +10,7 @@ closures capture arrays and shapes only, never Tracked values.
 Arithmetic is IEEE: Python's float `/` and `**` raise where IEEE gives Inf or
 NaN, so the scalar paths go through `fdiv` and `fpow`.
 
-The runtime calls: add sub neg emul ediv epow (elementwise, broadcast.py's rule),
+The runtime calls: add sub neg emul ediv epow mod (elementwise, broadcast.py's rule),
 mul div pow transpose compare, and from indexing.py index setindex
 build_vector build_matrix. OPERATORS lists them for the generic gradient check.
 """
@@ -124,6 +124,30 @@ def epow(a, b):
     out = np.power(x2, y2)
     return record(out, (a, b), (lambda g: unbroadcast(g * _dpow_base(x2, y2), sx),
                                 lambda g: unbroadcast(g * out * _log_base(x2), sy)))
+
+
+def fmod(x: float, y: float) -> float:
+    """x mod y on floats, floored (the result takes y's sign, as Julia's mod): NaN for y = 0."""
+    if y == 0 or y != y:
+        return NAN
+    return x % y
+
+
+def mod(a, b):
+    """`a % b`: the floored remainder, elementwise with broadcasting (-7 % 3 is 2). The gradient
+    is 1 for a and -floor(a / b) for b (the remainder is a - b floor(a / b), floor being flat)."""
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float and type(y) is float:
+        quotient = math.floor(x / y) if y and math.isfinite(x / y) else NAN
+        return record(fmod(x, y), (a, b), (identity, times(-float(quotient))))
+    x2, y2, sx, sy = align(x, y, "%")
+    with np.errstate(all="ignore"):
+        out = np.mod(x2, y2)
+        out = np.where(y2 == 0, NAN, out) if np.any(y2 == 0) else out
+        quotient = np.floor(x2 / y2)
+    return record(out, (a, b), (lambda g: unbroadcast(g, sx),
+                                lambda g: unbroadcast(-g * quotient, sy)))
 
 
 def _dpow_base(x, y):
@@ -248,6 +272,7 @@ OPERATORS: dict[str, tuple] = {
     "epow": (epow, [GradCase(c.args, domain="positive") for c in _PAIRS]
              + [GradCase((M, Const(2.0))), GradCase((V, Const(3.0))), GradCase((S, Const(0.0)))]),
     "neg": (neg, [GradCase((S,)), GradCase((V,)), GradCase((M,))]),
+    "mod": (mod, [GradCase(c.args, domain="away_from_zero") for c in _PAIRS]),
     "mul": (mul, [GradCase((S, S)), GradCase((S, M)), GradCase((V, S)), GradCase(((2, 3), (3, 4))),
                   GradCase(((2, 3), (3,))), GradCase(((3,), (1, 4))), GradCase(((1, 3), (3,))),
                   GradCase(((1, 3), (3, 1))), GradCase(((1, 3), (3, 2)))]),

@@ -36,7 +36,7 @@ FAST_COMPARE = {
     "<": (py.Lt, "_lt"), "<=": (py.LtE, "_le"), ">": (py.Gt, "_gt"), ">=": (py.GtE, "_ge"),
     "==": (py.Eq, "_eq"), "!=": (py.NotEq, "_ne"),
 }
-SLOW_BINARY = {"/": "_div", "./": "_ediv", "^": "_pow", ".^": "_epow"}
+SLOW_BINARY = {"/": "_div", "./": "_ediv", "^": "_pow", ".^": "_epow", "%": "_mod", "\\": "_ldiv"}
 
 
 def node_of(namespace: dict, lineno: int) -> A.Node | None:

@@ -24,7 +24,7 @@ CONTEXTUAL_WORDS = ("to", "step", "in")
 # Longest first, so that `.^` wins over `.` and `|>` over `|`.
 OPERATORS = sorted([
     "|>", "->", "==", "!=", "<=", ">=", ".*", "./", ".^", "+=", "-=", "*=", "/=",
-    "+", "-", "*", "/", "^", "<", ">", "=", "(", ")", "[", "]", "{", "}",
+    "+", "-", "*", "/", "%", "\\", "^", "<", ">", "=", "(", ")", "[", "]", "{", "}",
     ",", ";", ":", ".", "'",
 ], key=len, reverse=True)
 
@@ -39,7 +39,7 @@ NUMBER_RUN = re.compile(r"(?:-?%s(?![\w.])[ \t]*,[ \t]*)+" % NUMBER.pattern)
 RUN_ITEM = re.compile(r"-?%s" % NUMBER.pattern)
 
 CONTINUES_LINE = {
-    "+", "-", "*", "/", "^", ".*", "./", ".^", "==", "!=", "<", "<=", ">", ">=",
+    "+", "-", "*", "/", "%", "\\", "^", ".*", "./", ".^", "==", "!=", "<", "<=", ">", ">=",
     "=", "+=", "-=", "*=", "/=", ",", "|>", "->", "and", "or", "not",
 }
 # `x++` and `x--` (C, JavaScript): the doubled sign with nothing after it on the line.
@@ -216,20 +216,21 @@ class Lexer:
         match = OPERATOR.match(self.text, self.pos)
         if match:
             op = match.group()
+            if op == "%" and not self.brackets and self.at_line_start():
+                raise self.error("Unexpected character '%'. Comments start with '#'.", line, col)
             self.advance(len(op))
             return self.make("OP", op, op, line, col)
         ch = self.text[self.pos]
         raise self.error(f"Unexpected character '{ch}'.{self.character_hint(ch)}", line, col)
 
+    def at_line_start(self) -> bool:
+        """Whether only blanks come before the current position on its line."""
+        return not self.text[self.text.rfind("\n", 0, self.pos) + 1:self.pos].strip()
+
     def character_hint(self, ch: str) -> str:
         """What a user of another language meant by a character Lamina does not use."""
         if ch == "'":
             return " Strings use double quotes."
-        if ch == "%":
-            if not self.text[self.text.rfind("\n", 0, self.pos) + 1:self.pos].strip():
-                return " Comments start with '#'."
-            return (" Lamina has no '%' operator; for the remainder of a divided by b, write "
-                    "a - b * floor(a / b).")
         hints = {"&": "and", "|": "or", "!": "not", "~": "not"}
         if ch in hints:
             return f" Write '{hints[ch]}' for the logical operator."

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from ..autodiff import ops
+from ..autodiff import linalg, ops
 from ..errors import LaminaError
 from ..printing import format_row, format_value
 from ..values import LibObject, Record, Tracked, describe, is_numeric, values_equal
@@ -25,7 +25,7 @@ from .scope import CODE_FILENAME, mangle
 
 NUMERIC = {
     "+": ops.add, "-": ops.sub, "*": ops.mul, "/": ops.div,
-    ".*": ops.emul, "./": ops.ediv, "^": ops.pow, ".^": ops.epow,
+    ".*": ops.emul, "./": ops.ediv, "^": ops.pow, ".^": ops.epow, "%": ops.mod,
 }
 
 
@@ -89,6 +89,25 @@ def ediv(a, b):
     if type(a) is float and type(b) is float and b:
         return a / b
     return binary("./", a, b)
+
+
+def mod(a, b):
+    if type(a) is float and type(b) is float and b:
+        return a % b
+    return binary("%", a, b)
+
+
+def ldiv(a, b):
+    """`A \\ b`: the x with A x = b, by the function the solve builtin uses; a number divides."""
+    if not (is_numeric(a) and is_numeric(b)):
+        return binary("\\", a, b)
+    a, b = _num(a), _num(b)
+    if type(a.value if type(a) is Tracked else a) is float:
+        return ops.ediv(b, a)
+    try:
+        return linalg.solve(a, b)
+    except LaminaError as err:
+        raise LaminaError(err.kind, f"A \\ b solves A x = b, as solve(A, b) does: {err.message}") from None
 
 
 def power(a, b):
@@ -405,7 +424,8 @@ def echo(x) -> None:
 
 HELPERS = {
     "_add": add, "_sub": sub, "_mul": mul, "_div": div, "_emul": emul, "_ediv": ediv,
-    "_pow": power, "_epow": epower, "_neg": neg, "_pos": pos, "_transpose": transpose,
+    "_pow": power, "_epow": epower, "_mod": mod, "_ldiv": ldiv, "_neg": neg, "_pos": pos,
+    "_transpose": transpose,
     "_lt": lt, "_le": le, "_gt": gt, "_ge": ge, "_eq": eq, "_ne": ne,
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
     "_mask_and": mask_and, "_mask_or": mask_or, "_ndarray": np.ndarray,
