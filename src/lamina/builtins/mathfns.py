@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autodiff import functions as F
+from ..autodiff import ops
 from ..autodiff import reductions as R
 from ..errors import LaminaError
 from ..values import as_int, describe, lamina_value, numeric_or_tracked, value_of
@@ -176,6 +177,20 @@ def max_(a, b=None, axis=None, skipnan=False):
 @builtin("min", **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
 def min_(a, b=None, axis=None, skipnan=False):
     return _min_max("min", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amin, pairwise=F.minimum)
+
+
+@builtin("mod", category=CATEGORY,
+         shapes=[Shape("mod(a, b)", "two numbers or tensors", "broadcast shape",
+                       "a - b * floor(a / b), elementwise with broadcasting.")],
+         summary="The remainder of a divided by b, floored: it has b's sign, as Julia's mod and "
+                 "Python's %. The same as the operator a % b.",
+         examples=["print(mod(-7, 3), mod(7, -3), mod([5, -5, 7.5], 3), -7 % 3)"],
+         notes="mod(a, 0) is NaN. The gradient is 1 for a and -floor(a / b) for b (floor is flat "
+               "between its jumps). Operands broadcast as for + and .*.",
+         grad=[GradCase((S, S), domain="away_from_zero"), GradCase((V, S), domain="away_from_zero"),
+               GradCase((M, (3,)), domain="away_from_zero")])
+def mod(a, b):
+    return ops.mod(numeric_or_tracked(a, "mod\'s a"), numeric_or_tracked(b, "mod\'s b"))
 
 
 # -- not differentiable --------------------------------------------------------
