@@ -52,9 +52,12 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture(autouse=True)
 def seeded_generator():
-    """Lamina's global generator starts from the run's seed in every test."""
+    """Lamina's global generator starts from the run's seed in every test, and printing from
+    its default options (a test may call print_options)."""
     from lamina.builtins.random import seed
+    from lamina.printing import reset_options
     seed(float(SEED))
+    reset_options()
 
 
 @pytest.fixture

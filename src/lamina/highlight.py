@@ -40,6 +40,10 @@ class LaminaLexer(RegexLexer):
     filenames = ["*.lam"]
     mimetypes = ["text/x-lamina"]
 
+    # The format spec of `{x:.2f}`: a ':' then text up to the closing brace (no ']' or ')', so
+    # that the ':' of a slice, `{v[1:3]}`, stays punctuation).
+    FORMAT_SPEC = r':[^}"\n\])]*(?=\})'
+
     tokens = {
         "root": [
             (r"\n", Whitespace),
@@ -55,7 +59,7 @@ class LaminaLexer(RegexLexer):
             (words(PLAIN_KEYWORDS + ("function",), suffix=r"\b"), Keyword),
             (NAME, Name),
             (NUMBER.pattern, Number.Float),
-            (r"\|>|->|==|!=|<=|>=|\.\*|\./|\.\^|[-+*/^<>=']", Operator),
+            (r"\|>|->|==|!=|<=|>=|\.\*|\./|\.\^|[-+*/^%\\<>=']", Operator),
             (r"[()\[\]{},;:.]", Punctuation),
         ],
         # `for i = a to b step s` / `for x in xs`: here `to`, `step` and `in` are keywords.
@@ -76,6 +80,7 @@ class LaminaLexer(RegexLexer):
         ],
         "interpolation": [
             (r"\}", String.Interpol, "#pop"),
+            (FORMAT_SPEC, String.Interpol),                    # {x:.2f}
             (r"\{", Punctuation, "braces"),
             include("root"),
         ],

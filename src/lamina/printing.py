@@ -1,40 +1,100 @@
-"""How values print (LANGUAGE.md "Printing"): `print`, interpolation and the REPL echo; and the
-HTML table that a notebook shows beside the text of a report."""
+"""How values print (docs/language.md "Printing"): `print`, interpolation, `format` and the REPL
+echo; and the HTML table that a notebook shows beside the text of a report.
+
+A tensor whose exact inline text (`[1, 2; 3, 4]`, every digit that reads back) fits in
+`width` characters prints so. A wider one prints, at the top level, as a block of aligned lines
+with about `digits` significant digits under a header (`100x100 matrix:`), its middle elided
+when it has more than `limit` elements; inside a list, a record or a string it stays on one
+line, the same digits and elision. `print_options` sets the three.
+"""
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 import numpy as np
 
-from .values import LibObject, Record, Tracked, format_number
+from .formatting import block, compact, spec_number, spec_text
+from .values import LibObject, Record, Tracked, describe, format_number
 
 
-def format_tensor(a: np.ndarray) -> str:
-    """A tensor as it reads back: `[1, 2]` a vector, `[1, 2; 3, 4]` a matrix, `[1, 2;]` a 1 x n
-    matrix (a trailing `;` ends its one row), `[1; 2]` an m x 1 matrix."""
+@dataclass
+class PrintOptions:
+    digits: int = 6          # significant digits of a tensor too wide for its exact inline text
+    limit: float = 1000      # a tensor with more elements than this has its middle elided
+    width: float = 80        # the characters an exact inline tensor may take
+
+
+OPTIONS = PrintOptions()
+
+
+def reset_options() -> None:
+    """Back to the defaults (a test or a docs example that changed them)."""
+    global OPTIONS
+    OPTIONS = PrintOptions()
+
+
+def set_options(digits=None, limit=None, width=None) -> PrintOptions:
+    """Change some options; returns the previous ones."""
+    global OPTIONS
+    before = OPTIONS
+    OPTIONS = PrintOptions(before.digits if digits is None else digits,
+                           before.limit if limit is None else limit,
+                           before.width if width is None else width)
+    return before
+
+
+def inline(a: np.ndarray, number=format_number, row_end: str = ";") -> str:
+    """A tensor on one line, each number written by `number`: `[1, 2]` a vector, `[1, 2; 3, 4]` a
+    matrix, `[1, 2;]` a 1 x n matrix (a trailing `;` ends its one row), `[1; 2]` m x 1."""
     if a.size == 0:
         return "[]"
     if a.ndim == 1:
-        return "[" + ", ".join(format_number(v) for v in a.tolist()) + "]"
+        return "[" + ", ".join(number(v) for v in a.tolist()) + "]"
     if a.shape[0] == 1:
-        return "[" + ", ".join(format_number(v) for v in a[0].tolist()) + ";]"
-    return "[" + "; ".join(", ".join(format_number(v) for v in row) for row in a.tolist()) + "]"
+        return "[" + ", ".join(number(v) for v in a[0].tolist()) + row_end + "]"
+    return "[" + "; ".join(", ".join(number(v) for v in row) for row in a.tolist()) + "]"
+
+
+def format_tensor(a: np.ndarray, top: bool = True, row_end: str = ";") -> str:
+    """Exact and inline when that fits in the width; else a block (top level) or one line."""
+    opts = OPTIONS
+    if a.size * 3 <= opts.width + 1:          # only then can the exact text fit
+        text = inline(a, row_end=row_end)
+        if len(text) <= opts.width:
+            return text
+    if not top:
+        return compact(a, opts.digits, opts.limit, row_end)
+    return block(a, _header(a), opts.digits, opts.limit, opts.width)
+
+
+def _header(a: np.ndarray) -> str:
+    logical = "logical " if a.dtype == bool else ""
+    if a.ndim == 1:
+        return f"{logical}vector of length {a.size}:"
+    return f"{a.shape[0]}x{a.shape[1]} {logical}matrix:"
 
 
 def format_row(a: np.ndarray) -> str:
     """A 1 x n matrix as its row, `[1, 2, 3]`: how `{x}` in a string writes one (the seed's
     programs print a 1 x n dropout mask so)."""
-    return "[" + ", ".join(format_number(v) for v in a[0].tolist()) + "]"
+    return format_tensor(a, top=False, row_end="")
 
 
 class _Text(str):
     """A piece of output already formatted (brackets, separators, field names)."""
 
 
-def format_value(v, quote_strings: bool = False) -> str:
-    """The text `print` writes for a value (strings unquoted at the top level).
+def format_value(v, quote_strings: bool = False, spec: str | None = None, top: bool = True) -> str:
+    """The text `print` writes for a value (strings unquoted at the top level). With a format
+    `spec` (Python's mini-language) every number in it is written with the spec, and a string or
+    other value with its fill, alignment and width. `top`: a tensor alone may take a block of
+    lines (print, the REPL); inside text it keeps to one line.
 
     Iterative, with its own stack, so a list or record nested any depth prints in full."""
+    if spec is not None and (isinstance(v, bool) or not isinstance(v, (list, Record, np.ndarray, Tracked, float, int))):
+        text = format_value(v, quote_strings, top=False)
+        return spec_text(text, spec, describe(v))
     out = []
     stack = [(v, quote_strings)]
     while stack:
@@ -53,7 +113,7 @@ def format_value(v, quote_strings: bool = False) -> str:
             pieces = [(_Text(f"{k}="), (x, True)) for k, x in v.fields.items()]
             stack.extend(_joined(pieces, ", "))
         else:
-            out.append(_format_one(v, quoted))
+            out.append(_format_one(v, quoted, spec, top and len(out) == 0 and not stack))
     return "".join(out)
 
 
@@ -67,19 +127,21 @@ def _joined(items: list, sep: str) -> list:
     return entries[::-1]
 
 
-def _format_one(v, quoted: bool) -> str:
+def _format_one(v, quoted: bool, spec: str | None = None, top: bool = False) -> str:
     if type(v) is Tracked:
         v = v.value
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (float, int, np.floating, np.integer)):
-        return format_number(v)
+        return format_number(v) if spec is None else spec_number(v, spec)
     if isinstance(v, str):
         return _quote(v) if quoted else v
     if v is None:
         return "none"
     if isinstance(v, np.ndarray):
-        return format_tensor(v)
+        if spec is not None:
+            return inline(v, lambda x: spec_number(x, spec), ";" if top else "")
+        return format_tensor(v, top)
     if isinstance(v, LibObject):
         return v.describe()
     if callable(v):

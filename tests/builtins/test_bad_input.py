@@ -20,6 +20,7 @@ from lamina.autodiff.tape import DEFAULT_WARN_ENTRIES, TAPE
 from lamina.builtins.registry import load_all
 from lamina.errors import LaminaError, ProgramExit
 from lamina.interpreter import Interpreter
+from lamina.printing import reset_options
 from lamina.warnings import reset as reset_warnings
 
 
@@ -67,6 +68,7 @@ def run_checked(code: str, seconds: int = 5) -> None:
             TAPE.warn_entries = DEFAULT_WARN_ENTRIES   # a probe may have called tape_limit
             TAPE.reset()
             reset_warnings()                           # ... or warnings(false)
+            reset_options()                            # ... or print_options
 
 
 @pytest.fixture(autouse=True)

@@ -51,6 +51,7 @@ PROBES: dict[str, list[str] | str] = {
     "print": ["print(p, q)"], "args": none("takes no argument"),
     "exit": none("ends the program with a status"), "warn": ["warn(string(p))"],
     "warnings": none("takes true or false"),
+    "print_options": ["print_options(digits = p[0] * 2)"],
     # Data
     "as_matrix": none("takes a table, and a table refuses tracked columns"),
     "columns": none("takes a table"), "nrows": none("takes a table"), "head": none("takes a table"),
@@ -99,6 +100,7 @@ PROBES: dict[str, list[str] | str] = {
     "zeros": none("its arguments are sizes"), "range": ["range(p[0])", "range(0, p[3], 0.5)"],
     # Text & types
     "join": ["join([p[0], \"a\"], \", \")"], "string": ["string(p)"], "type": ["type(p)"],
+    "format": ['format(p, ".2f")', 'format(q, "5.1f")'],
     **{name: none("takes text") for name in ("contains", "lower", "number", "replace", "split", "trim",
                                                "upper")},
 }

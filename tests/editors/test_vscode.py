@@ -62,7 +62,7 @@ def tm_category(scopes: list[str]) -> str:
         return "comment"
     if s.startswith("constant.character.escape"):
         return "escape"
-    if s.startswith("punctuation.section.interpolation"):
+    if s.startswith(("punctuation.section.interpolation", "constant.other.placeholder.format-spec")):
         return "interpolation"
     if s.startswith(("string.", "punctuation.definition.string")):
         return "string"

@@ -50,12 +50,18 @@ def test_comments_are_skipped():
 def test_string_parts_and_escapes():
     tok = tokenize(Source("t", r'"a {x + 1} {{b}} \n"'))[0]
     assert tok.kind == "STRING"
-    assert tok.value == ["a ", ("x + 1", 5), " {b} \n"]
+    assert tok.value == ["a ", ("x + 1", 5, None), " {b} \n"]
 
 
 def test_interpolation_may_hold_strings_and_records():
     tok = tokenize(Source("t", '"{f("}")} { {a = 1}.a }"'))[0]
-    assert tok.value == [('f("}")', 3), " ", (" {a = 1}.a ", 12)]
+    assert tok.value == [('f("}")', 3, None), " ", (" {a = 1}.a ", 12, None)]
+
+
+def test_interpolation_format_spec_starts_at_the_first_colon_outside_brackets():
+    tok = tokenize(Source("t", '"{x:.2f} {v[1:3]} {f(a = "b:c"):>8} {y::^9}"'))[0]
+    assert tok.value == [("x", 3, ".2f"), " ", ("v[1:3]", 11, None), " ", ('f(a = "b:c")', 20, ">8"), " ",
+                         ("y", 38, ":^9")]
 
 
 @pytest.mark.parametrize("text, message", [

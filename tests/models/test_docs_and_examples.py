@@ -75,7 +75,8 @@ def test_the_sequences_example_learns_and_reloads(tmp_path):
     assert (tmp_path / "sequences_model.npz").exists()
 
 
-SEEDED = """X = [0.1, 0.9; 0.8, 0.2; 0.3, 0.3; 0.9, 0.7; 0.5, 0.1; 0.2, 0.6; 0.7, 0.8; 0.4, 0.4]
+SEEDED = """print_options(width = Inf)     # every digit, each value on one line
+X = [0.1, 0.9; 0.8, 0.2; 0.3, 0.3; 0.9, 0.7; 0.5, 0.1; 0.2, 0.6; 0.7, 0.8; 0.4, 0.4]
 Y = [1, 0, 0, 1, 0, 1, 1, 0]
 net = input(2) |> dense(6, activation = "relu") |> dropout(0.3) |> dense(2, activation = "softmax") |>
       compile(optimizer = lr_adaptive(lr = 0.05), loss = "cross_entropy", seed = 11)

@@ -9,7 +9,7 @@ import numpy as np
 from ..autodiff import ops, shaping
 from ..errors import LaminaError
 from ..printing import format_value
-from ..values import LibObject, Record, Tracked, as_str, describe, is_function, value_of
+from ..values import LibObject, Record, Tracked, as_int, as_str, describe, is_function, value_of
 from .registry import Const, GradCase, Shape, builtin
 
 CORE = "Core"
@@ -22,10 +22,50 @@ CORE = "Core"
          examples=['print("total:", 1 + 2)\nprint([1, 2; 3, 4])\nprint({name = "w", value = 0.5})'],
          notes="Numbers print without a decimal point when they are whole (`30`, not `30.0`); "
                "otherwise as the shortest text that reads back to the same float64. Tensors print "
-               "in bracket syntax with rows joined by `; `; strings inside lists and records are "
+               "in bracket syntax with rows joined by `; ` (a 1 x n matrix ends its row with `;`: "
+               "`[1, 2;]`), every digit, when that fits in 80 characters; a larger tensor prints "
+               "as aligned lines with 6 significant digits under a header, its middle elided "
+               "beyond 1000 elements (see print_options). Strings inside lists and records are "
                "quoted, a string on its own is not.")
 def print_(*values):
     sys.stdout.write(" ".join(format_value(v) for v in values) + "\n")
+
+
+def _option(x, what: str, low: int):
+    """A print option: a whole number of at least `low`, or Inf (no bound)."""
+    v = value_of(x)
+    if isinstance(v, float) and v == float("inf"):
+        return v
+    return as_int(x, what, minimum=low)
+
+
+@builtin("print_options", tracked="constant", category=CORE,
+         shapes=[Shape("print_options(digits = n, limit = m, width = w)", "whole numbers (limit, width: or Inf)",
+                       "record", "Sets the options given; returns the previous ones."),
+                 Shape("print_options()", "no input", "record", "The current options.")],
+         summary="How large tensors print: the significant digits, the element count beyond which the "
+                 "middle is elided, and the line width an exact tensor may take.",
+         examples=["print(print_options())\nbefore = print_options(digits = 3, limit = 20)\n"
+                   "print(reshape(range(1, 31) / 7, 5, 6))\nprint_options(width = Inf)\n"
+                   "print(range(0, 12) / 3)\nprint_options(digits = before.digits, limit = before.limit, "
+                   "width = before.width)",
+                   "print_options(limit = 30)\nprint(range(0, 100) * 1.5)"],
+         notes="A tensor whose exact text (every digit, the form that reads back) fits in width "
+               "characters (80) prints so. A larger one prints as a block: a header with its shape, "
+               "then aligned lines with digits (6) significant digits. When it has more than limit "
+               "(1000) elements, the middle rows (⋮) and the columns that do not fit in the width "
+               "(…) are left out, as in Julia and NumPy; limit = Inf shows everything. Inside a list, "
+               "a record or a string such a tensor stays on one line. width = Inf prints every "
+               "tensor exactly, on one line. The options hold for the whole process, like warnings.")
+def print_options(digits=None, limit=None, width=None):
+    from ..printing import OPTIONS, set_options
+    if digits is None and limit is None and width is None:
+        before = OPTIONS
+    else:
+        before = set_options(None if digits is None else as_int(digits, "print_options' digits", minimum=1),
+                             None if limit is None else _option(limit, "print_options' limit", 0),
+                             None if width is None else _option(width, "print_options' width", 10))
+    return Record({"digits": float(before.digits), "limit": float(before.limit), "width": float(before.width)})
 
 
 @builtin("length", tracked="constant", category=CORE,

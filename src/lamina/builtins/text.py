@@ -28,6 +28,29 @@ def string(x):
     return format_value(x)
 
 
+@builtin("format", tracked="constant", category=TEXT,
+         shapes=[Shape("format(x, spec)", "number, string, bool or none; format spec", "string",
+                       "x written with the spec."),
+                 Shape("format(v, spec)", "tensor, list or record; format spec", "string",
+                       "Each number written with the spec, laid out as print does.")],
+         summary="Writes a value with a format spec of Python's mini-language: \".2f\" two decimals, "
+                 "\"5d\" a whole number in 5 columns, \">10\" right-aligned in 10, \",\" thousands "
+                 "separated, \".1%\" a percentage.",
+         examples=['print(format(3.14159, ".2f"), format(42, "5d"), format("ada", ">6"), format(1234567, ","))',
+                   'v = [0.5, 1.25, -3]\nprint(format(v, ".3f"), format([1, 2; 3, 4], "3d"), format(0.256, ".1%"))',
+                   'x = 2.5\nn = 7\nprint("x = {x:.2f}, n = {n:03d}, share {0.125:.0%}")'],
+         notes="The spec is [[fill]align][sign][0][width][,][.precision][type], as in Python's format(), "
+               "and the same spec follows a ':' in a string's interpolation, {x:.2f}. The whole-number "
+               "types (d, x, o, b) take a float that is whole (3.0 with d is 3) and are a ValueError "
+               "for 2.5. Without a type a whole number is written as one, and .3 means 3 significant "
+               "digits (3.14159 is 3.14). On a tensor, a list or a record the spec applies to each "
+               "number, so format(v, \"8.3f\") aligns a vector's elements in 8 columns. A string, a "
+               "bool or none takes only fill, alignment and width. NaN and Inf are written as Lamina "
+               "writes them. An invalid spec is a ValueError that shows the mini-language.")
+def format_(x, spec):
+    return format_value(x, spec=as_str(spec, "format's spec"))
+
+
 @builtin("number", tracked="constant", category=TEXT,
          shapes=[Shape("number(s)", "string", "number", "Parses a number."),
                  Shape("number(b)", "bool", "number", "true is 1, false is 0.")],

@@ -36,11 +36,13 @@ def run_example(name: str, code: str) -> ExampleRun:
     from ..builtins.random import seed
     from ..interpreter import Interpreter
     from ..stats.figures import close
+    from ..printing import reset_options
     from ..warnings import reset
     TAPE.reset()
     seed(0.0)
     close()
     reset()
+    reset_options()
     out = io.StringIO()
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), contextlib.redirect_stdout(out), \
             contextlib.redirect_stderr(out):    # warnings show on the page where they happen

@@ -19,7 +19,14 @@ class Number(Node):
 
 @dataclass
 class String(Node):
-    parts: list          # str or Expr
+    parts: list          # str, Expr, or Formatted
+
+
+@dataclass
+class Formatted(Node):
+    """`{expr:spec}` inside a string: the value written with a format spec."""
+    expr: Node
+    spec: str
 
 
 @dataclass

@@ -260,8 +260,12 @@ class Compiler:
         if all(isinstance(p, str) for p in node.parts):
             return const("".join(node.parts))
         values = [const(p) if isinstance(p, str) else
-                  py.FormattedValue(helper("_show", self.expr(p)), -1, None) for p in node.parts]
+                  py.FormattedValue(self.expr(p) if isinstance(p, A.Formatted) else helper("_show", self.expr(p)),
+                                    -1, None) for p in node.parts]
         return py.JoinedStr(values)
+
+    def e_Formatted(self, node: A.Formatted):
+        return helper("_show_spec", self.expr(node.expr), const(node.spec))
 
     def e_Bool(self, node: A.Bool):
         return const(node.value)
@@ -402,7 +406,7 @@ STATEMENTS = {cls: getattr(Compiler, "s_" + cls.__name__) for cls in (
     A.ExprStmt, A.Assign, A.FunctionDef, A.Return, A.If, A.ForRange, A.ForIn, A.While, A.Break,
     A.Continue, A.Import, A.Try)}
 EXPRESSIONS = {cls: getattr(Compiler, "e_" + cls.__name__) for cls in (
-    A.Number, A.String, A.Bool, A.NoneLit, A.Name, A.Matrix, A.RecordLit, A.Unary, A.Binary,
+    A.Number, A.String, A.Formatted, A.Bool, A.NoneLit, A.Name, A.Matrix, A.RecordLit, A.Unary, A.Binary,
     A.Logical, A.Transpose, A.Call, A.MethodCall, A.Field, A.Index, A.Lambda, A.Temp)}
 
 # Every syntax node (other than helpers that only appear inside others) has a handler.

@@ -14,7 +14,7 @@ The token helpers live here too; the statement parser (parser.py) builds on them
 """
 from __future__ import annotations
 
-from ..errors import LaminaError, Source
+from ..errors import LaminaError, Source, Span
 from . import ast as A
 from .lexer import Token, tokenize_fragment
 
@@ -360,7 +360,10 @@ class ExpressionParser:
             if isinstance(part, str):
                 parts.append(part)
                 continue
-            text, col = part
+            text, col, spec = part
+            if not text.strip():
+                raise LaminaError("SyntaxError", f"'{{:{spec}}}' in a string needs a value before the ':'.",
+                                  Span(self.source, tok.span.line, col - 1, len(spec) + 3))
             tokens = tokenize_fragment(self.source, text, tok.span.line, col)
             sub = type(self)(tokens, self.source)
             sub.function_depth = self.function_depth
@@ -369,5 +372,5 @@ class ExpressionParser:
             sub.skip_newlines()
             if sub.tok.kind != "EOF":
                 raise sub.error(f"Unexpected {sub.describe(sub.tok)} in a string interpolation.")
-            parts.append(expr)
+            parts.append(expr if spec is None else A.Formatted(expr.span, expr, spec))
         return A.String(tok.span, parts)

@@ -3,8 +3,8 @@
 Newlines end statements, except inside ( ) [ ] { } and after a token that
 cannot end an expression (a binary operator, `,`, `|>`, `=`, `->`, `not`), where
 the next line continues the statement. A string literal is one token whose
-`value` is a list of parts: plain text, or (expression source, column) for a
-`{expr}` interpolation that the parser parses in place.
+`value` is a list of parts: plain text, or (expression source, column, format spec or None)
+for a `{expr}` or `{expr:spec}` interpolation that the parser parses in place.
 """
 from __future__ import annotations
 
@@ -268,7 +268,16 @@ class Lexer:
                 if buf:
                     parts.append("".join(buf))
                     buf = []
-                parts.append((text[i + 1:end], col + (i + 1 - self.pos)))
+                inner = text[i + 1:end]
+                colon = spec_colon(inner)
+                if colon is None:
+                    parts.append((inner, col + (i + 1 - self.pos), None))
+                else:
+                    spec = inner[colon + 1:]
+                    if "{" in spec or "}" in spec:
+                        raise self.error("A format spec in a string cannot hold braces: write it out, "
+                                         "as in {x:.2f}.", line, col + i - self.pos, end - i + 1)
+                    parts.append((inner[:colon], col + (i + 1 - self.pos), spec))
                 i = end + 1
             elif ch == "}":
                 raise self.error("A lone '}' in a string; write '}}' for a literal brace.",
@@ -303,6 +312,26 @@ class Lexer:
             i += 1
         raise self.error("'{' in a string is never closed; write '{{' for a literal brace.",
                          line, col + open_at - self.pos)
+
+
+def spec_colon(inner: str) -> int | None:
+    """Where the format spec of an interpolation starts: its first `:` outside brackets and
+    strings (`{v[1:3]}` has none; `{x:.2f}` and `{x::>9}`, filled with ':', have one)."""
+    depth, i = 0, 0
+    while i < len(inner):
+        ch = inner[i]
+        if ch == '"':
+            i += 1
+            while i < len(inner) and inner[i] != '"':
+                i += 2 if inner[i] == "\\" else 1
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            return i
+        i += 1
+    return None
 
 
 def tokenize(source: Source) -> list[Token]:

@@ -410,11 +410,17 @@ def for_each(x):
 
 # -- output --------------------------------------------------------------------
 def show(x) -> str:
-    """`{x}` in a string: as print writes x, except that a 1 x n matrix is written as its row."""
+    """`{x}` in a string: as print writes x, on one line, except that a 1 x n matrix is written
+    as its row, `[1, 2, 3]`."""
     v = x.value if type(x) is Tracked else x
     if type(v) is np.ndarray and v.ndim == 2 and v.shape[0] == 1 and v.size:
         return format_row(v)
-    return format_value(x)
+    return format_value(x, top=False)
+
+
+def show_spec(x, spec: str) -> str:
+    """`{x:spec}` in a string: x written with a format spec (Python's mini-language)."""
+    return format_value(x, spec=spec, top=False)
 
 
 def echo(x) -> None:
@@ -432,6 +438,6 @@ HELPERS = {
     "_field": field, "_set_field": set_field, "_index": index,
     "_set_index": set_index, "_set_index_var": set_index_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
-    "_show": show, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
+    "_show": show, "_show_spec": show_spec, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
     "_caught": caught, "_Catchable": Exception,
 }

@@ -1,0 +1,184 @@
+"""Numbers and tensors as text, beyond the exact inline form: format specs and the block layout.
+
+`spec_number` writes a number with a format spec of Python's mini-language (`.2f`, `5d`,
+`>10`, `,`); printing.py applies it to every number of a value. `block` lays a tensor too wide
+for one line out on several aligned lines (about `digits` significant digits each), eliding
+the middle of one with more than `limit` elements, as Julia and NumPy do.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from .errors import LaminaError
+from .values import format_number
+
+SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<z>z)?(?P<alt>#)?(?P<zero>0)?"
+                  r"(?P<width>\d+)?(?P<grouping>[,_])?(?:\.(?P<precision>\d+))?(?P<type>[bcdeEfFgGnosxX%])?", re.S)
+WHOLE_TYPES = set("bcdnoxX")
+SPEC_HELP = ("a spec is [[fill]align][sign][0][width][,][.precision][type], as in Python: .2f, 8.3e, 5d, "
+             ">10, ^9, +.1%")
+
+
+def parse_spec(spec: str) -> dict:
+    """The parts of a format spec; a ValueError naming it when it is not one."""
+    m = SPEC.fullmatch(spec)
+    if m is None:
+        raise LaminaError("ValueError", f"The format spec '{spec}' is not valid: {SPEC_HELP}.")
+    return m.groupdict()
+
+
+def spec_number(x: float, spec: str) -> str:
+    """A number written with a format spec. `d` and the other whole-number types take a whole
+    float; without a type a whole number is written as one, and a precision counts significant
+    digits (`.3` writes 3.14159 as 3.14)."""
+    parts = parse_spec(spec)
+    kind = parts["type"]
+    x = float(x) + 0.0                           # -0.0 as 0, as print writes it
+    whole = math.isfinite(x) and x == int(x)
+    if kind == "s":
+        return _python(format_number(x), spec)
+    if kind in WHOLE_TYPES:
+        if not whole:
+            raise LaminaError("ValueError", f"The format spec '{spec}' writes whole numbers, but got "
+                              f"{format_number(x)}; use a spec like .0f to round it.")
+        return _python(int(x), spec)
+    if kind is None and parts["precision"] is not None:
+        spec += "g"
+    elif kind is None and whole and abs(x) < 1e15:
+        return _python(int(x), spec)
+    text = _python(x, spec)
+    return text.replace("nan", "NaN").replace("NAN", "NaN").replace("inf", "Inf").replace("INF", "Inf")
+
+
+def spec_text(text: str, spec: str, what: str) -> str:
+    """Text (a string, or the printed form of a bool, none, a function) written with a spec: only
+    fill, alignment and width apply."""
+    kind = parse_spec(spec)["type"]
+    if kind not in (None, "s"):
+        raise LaminaError("ValueError", f"The format spec '{spec}' writes numbers, but the value is {what}.")
+    return _python(text, spec)
+
+
+def _python(value, spec: str) -> str:
+    try:
+        return format(value, spec)
+    except ValueError as exc:
+        raise LaminaError("ValueError", f"The format spec '{spec}' does not apply: {exc} ({SPEC_HELP}).") from None
+
+
+# -- numbers to about `digits` significant digits ---------------------------------------------
+def short(x, digits: int) -> str:
+    x = float(x)
+    if x != x:
+        return "NaN"
+    if math.isinf(x):
+        return "Inf" if x > 0 else "-Inf"
+    if x == int(x) and abs(x) < 10 ** max(digits, 7):
+        return str(int(x))
+    if 10 ** digits <= abs(x) < 1e7:            # 1142.86 at 3 digits: 1143, not 1.14e+03
+        return str(round(x))
+    return f"{x + 0.0:.{digits}g}"
+
+
+# -- the block layout ---------------------------------------------------------------------------
+def block(a: np.ndarray, header: str, digits: int, limit: float, width: float) -> str:
+    """A matrix on aligned lines, or a vector wrapped over lines, under a header line."""
+    if a.ndim == 1:
+        return "\n".join([header] + _vector_lines(a, digits, limit, width))
+    return "\n".join([header] + _matrix_lines(a, digits, limit, width))
+
+
+EDGE_ROWS = 5       # rows kept at each end when a large matrix is elided
+EDGE_LINES = 3      # lines kept at each end when a long vector is elided
+
+
+def _vector_lines(a: np.ndarray, digits: int, limit: float, width: float) -> list[str]:
+    n = a.size
+    cells = [short(v, digits) for v in a.tolist()]
+    w = max(len(c) for c in cells)
+    per_line = max(1, int((width - 1) // (w + 2))) if math.isfinite(width) else n
+    lines = [" " + "  ".join(c.rjust(w) for c in cells[i:i + per_line]) for i in range(0, n, per_line)]
+    if n > limit and len(lines) > 2 * EDGE_LINES + 1:
+        tail = [" " + "  ".join(c.rjust(w) for c in cells[i:i + per_line])
+                for i in range(n - EDGE_LINES * per_line, n, per_line)]
+        return lines[:EDGE_LINES] + [" " + "⋮".rjust(w)] + tail
+    return lines
+
+
+def _matrix_lines(a: np.ndarray, digits: int, limit: float, width: float) -> list[str]:
+    m, n = a.shape
+    rows = list(range(m))
+    if a.size > limit and m > 2 * EDGE_ROWS:
+        rows = rows[:EDGE_ROWS] + [None] + rows[-EDGE_ROWS:]
+    shown = [r for r in rows if r is not None]
+    columns = [[short(v, digits) for v in a[shown, j].tolist()] for j in range(n)]
+    widths = [max(len(c) for c in col) for col in columns]
+    left, right = _fitting_columns(widths, width if a.size > limit else math.inf)
+    order = left + ([None] + right if right else [])
+    lines, i = [], 0
+    for r in rows:
+        cells = []
+        for j in order:
+            if j is None:
+                cells.append("⋱" if r is None else "…")
+            else:
+                cells.append(("⋮" if r is None else columns[j][i]).rjust(widths[j]))
+        lines.append(" " + "  ".join(cells))
+        i += r is not None
+    return lines
+
+
+def _fitting_columns(widths: list[int], width: float) -> tuple[list[int], list[int]]:
+    """The columns shown from the left and from the right (empty: all shown from the left)."""
+    n = len(widths)
+    if 1 + sum(w + 2 for w in widths) - 2 <= width:
+        return list(range(n)), []
+    budget = width - 1 - 3              # the `…` column and its separator
+    left, right, used = [], [], 0
+    lo, hi = 0, n - 1
+    while lo <= hi:
+        j = lo if len(left) <= len(right) else hi
+        if used + widths[j] + 2 > budget and (left or right):
+            break
+        used += widths[j] + 2
+        if j == lo:
+            left.append(j)
+            lo += 1
+        else:
+            right.insert(0, j)
+            hi -= 1
+    if lo > hi:                          # everything fitted after all
+        return left + right, []
+    return left, right
+
+
+# -- one line, for a tensor inside a list, a record or a string --------------------------------
+EDGE_ITEMS = 3      # elements (and rows) kept at each end on one line
+
+
+def compact(a: np.ndarray, digits: int, limit: float, row_end: str = "") -> str:
+    """A tensor on one line with about `digits` significant digits; with more than `limit`
+    elements, the middle elements of each row and the middle rows are left out (`…`)."""
+    elide = a.size > limit
+    if a.ndim == 1:
+        return "[" + _items(a, digits, elide) + "]"
+    rows = [_items(row, digits, elide) for row in _edges(a, elide)]
+    if elide and a.shape[0] > 2 * EDGE_ITEMS:
+        rows = rows[:EDGE_ITEMS] + ["…"] + rows[EDGE_ITEMS:]
+    return "[" + "; ".join(rows) + (row_end if a.shape[0] == 1 else "") + "]"
+
+
+def _edges(a, elide: bool):
+    if elide and len(a) > 2 * EDGE_ITEMS:
+        return list(a[:EDGE_ITEMS]) + list(a[-EDGE_ITEMS:])
+    return list(a)
+
+
+def _items(v: np.ndarray, digits: int, elide: bool) -> str:
+    cells = [short(x, digits) for x in _edges(v, elide)]
+    if elide and len(v) > 2 * EDGE_ITEMS:
+        cells = cells[:EDGE_ITEMS] + ["…"] + cells[EDGE_ITEMS:]
+    return ", ".join(cells)
