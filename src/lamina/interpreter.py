@@ -67,7 +67,9 @@ class Interpreter:
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         builtins = dict(builtins_namespace())
-        self.namespace = {"__builtins__": builtins}
+        # The runtime helpers (`_add`, `_index`, ...) live in the namespace itself too: top-level
+        # code finds them in its globals instead of missing there before the builtins.
+        self.namespace = {"__builtins__": builtins, **runtime.HELPERS}
         self.directory = directory
         scope = Scope(self.namespace)
         for name, spec in load_all().items():
