@@ -30,6 +30,7 @@ NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> La
 RESULT_KEY = "__lamina_result__"  # where a cell's last expression leaves its value (mode "result")
 CHUNK = 2000                      # top-level statements per code object
 TOP_LOOP = "_toplevel_loop"       # a top-level loop runs in a function of this name (loops.py)
+FUNCTION_COPY_LIMIT = 300         # syntax nodes: a larger function body is compiled once
 
 FAST_BINARY = {
     "+": (py.Add, "_add"), "-": (py.Sub, "_sub"), "*": (py.Mult, "_mul"), ".*": (py.Mult, "_emul"),
@@ -231,11 +232,27 @@ class Compiler:
         floats, self.floats = self.floats, set()
         outer, self.in_top_loop = self.in_top_loop, False
         try:
-            body = self.block(node.body)
+            body = self.function_body(node)
         finally:
             self.floats, self.in_top_loop = floats, outer
         return [py.FunctionDef(name=mangle(node.name), args=args, body=body,
                                decorator_list=[], returns=None, type_comment=None)]
+
+    def function_body(self, node: A.FunctionDef) -> list[py.stmt]:
+        """The body, twice when that pays (as loops are): a copy that trusts the names
+        `loops.function_float_names` finds, chosen on entry when the parameters and outer
+        names among them hold floats (a small function only: the copy doubles its code)."""
+        floats = loops.function_float_names(node)
+        if not floats or sum(1 for _ in loops.walk(node.body)) > FUNCTION_COPY_LIMIT:
+            return self.block(node.body)
+        generic = self.block(node.body)
+        self.floats = floats
+        try:
+            fast = self.block(node.body)
+        finally:
+            self.floats = set()
+        local = loops.bound_names(node.body) - {p.name for p in node.params}
+        return self.float_switch(sorted(floats - local), fast, generic)
 
     def arguments(self, names: list[str], defaults: list[py.expr]) -> py.arguments:
         return py.arguments(posonlyargs=[], args=[py.arg(mangle(n)) for n in names], vararg=None,
@@ -279,7 +296,11 @@ class Compiler:
             fast = build()
         finally:
             self.floats = set()
-        checked = sorted(floats - {getattr(node, "var", None)})
+        return self.float_switch(sorted(floats - {getattr(node, "var", None)}), fast, generic)
+
+    def float_switch(self, checked: list[str], fast: list, generic: list) -> list[py.stmt]:
+        """`fast` when every name in `checked` holds a float (an unassigned one does not), else
+        `generic`."""
         flag = self.temp()
         test = py.BoolOp(py.And(), [is_float_test(load(mangle(n))) for n in checked]) if len(checked) > 1 \
             else (is_float_test(load(mangle(checked[0]))) if checked else const(True))

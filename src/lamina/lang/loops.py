@@ -110,19 +110,29 @@ def _operands(nodes: list) -> set[str]:
 def float_names(loop: A.Node) -> set[str]:
     """The names that hold floats all through `loop` if they do on entry (see the module note)."""
     body = loop.body
+    opaque = {loop.var} if isinstance(loop, A.ForIn) else set()
+    extra = [loop.cond] if isinstance(loop, A.While) else []
+    given = {loop.var} if isinstance(loop, A.ForRange) else set()   # the range gives floats
+    return _closed_names(body, extra, opaque, given)
+
+
+def function_float_names(fn: A.FunctionDef) -> set[str]:
+    """The names a function's body may treat as floats when its parameters (and the outer
+    names it reads) hold floats on entry: its other names are assigned only in its body, and
+    nothing else can rebind an outer name while it runs."""
+    return _closed_names(fn.body, [], set(), given={p.name for p in fn.params})
+
+
+def _closed_names(body: list, extra: list, opaque: set, given: set = frozenset()) -> set[str]:
     values: dict[str, list] = {}
-    opaque = set()                       # bound by anything but `name = expr` / `name op= expr`
     for node in walk(body):
         if isinstance(node, A.Assign) and isinstance(node.target, A.Name):
             value = node.value if node.op is None else A.Binary(node.span, node.op, node.target, node.value)
             values.setdefault(node.target.name, []).append(value)
-    opaque = bound_names(body) - set(values)
-    if isinstance(loop, A.ForIn):
-        opaque.add(loop.var)
-    scope = body + ([loop.cond] if isinstance(loop, A.While) else [])
-    floats = (_operands(scope) | set(values)) - opaque
-    if isinstance(loop, A.ForRange):
-        floats.add(loop.var)             # the range gives floats
+        elif isinstance(node, A.ForRange):                  # a range counts in floats
+            values.setdefault(node.var, []).append(A.Number(node.span, 0.0))
+    opaque = opaque | (bound_names(body) - set(values))
+    floats = (_operands(body + extra) | set(values) | set(given)) - opaque
     changed = True
     while changed:
         changed = False
