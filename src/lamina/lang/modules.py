@@ -116,12 +116,7 @@ class Module(LibObject):
     def get(self, name: str):
         if not name.startswith("_") and mangle(name) in self.namespace:
             return self.namespace[mangle(name)]
-        import difflib
-        close = difflib.get_close_matches(name, self.field_names(), n=3)
-        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else \
-            f" It defines {', '.join(self.field_names()) or 'nothing'}."
-        private = " (names starting with '_' stay inside their module)" if name.startswith("_") else ""
-        raise LaminaError("NameError", f"The module {self.name} has no '{name}'{private}.{hint}")
+        raise LaminaError("NameError", no_member(self.name, name, self.field_names()))
 
     def describe(self) -> str:
         return f"<module {self.name} from {self.path}>"
@@ -163,6 +158,16 @@ class Module(LibObject):
             params = ", ".join(unmangle(a) for a in fn.__code__.co_varnames[:fn.__code__.co_argcount])
             doc = []
         return [f"  {field}({params})"] + ["      " + d for d in doc]
+
+
+def no_member(module: str, name: str, fields: list[str]) -> str:
+    """The message for `module.name` when the module has no (public) `name`."""
+    import difflib
+    close = difflib.get_close_matches(name, fields, n=3)
+    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else \
+        f" It defines {', '.join(fields) or 'nothing'}."
+    private = " (names starting with '_' stay inside their module)" if name.startswith("_") else ""
+    return f"The module {module} has no '{name}'{private}.{hint}"
 
 
 def _default_text(node: A.Node) -> str:
