@@ -97,7 +97,7 @@ class LiveNames(Names):
         return [_live_candidate(name, v, "variable") for name, v in self.variables().items()]
 
     def value(self, path: list[str]):
-        value = self.variables().get(path[0], _MISSING)
+        value = self.variables().get(path[0], MISSING)
         for name in path[1:]:
             value = member(value, name)
         return value
@@ -106,12 +106,12 @@ class LiveNames(Names):
         return [_live_candidate(name, v, "field") for name, v in members_of(self.value(path)).items()]
 
     def describe(self, name: str) -> str | None:
-        value = self.variables().get(name, _MISSING)
-        return None if value is _MISSING else _describe_value(name, value)
+        value = self.variables().get(name, MISSING)
+        return None if value is MISSING else _describe_value(name, value)
 
     def describe_member(self, path: list[str], name: str) -> str | None:
         value = member(self.value(path), name)
-        return None if value is _MISSING else _describe_value(".".join(path + [name]), value)
+        return None if value is MISSING else _describe_value(".".join(path + [name]), value)
 
 
 def _live_candidate(name: str, value, kind: str) -> Candidate:
@@ -133,7 +133,7 @@ def _describe_value(name: str, value) -> str:
     return f"{name}: {describe(value)}\n{text}"
 
 
-_MISSING = object()
+MISSING = object()    # what a name the program does not define holds
 
 
 def members_of(value) -> dict:
@@ -153,7 +153,7 @@ def members_of(value) -> dict:
 
 
 def member(value, name: str):
-    return members_of(value).get(name, _MISSING)
+    return members_of(value).get(name, MISSING)
 
 
 def _is_function(v) -> bool:
@@ -161,7 +161,7 @@ def _is_function(v) -> bool:
 
 
 def _kind(v) -> str:
-    if v is _MISSING:
+    if v is MISSING:
         return ""
     if _is_function(v):
         return "function"

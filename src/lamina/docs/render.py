@@ -21,7 +21,7 @@ def show_page(text: str, stream=None, markdown_text: bool = True) -> None:
         return
     from rich.console import Console
     from rich.text import Text
-    size = shutil.get_terminal_size()
+    size = _size(stream)
     console = Console(file=stream, width=size.columns)
     with console.capture() as captured:
         console.print(markdown(text) if markdown_text else Text(text))
@@ -54,6 +54,14 @@ def page(text: str) -> None:
             return
         except KeyboardInterrupt:    # the pager has the terminal and handles Ctrl-C itself
             pass
+
+
+def _size(stream) -> os.terminal_size:
+    """The terminal's own size (a LINES or COLUMNS left in the environment can be stale)."""
+    try:
+        return os.get_terminal_size(stream.fileno())
+    except (AttributeError, ValueError, OSError):
+        return shutil.get_terminal_size()
 
 
 def _is_terminal(stream) -> bool:
