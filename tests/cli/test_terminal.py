@@ -68,13 +68,14 @@ class Terminal:
     def text(self) -> str:
         return ANSI.sub("", self.output.decode(errors="replace"))
 
-    def type(self, keys: str, then=None) -> str:
-        """Type keys; then wait for `then` on the screen, or for the next prompt after an Enter."""
+    def type(self, keys: str, then=None, prompt: bool = True) -> str:
+        """Type keys; then wait for `then` on the screen, and after an Enter for the next prompt
+        (unless `prompt` is false: the entry is still running)."""
         start = len(self.output)
         os.write(self.fd, keys.encode())
         if then is not None:
             self.read_until(then, since=start)
-        return self.prompt() if keys.endswith("\r") else self.text
+        return self.prompt() if keys.endswith("\r") and prompt else self.text
 
     def close(self) -> int:
         """Ctrl-D, then the exit status once the process has ended and its output is read."""
@@ -195,3 +196,26 @@ def test_lamina_help_into_a_closed_pipe_is_quiet():
     r = subprocess.run(f"{sys.executable} -m lamina help fit | head -n 3", shell=True, capture_output=True,
                        text=True, timeout=60)
     assert (r.returncode, r.stdout, r.stderr) == (0, "# fit\n\nBuiltin index · Models\n", "")
+
+
+def test_ctrl_c_during_fit_at_the_prompt_keeps_the_model_and_the_session(tmp_path):
+    """Ctrl-C typed while fit trains (the terminal sends SIGINT): the entry goes on with the
+    model trained so far; Ctrl-C in a loop then interrupts the entry as always."""
+    t = Terminal(tmp_path)
+    try:
+        t.prompt()
+        t.type("seed(0)\rX = randn(4000, 20)\rY = X * randn(20, 1)\r")
+        t.type('net = input(20) |> dense(64, activation = "relu") |> dense(1) |> compile(seed = 1)\r')
+        t.type("net = net.fit(X, Y, epochs = 100000, batch_size = 4, verbose = 2); "
+               "print(net.interrupted, net.epochs == length(net.loss_history))\r", then="epoch 2/100000",
+               prompt=False)
+        t.type("\x03", then="true true")
+        t.prompt()
+        assert "fit stopped by Ctrl-C after " in t.text
+        t.type("n = 0; while true; n += 1; end\r", prompt=False)
+        time.sleep(0.5)
+        t.type("\x03", then="Interrupted.")
+        t.prompt()
+        t.type("[n > 0, net.epochs >= 2]\r", then="[true, true]")
+    finally:
+        assert t.close() == 0

@@ -243,6 +243,8 @@ def test_modules_try_catch_and_compound_assignment_in_a_real_folder(client, tmp_
     assert hover == "```lamina\nfunction twice(x, by = 2)\n```\n\nTwice x."
     module = client.request("textDocument/hover", at_(0, 18))["contents"]["value"]
     assert module == f"```lamina\nimport helpers as h\n```\n\nmodule {tmp_path / 'helpers.lam'}\n\nHelpers for the tests."
+    outline = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert [(o["name"], o["kind"]) for o in outline] == [("h", 2), ("y", 13), ("err", 13), ("total", 13)]
     helped = client.request("textDocument/signatureHelp", at_(2, 16))
     assert [s["label"] for s in helped["signatures"]] == ["twice(x, by = 2)"]
     client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},

@@ -81,8 +81,9 @@ class Analysis:
 
     @property
     def symbols(self) -> list[Definition]:
-        """The outline: top-level functions and the first assignment of each top-level variable."""
-        return [d for d in self.definitions if d.top and d.kind in ("function", "variable")]
+        """The outline: top-level functions, imported modules and the first assignment of each
+        top-level variable."""
+        return [d for d in self.definitions if d.top and d.kind in ("function", "variable", "module")]
 
     def definition_at(self, line: int, col: int) -> Definition | None:
         """The definition of the name at (1-based) line and column, if it is the program's own."""

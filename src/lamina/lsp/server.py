@@ -30,6 +30,7 @@ except PackageNotFoundError:
 KINDS = {"builtin": lsp.CompletionItemKind.Function, "function": lsp.CompletionItemKind.Function,
          "variable": lsp.CompletionItemKind.Variable, "field": lsp.CompletionItemKind.Field,
          "keyword": lsp.CompletionItemKind.Keyword, "module": lsp.CompletionItemKind.Module}
+SYMBOL_KINDS = {"function": lsp.SymbolKind.Function, "module": lsp.SymbolKind.Module}
 
 
 class LaminaServer(LanguageServer):
@@ -150,8 +151,7 @@ def symbols(ls: LaminaServer, params: lsp.DocumentSymbolParams):
         is_function = d.kind == "function"
         out.append(lsp.DocumentSymbol(
             name=d.name, detail=f"({', '.join(d.params)})" if is_function else None,
-            kind=lsp.SymbolKind.Function if is_function else lsp.SymbolKind.Variable,
-            range=where, selection_range=where))
+            kind=SYMBOL_KINDS.get(d.kind, lsp.SymbolKind.Variable), range=where, selection_range=where))
     return out
 
 
