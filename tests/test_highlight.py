@@ -61,6 +61,16 @@ def test_to_step_and_in_are_keywords_only_in_a_for_header():
                      (Keyword, "in")]
 
 
+def test_modules_errors_and_compound_assignment():
+    got = tokens('import "lib/prep.lam" as prep\nimport helpers as h\nas = 1\n')
+    assert got[:3] == [(Keyword, "import"), (String.Double, '"'), (String.Double, "lib/prep.lam")]
+    assert [(t, v) for t, v in got if v == "as"] == [(Keyword, "as"), (Keyword, "as"), (Name, "as")]
+    got = tokens("try\n  x += 1; x -= 2; x *= 3; x /= 4\ncatch err\n  y = 7 % 2\nfinally\nend try\n")
+    assert [(t, v) for t, v in got if t in Keyword] == [(Keyword, "try"), (Keyword, "catch"), (Keyword, "finally"),
+                                                       (Keyword, "end"), (Keyword, "try")]
+    assert [v for t, v in got if t is Operator] == ["+=", "-=", "*=", "/=", "=", "%"]
+
+
 def test_what_the_language_rejects_is_an_error_token():
     assert any(t is Error for t, _ in tokens("x = 1 $ 2"))
     assert any(t is Error for t, _ in tokens('s = "never closed\nprint(s)'))

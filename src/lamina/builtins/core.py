@@ -187,18 +187,22 @@ def clock():
 @builtin("help", tracked="constant", category=CORE,
          shapes=[Shape("help()", "no input", "no output", "Lists the categories and their builtins."),
                  Shape("help(name)", "string", "no output", "Prints the page of one builtin."),
+                 Shape("help(f)", "a builtin or a function of the program", "no output",
+                       "A builtin's page (help(mean) is help(\"mean\")), or a function's parameters "
+                       "and leading comment."),
                  Shape("help(module)", "an imported module", "no output",
                        "Lists the module's functions with their leading comments, and its values.")],
          summary="Prints the documentation page of a builtin, or the list of categories.",
-         examples=['help("length")'],
+         examples=['help("length")',
+                   '# Scales v by a factor.\nfunction scale(v, by = 2)\n    return v * by\nend function\n'
+                   'help(scale)'],
          notes="The page is generated from the builtin registry, the same source as the files in "
                "docs/builtins/, and its examples are run as the page is shown. An unknown name "
-               "suggests the closest builtin names. For a module, a function's leading comment is "
-               "the run of `#` lines just above its `function` line (or else just below it).")
+               "suggests the closest builtin names. The builtin itself names its page as well as "
+               "its name does: help(mean) is help(\"mean\"). For a function of the program or of a "
+               "module, its leading comment is the run of `#` lines just above its `function` line "
+               "(or else just below it). At the interactive prompt, `?name` shows the same, "
+               "rendered for the terminal.")
 def help_(name=None):
-    from ..lang.modules import Module
-    if isinstance(name, Module):
-        print(name.help_text())
-        return
-    from ..docs.help import help_text
-    print(help_text(None if name is None else as_str(name, "help's argument")))
+    from ..docs.help import help_for
+    print(help_for(name)[0])

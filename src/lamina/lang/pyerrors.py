@@ -203,6 +203,11 @@ def _collapse(stack: list[Frame]) -> list[Frame]:
     return out
 
 
+def read_before_assigned(name: str) -> str:
+    return (f"'{name}' is read before it is assigned in this function. Assigning to '{name}' "
+            "anywhere in a function makes it local there; pass the outer value in as an argument instead.")
+
+
 def _translate(exc: BaseException, node, frames) -> LaminaError:
     if isinstance(exc, RecursionError):
         if len(frames) < NESTED_CALLS_SHOWN:
@@ -215,9 +220,7 @@ def _translate(exc: BaseException, node, frames) -> LaminaError:
                            "check that the recursion reaches a base case.")
     if isinstance(exc, UnboundLocalError):
         name = _python_name(exc)
-        return LaminaError("NameError", f"'{name}' is read before it is assigned in this function. "
-                           f"Assigning to '{name}' anywhere in a function makes it local there; "
-                           "pass the outer value in as an argument instead.")
+        return LaminaError("NameError", read_before_assigned(name))
     if isinstance(exc, NameError):
         name = _python_name(exc)
         return LaminaError("NameError", f"Undefined variable '{name}'.{_suggest(name, exc)}")
@@ -257,7 +260,11 @@ def _visible(exc: BaseException) -> dict:
 
 
 def _suggest(name: str, exc: BaseException) -> str:
-    known = {unmangle(k) for k in _visible(exc) if k.startswith(MANGLE)}
+    return did_you_mean(name, {unmangle(k) for k in _visible(exc) if k.startswith(MANGLE)})
+
+
+def did_you_mean(name: str, known) -> str:
+    """` Did you mean 'a' or 'b'?` for the names closest to a misspelt one, or ""."""
     close = difflib.get_close_matches(name, sorted(known), n=3)
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
