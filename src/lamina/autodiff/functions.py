@@ -1,4 +1,5 @@
-"""Differentiable elementwise functions: exp, log, sqrt, sin, cos, abs, and two-operand max/min.
+"""Differentiable elementwise functions: exp, log (and log10, log2, log1p, expm1), sqrt, sin, cos,
+abs, two-operand max/min, and clamp.
 
 Each works on a Python float or a float64 array (or a Tracked one) and records
 its VJP beside the forward value. Scalars go through `math` for speed, with
@@ -43,6 +44,35 @@ def log(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.log, np.log)
     return record(out, (a,), (lambda g: _divide(g, x),))
+
+
+_LN10, _LN2 = math.log(10.0), math.log(2.0)
+
+
+def log10(a):
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.log10, np.log10)
+    return record(out, (a,), (lambda g: _divide(g, x * _LN10),))
+
+
+def log2(a):
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.log2, np.log2)
+    return record(out, (a,), (lambda g: _divide(g, x * _LN2),))
+
+
+def log1p(a):
+    """log(1 + x), accurate for small x; the derivative is 1 / (1 + x)."""
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.log1p, np.log1p)
+    return record(out, (a,), (lambda g: _divide(g, 1.0 + x),))
+
+
+def expm1(a):
+    """exp(x) - 1, accurate for small x; the derivative is exp(x) = expm1(x) + 1."""
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.expm1, np.expm1)
+    return record(out, (a,), (times(out + 1.0),))
 
 
 def sqrt(a):
@@ -98,3 +128,9 @@ def _select(a, b, larger: bool):
     out = np.minimum(x2, y2)
     return record(out, (a, b), (lambda g: unbroadcast(g * (x2 <= y2), sx),
                                 lambda g: unbroadcast(g * (x2 > y2), sy)))
+
+
+def clamp(a, lo, hi):
+    """min(max(a, lo), hi) with broadcasting: inside [lo, hi] (ends included) the gradient goes to
+    a; below lo it goes to lo, above hi to hi."""
+    return minimum(maximum(a, lo), hi)
