@@ -15,7 +15,6 @@ their gradients are symmetric: the gradient within symmetric matrices.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..errors import LaminaError, shape_str
 from ..values import Record, Tracked, format_number
@@ -132,10 +131,11 @@ def qr(a):
 
 def _qr_tall_back(Q, R, Qb, Rb):
     """Ā = (Q̄ + Q copyltu(M)) R^-T with M = R R̄' - Q̄' Q (copyltu: the lower triangle mirrored)."""
+    from scipy.linalg import solve_triangular
     M = R @ Rb.T - Qb.T @ Q
     M = np.tril(M) + np.tril(M, -1).T
     try:
-        return sla.solve_triangular(R, (Qb + Q @ M).T, lower=False, check_finite=False).T
+        return solve_triangular(R, (Qb + Q @ M).T, lower=False, check_finite=False).T
     except np.linalg.LinAlgError:            # R is singular: A has dependent columns
         return np.full(Q.shape[:1] + R.shape[1:], np.nan)
 
@@ -149,12 +149,13 @@ def chol(a):
     except np.linalg.LinAlgError:
         low = float(np.linalg.eigvalsh(S)[0])
         raise LaminaError("ValueError", f"chol(A): the {shape_str(A.shape)} matrix is not positive definite "
-                          f"(its smallest eigenvalue is {format_number(low)}, not clearly above 0); a covariance matrix of "
-                          f"linearly dependent variables is only semi-definite.") from None
+                          f"(its smallest eigenvalue is {format_number(low)}, not clearly above 0); a covariance "
+                          f"matrix of linearly dependent variables is only semi-definite.") from None
 
     def vjp(Lb):
+        from scipy.linalg import solve_triangular
         P = np.tril(L.T @ Lb)
         P[np.diag_indices_from(P)] /= 2
-        X = sla.solve_triangular(L, P, trans="T", lower=True, check_finite=False)      # L^-T P
-        return _sym(sla.solve_triangular(L, X.T, trans="T", lower=True, check_finite=False).T)
+        X = solve_triangular(L, P, trans="T", lower=True, check_finite=False)      # L^-T P
+        return _sym(solve_triangular(L, X.T, trans="T", lower=True, check_finite=False).T)
     return record(L, (a,), (vjp,))

@@ -103,15 +103,15 @@ def abs(a):
 
 def maximum(a, b):
     """Elementwise max with broadcasting; the gradient goes to the larger operand (to `a` on ties)."""
-    return _select(a, b, True)
+    return _select(a, b, True, "max")
 
 
 def minimum(a, b):
     """Elementwise min with broadcasting; the gradient goes to the smaller operand (to `a` on ties)."""
-    return _select(a, b, False)
+    return _select(a, b, False, "min")
 
 
-def _select(a, b, larger: bool):
+def _select(a, b, larger: bool, op: str):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
@@ -120,7 +120,7 @@ def _select(a, b, larger: bool):
         take_a = x >= y if larger else x <= y
         return record(x if take_a else y, (a, b), 
                       (identity, _zero) if take_a else (_zero, identity))
-    x2, y2, sx, sy = align(x, y, "max" if larger else "min")
+    x2, y2, sx, sy = align(x, y, op)
     if larger:
         out = np.maximum(x2, y2)
         return record(out, (a, b), (lambda g: unbroadcast(g * (x2 >= y2), sx),
@@ -133,4 +133,4 @@ def _select(a, b, larger: bool):
 def clamp(a, lo, hi):
     """min(max(a, lo), hi) with broadcasting: inside [lo, hi] (ends included) the gradient goes to
     a; below lo it goes to lo, above hi to hi."""
-    return minimum(maximum(a, lo), hi)
+    return _select(_select(a, lo, True, "clamp"), hi, False, "clamp")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..errors import LaminaError, describe_shape, shape_str
 from ..values import Tracked, format_number
@@ -49,6 +48,7 @@ def matrix(A, what: str) -> np.ndarray:
 
 def lu(A: np.ndarray, what: str):
     """LU factors of a square A; the ValueError of a matrix singular to working precision."""
+    import scipy.linalg as sla      # here, not at the top: SciPy takes a fifth of a second to import
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sla.LinAlgWarning)   # an exactly zero pivot: rcond is 0
         factors = sla.lu_factor(A, check_finite=False)
@@ -64,10 +64,15 @@ def lu(A: np.ndarray, what: str):
     return factors
 
 
+def lu_solve(factors, B: np.ndarray) -> np.ndarray:
+    from scipy.linalg import lu_solve
+    return lu_solve(factors, B, check_finite=False)
+
+
 def inv(a):
     """The inverse of a square matrix; its VJP is -Y' G Y' for Y = inv(A)."""
     A = square(a.value if type(a) is Tracked else a, "inv(A)")
-    Y = sla.lu_solve(lu(A, "inv(A)"), np.eye(len(A)), check_finite=False) if A.size else np.zeros((0, 0))
+    Y = lu_solve(lu(A, "inv(A)"), np.eye(len(A))) if A.size else np.zeros((0, 0))
     return record(Y, (a,), (lambda g: -(Y.T @ g @ Y.T),))
 
 
@@ -143,7 +148,7 @@ def solve(a, b):
                           f"not {describe_shape(np.shape(B))}.")
     if A.shape[0] != A.shape[1]:
         return _least_squares(a, b, A, B)
-    x = sla.lu_solve(lu(A, "solve(A, b)"), B, check_finite=False) if A.size else np.zeros(B.shape)
+    x = lu_solve(lu(A, "solve(A, b)"), B) if A.size else np.zeros(B.shape)
     AT = A.T
 
     def vjp_b(g):

@@ -102,8 +102,8 @@ def qr(A):
                "MATLAB's chol). A must be symmetric up to rounding, as for eigh, and positive "
                "definite: otherwise a ValueError gives its smallest eigenvalue (a covariance matrix "
                "of linearly dependent variables is only semi-definite). It needs finite numbers. "
-               "Uses: drawing correlated normals (L * z), solving with a covariance. Differentiable (Murray's formulas): the gradient is "
-               "symmetric, the gradient within symmetric matrices.",
+               "Uses: drawing correlated normals (L * z), solving with a covariance. Differentiable "
+               "(Murray's formulas): the gradient is symmetric, the gradient within symmetric matrices.",
          grad=[GradCase(((3, 3),), domain="spd"), GradCase(((1, 1),), domain="spd")])
 def chol(A):
     return D.chol(_arg(A, "chol"))

@@ -231,15 +231,20 @@ def mod(a, b):
 def clamp(x, lo, hi):
     v = numeric_or_tracked(x, "clamp\'s argument")
     low, high = numeric_or_tracked(lo, "clamp\'s lo"), numeric_or_tracked(hi, "clamp\'s hi")
-    for bound, which in ((low, "lo"), (high, "hi")):
-        align(value_of(v), value_of(bound), f"clamp (of x and {which})")
-    l2, h2, _, _ = align(value_of(low), value_of(high), "clamp (of lo and hi)")
-    bad = np.broadcast_arrays(l2, h2, l2 > h2)
-    if bad[2].any():
-        i = np.argmax(bad[2])
+    out = F.clamp(v, low, high)
+    o = value_of(out)
+    l, h = (_against(o, value_of(low)), _against(o, value_of(high))) if type(o) is np.ndarray else (low, high)
+    bad = np.asarray(l > h)
+    if bad.any():
+        i = int(np.argmax(bad))
         raise LaminaError("ValueError", f"clamp(x, lo, hi) needs lo <= hi, but here lo = "
-                          f"{format_number(float(bad[0].flat[i]))} and hi = {format_number(float(bad[1].flat[i]))}.")
-    return F.clamp(v, low, high)
+                          f"{format_number(np.ravel(l)[i])} and hi = {format_number(np.ravel(h)[i])}.")
+    return out
+
+
+def _against(result: np.ndarray, bound) -> np.ndarray:
+    """A bound of clamp stretched to the result's shape, as the broadcasting rule applied it."""
+    return np.broadcast_to(align(result, bound, "clamp")[1], result.shape)
 
 
 # -- not differentiable --------------------------------------------------------
