@@ -86,6 +86,9 @@ def test_clamp_gradient_goes_to_x_inside_and_to_the_bound_outside():
     gx, glo, ghi = grad(M.sum_(M.clamp(x, lo, hi)), [x, lo, hi])
     np.testing.assert_array_equal(gx, [0, 1, 1, 1, 0])            # both ends included
     assert (glo, ghi) == (1.0, 1.0)
+    x, lo = TAPE.leaf(-3.0, True), TAPE.leaf(-1.0, True)          # all numbers, bounds tracked
+    assert grad(M.clamp(x, lo, 2.0), [x, lo]) == [0.0, 1.0]
+    assert "lo = -1 and hi = -2" in error("ValueError", M.clamp, 0.0, lo, -2.0)
 
 
 @pytest.mark.parametrize("fn, ref", [(M.isnan, np.isnan), (M.isinf, np.isinf), (M.isfinite, np.isfinite)])

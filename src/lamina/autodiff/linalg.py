@@ -178,9 +178,13 @@ def _least_squares(a, b, A: np.ndarray, B: np.ndarray):
 
     # The VJPs of x = pinv(A) b for A of full rank, with P = pinv(A) and residual r = b - A x:
     # b gets P' g; A gets -(P' g) x' + r (P P' g)' + (P' x)(g - P A g)'.
+    pinv = []                      # computed once, by whichever VJP runs first
+
     def grads(g):
         G = g.reshape(-1, 1) if column else g
-        P = np.linalg.pinv(A)
+        if not pinv:
+            pinv.append(np.linalg.pinv(A))
+        P = pinv[0]
         gb = P.T @ G
         ga = -gb @ X.T + (Bm - A @ X) @ (P @ gb).T + (P.T @ X) @ (G - P @ (A @ G)).T
         return ga, (gb.reshape(-1) if column else gb)

@@ -42,7 +42,7 @@ def diff(a, axis=None):
         back[tuple(lead)] += g
         back[tuple(lag)] -= g
         return back
-    return record(np.diff(x, axis=k) if shape[k] else x.copy(), (a,), (vjp,))
+    return record(np.diff(x, axis=k), (a,), (vjp,))
 
 
 def cumprod(a, axis=None, skipnan: bool = False):

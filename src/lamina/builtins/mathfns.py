@@ -206,7 +206,7 @@ _PAIR_CASES = [GradCase((S, S), domain="away_from_zero"), GradCase((V, V), domai
          notes="Floored, like Julia's mod, Python's % and NumPy's mod, unlike C's fmod or Julia's rem "
                "(which take the sign of a): mod(-7, 3) is 2, which is what wrapping an angle or "
                "an index into range wants. mod(a, 0) and mod(Inf, b) are NaN; a NaN operand gives "
-               "NaN. The `%` operator is the same function. Differentiable: the derivative is 1 "
+               "NaN. The operator a % b is the same floored remainder. Differentiable: the derivative is 1 "
                "for a and -floor(a / b) for b (the function jumps where a / b is whole).",
          grad=_PAIR_CASES)
 def mod(a, b):
@@ -227,13 +227,15 @@ def mod(a, b):
          grad=[GradCase((V, Const(-0.5), Const(0.5))), GradCase((M, Const(-0.3), Const(0.8))),
                GradCase((M, S, Const(10.0))), GradCase(((5,), Const(-10.0), S)),
                GradCase((S, Const(0.0), Const(1.0)), domain="unit"),
-               GradCase((M, (3,), Const(10.0)))])
+               GradCase((M, (3,), Const(10.0))), GradCase((S, S, Const(10.0)))])
 def clamp(x, lo, hi):
     v = numeric_or_tracked(x, "clamp\'s argument")
     low, high = numeric_or_tracked(lo, "clamp\'s lo"), numeric_or_tracked(hi, "clamp\'s hi")
     out = F.clamp(v, low, high)
     o = value_of(out)
-    l, h = (_against(o, value_of(low)), _against(o, value_of(high))) if type(o) is np.ndarray else (low, high)
+    l, h = value_of(low), value_of(high)
+    if type(o) is np.ndarray:
+        l, h = _against(o, l), _against(o, h)
     bad = np.asarray(l > h)
     if bad.any():
         i = int(np.argmax(bad))

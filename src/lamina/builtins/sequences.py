@@ -6,7 +6,7 @@ from ..autodiff import sequences as Q
 from ..errors import LaminaError
 from ..stats import ordering as O
 from ..stats.args import flag
-from ..values import describe, numeric_or_tracked
+from ..values import describe, is_numeric, numeric_or_tracked
 from .mathfns import axis_arg
 from .registry import GradCase, Shape, builtin
 
@@ -74,7 +74,9 @@ def reverse(x, axis=None):
         if axis is not None:
             raise LaminaError("TypeError", f"reverse of {describe(x)} takes no axis.")
         return x[::-1]
-    return Q.reverse(numeric_or_tracked(x, "reverse's argument"), axis_arg(axis))
+    if not is_numeric(x):
+        raise LaminaError("TypeError", f"reverse takes a vector, matrix, list or string, not {describe(x)}.")
+    return Q.reverse(x, axis_arg(axis))
 
 
 @builtin("argsort", tracked="constant", category=CATEGORY,
