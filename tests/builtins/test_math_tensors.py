@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+import lamina.builtins.linalg as L
 import lamina.builtins.mathfns as M
 import lamina.builtins.tensors as T
 from lamina.autodiff.grad import grad
@@ -91,10 +92,10 @@ def test_sum_and_mean_take_the_axis_positionally_too():
 def test_sum_gradient_by_axis():
     x = leaf(A.copy())
     w = np.array([1.0, 10.0])
-    g = grad(T.dot(M.sum_(x, axis=1), w), x)
+    g = grad(L.dot(M.sum_(x, axis=1), w), x)
     np.testing.assert_array_equal(g, [[1, 1, 1], [10, 10, 10]])
     w = np.array([1.0, 10.0, 100.0])
-    g = grad(T.dot(M.mean(x, 0), w), x)
+    g = grad(L.dot(M.mean(x, 0), w), x)
     np.testing.assert_array_equal(g, [[0.5, 5, 50], [0.5, 5, 50]])
 
 
@@ -186,19 +187,20 @@ def test_hcat_vcat():
 
 
 def test_dot():
-    assert T.dot(V, V) == float(V @ V) and type(T.dot(V, V)) is float
-    assert T.dot(A, A) == float((A * A).sum())
-    assert "vector of length 4 and a vector of length 3" in error("ShapeError", T.dot, V, V[:3])
+    assert L.dot(V, V) == float(V @ V) and type(L.dot(V, V)) is float
+    assert L.dot(A, A) == float((A * A).sum())
+    assert "vector of length 4 and a vector of length 3" in error("ShapeError", L.dot, V, V[:3])
 
 
 def test_solve():
     a = np.array([[4.0, 1.0], [2.0, 3.0]])
-    np.testing.assert_allclose(T.solve(a, np.array([11.0, 13.0])), [2.0, 3.0])
+    np.testing.assert_allclose(L.solve(a, np.array([11.0, 13.0])), [2.0, 3.0])
     rhs = np.array([[1.0, 0.0], [0.0, 1.0]])
-    np.testing.assert_allclose(T.solve(a, rhs), np.linalg.inv(a))
-    assert "singular" in error("ValueError", T.solve, np.ones((2, 2)), np.ones(2))
-    error("ShapeError", T.solve, np.ones((2, 3)), np.ones(2))
-    error("ShapeError", T.solve, a, np.ones(3))
+    np.testing.assert_allclose(L.solve(a, rhs), np.linalg.inv(a))
+    assert "singular" in error("ValueError", L.solve, np.ones((2, 2)), np.ones(2))
+    error("ShapeError", L.solve, np.ones((2, 3)), np.ones(3))     # b needs A's row count
+    error("ShapeError", L.solve, np.ones(3), np.ones(3))          # (a non-square A is least squares)
+    error("ShapeError", L.solve, a, np.ones(3))
 
 
 def test_argmax_argmin():

@@ -63,6 +63,10 @@ PROBES: dict[str, list[str] | str] = {
     # Math
     "all": ["all(p)"], "any": ["any(p)"], "ceil": ["ceil(p)"], "floor": ["floor(p)"],
     "round": ["round(p, 1)"], "sign": ["sign(p)"],
+    "isnan": ["isnan(p)", "isnan(p[0])"], "isinf": ["isinf(q)"], "isfinite": ["isfinite(p)"],
+    "argsort": ["argsort(p)", "argsort(q, axis = 1)", "argsort(q, by = row -> row[0] - p[0])"],
+    # Linear algebra
+    "eig": ["eig([1, 2; 2, 1] .* p[0])", "eig(q[0:2, :])"],
     # Models
     "compile": none("takes a model spec"), "input": none("its argument is a count of inputs"),
     "load_model": none("takes a path"), "save_model": none("takes a model and a path"),

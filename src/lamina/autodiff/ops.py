@@ -126,6 +126,29 @@ def epow(a, b):
                                 lambda g: unbroadcast(g * out * _log_base(x2), sy)))
 
 
+def mod(a, b):
+    """Floored modulo, as Julia's `mod` and NumPy's `np.mod`: a - b floor(a / b), with the sign of b.
+
+    IEEE: mod(a, 0) and mod(Inf, b) are NaN. The one implementation behind the `mod` builtin
+    (and the `%` operator). d/da = 1, d/db = -floor(a / b).
+    """
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    if type(x) is float and type(y) is float:
+        if y == 0 or x - x != 0:
+            return record(NAN, (a, b), (identity, _nan_like))
+        q = x // y
+        return record(x % y, (a, b), (identity, times(-q)))
+    x2, y2, sx, sy = align(x, y, "mod")
+    out = np.mod(x2, y2)
+    q = np.floor_divide(x2, y2)
+    return record(out, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(-g * q, sy)))
+
+
+def _nan_like(g):
+    return NAN
+
+
 def _dpow_base(x, y):
     """d(x^y)/dx = y * x^(y-1), and 0 where y == 0 (x^0 is constant even at x = 0)."""
     if type(y) is float:

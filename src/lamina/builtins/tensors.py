@@ -1,9 +1,10 @@
-"""Tensor builtins: constructors, shape, reshaping and joining, products, solve, argmax."""
+"""Tensor builtins: constructors, shape, reshaping and joining, argmax (products and solve are in
+linalg.py)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff import linalg, ops, shaping
+from ..autodiff import ops, shaping
 from ..autodiff.reductions import check_axis
 from ..errors import LaminaError, shape_str
 from ..values import Tracked, as_float, as_int, describe, numeric_or_tracked, value_of
@@ -170,32 +171,6 @@ def hcat(*args):
          grad=[GradCase(((3,), (), (2,))), GradCase(((2, 3), (1, 3))), GradCase(((2, 1), (3,)))])
 def vcat(*args):
     return shaping.vcat(_pieces(args, "vcat"))
-
-
-@builtin("dot", category=CATEGORY,
-         shapes=[Shape("dot(a, b)", "two tensors of the same shape", "number",
-                       "The sum of the elementwise products.")],
-         summary="The inner product: the sum of a .* b for two vectors (or matrices) of the same shape.",
-         examples=["print(dot([1, 2, 3], [4, 5, 6]))"],
-         notes="For matrices this is the sum over all elements (the Frobenius inner product). "
-               "Shapes must match exactly.",
-         grad=[GradCase(((), ())), GradCase(((4,), (4,))), GradCase(((2, 3), (2, 3)))])
-def dot(a, b):
-    return linalg.dot(numeric_or_tracked(a, "dot\'s argument"), numeric_or_tracked(b, "dot\'s argument"))
-
-
-@builtin("solve", category=CATEGORY,
-         shapes=[Shape("solve(A, b)", "n x n matrix, vector of length n", "vector", "x with A * x = b."),
-                 Shape("solve(A, B)", "n x n matrix, n x k matrix", "n x k matrix",
-                       "One solution per column of B.")],
-         summary="Solves the linear system A x = b, without forming the inverse of A.",
-         examples=["A = [4, 1; 2, 3]\nx = solve(A, [11, 13])\nprint(x, A * x)"],
-         notes="Uses an LU factorization (LAPACK). A singular A is a ValueError. Differentiable "
-               "in both A and b: the gradient for b is solve(A', g) and for A its negative outer "
-               "product with x.",
-         grad=[GradCase(((3, 3), (3,))), GradCase(((2, 2), (2, 3)), domain="positive")])
-def solve(A, b):
-    return linalg.solve(numeric_or_tracked(A, "solve\'s argument"), numeric_or_tracked(b, "solve\'s argument"))
 
 
 def _arg_extreme(x, axis, arg, name: str):
