@@ -47,7 +47,7 @@ print(outer(1), r.w, (p -> p)(2), [k for_ever])
     assert problems(text.replace("[k for_ever]", "i")) == [(14, 35, 1, "NameError", "Undefined variable 'i'.")]
     assert problems("f = x -> y\n") == [(1, 10, 1, "NameError", "Undefined variable 'y'.")]
     assert problems('print("{missing + 1}")\n') == [
-        (1, 9, 7, "NameError", "Undefined variable 'missing'. Did you mean 'string' or 'sin' or 'min'?")]
+        (1, 9, 7, "NameError", "Undefined variable 'missing'. Did you mean 'isinf' or 'string' or 'sin'?")]
 
 
 def test_a_builtin_shadowed_by_the_program_is_not_checked_as_the_builtin():
