@@ -99,7 +99,8 @@ def polyval(p, x):
                  "tape; reports the weights with standard errors, z and p values.",
          examples=["X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0; 3.5; 4.0]\ny = [0, 0, 1, 0, 1, 0, 1, 1]\n"
                    "fit = logreg(X, y)\nprint(round(fit.weights, 3), round(fit.intercept, 3))\n"
-                   "prob = sigmoid(X * fit.weights + fit.intercept)\nprint(accuracy(y, prob > 0.5))\nprint(fit)"],
+                   "prob = sigmoid(X * fit.weights + fit.intercept)\nprint(accuracy(y, prob > 0.5))\nprint(fit)",
+                   "fit = logreg([1, 2, 3, 4], [0, 0, 1, 1])\nprint(fit.converged, fit.separation)\nprint(fit)"],
          notes="The loss is the mean binary cross-entropy of the logits X * w + b (plus l2 / 2 * "
                "sum(w .^ 2) when l2 > 0). Each step of SciPy's L-BFGS evaluates it on the tape "
                "and takes its gradient with grad, so logreg resets the tape like train_loop does: "
@@ -107,9 +108,15 @@ def polyval(p, x):
                "the start and after each iteration (plot(fit) draws it). Without a penalty the "
                "standard errors come from the observed information (X'WX)^-1 with W = p(1 - p), and "
                "p values from the normal distribution, as R's glm and statsmodels report; with l2 > 0 "
-               "they are NaN. Labels must be 0 or 1. Data that a line separates perfectly has no "
-               "finite maximum-likelihood fit: pass l2 > 0. Fields: weights, intercept, coef (the "
-               "intercept first), se, z, p, terms, loss_history, iterations, converged, l2, n.")
+               "they are NaN. Labels must be 0 or 1, with both classes present. Data that a line "
+               "separates has no finite maximum-likelihood fit: completely (every 1 on one side, every "
+               "0 on the other) or quasi-completely (the same, with examples of both classes on the "
+               "line). logreg finds out by linear programming (as R's detectseparation does), warns, "
+               "says so under the printed table and in the field separation (\"complete\", \"quasi\" "
+               "or \"none\"), and reports converged = false; pass l2 > 0 for a finite fit. A fit "
+               "that reaches max_iter also warns and reports converged = false. Fields: weights, "
+               "intercept, coef (the intercept first), se, z, p, terms, loss_history, iterations, "
+               "converged, separation, l2, n.")
 def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
     refuse_tracked("logreg", (X, y))
     if isinstance(X, Table):
