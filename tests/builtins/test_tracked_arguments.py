@@ -56,6 +56,11 @@ PROBES: dict[str, list[str] | str] = {
     "columns": none("takes a table"), "nrows": none("takes a table"), "head": none("takes a table"),
     "read_csv": none("takes a path"), "write_csv": ['write_csv(q, "probe.csv")'],
     "table": ["table(q)"], "describe": ["describe(q)"], "train_test_split": ["train_test_split(q, p)"],
+    "drop_missing": ["drop_missing(p)", "drop_missing(q)"], "sort_rows": ["sort_rows(q, 0)"],
+    "with_column": ['with_column(table({a = [1, 2, 3, 4]}), "b", p)'],
+    "drop_columns": none("takes a table and column names"), "group_by": none("takes a table and column names"),
+    "aggregate": none("takes a grouped table and a function; a tracked result of the function is a TypeError"),
+    "merge": none("takes tables and column names"),
     # Figures
     "bar": ["bar(p)"], "hist": ["hist(p)"], "plot": ["plot(p)", "plot(p, p .* 2)"], "scatter": ["scatter(p, p)"],
     "figure": none("its arguments are a size in inches"), "savefig": none("takes a path"),

@@ -20,6 +20,7 @@ from . import (
     regression,
     sampling,
     stats,
+    tables,
     tensors,
     text,
     training,
