@@ -7,6 +7,7 @@ from . import (
     distributions,
     figures,
     gru,
+    hypothesis,
     layers,
     losses,
     lr_schedules,
