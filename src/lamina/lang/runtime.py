@@ -218,6 +218,9 @@ def set_field(target, name: str, value):
         raise LaminaError("TypeError", f"The names of the module {target.name} cannot be assigned from "
                           "outside it; a module changes its own values, or returns new ones.")
     if isinstance(target, LibObject):
+        updated = target.with_field(name, value)
+        if updated is not None:
+            return updated
         raise LaminaError("TypeError", f"The fields of {describe(target)} cannot be assigned; "
                           "library objects are changed only by the builtins that return new ones.")
     raise LaminaError("TypeError", f"Cannot set field '{name}' of {describe(target)}; only records have fields.")

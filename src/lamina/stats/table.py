@@ -1,7 +1,9 @@
 """The table value: named columns of equal length, numeric (vectors) or text (lists of strings).
 
 `t.price` and `t[:, "price"]` read a column; `t[i, "price"]` one cell; `t[a:b, :]`,
-`t[i]` and `t[:, ["a", "b"]]` smaller tables. Tables are immutable like every value.
+`t[i]` and `t[:, ["a", "b"]]` smaller tables. Tables are immutable like every value:
+`t.total = v` makes a new table with the column added and binds it to t (tableops.py holds
+the operations on tables).
 """
 from __future__ import annotations
 
@@ -45,6 +47,11 @@ class Table(LibObject):
                               f"{', '.join(self.columns) or '(none)'}.")
         column = self.columns[name]
         return column.copy() if isinstance(column, np.ndarray) else list(column)
+
+    def with_field(self, name: str, value) -> "Table":
+        """`t.name = v`: the table with column name added or replaced (see with_column)."""
+        from .tableops import with_column
+        return with_column(self, name, value)
 
     def take(self, rows) -> "Table":
         """The rows picked by a slice or an integer index array, as a new table."""
