@@ -46,8 +46,8 @@ print(outer(1), r.w, (p -> p)(2), [k for_ever])
         (14, 35, 12, "NameError", "Undefined variable 'nothing_here'.")]
     assert problems(text.replace("[k for_ever]", "i")) == [(14, 35, 1, "NameError", "Undefined variable 'i'.")]
     assert problems("f = x -> y\n") == [(1, 10, 1, "NameError", "Undefined variable 'y'.")]
-    assert problems('print("{missing + 1}")\n') == [
-        (1, 9, 7, "NameError", "Undefined variable 'missing'. Did you mean 'isinf' or 'string' or 'sin'?")]
+    assert problems('total = 1\nprint("{totl + 1}")\n') == [
+        (2, 9, 4, "NameError", "Undefined variable 'totl'. Did you mean 'total'?")]
 
 
 def test_a_builtin_shadowed_by_the_program_is_not_checked_as_the_builtin():
