@@ -15,6 +15,7 @@ from . import (
     models,
     nn,
     optimizers,
+    parallel,
     program,
     random,
     regression,
