@@ -27,7 +27,7 @@ SENT = ("Functions travel as source, not as Python objects: each call runs in a 
         "generator, seeded before it starts: call i gets the seed "
         "SeedSequence(s).spawn(n)[i].generate_state(1)[0] of the base seed s (drawn from the global "
         "generator when seed is not given), so the numbers are the same for any number of workers "
-        "and in any order of finishing. ")
+        "and in any order of finishing.")
 TRAIN = '''function train(config)
     # a stand-in for a training run: 20 steps of gradient descent on (w - 3)^2
     w = 0.0
@@ -70,8 +70,8 @@ end function
                "yet finished and returns the rows of those that have; a progress bar counts them "
                "on a terminal. A grid field named seed gives its configurations their seeds. "
                "best(t, \"loss\") picks the winning row, sort_rows orders them, and plot(t, "
-               "\"loss\") draws the column against the first swept parameter, one line per setting "
-               "of the others. " + WHERE + SENT)
+               "\"loss\") draws the column against the swept parameter with the most values, one "
+               "line per setting of the others. " + WHERE + SENT)
 def sweep(scope, /, train_fn, grid, *, workers=None, address=None, seed=None):
     refuse_tracked("sweep", (grid, seed, workers))
     return SW.sweep(scope, train_fn=train_fn, grid=grid, workers=workers, address=address, seed=seed)

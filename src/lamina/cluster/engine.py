@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import socket
 import sys
 from dataclasses import dataclass, field
 
@@ -28,6 +29,7 @@ from .worker import Outcome, run_task, running_in_worker
 
 OBJECT_STORE_BYTES = 200 * 1024 ** 2
 MAX_WORKERS = 1024
+CONNECT_TIMEOUT_S = 5
 _STARTED: dict = {}         # the Ray instance this process started or joined: {"address", "cpus"}
 _REMOTE: dict = {}          # the Ray remote function wrapping run_task, made once
 
@@ -104,22 +106,38 @@ def connect(ray, who: str, workers: int | None, address: str | None) -> int:
             _STARTED.clear()
         options = dict(log_to_driver=False, logging_level=logging.ERROR)
         if address is None:
-            options.update(num_cpus=workers, include_dashboard=False, object_store_memory=OBJECT_STORE_BYTES,
+            options.update(address="local", num_cpus=workers, include_dashboard=False,
+                           object_store_memory=OBJECT_STORE_BYTES,
                            _node_ip_address="127.0.0.1")
         else:
             options.update(address=address)
+        what = "start a local Ray instance" if address is None else f"join the Ray cluster at \"{address}\""
+        hint = "" if address is None else (
+            " Start one with `ray start --head` on its first machine and give the address it "
+            "printed; a cluster with token authentication (Ray's default) also needs "
+            "RAY_AUTH_MODE=token and its token in RAY_AUTH_TOKEN here (docs/scaling.md).")
         try:
+            if address is not None:
+                _answers(address)
             ray.init(**options)
         except Exception as exc:        # Ray's own errors: a refused connection, a bad address ...
-            what = "start a local Ray instance" if address is None else f"join the Ray cluster at \"{address}\""
-            hint = "" if address is None else (" Start one with `ray start --head` on its first machine, "
-                                               "and give its address as ray start printed it.")
-            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0].rstrip(".")
             raise LaminaError("Error", f"{who} could not {what}: {reason}.{hint}") from None
         _STARTED.update(address=address, cpus=workers or 0)
     if workers is not None:
         return workers
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def _answers(address: str) -> None:
+    """A `host:port` address where nothing listens fails now: Ray would retry for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return                          # "auto", or a form Ray resolves itself
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ConnectionError(f"nothing answers at {host}:{port} ({exc.strerror or exc})") from None
 
 
 def shutdown() -> None:
