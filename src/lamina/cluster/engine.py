@@ -5,8 +5,8 @@ without Ray. Otherwise each task is a Ray task; at most `workers` are submitted 
 the same limit holds on a cluster larger than asked for. Ray is imported only then.
 
 `address = none` starts a local Ray instance with `workers` CPUs (or reuses the one this
-process started, if it has enough), quietly: no dashboard, a small object store, everything
-on 127.0.0.1; it is shut down when the process ends (Ray's own exit hook). An address joins an
+process started, if it has enough), quietly: no dashboard, a small object store, no logs
+forwarded (a task's output comes back with its result); it is shut down when the process ends (Ray's own exit hook). An address joins an
 existing cluster (`ray start --head` on its first machine). A Ray instance this process did
 not start (a Python host that called ray.init itself) is used as it is.
 
@@ -106,9 +106,10 @@ def connect(ray, who: str, workers: int | None, address: str | None) -> int:
             _STARTED.clear()
         options = dict(log_to_driver=False, logging_level=logging.ERROR)
         if address is None:
+            # "local": a new instance even where `ray start` left one running. (No node address:
+            # Ray replaces 127.0.0.1 by the machine's own; its token authentication guards it.)
             options.update(address="local", num_cpus=workers, include_dashboard=False,
-                           object_store_memory=OBJECT_STORE_BYTES,
-                           _node_ip_address="127.0.0.1")
+                           object_store_memory=OBJECT_STORE_BYTES)
         else:
             options.update(address=address)
         what = "start a local Ray instance" if address is None else f"join the Ray cluster at \"{address}\""
