@@ -238,6 +238,7 @@ def test_best_and_sort_rows_skip_failed_rows():
 
 def test_plot_of_a_sweep_table_draws_the_metric_against_a_swept_parameter():
     from lamina.stats import figures
+    figures.close()          # a figure another test left open
     code = ('t = sweep(c -> {loss = c.lr * c.units}, {units = [1, 2], lr = [0.1, 0.001, 0.01]}, seed = 0)\n'
             'plot(t, "loss")')
     run(code)
