@@ -11,7 +11,7 @@ TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[jupyter,test]'
+	$(BIN)/pip install --quiet -e '.[jupyter,test,cluster]'
 	@if [ -n "$(TORCH_WHEEL)" ]; then \
 	  $(BIN)/pip install --quiet "$(TORCH_WHEEL)" 2>/dev/null || echo "torch could not be installed: torch comparisons will be skipped"; \
 	else echo "no local torch wheel: torch comparisons will be skipped"; fi

@@ -9,7 +9,17 @@ import sys
 
 import pytest
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
+from pygments.token import (
+    Comment,
+    Error,
+    Keyword,
+    Name,
+    Number,
+    Operator,
+    Punctuation,
+    String,
+    Whitespace,
+)
 
 from lamina.highlight import LaminaLexer
 

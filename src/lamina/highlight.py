@@ -10,8 +10,18 @@ at the end of its line, an unknown escape) is an Error token.
 from __future__ import annotations
 
 from pygments.lexer import RegexLexer, bygroups, include, words
-from pygments.token import (Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Text,
-                            Whitespace)
+from pygments.token import (
+    Comment,
+    Error,
+    Keyword,
+    Name,
+    Number,
+    Operator,
+    Punctuation,
+    String,
+    Text,
+    Whitespace,
+)
 
 from .lang.lexer import FOR_WORDS, IMPORT_WORDS, KEYWORDS, NUMBER
 from .lang.parser import BLOCK_KEYWORDS

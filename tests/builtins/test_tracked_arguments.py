@@ -61,6 +61,7 @@ PROBES: dict[str, list[str] | str] = {
     "drop_columns": none("takes a table and column names"), "group_by": none("takes a table and column names"),
     "aggregate": none("takes a grouped table and a function; a tracked result of the function is a TypeError"),
     "merge": none("takes tables and column names"),
+    "best": none("takes a table, and a table refuses tracked columns"),
     # Figures
     "bar": ["bar(p)"], "hist": ["hist(p)"], "plot": ["plot(p)", "plot(p, p .* 2)"], "scatter": ["scatter(p, p)"],
     "figure": none("its arguments are a size in inches"), "savefig": none("takes a path"),
@@ -88,6 +89,11 @@ PROBES: dict[str, list[str] | str] = {
     "train_loop": ["train_loop(w -> sum((w - 1) .^ 2), p, 2, optimizer = sgd(lr = 0.1))"],
     **{name: none("its arguments are settings of a schedule")
        for name in ("lr_adaptive", "lr_cosine", "lr_plateau", "lr_step")},
+    # Parallel
+    "sweep": ["sweep(c -> c.x, {x = p})", "sweep(c -> sum(p) * c.x, {x = [1, 2]})",
+              "sweep(c -> c.x, [{x = c}])"],
+    "parallel_map": ["parallel_map(x -> x, p)", "parallel_map(x -> x * q, [1, 2])",
+                     "parallel_map(x -> detach(x), [1, 2], seed = p[0])"],
     # Random
     **{name: none("its arguments are sizes and counts")
        for name in ("permutation", "rand", "randint", "randn", "seed")},

@@ -6,7 +6,12 @@ import subprocess
 import sys
 
 from lamina.docs.help import help_text
-from lamina.repl.entry import dedent_last_line, is_complete, next_line_indent, open_blocks
+from lamina.repl.entry import (
+    dedent_last_line,
+    is_complete,
+    next_line_indent,
+    open_blocks,
+)
 
 
 def test_blocks_are_counted_on_words_even_in_text_the_lexer_rejects():

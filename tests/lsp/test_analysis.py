@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from lamina.interpreter import Interpreter
 from lamina.errors import LaminaError
+from lamina.interpreter import Interpreter
 from lamina.lsp.analysis import analyse
 
 ROOT = pathlib.Path(__file__).parents[2]

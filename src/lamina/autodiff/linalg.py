@@ -48,7 +48,7 @@ def matrix(A, what: str) -> np.ndarray:
 
 def lu(A: np.ndarray, what: str):
     """LU factors of a square A; the ValueError of a matrix singular to working precision."""
-    import scipy.linalg as sla      # here, not at the top: SciPy takes a fifth of a second to import
+    import scipy.linalg as sla  # here, not at the top: SciPy takes a fifth of a second to import
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sla.LinAlgWarning)   # an exactly zero pivot: rcond is 0
         factors = sla.lu_factor(A, check_finite=False)

@@ -12,8 +12,8 @@ import numpy as np
 from ..autodiff import functions as F
 from ..autodiff import ops
 from ..autodiff import reductions as R
-from ..errors import LaminaError
 from ..autodiff.broadcast import align
+from ..errors import LaminaError
 from ..values import as_int, format_number, lamina_value, numeric_or_tracked, value_of
 from .registry import Const, GradCase, Shape, builtin
 

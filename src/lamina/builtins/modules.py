@@ -18,6 +18,7 @@ from . import (
     models,
     nn,
     optimizers,
+    parallel,
     program,
     random,
     regression,

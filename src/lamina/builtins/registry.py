@@ -38,7 +38,7 @@ TRACKED = ("differentiable", "constant", "refuses")
 # below, and tape_reset's page now says "Autodiff" (docs/ARCHITECTURE.md).
 CATEGORIES = (
     "Core", "Math", "Tensors", "Linear algebra", "Random", "Text & types", "Autodiff", "Neural nets",
-    "Optimizers & training", "Models", "Statistics", "Data", "Figures",
+    "Optimizers & training", "Models", "Statistics", "Data", "Figures", "Parallel",
 )
 
 

@@ -10,6 +10,11 @@ that do not start with `_`.
 
 Running the text is the interpreter's business (it owns namespaces and builtins): `load` gets
 that as a function `run(text, path, name) -> namespace`.
+
+A worker of `sweep` (another process, perhaps another machine) gets the modules of the program
+it serves as text: `shipped` registers each under the path the program knew it by, and `import`
+finds a shipped module there before looking at the disk, so a worker runs what the program
+ran even where the files do not exist (or have changed since).
 """
 from __future__ import annotations
 
@@ -27,6 +32,20 @@ from .scope import CODE_FILENAME, MANGLE, mangle, unmangle
 
 MODULES: dict[str, "Module"] = {}      # real path -> the loaded module, for the whole process
 LOADING: list[tuple[str, str]] = []     # (real path, shown path) of modules being loaded, outermost first
+SHIPPED: dict[str, tuple[str, str]] = {}   # shown path -> (real path where it was read, text), on a worker
+
+
+@contextmanager
+def shipped(entries: list[tuple[str, str, str]]):
+    """While the block runs, `import` finds each (shown path, real path, text) by its shown
+    path without reading a file (a worker's task)."""
+    saved = dict(SHIPPED)
+    SHIPPED.update((os.path.normpath(shown), (real, text)) for shown, real, text in entries)
+    try:
+        yield
+    finally:
+        SHIPPED.clear()
+        SHIPPED.update(saved)
 
 
 def read_module_source(path: str) -> str:
@@ -53,7 +72,7 @@ def resolve(spec: str, is_path: bool, directory: str | None) -> str:
     folders = [""] if os.path.isabs(file) else search_folders(directory)
     for folder in folders:
         candidate = os.path.normpath(os.path.join(folder, file))
-        if os.path.isfile(candidate):
+        if candidate in SHIPPED or os.path.isfile(candidate):
             return candidate
     where = ", ".join(f or "." for f in folders)
     path_note = "" if os.environ.get("LAMINA_PATH") else " (LAMINA_PATH is not set)"
@@ -65,7 +84,7 @@ def load(spec: str, is_path: bool, directory: str | None,
          run: Callable[[str, str, str], dict]) -> "Module":
     """The module `import spec` names, loading (running) it the first time."""
     shown = resolve(spec, is_path, directory)
-    real = os.path.realpath(shown)
+    real, text = SHIPPED.get(shown) or (os.path.realpath(shown), None)
     if real in MODULES:
         return MODULES[real]
     loading = [r for r, _ in LOADING]
@@ -74,7 +93,8 @@ def load(spec: str, is_path: bool, directory: str | None,
         steps = f"{chain[0]} imports " + ", which imports ".join(chain[1:])
         raise LaminaError("ImportError", f"Circular import: {steps}. Modules cannot import each other "
                           "in a circle; move what they share into a module of its own.")
-    text = read_module_source(shown)
+    if text is None:
+        text = read_module_source(shown)
     name = os.path.splitext(os.path.basename(shown))[0]
     LOADING.append((real, shown))
     try:

@@ -12,8 +12,8 @@ from ..autodiff import ops, reductions
 from ..autodiff.grad import grad
 from ..autodiff.tape import TAPE, record
 from ..errors import LaminaError
-from ..values import LibObject, Record, as_float, as_int, lamina_value, numeric
 from ..printing import html_table
+from ..values import LibObject, Record, as_float, as_int, lamina_value, numeric
 from ..warnings import warn
 from .args import matrix, no_nan, same_rows, shaped_like, vector
 from .separation import separation
