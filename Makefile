@@ -11,14 +11,14 @@ TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[jupyter,test]'
+	$(BIN)/pip install --quiet -e '.[jupyter,test,cluster]'
 	@if [ -n "$(TORCH_WHEEL)" ]; then \
 	  $(BIN)/pip install --quiet "$(TORCH_WHEEL)" 2>/dev/null || echo "torch could not be installed: torch comparisons will be skipped"; \
 	else echo "no local torch wheel: torch comparisons will be skipped"; fi
 	touch $(STAMP)
 
 demo: $(STAMP)
-	@for f in examples/first_steps.lam examples/sequences.lam examples/seed/*.lam; do \
+	@for f in examples/first_steps.lam examples/sequences.lam examples/trial.lam examples/seed/*.lam; do \
 	  echo "== $$f"; $(BIN)/lamina $$f || exit 1; done
 	@echo "== examples/project/train.lam --epochs 300 --lr 0.1"
 	@$(BIN)/lamina examples/project/train.lam --epochs 300 --lr 0.1

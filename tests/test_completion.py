@@ -16,13 +16,37 @@ def live(program: str) -> LiveNames:
 def test_builtins_variables_functions_and_keywords():
     names = live("function fit_line(x)\n    return x\nend function\nfitted = 1\n")
     found = complete("x = fi", 6, names)
-    assert found.matches == ["figure", "filter", "fit", "fit_line", "fitted"] and (found.start, found.end) == (4, 6)
+    keywords = [k for k in KEYWORDS if k.startswith("fi")]          # the lexer's: `finally` today
+    assert found.matches == sorted(["figure", "filter", "find", "fit", "fit_line", "fitted"] + keywords)
+    assert (found.start, found.end) == (4, 6)
     kinds = {c.text: (c.kind, c.detail) for c in found.candidates}
-    assert kinds["fit_line"] == ("function", "function") and kinds["fitted"] == ("variable", "a number")
+    assert kinds["fit_line"] == ("function", "fit_line(x)") and kinds["fitted"] == ("variable", "a number")
+    assert all(kinds[k] == ("keyword", "") for k in keywords)
     assert kinds["filter"][0] == "builtin" and kinds["filter"][1].startswith("filter(")
     assert complete("el", 2).matches == ["else", "elseif"]
     assert set(KEYWORDS) <= set(complete("", 0).matches)
-    assert {"to", "step", "in"} <= set(complete("", 0).matches)
+    assert {"to", "step", "in", "as"} <= set(complete("", 0).matches)
+    assert {"import", "try", "catch", "finally"} <= set(complete("", 0).matches)
+
+
+def test_members_of_a_module(tmp_path, monkeypatch):
+    (tmp_path / "helpers.lam").write_text("RATE = 0.5\n_private = 1\nimport inner\n"
+                                          "function twice(x, by = 2)\n    return by * x\nend function\n")
+    (tmp_path / "inner.lam").write_text("DEPTH = 2\n")
+    monkeypatch.chdir(tmp_path)
+    names = live("import helpers as h\n")
+    found = complete("h.", 2, names)
+    assert [(c.text, c.kind, c.detail) for c in found.candidates] == [
+        ("RATE", "field", "a number"), ("inner", "module", "<module inner from inner.lam>"),
+        ("twice", "function", "twice(x, by = 2)")]
+    assert complete("h.inner.D", 9, names).matches == ["DEPTH"]
+    assert [(c.text, c.kind) for c in complete("he", 2, names).candidates if c.text == "h"] == []
+    assert [(c.text, c.kind, c.detail) for c in complete("h", 1, names).candidates][0] == \
+        ("h", "module", "<module helpers from helpers.lam>")
+    assert inspect("h.twice(1)", 4, names).text == "function h.twice(x, by = 2)"
+    assert inspect("h.RATE", 4, names).text == "h.RATE: a number\n0.5"
+    site = call_at("y = h.twice(1, ", 15)
+    assert (site.callee, site.path, site.arg_index) == ("twice", ["h"], 1)
 
 
 def test_fields_of_records_tables_and_models():
@@ -59,7 +83,7 @@ def test_inspect_gives_the_builtins_page_without_running_its_examples():
     found = inspect("sum(", 4)
     assert found.name == "sum" and found.markdown
     assert found.text == help_text("sum", run=False)
-    assert "```lamina\nm = [1, 2; 3, 4]" in found.text and "`lamina help sum` shows their output" in found.text
+    assert "```lamina\nm = [1, 3; 2, 2]" in found.text and "`lamina help sum` shows their output" in found.text
     names = live("w = [1, 2, 3]\nfunction f(a, by = 2)\n    return a\nend function\n")
     assert inspect("w", 1, names).text == "w: a vector of length 3\n[1, 2, 3]"
     assert inspect("f(w", 1, names).text == "function f(a, by = 2)"

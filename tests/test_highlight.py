@@ -9,7 +9,17 @@ import sys
 
 import pytest
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
+from pygments.token import (
+    Comment,
+    Error,
+    Keyword,
+    Name,
+    Number,
+    Operator,
+    Punctuation,
+    String,
+    Whitespace,
+)
 
 from lamina.highlight import LaminaLexer
 
@@ -59,6 +69,16 @@ def test_to_step_and_in_are_keywords_only_in_a_for_header():
     kinds = [(t, v) for t, v in header if v in ("to", "step", "in")]
     assert kinds == [(Keyword, "to"), (Keyword, "step"), (Name, "to"), (Name, "in"), (Name, "step"),
                      (Keyword, "in")]
+
+
+def test_modules_errors_and_compound_assignment():
+    got = tokens('import "lib/prep.lam" as prep\nimport helpers as h\nas = 1\n')
+    assert got[:3] == [(Keyword, "import"), (String.Double, '"'), (String.Double, "lib/prep.lam")]
+    assert [(t, v) for t, v in got if v == "as"] == [(Keyword, "as"), (Keyword, "as"), (Name, "as")]
+    got = tokens("try\n  x += 1; x -= 2; x *= 3; x /= 4\ncatch err\n  y = 7 % 2\nfinally\nend try\n")
+    assert [(t, v) for t, v in got if t in Keyword] == [(Keyword, "try"), (Keyword, "catch"), (Keyword, "finally"),
+                                                       (Keyword, "end"), (Keyword, "try")]
+    assert [v for t, v in got if t is Operator] == ["+=", "-=", "*=", "/=", "=", "%"]
 
 
 def test_what_the_language_rejects_is_an_error_token():

@@ -48,10 +48,16 @@ def run_text(text: str, name: str, directory: str | None = None, permissions=Non
         print("Interrupted.", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return _output_closed()
     except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
         return internal_failure(exc)
+    return 0
+
+
+def _output_closed() -> int:
+    """The reader of our output went away (`lamina ... | head`): stop quietly, with what was
+    written counting as success, and keep Python from complaining as it flushes at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
@@ -71,7 +77,7 @@ def run_file(path: str, arguments: list[str], permissions=None) -> int:
 
 
 def tool_command(argv: list[str]) -> int:
-    """`lamina help [NAME]` and `lamina docs build ...`."""
+    """`lamina help [NAME]` (rendered and paged on a terminal) and `lamina docs build ...`."""
     if argv[0] == "help":
         from .docs.help import help_text
         from .docs.render import show_page
@@ -103,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             return tool_command(argv)
         except LaminaError as err:
             return report(err)
+        except BrokenPipeError:
+            return _output_closed()
         except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
             return internal_failure(exc)
     parser = argparse.ArgumentParser(prog="lamina", usage=USAGE.removeprefix("usage: "), epilog=PERMISSIONS,

@@ -2,14 +2,15 @@
 
 Given the text of a cell or document and a cursor offset, `complete` says which word is being
 typed and what may finish it: builtins (with their call shapes), variables and functions,
-the fields of a value (`r.` lists a record's fields, a table's columns, a model's fields)
-and keywords. `inspect` gives the page of the builtin under the cursor (or of the call the
+the members of a value (`r.` lists a record's fields, a table's columns, a model's fields,
+a module's functions and variables) and keywords. `inspect` gives the page of the builtin under the cursor (or of the call the
 cursor is in), or a line about a variable. `call_at` says which call and which argument the
 cursor is in (signature help).
 
 What a program defines comes from a `Names`: `LiveNames` reads an Interpreter's variables
-(REPL, kernel); the language server gives its own, read from the syntax tree. New kinds of
-value with members (modules) answer in `members_of`; new keywords come from the lexer.
+(REPL, kernel); the language server gives its own, read from the syntax tree. A kind of
+value with members answers in `members_of` (a module is a LibObject whose fields are its
+names); the keywords are the lexer's.
 """
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ VALUE_PREVIEW = 400    # characters of a variable's value shown by inspect
 @dataclass(frozen=True)
 class Candidate:
     text: str
-    kind: str          # "builtin", "function", "variable", "field" or "keyword"
-    detail: str = ""   # a builtin's call shapes; a variable's kind
+    kind: str          # "builtin", "function", "variable", "field", "module" or "keyword"
+    detail: str = ""   # a builtin's call shapes; a function's parameters; a variable's kind
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class CallSite:
     arg_index: int     # which positional argument the cursor is in, from 0
     keyword: str | None  # the keyword argument being written (`axis = |`), if any
     open_at: int       # offset of the call's `(`
+    path: list[str] = field(default_factory=list)   # the dotted names before the callee: `h.f(` -> ["h"]
 
 
 class Names:
@@ -77,6 +79,10 @@ class Names:
     def describe(self, name: str) -> str | None:
         return None
 
+    def describe_member(self, path: list[str], name: str) -> str | None:
+        """What `a.b.name` is (hover on a member), if the program knows."""
+        return None
+
 
 class LiveNames(Names):
     """The variables of a running Interpreter (the REPL, a notebook kernel)."""
@@ -88,29 +94,46 @@ class LiveNames(Names):
         return {unmangle(k): v for k, v in self.namespace.items() if k.startswith(MANGLE)}
 
     def names(self) -> list[Candidate]:
-        return [Candidate(name, "function" if _is_function(v) else "variable", _kind(v))
-                for name, v in self.variables().items()]
+        return [_live_candidate(name, v, "variable") for name, v in self.variables().items()]
 
-    def members(self, path: list[str]) -> list[Candidate]:
-        value = self.variables().get(path[0], _MISSING)
+    def value(self, path: list[str]):
+        value = self.variables().get(path[0], MISSING)
         for name in path[1:]:
             value = member(value, name)
-        return [Candidate(name, "field", _kind(v)) for name, v in members_of(value).items()]
+        return value
+
+    def members(self, path: list[str]) -> list[Candidate]:
+        return [_live_candidate(name, v, "field") for name, v in members_of(self.value(path)).items()]
 
     def describe(self, name: str) -> str | None:
-        variables = self.variables()
-        if name not in variables:
-            return None
-        value = variables[name]
-        if _is_function(value) and not hasattr(value, "__lamina_builtin__"):
-            return f"function {name}{_signature(value)}"
-        text = format_value(value, quote_strings=True)
-        if len(text) > VALUE_PREVIEW:
-            text = text[:VALUE_PREVIEW] + " ..."
-        return f"{name}: {describe(value)}\n{text}"
+        value = self.variables().get(name, MISSING)
+        return None if value is MISSING else _describe_value(name, value)
+
+    def describe_member(self, path: list[str], name: str) -> str | None:
+        value = member(self.value(path), name)
+        return None if value is MISSING else _describe_value(".".join(path + [name]), value)
 
 
-_MISSING = object()
+def _live_candidate(name: str, value, kind: str) -> Candidate:
+    """A variable (or a member: kind "field") as completion offers it: functions with their
+    parameters, modules as modules."""
+    if _is_function(value) and not hasattr(value, "__lamina_builtin__"):
+        return Candidate(name, "function", f"{name}{_signature(value)}")
+    if getattr(value, "type_name", None) == "module":
+        return Candidate(name, "module", value.describe())
+    return Candidate(name, "function" if _is_function(value) else kind, _kind(value))
+
+
+def _describe_value(name: str, value) -> str:
+    if _is_function(value) and not hasattr(value, "__lamina_builtin__"):
+        return f"function {name}{_signature(value)}"
+    text = format_value(value, quote_strings=True)
+    if len(text) > VALUE_PREVIEW:
+        text = text[:VALUE_PREVIEW] + " ..."
+    return f"{name}: {describe(value)}\n{text}"
+
+
+MISSING = object()    # what a name the program does not define holds
 
 
 def members_of(value) -> dict:
@@ -130,7 +153,7 @@ def members_of(value) -> dict:
 
 
 def member(value, name: str):
-    return members_of(value).get(name, _MISSING)
+    return members_of(value).get(name, MISSING)
 
 
 def _is_function(v) -> bool:
@@ -138,7 +161,7 @@ def _is_function(v) -> bool:
 
 
 def _kind(v) -> str:
-    if v is _MISSING:
+    if v is MISSING:
         return ""
     if _is_function(v):
         return "function"
@@ -322,7 +345,8 @@ def call_at(text: str, cursor: int) -> CallSite | None:
         if opened.keyword_at >= 0:
             m = WORD_END.search(text[:opened.keyword_at].rstrip())
             keyword = m.group() if m else None
-        return CallSite(callee.group(), opened.commas, keyword, opened.at)
+        path = word_before(text, callee.end())
+        return CallSite(callee.group(), opened.commas, keyword, opened.at, path[1] if path else [])
     return None
 
 
@@ -333,12 +357,13 @@ def inspect(text: str, cursor: int, names: Names | None = None) -> Inspection | 
     candidates = []
     span = word_at(text, cursor)
     if span is not None:
-        candidates.append(text[span[0]:span[1]])
+        found = word_before(text, span[1])
+        candidates.append((text[span[0]:span[1]], found[1] if found else []))
     call = call_at(text, cursor)
     if call is not None:
-        candidates.append(call.callee)
-    for name in candidates:
-        own = names.describe(name)
+        candidates.append((call.callee, call.path))
+    for name, path in candidates:
+        own = names.describe_member(path, name) if path else names.describe(name)
         if own is not None:
             return Inspection(name, own, False)
         page = builtin_page(name)

@@ -65,6 +65,11 @@ class LaminaError(Exception):
     def __str__(self) -> str:
         return f"{self.kind}: {self.message}"
 
+    def __reduce__(self):
+        # Exception pickles its args (one string); a worker's error travels back whole.
+        return (type(self), (self.kind, self.message, self.span, self.stack, self.note,
+                             self.incomplete, self.located))
+
     def render(self) -> str:
         """The full report: kind, message, file:line:col, the line, a caret, the call stack."""
         out = [f"{self.kind}: {self.message}"]

@@ -97,15 +97,27 @@ EDGE_LINES = 3      # lines kept at each end when a long vector is elided
 
 def _vector_lines(a: np.ndarray, digits: int, limit: float, width: float) -> list[str]:
     n = a.size
+    most = max(1, int((width - 1) // 3)) if math.isfinite(width) else n   # cells a line can hold
+    if n > limit and n > 2 * EDGE_LINES * most + most:
+        # elided for sure: only the cells that can be shown are written (a vector of 10^7 prints at once)
+        span = EDGE_LINES * most
+        head = [short(v, digits) for v in a[:span].tolist()]
+        tail = [short(v, digits) for v in a[n - span:].tolist()]
+        w = max(len(c) for c in head + tail)
+        per_line = max(1, int((width - 1) // (w + 2)))
+        k = EDGE_LINES * per_line
+        return (_lines(head[:k], w, per_line) + [" " + "⋮".rjust(w)] + _lines(tail[len(tail) - k:], w, per_line))
     cells = [short(v, digits) for v in a.tolist()]
     w = max(len(c) for c in cells)
     per_line = max(1, int((width - 1) // (w + 2))) if math.isfinite(width) else n
-    lines = [" " + "  ".join(c.rjust(w) for c in cells[i:i + per_line]) for i in range(0, n, per_line)]
+    lines = _lines(cells, w, per_line)
     if n > limit and len(lines) > 2 * EDGE_LINES + 1:
-        tail = [" " + "  ".join(c.rjust(w) for c in cells[i:i + per_line])
-                for i in range(n - EDGE_LINES * per_line, n, per_line)]
-        return lines[:EDGE_LINES] + [" " + "⋮".rjust(w)] + tail
+        return lines[:EDGE_LINES] + [" " + "⋮".rjust(w)] + _lines(cells[n - EDGE_LINES * per_line:], w, per_line)
     return lines
+
+
+def _lines(cells: list[str], w: int, per_line: int) -> list[str]:
+    return [" " + "  ".join(c.rjust(w) for c in cells[i:i + per_line]) for i in range(0, len(cells), per_line)]
 
 
 def _matrix_lines(a: np.ndarray, digits: int, limit: float, width: float) -> list[str]:
@@ -114,10 +126,14 @@ def _matrix_lines(a: np.ndarray, digits: int, limit: float, width: float) -> lis
     if a.size > limit and m > 2 * EDGE_ROWS:
         rows = rows[:EDGE_ROWS] + [None] + rows[-EDGE_ROWS:]
     shown = [r for r in rows if r is not None]
-    columns = [[short(v, digits) for v in a[shown, j].tolist()] for j in range(n)]
-    widths = [max(len(c) for c in col) for col in columns]
-    left, right = _fitting_columns(widths, width if a.size > limit else math.inf)
-    order = left + ([None] + right if right else [])
+    fit = width if a.size > limit else math.inf
+    most = int(fit // 3) + 1 if math.isfinite(fit) else n       # more columns than this never fit
+    candidates = list(range(n)) if n <= 2 * most else list(range(most)) + list(range(n - most, n))
+    columns = {j: [short(v, digits) for v in a[shown, j].tolist()] for j in candidates}
+    widths = [max(len(c) for c in columns[j]) for j in candidates]
+    left, right = _fitting_columns(widths, fit)
+    order = [candidates[j] for j in left] + ([None] + [candidates[j] for j in right] if right else [])
+    width_of = dict(zip(candidates, widths))
     lines, i = [], 0
     for r in rows:
         cells = []
@@ -125,7 +141,7 @@ def _matrix_lines(a: np.ndarray, digits: int, limit: float, width: float) -> lis
             if j is None:
                 cells.append("⋱" if r is None else "…")
             else:
-                cells.append(("⋮" if r is None else columns[j][i]).rjust(widths[j]))
+                cells.append(("⋮" if r is None else columns[j][i]).rjust(width_of[j]))
         lines.append(" " + "  ".join(cells))
         i += r is not None
     return lines

@@ -2,23 +2,33 @@
 
 Registered through the `pygments.lexers` entry point (pyproject.toml), so `pygmentize -l
 lamina`, Sphinx, MkDocs, nbconvert and rich highlight `.lam` files and ```lamina blocks.
-The words come from the language's own lexer (keywords, the `for` header's `to`, `step`,
-`in`) and the builtin registry (builtins, read on first use), so no second list of names
-exists. Text the language would reject (a character it does not know, a string left open
+The words come from the language's own lexer and parser (keywords, the blocks `end` closes,
+the `for` header's `to`, `step`, `in`, the import's `as`) and the builtin registry (builtins,
+read on first use), so no second list of names exists. `%` is an operator. Text the language would reject (a character it does not know, a string left open
 at the end of its line, an unknown escape) is an Error token.
 """
 from __future__ import annotations
 
 from pygments.lexer import RegexLexer, bygroups, include, words
-from pygments.token import (Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Text,
-                            Whitespace)
+from pygments.token import (
+    Comment,
+    Error,
+    Keyword,
+    Name,
+    Number,
+    Operator,
+    Punctuation,
+    String,
+    Text,
+    Whitespace,
+)
 
-from .lang.lexer import CONTEXTUAL_WORDS, KEYWORDS, NUMBER
+from .lang.lexer import FOR_WORDS, IMPORT_WORDS, KEYWORDS, NUMBER
+from .lang.parser import BLOCK_KEYWORDS
 
 CONSTANTS = ("true", "false", "none")
 WORD_OPERATORS = ("and", "or", "not")
-BLOCKS = ("function", "for", "while", "if")
-PLAIN_KEYWORDS = tuple(sorted(KEYWORDS - set(CONSTANTS) - set(WORD_OPERATORS) - {"for", "function"}))
+PLAIN_KEYWORDS = tuple(sorted(KEYWORDS - set(CONSTANTS) - set(WORD_OPERATORS) - {"for", "function", "import"}))
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 
 _builtins: frozenset[str] | None = None
@@ -51,22 +61,30 @@ class LaminaLexer(RegexLexer):
             (r"\\\n", Text),                                   # a line continued
             (r"#.*?$", Comment.Single),
             (r'"', String.Double, "string"),
-            (r"(end)([ \t]+)(%s)\b" % "|".join(BLOCKS), bygroups(Keyword, Whitespace, Keyword)),
+            (r"(end)([ \t]+)(%s)\b" % "|".join(BLOCK_KEYWORDS), bygroups(Keyword, Whitespace, Keyword)),
             (r"(function)([ \t]+)(%s)" % NAME, bygroups(Keyword, Whitespace, Name.Function)),
             (r"for\b", Keyword, "for-header"),
+            (r"import\b", Keyword, "import-header"),
             (words(CONSTANTS, suffix=r"\b"), Keyword.Constant),
             (words(WORD_OPERATORS, suffix=r"\b"), Operator.Word),
             (words(PLAIN_KEYWORDS + ("function",), suffix=r"\b"), Keyword),
             (NAME, Name),
             (NUMBER.pattern, Number.Float),
-            (r"\|>|->|==|!=|<=|>=|\.\*|\./|\.\^|[-+*/^%\\<>=']", Operator),
+            (r"\|>|->|==|!=|<=|>=|\.\*|\./|\.\^|[-+*/]=|[-+*/^<>=%\\']", Operator),
             (r"[()\[\]{},;:.]", Punctuation),
         ],
         # `for i = a to b step s` / `for x in xs`: here `to`, `step` and `in` are keywords.
         "for-header": [
             (r"\n", Whitespace, "#pop"),
             (r";", Punctuation, "#pop"),
-            (words(CONTEXTUAL_WORDS, suffix=r"\b"), Keyword),
+            (words(FOR_WORDS, suffix=r"\b"), Keyword),
+            include("root"),
+        ],
+        # `import helpers as h`: here `as` is a keyword.
+        "import-header": [
+            (r"\n", Whitespace, "#pop"),
+            (r";", Punctuation, "#pop"),
+            (words(IMPORT_WORDS, suffix=r"\b"), Keyword),
             include("root"),
         ],
         "string": [

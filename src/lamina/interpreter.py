@@ -20,7 +20,7 @@ from .files import EVERYTHING, Permissions, using
 from .lang import compiler, modules, runtime
 from .lang.parser import parse
 from .lang.pyerrors import current_span, to_lamina_error
-from .lang.scope import CONSTANTS, Scope, mangle
+from .lang.scope import CONSTANTS, Host, Scope, mangle
 from .warnings import set_locator
 
 set_locator(current_span)    # a warning names the Lamina line that caused it
@@ -68,9 +68,11 @@ class Interpreter:
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         builtins = dict(builtins_namespace())
-        self.namespace = {"__builtins__": builtins}
+        # The runtime helpers (`_add`, `_index`, ...) live in the namespace itself too: top-level
+        # code finds them in its globals instead of missing there before the builtins.
+        self.namespace = {"__builtins__": builtins, **runtime.HELPERS}
         self.directory = directory
-        scope = Scope(self.namespace)
+        scope = Scope(self.namespace, Host(Interpreter, directory, permissions))
         for name, spec in load_all().items():
             if spec.scoped:
                 builtins[mangle(name)] = _bound_to(scope, spec)
@@ -124,6 +126,16 @@ class Interpreter:
                 warnings.simplefilter("ignore", RuntimeWarning)
                 for chunk in code:
                     exec(chunk, self.namespace)
+        except Exception as exc:
+            raise to_lamina_error(exc) from exc
+
+    def call(self, fn, *args):
+        """Call a function of this program from Python (a sweep's configuration on a worker),
+        under the program's permissions; an error leaves as a LaminaError, as from run_code."""
+        try:
+            with warnings.catch_warnings(), using(self.permissions):
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return runtime.call(fn, args)
         except Exception as exc:
             raise to_lamina_error(exc) from exc
 

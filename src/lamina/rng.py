@@ -4,6 +4,8 @@ Made on first use: importing numpy.random costs start-up about 15 ms.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 _state = {"rng": None}
@@ -18,3 +20,13 @@ def generator() -> np.random.Generator:
 
 def reseed(n: int) -> None:
     _state["rng"] = np.random.default_rng(n)
+
+
+@contextmanager
+def isolated():
+    """The global generator as it was after the block, whatever the block seeded or drew."""
+    saved = _state["rng"]
+    try:
+        yield
+    finally:
+        _state["rng"] = saved

@@ -88,6 +88,10 @@ class LibObject:
     def describe(self) -> str:
         return f"<{self.type_name}>"
 
+    def with_field(self, name: str, value) -> "LibObject | None":
+        """`obj.name = value`: a new object with that field set, or None where fields cannot be set."""
+        return None
+
     def html(self) -> str | None:
         """The report as HTML, for a notebook to show beside describe()'s text; None: text only."""
         return None

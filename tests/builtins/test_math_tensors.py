@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+import lamina.builtins.linalg as L
 import lamina.builtins.mathfns as M
 import lamina.builtins.tensors as T
 from lamina.autodiff import ops
@@ -189,19 +190,20 @@ def test_hcat_vcat():
 
 
 def test_dot():
-    assert T.dot(V, V) == float(V @ V) and type(T.dot(V, V)) is float
-    assert T.dot(A, A) == float((A * A).sum())
-    assert "vector of length 4 and a vector of length 3" in error("ShapeError", T.dot, V, V[:3])
+    assert L.dot(V, V) == float(V @ V) and type(L.dot(V, V)) is float
+    assert L.dot(A, A) == float((A * A).sum())
+    assert "vector of length 4 and a vector of length 3" in error("ShapeError", L.dot, V, V[:3])
 
 
 def test_solve():
     a = np.array([[4.0, 1.0], [2.0, 3.0]])
-    np.testing.assert_allclose(T.solve(a, np.array([11.0, 13.0])), [2.0, 3.0])
+    np.testing.assert_allclose(L.solve(a, np.array([11.0, 13.0])), [2.0, 3.0])
     rhs = np.array([[1.0, 0.0], [0.0, 1.0]])
-    np.testing.assert_allclose(T.solve(a, rhs), np.linalg.inv(a))
-    assert "singular" in error("ValueError", T.solve, np.ones((2, 2)), np.ones(2))
-    error("ShapeError", T.solve, np.ones((2, 3)), np.ones(2))
-    error("ShapeError", T.solve, a, np.ones(3))
+    np.testing.assert_allclose(L.solve(a, rhs), np.linalg.inv(a))
+    assert "singular" in error("ValueError", L.solve, np.ones((2, 2)), np.ones(2))
+    error("ShapeError", L.solve, np.ones((2, 3)), np.ones(3))     # b needs A's row count
+    error("ShapeError", L.solve, np.ones(3), np.ones(3))          # (a non-square A is least squares)
+    error("ShapeError", L.solve, a, np.ones(3))
 
 
 def test_argmax_argmin():

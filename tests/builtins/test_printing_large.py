@@ -108,3 +108,18 @@ def test_the_repl_echo_of_a_large_matrix_is_a_block():
     r = subprocess.run([sys.executable, "-m", "lamina"], input="randn(300, 300)\n", capture_output=True,
                        text=True, timeout=60)
     assert "300x300 matrix:" in r.stdout and len(r.stdout) < 2000
+
+
+def test_a_vector_of_a_million_and_a_matrix_of_a_million_columns_show_their_edges():
+    lines = run("v = range(0, 1000000) / 7\nprint(v)\nprint(reshape(v, 2, 500000))")
+    v = np.arange(1000000) / 7
+    assert lines[0] == "vector of length 1000000:" and lines[4].strip() == "⋮" and lines[8] == "2x500000 matrix:"
+    head = [x for line in lines[1:4] for x in cells(line)]
+    tail = [x for line in lines[5:8] for x in cells(line)]
+    assert head == [f"{x:.6g}" for x in v[:len(head)]] and tail == [f"{x:.6g}" for x in v[-len(tail):]]
+    m = v.reshape(2, 500000)
+    for line, row in zip(lines[9:], m):
+        left, right = line.split("…")
+        assert cells(left) == [f"{x:.6g}" for x in row[:len(cells(left))]]
+        assert cells(right) == [f"{x:.6g}" for x in row[500000 - len(cells(right)):]]
+    assert all(len(line) <= 80 for line in lines)

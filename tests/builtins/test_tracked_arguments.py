@@ -57,6 +57,12 @@ PROBES: dict[str, list[str] | str] = {
     "columns": none("takes a table"), "nrows": none("takes a table"), "head": none("takes a table"),
     "read_csv": none("takes a path"), "write_csv": ['write_csv(q, "probe.csv")'],
     "table": ["table(q)"], "describe": ["describe(q)"], "train_test_split": ["train_test_split(q, p)"],
+    "drop_missing": ["drop_missing(p)", "drop_missing(q)"], "sort_rows": ["sort_rows(q, 0)"],
+    "with_column": ['with_column(table({a = [1, 2, 3, 4]}), "b", p)'],
+    "drop_columns": none("takes a table and column names"), "group_by": none("takes a table and column names"),
+    "aggregate": none("takes a grouped table and a function; a tracked result of the function is a TypeError"),
+    "merge": none("takes tables and column names"),
+    "best": none("takes a table, and a table refuses tracked columns"),
     # Figures
     "bar": ["bar(p)"], "hist": ["hist(p)"], "plot": ["plot(p)", "plot(p, p .* 2)"], "scatter": ["scatter(p, p)"],
     "figure": none("its arguments are a size in inches"), "savefig": none("takes a path"),
@@ -64,6 +70,10 @@ PROBES: dict[str, list[str] | str] = {
     # Math
     "all": ["all(p)"], "any": ["any(p)"], "ceil": ["ceil(p)"], "floor": ["floor(p)"],
     "round": ["round(p, 1)"], "sign": ["sign(p)"],
+    "isnan": ["isnan(p)", "isnan(p[0])"], "isinf": ["isinf(q)"], "isfinite": ["isfinite(p)"],
+    "argsort": ["argsort(p)", "argsort(q, axis = 1)", "argsort(q, by = row -> row[0] - p[0])"],
+    # Linear algebra
+    "eig": ["eig([1, 2; 2, 1] .* p[0])", "eig(q[0:2, :])"],
     # Models
     "compile": none("takes a model spec"), "input": none("its argument is a count of inputs"),
     "load_model": none("takes a path"), "save_model": none("takes a model and a path"),
@@ -80,6 +90,11 @@ PROBES: dict[str, list[str] | str] = {
     "train_loop": ["train_loop(w -> sum((w - 1) .^ 2), p, 2, optimizer = sgd(lr = 0.1))"],
     **{name: none("its arguments are settings of a schedule")
        for name in ("lr_adaptive", "lr_cosine", "lr_plateau", "lr_step")},
+    # Parallel
+    "sweep": ["sweep(c -> c.x, {x = p})", "sweep(c -> sum(p) * c.x, {x = [1, 2]})",
+              "sweep(c -> c.x, [{x = c}])"],
+    "parallel_map": ["parallel_map(x -> x, p)", "parallel_map(x -> x * q, [1, 2])",
+                     "parallel_map(x -> detach(x), [1, 2], seed = p[0])"],
     # Random
     **{name: none("its arguments are sizes and counts")
        for name in ("permutation", "rand", "randint", "randn", "seed")},
@@ -90,6 +105,11 @@ PROBES: dict[str, list[str] | str] = {
     "sample": none("takes a distribution (which refuses tracked parameters) and counts"),
     "normal": ["normal(p[0], 1)", "normal(0, sigma = p[1])"], "uniform": ["uniform(p[0], 5)"],
     "binomial": ["binomial(10, p[0] / 4)"], "poisson": ["poisson(p[0])"], "exponential": ["exponential(p[0])"],
+    "student_t": ["student_t(p[0])"], "chi2": ["chi2(df = p[1])"], "f_dist": ["f_dist(3, p[0])"],
+    "gamma_dist": ["gamma_dist(p[0])", "gamma_dist(2, rate = p[1])"], "beta_dist": ["beta_dist(p[0], p[1])"],
+    "t_test": ["t_test(p)", "t_test([1, 2, 3], p)", "t_test(c, mu = p[0])"],
+    "chisq_test": ["chisq_test(p)", "chisq_test([10, 20, 30, 40], p = p ./ sum(p))"],
+    "corr_test": ["corr_test(p, [1, 3, 2, 5])", "corr_test([1, 3, 2, 5], p, method = \"spearman\")"],
     "pdf": ["pdf(normal(0, 1), p)", "normal(0, 1).pdf(p)"], "cdf": ["cdf(normal(0, 1), p)"],
     "histogram": ["histogram(p)", "histogram([1, 2, 3], p)"], "kmeans": ["kmeans(q, 2, seed = 1)"],
     "linreg": ["linreg(q, p)", f"linreg({X}, p)"], "logreg": ["logreg(q, [1, 1, 1, 0])"],

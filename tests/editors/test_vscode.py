@@ -123,6 +123,10 @@ def test_scopes_of_each_construct(tokenized):
     assert ("#", "punctuation.definition.comment.lamina") in flat and ("=", "keyword.operator.assignment.lamina") in flat
     assert not any(s.startswith("invalid") for _, (_, lines) in tokenized.items()
                    for line in lines for _, scopes in line for s in scopes)
+    text, lines = tokenized["examples/project/train.lam"]
+    flat += [(t, s[-1]) for line in lines for t, s in line]
+    assert ("import", "keyword.control.import.lamina") in flat and ("try", "keyword.control.exception.lamina") in flat
+    assert ("catch", "keyword.control.exception.lamina") in flat
     words = {t for line in lines for t, s in line if t in KEYWORDS}
     assert words and all(tm_category(s) in ("keyword", "operator", "constant")
                          for line in lines for t, s in line if t in KEYWORDS)
@@ -150,6 +154,17 @@ def test_the_extension_code_is_valid_javascript():
     subprocess.run(["node", "--check", str(EXT / "test" / "tokenize.js")], check=True, timeout=60)
 
 
+def test_language_configuration_indents_blocks():
+    rules = json.loads((EXT / "language-configuration.json").read_text())["indentationRules"]
+    increase, decrease = re.compile(rules["increaseIndentPattern"]), re.compile(rules["decreaseIndentPattern"])
+    opening = ["function f(x)", "for i = 0 to 2", "while true", "if x > 1", "elseif x", "else", "try",
+               "catch err", "finally"]
+    assert all(increase.search(f"    {line}") for line in opening)
+    assert not any(increase.search(line) for line in ["if x > 1; print(x); end", "x = 1", "ending = 2"])
+    assert all(decrease.search(f"  {line}") for line in ["end", "end try", "catch", "finally", "else", "elseif x"])
+    assert not decrease.search("ending = 2")
+
+
 def test_language_configuration_folds_end_blocks_and_knows_comments_and_brackets():
     config = json.loads((EXT / "language-configuration.json").read_text())
     assert config["comments"] == {"lineComment": "#"}
@@ -157,6 +172,8 @@ def test_language_configuration_folds_end_blocks_and_knows_comments_and_brackets
     start = re.compile(config["folding"]["markers"]["start"])
     end = re.compile(config["folding"]["markers"]["end"])
     for path in PROGRAMS:
+        if "# expect error: SyntaxError" in path.read_text():     # `endfor` and the like, on purpose
+            continue
         lines = path.read_text().splitlines()
         depth = 0
         for line in lines:

@@ -142,6 +142,30 @@ class TestLaminaKernel(jupyter_kernel_test.KernelTests):
         reply, msgs = self.run_cell("[kept, n > 0]")
         assert outputs_of(msgs, "execute_result")[0]["data"]["text/plain"] == "[42, true]"
 
+    def test_interrupting_the_kernel_during_fit_keeps_the_model_trained_so_far(self):
+        self.flush_channels()
+        self.kc.execute("seed(0)\nXi = randn(4000, 20)\nYi = Xi * randn(20, 1)\n"
+                        "neti = input(20) |> dense(64, activation = \"relu\") |> dense(1) |> compile(seed = 1)\n"
+                        "neti = neti.fit(Xi, Yi, epochs = 100000, batch_size = 4, verbose = 2)\n"
+                        'print("kept", neti.epochs >= 2, neti.epochs == length(neti.loss_history), neti.interrupted)')
+        seen = ""
+        while "epoch 2/" not in seen:
+            msg = self.kc.get_iopub_msg(timeout=60)
+            if msg["msg_type"] == "stream" and msg["content"]["name"] == "stdout":
+                seen += msg["content"]["text"]
+        self.km.interrupt_kernel()
+        reply = self.get_non_kernel_info_reply(timeout=60)
+        assert reply["content"]["status"] == "ok"            # the cell went on after fit
+        streams = {"stdout": "", "stderr": ""}
+        while True:
+            msg = self.kc.get_iopub_msg(timeout=10)
+            if msg["msg_type"] == "stream":
+                streams[msg["content"]["name"]] += msg["content"]["text"]
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+        assert (seen + streams["stdout"]).endswith("kept true true true\n")
+        assert streams["stderr"].startswith("fit stopped by Ctrl-C after ")
+
     def test_fit_draws_a_live_progress_bar(self):
         reply, msgs = self.run_cell("Xp = [0, 0; 0, 1; 1, 0; 1, 1]\nYp = [0; 1; 1; 0]\n"
                                     "netp = input(2) |> dense(1) |> compile(seed = 1)\n"

@@ -7,18 +7,20 @@ import re
 
 import pytest
 
-from lamina.interpreter import Interpreter
 from lamina.errors import LaminaError
+from lamina.interpreter import Interpreter
 from lamina.lsp.analysis import analyse
 
 ROOT = pathlib.Path(__file__).parents[2]
 PROGRAMS = sorted(ROOT.glob("examples/**/*.lam")) + sorted(ROOT.glob("tests/programs/**/*.lam"))
-BLOCKS = [b for page in sorted(ROOT.glob("docs/**/*.md")) + [ROOT / "README.md"]
-          for b in re.findall(r"```lamina\n(.*?)```", page.read_text(), re.S)]
+PAGES = sorted(ROOT.glob("docs/**/*.md")) + [ROOT / "README.md"]
+# A block, and the error block after it if the page shows one.
+BLOCK = re.compile(r"```lamina\n((?:(?!```).)*)```(?:\n```error\n(.*?)```)?", re.S)
+MODULE_FILE = re.compile(r"# file: (\S+)\n")
 
 
-def problems(text: str) -> list[tuple]:
-    return [(p.span.line, p.span.col, p.span.length, p.kind, p.message) for p in analyse(text).problems]
+def problems(text: str, name: str = "<document>") -> list[tuple]:
+    return [(p.span.line, p.span.col, p.span.length, p.kind, p.message) for p in analyse(text, name).problems]
 
 
 def test_scopes_follow_the_compiler():
@@ -44,7 +46,8 @@ print(outer(1), r.w, (p -> p)(2), [k for_ever])
         (14, 35, 12, "NameError", "Undefined variable 'nothing_here'.")]
     assert problems(text.replace("[k for_ever]", "i")) == [(14, 35, 1, "NameError", "Undefined variable 'i'.")]
     assert problems("f = x -> y\n") == [(1, 10, 1, "NameError", "Undefined variable 'y'.")]
-    assert problems('print("{missing + 1}")\n') == [(1, 9, 7, "NameError", "Undefined variable 'missing'.")]
+    assert problems('total = 1\nprint("{totl + 1}")\n') == [
+        (2, 9, 4, "NameError", "Undefined variable 'totl'. Did you mean 'total'?")]
 
 
 def test_a_builtin_shadowed_by_the_program_is_not_checked_as_the_builtin():
@@ -71,13 +74,126 @@ def test_definitions_and_fields():
     assert found.definition_at(2, 1) is by_name["cfg"]
 
 
-@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_problem_reported_in_a_program_that_runs(path):
-    text = path.read_text()
-    if "# expect error: NameError" in text or "# expect error: SyntaxError" in text:
-        pytest.skip("the program's point is that error")
+def allowed(text: str) -> tuple[list[tuple], list[tuple]]:
+    """(problems the editor must show, problems it may show) for a program of the repository:
+    `# expect problem: LINE:COL Kind: message` (a prefix of it) must be shown; the error the run
+    ends with (`# expect error:` at `# expect line:`) may be, when the editor can see it."""
+    must = [(int(line), int(col), kind, message) for line, col, kind, message in
+            re.findall(r"# expect problem: (\d+):(\d+) (\w+): (.*)$", text, re.M)]
+    error, line = re.search(r"# expect error: (\w+): (.*)$", text, re.M), re.search(r"# expect line: (\d+)$", text, re.M)
+    may = [(int(line.group(1)), None, error.group(1), error.group(2))] if error and line else []
+    return must, may
+
+
+def matches(problem: tuple, expected: tuple) -> bool:
+    line, col, _, kind, message = problem
+    want_line, want_col, want_kind, want_message = expected
+    return (line, kind) == (want_line, want_kind) and want_col in (None, col) and message.startswith(want_message)
+
+
+def test_try_catch_compound_assignment_and_lambda_defaults_scope_as_the_compiler_does():
+    text = """\
+function count(xs)
+    n = 0
+    for x in xs
+        try
+            n += number(x)
+        catch err
+            warn(err.message)
+        finally
+            seen = true
+        end try
+    end for
+    return [n, seen]
+end function
+scale = (v, by = factor) -> v * by
+factor = 2
+print(count(["1", "a"]), scale(1))
+"""
     assert problems(text) == []
+    assert problems(text.replace("    n = 0\n", "\n")) == [
+        (5, 15, 2, "NameError", "'n' is read before it is assigned in this function. Assigning to 'n' anywhere in "
+                                "a function makes it local there; pass the outer value in as an argument instead."),
+        (12, 13, 1, "NameError", "'n' is read before it is assigned in this function. Assigning to 'n' anywhere in "
+                                 "a function makes it local there; pass the outer value in as an argument instead.")]
+    assert problems(text.replace("by = factor", "by = fctor")) == [(14, 18, 5, "NameError", "Undefined variable 'fctor'. Did you mean 'factor' or 'corr' or 'floor'?")]
+    for program, where in [("total += 1\n", (1, 7, 2)), ("v[0] = 1\n", (1, 1, 1))]:
+        with pytest.raises(LaminaError) as run:       # where and in the words the run says it
+            Interpreter().run(program)
+        assert problems(program) == [(*where, "NameError", run.value.message)]
+        assert (run.value.span.line, run.value.span.col, run.value.span.length) == where
+    found = analyse(text)
+    err = next(d for d in found.definitions if d.name == "err")
+    assert (err.span.line, err.span.col, err.kind) == (6, 15, "variable")
+    assert found.definition_at(7, 18) is err
 
 
-def test_no_problem_reported_in_a_documentation_block():
-    assert [(b, problems(b)) for b in BLOCKS if problems(b)] == []
+def test_imports_bind_modules_whose_members_are_checked(tmp_path, monkeypatch):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "prep.lam").write_text("import util\nfunction scale(v)\n    return v\nend function\n"
+                                               "_hidden = 1\n")
+    (tmp_path / "lib" / "util.lam").write_text("SIZE = 3\n")
+    (tmp_path / "broken.lam").write_text("if x then\nend if\n")
+    main = tmp_path / "main.lam"
+    text = 'import "lib/prep.lam" as p\nprint(p.scale(1), p.util.SIZE, p.util.SIZES, p._hidden, p.scal)\n'
+    assert problems(text, str(main)) == [
+        (2, 39, 5, "NameError", "The module util has no 'SIZES'. Did you mean 'SIZE'?"),
+        (2, 48, 7, "NameError", "The module prep has no '_hidden' (names starting with '_' stay inside their "
+                                "module). It defines util, scale."),
+        (2, 59, 4, "NameError", "The module prep has no 'scal'. Did you mean 'scale'?")]
+    found = analyse(text, str(main))
+    scale = found.definition_at(2, 10)
+    assert scale.kind == "function" and scale.span.source.name == str(tmp_path / "lib" / "prep.lam")
+    assert found.definition_at(1, 26).module == str(tmp_path / "lib" / "prep.lam")
+    # the module is read again when its file changes
+    (tmp_path / "lib" / "prep.lam").write_text("function scal(v)\n    return v\nend function\n")
+    assert [p[4] for p in problems(text, str(main))][0] == "The module prep has no 'scale'. Did you mean 'scal'?"
+    assert problems("import nothing_here\nimport broken\n", str(main)) == [
+        (1, 1, 6, "ImportError", f"No module 'nothing_here': there is no nothing_here.lam in {tmp_path} "
+                                 "(LAMINA_PATH is not set)."),
+        (2, 1, 6, "SyntaxError", "The module broken.lam cannot be loaded: SyntaxError: Lamina has no 'then' after "
+                                 "the 'if' condition: the block starts on the next line and ends with 'end if'. "
+                                 "(broken.lam:1:6)")]
+    monkeypatch.setenv("LAMINA_PATH", str(tmp_path / "lib"))
+    assert problems("import util\nprint(util.SIZE)\n", str(tmp_path / "elsewhere" / "x.lam")) == []
+    assert problems("import geometry as g\ng = 2\nprint(g.anything)\n") == [
+        (1, 1, 6, "ImportError", f"No module 'geometry': there is no geometry.lam in ., {tmp_path / 'lib'}.")]
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_program_that_runs_gets_no_false_problem(path, monkeypatch):
+    """Programs are analysed as their run sees them: beside their modules, with their `# env:`."""
+    text = path.read_text()
+    monkeypatch.chdir(path.parent)
+    for name, value in re.findall(r"# env: (\w+)=(.*)$", text, re.M):
+        monkeypatch.setenv(name, value)
+    must, may = allowed(text)
+    found = problems(text, str(path))
+    assert [p for p in found if not any(matches(p, e) for e in must + may)] == []
+    assert [e for e in must if not any(matches(p, e) for p in found)] == []
+
+
+def blocks():
+    for page in PAGES:
+        text = page.read_text()
+        files = {m.group(1): code[m.end():] for code, _ in BLOCK.findall(text) if (m := MODULE_FILE.match(code))}
+        for i, (code, error) in enumerate(BLOCK.findall(text)):
+            if not MODULE_FILE.match(code):
+                yield pytest.param(code, error, files, id=f"{page.name}#{i}")
+
+
+@pytest.mark.parametrize("code, error, files", list(blocks()))
+def test_no_false_problem_in_a_documentation_block(code, error, files, tmp_path, monkeypatch):
+    """Each block with the page's module files beside it, as the docs test runs it: the only
+    problem it may show is the error the page shows."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    found = problems(code)
+    assert [f"{kind}: {message}" for _, _, _, kind, message in found] in ([], [error.strip()] if error else [])
+
+
+def test_a_name_inside_an_interpolation_with_a_format_spec_is_checked():
+    assert problems('x = 1\nprint("{x:.2f} {y:>5}")\n') == [(2, 17, 1, "NameError", "Undefined variable 'y'.")]
+    assert problems('v = [1, 2]\nprint("{v[0:1]} {v[1]:.1f}")\n') == []

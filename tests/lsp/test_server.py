@@ -129,9 +129,10 @@ def test_diagnostics_appear_on_open_and_change_and_clear_when_fixed(client):
     assert [(d["range"], d["code"], d["message"]) for d in found] == [
         (rng(1, 10, 11), "NameError", "Undefined variable 'y'."),
         (rng(1, 13, 16), "TypeError", "'sum' takes from 1 to 2 arguments but 3 were given. "
-                                      "Call shapes: sum(x), sum(x, axis)."),
-        (rng(1, 39, 43), "TypeError", "'mean' got an unexpected keyword argument 'axes'. "
-                                      "Call shapes: mean(x), mean(x, axis)."),
+                                      "Call shapes: sum(x), sum(x, axis), sum(x, skipnan = true)."),
+        (rng(1, 39, 43), "TypeError", "'mean' got an unexpected keyword argument 'axes'. Did you mean "
+                                      "'axis'? Call shapes: mean(x), mean(x, axis), "
+                                      "mean(x, skipnan = true)."),
     ]
     assert open_doc(client, 'print("unclosed)\n')[0]["message"].startswith("This string is never closed")
     assert open_doc(client, PROGRAM) == []
@@ -157,7 +158,7 @@ def test_completion_offers_builtins_variables_functions_fields_and_keywords(clie
     assert [i["label"] for i in fields] == ["rate", "steps"]
     assert [i["label"] for i in client.request("textDocument/completion", at(9, 3))["items"]] == ["while"]
     builtins = client.request("textDocument/completion", {**at(6, 3)})["items"]
-    assert [i["label"] for i in builtins] == ["print"]
+    assert [i["label"] for i in builtins] == ["print", "print_options"]
     assert builtins[0]["detail"] == "print(a, b, ...)"
 
 
@@ -179,7 +180,7 @@ def test_document_symbols_are_the_functions_and_top_level_variables(client):
 def test_signature_help_inside_a_call(client):
     open_doc(client, "x = sum([1, 2; 3, 4], \n")
     helped = client.request("textDocument/signatureHelp", at(0, 22))
-    assert [s["label"] for s in helped["signatures"]] == ["sum(x)", "sum(x, axis)"]
+    assert [s["label"] for s in helped["signatures"]] == ["sum(x)", "sum(x, axis)", "sum(x, skipnan = true)"]
     assert helped["activeSignature"] == 1 and helped["activeParameter"] == 1
     assert [p["label"] for p in helped["signatures"][1]["parameters"]] == ["x", "axis"]
     open_doc(client, PROGRAM + "scale(1, by = ")
@@ -193,3 +194,65 @@ def test_signature_help_inside_a_call(client):
 def test_the_server_keeps_running_after_a_document_it_cannot_parse(client):
     assert open_doc(client, "((((((((((") != []
     assert open_doc(client, PROGRAM) == []
+
+
+HELPERS = """\
+# Helpers for the tests.
+
+RATE = 0.1
+
+# Twice x.
+function twice(x, by = 2)
+    return by * x
+end function
+"""
+MAIN = """\
+import helpers as h
+try
+    y = h.twice(3)
+catch err
+    print(err.message)
+end try
+total = 0
+total += y
+print(h.RATE, total, h.nope)
+"""
+
+
+def test_modules_try_catch_and_compound_assignment_in_a_real_folder(client, tmp_path):
+    """A document on disk imports the module beside it: the module's names complete after
+    `h.`, its functions show their page and signature, go-to-definition opens its file."""
+    (tmp_path / "helpers.lam").write_text(HELPERS)
+    uri = (tmp_path / "main.lam").as_uri()
+    module_uri = (tmp_path / "helpers.lam").resolve().as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lamina", "version": 1,
+                                                            "text": MAIN}})
+    found = client.diagnostics()
+    assert [(d["range"], d["code"], d["message"]) for d in found] == [
+        (rng(8, 23, 27), "NameError", "The module helpers has no 'nope'. It defines RATE, twice.")]
+
+    def at_(line, character):
+        return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+    assert client.request("textDocument/definition", at_(2, 8)) == {
+        "uri": module_uri, "range": rng(0, 0, 0)}                           # h: the module's file
+    assert client.request("textDocument/definition", at_(0, 18)) == {"uri": module_uri, "range": rng(0, 0, 0)}
+    assert client.request("textDocument/definition", at_(2, 11)) == {
+        "uri": module_uri, "range": rng(5, 9, 14)}                          # h.twice: its function
+    assert client.request("textDocument/definition", at_(4, 11)) == {"uri": uri, "range": rng(3, 6, 9)}   # err
+    assert client.request("textDocument/definition", at_(7, 9)) == {"uri": uri, "range": rng(2, 4, 5)}    # y
+    hover = client.request("textDocument/hover", at_(2, 12))["contents"]["value"]
+    assert hover == "```lamina\nfunction twice(x, by = 2)\n```\n\nTwice x."
+    module = client.request("textDocument/hover", at_(0, 18))["contents"]["value"]
+    assert module == f"```lamina\nimport helpers as h\n```\n\nmodule {tmp_path / 'helpers.lam'}\n\nHelpers for the tests."
+    outline = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert [(o["name"], o["kind"]) for o in outline] == [("h", 2), ("y", 13), ("err", 13), ("total", 13)]
+    helped = client.request("textDocument/signatureHelp", at_(2, 16))
+    assert [s["label"] for s in helped["signatures"]] == ["twice(x, by = 2)"]
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                             "contentChanges": [{"text": MAIN + "h.\n"}]})
+    assert client.diagnostics()[-1]["message"] == "Expect a field name after '.'. Found the end of the line."
+    items = client.request("textDocument/completion", at_(9, 2))["items"]    # from the last version that parsed
+    assert [(i["label"], i["kind"], i.get("detail")) for i in items] == [("RATE", 6, "variable"),
+                                                                       ("twice", 3, "twice(x, by = 2)")]
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert client.diagnostics() == []

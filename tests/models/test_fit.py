@@ -271,3 +271,16 @@ def test_class_indices_and_one_hot_rows_train_the_same(blobs, build):
     a = fit(net, x, labels, epochs=2, verbose=0).get("loss_history")
     b = fit(net, x, np.eye(3)[labels.astype(int)], epochs=2, verbose=0).get("loss_history")
     np.testing.assert_array_equal(a, b)
+
+
+def test_an_early_stopped_model_keeps_its_epoch_through_save_and_load(build, tmp_path):
+    from lamina.models.save import load_model, save_model
+    rng = np.random.default_rng(2)
+    x, xv = rng.standard_normal((30, 5)), rng.standard_normal((30, 5))
+    y, yv = rng.standard_normal(30), rng.standard_normal(30)
+    net = build([(32, "relu"), (1, "none")], inputs=5, lr=0.05, seed=0)
+    stopped = fit(net, x, y, epochs=200, validation_data=[xv, yv], early_stopping=3, verbose=0)
+    save_model(stopped, str(tmp_path / "m.npz"))
+    loaded = load_model(str(tmp_path / "m.npz"))
+    assert loaded.weights_epoch == stopped.weights_epoch is not None
+    assert loaded.describe() == stopped.describe()

@@ -184,7 +184,9 @@ CASES = {
     "units_inf": (setter(["layers", 1, "settings", "units"], float("inf")), "its header's layers[1] (dense): "),
     "missing": (remover(["loss"]), "its header lacks the field 'loss'."),
     "unknown": (setter(["comment"], "hi"), "its header has a field 'comment' that it never has (its fields are "
-                "format, version, inputs, steps, layers, loss, seed, epochs, optimizer, schedule)."),
+                "format, version, inputs, steps, layers, loss, seed, epochs, weights_epoch, optimizer, schedule)."),
+    "weights_epoch_past_the_end": (setter(["weights_epoch"], 99), "its header's weights_epoch is 99, but only 3 epochs were trained."),
+    "weights_epoch_fraction": (setter(["weights_epoch"], 0.5), "its header's weights_epoch is 0.5, not a whole number of at least 0."),
     "loss_number": (setter(["loss"], 3), "its header's loss is 3, not a loss's name."),
     "loss_mismatch": (setter(["loss"], "cross_entropy"), "its header's loss: cross_entropy needs a last layer of at "
                       "least 2 units (one per class); for two classes with one unit use binary_cross_entropy."),

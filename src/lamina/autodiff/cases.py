@@ -22,7 +22,10 @@ class GradCase:
     `(3, 2)` a matrix — for a random input that is differentiated against, or a
     `Const(value)` passed as it is. `domain` picks the random inputs:
     "real" (standard normal), "positive" (0.5 to 2), "unit" (0.1 to 0.9),
-    "away_from_zero" (|x| from 0.5 to 2, random sign), "with_nan" (standard normal with the
+    "away_from_zero" (|x| from 0.5 to 2, random sign), "invertible" (standard normal, and a
+    square matrix made diagonally dominant), "spd" (a square matrix symmetric positive definite,
+    B B' / n + I; finite differences then move A[i, j] and A[j, i] together, and the gradient must
+    be symmetric), "with_nan" (standard normal with the
     first element of each tensor NaN, for skipnan). `reseed`: the function draws random
     numbers, so the global generator is reseeded before each call (every call draws the same).
     """

@@ -1,4 +1,5 @@
-"""Differentiable elementwise functions: exp, log, sqrt, sin, cos, abs, and two-operand max/min.
+"""Differentiable elementwise functions: exp, log (and log10, log2, log1p, expm1), sqrt, sin, cos,
+abs, two-operand max/min, and clamp.
 
 Each works on a Python float or a float64 array (or a Tracked one) and records
 its VJP beside the forward value. Scalars go through `math` for speed, with
@@ -45,6 +46,35 @@ def log(a):
     return record(out, (a,), (lambda g: _divide(g, x),))
 
 
+_LN10, _LN2 = math.log(10.0), math.log(2.0)
+
+
+def log10(a):
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.log10, np.log10)
+    return record(out, (a,), (lambda g: _divide(g, x * _LN10),))
+
+
+def log2(a):
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.log2, np.log2)
+    return record(out, (a,), (lambda g: _divide(g, x * _LN2),))
+
+
+def log1p(a):
+    """log(1 + x), accurate for small x; the derivative is 1 / (1 + x)."""
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.log1p, np.log1p)
+    return record(out, (a,), (lambda g: _divide(g, 1.0 + x),))
+
+
+def expm1(a):
+    """exp(x) - 1, accurate for small x; the derivative is exp(x) = expm1(x) + 1."""
+    x = a.value if type(a) is Tracked else a
+    out = _apply(x, math.expm1, np.expm1)
+    return record(out, (a,), (times(out + 1.0),))
+
+
 def sqrt(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.sqrt, np.sqrt)
@@ -73,15 +103,15 @@ def abs(a):
 
 def maximum(a, b):
     """Elementwise max with broadcasting; the gradient goes to the larger operand (to `a` on ties)."""
-    return _select(a, b, True)
+    return _select(a, b, True, "max")
 
 
 def minimum(a, b):
     """Elementwise min with broadcasting; the gradient goes to the smaller operand (to `a` on ties)."""
-    return _select(a, b, False)
+    return _select(a, b, False, "min")
 
 
-def _select(a, b, larger: bool):
+def _select(a, b, larger: bool, op: str):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
@@ -90,7 +120,7 @@ def _select(a, b, larger: bool):
         take_a = x >= y if larger else x <= y
         return record(x if take_a else y, (a, b), 
                       (identity, _zero) if take_a else (_zero, identity))
-    x2, y2, sx, sy = align(x, y, "max" if larger else "min")
+    x2, y2, sx, sy = align(x, y, op)
     if larger:
         out = np.maximum(x2, y2)
         return record(out, (a, b), (lambda g: unbroadcast(g * (x2 >= y2), sx),
@@ -98,3 +128,9 @@ def _select(a, b, larger: bool):
     out = np.minimum(x2, y2)
     return record(out, (a, b), (lambda g: unbroadcast(g * (x2 <= y2), sx),
                                 lambda g: unbroadcast(g * (x2 > y2), sy)))
+
+
+def clamp(a, lo, hi):
+    """min(max(a, lo), hi) with broadcasting: inside [lo, hi] (ends included) the gradient goes to
+    a; below lo it goes to lo, above hi to hi."""
+    return _select(_select(a, lo, True, "clamp"), hi, False, "clamp")

@@ -23,6 +23,7 @@ from .grad import grad
 from .tape import TAPE
 
 EPS = 1e-6
+SYMMETRIC = ("spd",)      # domains of symmetric matrices, perturbed symmetrically
 RTOL = 1e-5
 ATOL = 1e-6
 
@@ -40,6 +41,12 @@ def random_input(shape: tuple, domain: str, rng: np.random.Generator):
         x = rng.standard_normal(shape)
         if shape:
             x.flat[0] = np.nan
+    elif domain in ("invertible", "spd"):
+        x = rng.standard_normal(shape)
+        if len(shape) == 2 and shape[0] == shape[1]:
+            # well conditioned: diagonally dominant, or B B' / n + I (symmetric positive definite)
+            n = shape[0]
+            x = x + n * np.eye(n) if domain == "invertible" else x @ x.T / n + np.eye(n)
     else:
         raise ValueError(f"unknown GradCase domain {domain!r}")
     return float(x) if shape == () else x
@@ -84,7 +91,7 @@ def check(case_id: str, fn, case: GradCase) -> list[str]:
             problems.append(f"{case_id}: gradient for argument {i} has shape {np.shape(got)} "
                             f"({type(got).__name__}), expected {np.shape(args[i])}")
             continue
-        want = _finite_difference(f, args, i)
+        want = _finite_difference(f, args, i, symmetric=case.domain in SYMMETRIC)
         bad = np.abs(np.asarray(got) - want) > ATOL + RTOL * np.abs(want)
         if np.any(bad):
             problems.append(f"{case_id}: gradient for argument {i} differs from finite differences:\n"
@@ -109,8 +116,10 @@ def _members(out) -> list:
     return [out]
 
 
-def _finite_difference(f, args: list, i: int) -> np.ndarray:
+def _finite_difference(f, args: list, i: int, symmetric: bool = False) -> np.ndarray:
     x = args[i]
+    if symmetric and np.ndim(x) == 2 and x.shape[0] == x.shape[1]:
+        return _symmetric_difference(f, args, i)
     if type(x) is float:
         hi, lo = list(args), list(args)
         hi[i], lo[i] = x + EPS, x - EPS
@@ -124,3 +133,22 @@ def _finite_difference(f, args: list, i: int) -> np.ndarray:
             values[i] = moved
             out[j] += sign * f(values)
     return out / (2 * EPS)
+
+
+def _symmetric_difference(f, args: list, i: int) -> np.ndarray:
+    """The gradient within symmetric matrices: A[j, k] and A[k, j] move together, and each gets
+    half of that derivative (the diagonal all of its own)."""
+    x = args[i]
+    out = np.zeros(x.shape)
+    for j, k in zip(*np.triu_indices(x.shape[0])):
+        values = list(args)
+        for sign in (1.0, -1.0):
+            moved = x.copy()
+            moved[j, k] += sign * EPS
+            if j != k:
+                moved[k, j] += sign * EPS
+            values[i] = moved
+            out[j, k] += sign * f(values)
+        out[j, k] /= 2 * EPS if j == k else 4 * EPS
+        out[k, j] = out[j, k]
+    return out

@@ -1,11 +1,23 @@
-"""Differentiable linear algebra beyond `*`: dot and solve."""
+"""Differentiable linear algebra beyond `*`: dot, solve (square or least squares), inv, det,
+trace, outer and kron. NumPy and SciPy (LAPACK) do the numerics; this module checks shapes, turns
+LAPACK's failures into Lamina errors, and records each result's VJP.
+
+A square matrix is factorized once by LU; one whose reciprocal condition number (LAPACK's
+estimate, in the 1-norm) is below the float64 precision is singular to working precision, and
+inv and solve refuse it rather than return noise. NaN or Inf in a square matrix passes through
+to the result (NaN in, NaN out); least squares needs finite numbers (LAPACK's SVD would fail).
+"""
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
 from ..errors import LaminaError, describe_shape, shape_str
-from ..values import Tracked
+from ..values import Tracked, format_number
 from .tape import record
+
+EPS = float(np.finfo(np.float64).eps)
 
 
 def dot(a, b):
@@ -21,26 +33,159 @@ def dot(a, b):
     return record(float(np.vdot(x, y)), (a, b), (lambda g: g * y, lambda g: g * x))
 
 
-def solve(a, b):
-    """x with A x = b, for a square A and b a vector or a matrix of right-hand sides."""
-    A = a.value if type(a) is Tracked else a
-    B = b.value if type(b) is Tracked else b
+def square(A, what: str) -> np.ndarray:
+    """A checked to be a square matrix (the ShapeError names `what`, e.g. `inv(A)`)."""
     if np.ndim(A) != 2 or A.shape[0] != A.shape[1]:
-        raise LaminaError("ShapeError", f"solve(A, b) needs a square matrix A, not {describe_shape(np.shape(A))}.")
+        raise LaminaError("ShapeError", f"{what} needs a square matrix, not {describe_shape(np.shape(A))}.")
+    return A
+
+
+def matrix(A, what: str) -> np.ndarray:
+    if np.ndim(A) != 2:
+        raise LaminaError("ShapeError", f"{what} needs a matrix, not {describe_shape(np.shape(A))}.")
+    return A
+
+
+def lu(A: np.ndarray, what: str):
+    """LU factors of a square A; the ValueError of a matrix singular to working precision."""
+    import scipy.linalg as sla  # here, not at the top: SciPy takes a fifth of a second to import
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sla.LinAlgWarning)   # an exactly zero pivot: rcond is 0
+        factors = sla.lu_factor(A, check_finite=False)
+    if np.isfinite(A).all():
+        rcond = float(sla.lapack.dgecon(factors[0], float(np.abs(A).sum(axis=0).max()), norm="1")[0])
+        if not rcond >= EPS:
+            how = "singular" if rcond == 0 else (f"singular to working precision (its reciprocal "
+                                                 f"condition number is {format_number(rcond)}, below "
+                                                 f"the float64 precision 2.2e-16)")
+            raise LaminaError("ValueError", f"{what}: the {shape_str(A.shape)} matrix is {how}, so "
+                              f"{'it has no inverse' if what.startswith('inv') else 'A x = b has no unique solution'}"
+                              f"; check for linearly dependent rows or columns.")
+    return factors
+
+
+def lu_solve(factors, B: np.ndarray) -> np.ndarray:
+    from scipy.linalg import lu_solve
+    return lu_solve(factors, B, check_finite=False)
+
+
+def inv(a):
+    """The inverse of a square matrix; its VJP is -Y' G Y' for Y = inv(A)."""
+    A = square(a.value if type(a) is Tracked else a, "inv(A)")
+    Y = lu_solve(lu(A, "inv(A)"), np.eye(len(A))) if A.size else np.zeros((0, 0))
+    return record(Y, (a,), (lambda g: -(Y.T @ g @ Y.T),))
+
+
+def det(a):
+    """The determinant. Its gradient is the adjugate's transpose, taken from an SVD so that it is
+    exact for a singular matrix too: adj(A)' = det(U) det(V) U diag(prod of the other s) V'."""
+    A = square(a.value if type(a) is Tracked else a, "det(A)")
+    out = float(np.linalg.det(A)) if A.size else 1.0
+
+    def vjp(g):
+        if not A.size:
+            return np.zeros((0, 0))
+        if not np.isfinite(A).all():
+            return np.full(A.shape, np.nan)
+        U, s, Vt = np.linalg.svd(A)
+        others = np.array([np.prod(np.delete(s, i)) for i in range(len(s))])
+        sign = np.linalg.det(U) * np.linalg.det(Vt)
+        return (g * sign) * (U * others) @ Vt
+    return record(out, (a,), (vjp,))
+
+
+def trace(a):
+    """The sum of the diagonal of a square matrix."""
+    A = square(a.value if type(a) is Tracked else a, "trace(A)")
+    n = len(A)
+    return record(float(np.trace(A)), (a,), (lambda g: g * np.eye(n),))
+
+
+def outer(a, b):
+    """u v' for two vectors: an m x n matrix."""
+    u = a.value if type(a) is Tracked else a
+    v = b.value if type(b) is Tracked else b
+    for x in (u, v):
+        if np.ndim(x) != 1:
+            raise LaminaError("ShapeError", f"outer(u, v) takes two vectors, not {describe_shape(np.shape(x))}; "
+                              "for matrices see kron(A, B).")
+    return record(np.outer(u, v), (a, b), (lambda g: g @ v, lambda g: u @ g))
+
+
+def kron(a, b):
+    """The Kronecker product: block (i, j) is A[i, j] * B. A vector is a column; two vectors give
+    a vector; a number scales the other operand."""
+    x = a.value if type(a) is Tracked else a
+    y = b.value if type(b) is Tracked else b
+    sx, sy = np.shape(x), np.shape(y)
+    X = np.reshape(x, (1, 1) if not sx else (sx[0], 1) if len(sx) == 1 else sx)
+    Y = np.reshape(y, (1, 1) if not sy else (sy[0], 1) if len(sy) == 1 else sy)
+    (m, n), (p, q) = X.shape, Y.shape
+    out = np.kron(X, Y)
+    if len(sx) <= 1 and len(sy) <= 1:
+        out = out.reshape(-1) if sx or sy else float(out[0, 0])
+
+    def part(g, pattern: str, other: np.ndarray, shape: tuple):
+        back = np.einsum(pattern, np.reshape(g, (m, p, n, q)), other)
+        return back.reshape(shape) if shape else float(back.sum())
+
+    def vjp_a(g):
+        return part(g, "ikjl,kl->ij", Y, sx)
+
+    def vjp_b(g):
+        return part(g, "ikjl,ij->kl", X, sy)
+    return record(out, (a, b), (vjp_a, vjp_b))
+
+
+def solve(a, b):
+    """x with A x = b: for a square A the unique solution (LU), otherwise the least-squares
+    solution, of minimum norm when A is wider than tall (LAPACK's gelsd). b is a vector or a
+    matrix of right-hand sides."""
+    A = matrix(a.value if type(a) is Tracked else a, "solve(A, b)")
+    B = b.value if type(b) is Tracked else b
     if np.ndim(B) not in (1, 2) or B.shape[0] != A.shape[0]:
         raise LaminaError("ShapeError", f"solve(A, b) needs b with as many rows as A ({A.shape[0]}), "
                           f"not {describe_shape(np.shape(B))}.")
-    try:
-        x = np.linalg.solve(A, B)
-    except np.linalg.LinAlgError:
-        raise LaminaError("ValueError", f"solve(A, b): the {shape_str(A.shape)} matrix A is singular, so "
-                          f"A x = b has no unique solution.") from None
+    if A.shape[0] != A.shape[1]:
+        return _least_squares(a, b, A, B)
+    x = lu_solve(lu(A, "solve(A, b)"), B) if A.size else np.zeros(B.shape)
     AT = A.T
 
     def vjp_b(g):
-        return np.linalg.solve(AT, g)
+        return np.linalg.solve(AT, g) if A.size else np.zeros(B.shape)
 
     def vjp_a(g):
-        gb = np.linalg.solve(AT, g)
+        gb = vjp_b(g)
         return -np.outer(gb, x) if x.ndim == 1 else -gb @ x.T
     return record(x, (a, b), (vjp_a, vjp_b))
+
+
+def _least_squares(a, b, A: np.ndarray, B: np.ndarray):
+    for what, v in (("A", A), ("b", B)):
+        if not np.isfinite(v).all():
+            raise LaminaError("ValueError", f"solve(A, b) with a non-square A ({shape_str(A.shape)}) finds the "
+                              f"least-squares solution, which needs finite numbers, but {what} contains "
+                              f"NaN or Inf.")
+    x, _, rank, _ = np.linalg.lstsq(A, B, rcond=None)
+    m, n = A.shape
+    if rank < min(m, n):
+        which = "columns" if m > n else "rows"
+        raise LaminaError("ValueError", f"solve(A, b): the {shape_str(A.shape)} matrix A has rank {rank}, "
+                          f"less than {min(m, n)}: its {which} are linearly dependent, so the "
+                          f"least-squares solution is not unique. Remove the redundant {which}.")
+    column = B.ndim == 1
+    X, Bm = (x.reshape(-1, 1), B.reshape(-1, 1)) if column else (x, B)
+
+    # The VJPs of x = pinv(A) b for A of full rank, with P = pinv(A) and residual r = b - A x:
+    # b gets P' g; A gets -(P' g) x' + r (P P' g)' + (P' x)(g - P A g)'.
+    pinv = []                      # computed once, by whichever VJP runs first
+
+    def grads(g):
+        G = g.reshape(-1, 1) if column else g
+        if not pinv:
+            pinv.append(np.linalg.pinv(A))
+        P = pinv[0]
+        gb = P.T @ G
+        ga = -gb @ X.T + (Bm - A @ X) @ (P @ gb).T + (P.T @ X) @ (G - P @ (A @ G)).T
+        return ga, (gb.reshape(-1) if column else gb)
+    return record(x, (a, b), (lambda g: grads(g)[0], lambda g: grads(g)[1]))

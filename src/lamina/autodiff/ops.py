@@ -126,28 +126,27 @@ def epow(a, b):
                                 lambda g: unbroadcast(g * out * _log_base(x2), sy)))
 
 
-def fmod(x: float, y: float) -> float:
-    """x mod y on floats, floored (the result takes y's sign, as Julia's mod): NaN for y = 0."""
-    if y == 0 or y != y:
-        return NAN
-    return x % y
-
-
 def mod(a, b):
-    """`a % b`: the floored remainder, elementwise with broadcasting (-7 % 3 is 2). The gradient
-    is 1 for a and -floor(a / b) for b (the remainder is a - b floor(a / b), floor being flat)."""
+    """Floored modulo, as Julia's `mod` and NumPy's `np.mod`: a - b floor(a / b), with the sign of b.
+
+    IEEE: mod(a, 0) and mod(Inf, b) are NaN. The one implementation behind the `mod` builtin
+    (and the `%` operator). d/da = 1, d/db = -floor(a / b).
+    """
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
-        quotient = math.floor(x / y) if y and math.isfinite(x / y) else NAN
-        return record(fmod(x, y), (a, b), (identity, times(-float(quotient))))
-    x2, y2, sx, sy = align(x, y, "%")
-    with np.errstate(all="ignore"):
-        out = np.mod(x2, y2)
-        out = np.where(y2 == 0, NAN, out) if np.any(y2 == 0) else out
-        quotient = np.floor(x2 / y2)
-    return record(out, (a, b), (lambda g: unbroadcast(g, sx),
-                                lambda g: unbroadcast(-g * quotient, sy)))
+        if y == 0 or x - x != 0:
+            return record(NAN, (a, b), (identity, _nan_like))
+        q = x // y
+        return record(x % y, (a, b), (identity, times(-q)))
+    x2, y2, sx, sy = align(x, y, "mod")
+    out = np.mod(x2, y2)
+    q = np.floor_divide(x2, y2)
+    return record(out, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(-g * q, sy)))
+
+
+def _nan_like(g):
+    return NAN
 
 
 def _dpow_base(x, y):

@@ -80,6 +80,20 @@ class Tape:
         finally:
             self.label = outer
 
+    @contextmanager
+    def isolated(self):
+        """A fresh tape for the block, and this one back as it was afterwards: a sweep's
+        configuration run in this process records and resets as if in a process of its own.
+        Nothing tracked may leave the block (sweep refuses tracked results)."""
+        saved = dict(vars(self))
+        self.entries, self.causes, self.label = [], [], None
+        self.first_node, self.gen = self.next_node, self.gen + 1
+        self.warned = self.warned_unneeded = False
+        try:
+            yield
+        finally:
+            vars(self).update(saved)
+
     def size(self) -> int:
         return len(self.entries)
 

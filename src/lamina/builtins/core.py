@@ -186,20 +186,39 @@ def map_(xs, f):
 
 @builtin("filter", category=CORE,
          shapes=[Shape("filter(xs, keep)", "vector or list, function", "vector or list",
-                       "The elements for which keep returns true.")],
-         summary="Keeps the elements of a vector or list for which a function returns true.",
-         examples=['print(filter([1, -2, 3], x -> x > 0))'],
-         notes="The function must return a bool (or a number, nonzero meaning true); it sees "
-               "each element's number. Differentiable: the kept elements of a tracked vector "
-               "pass their gradients through, the others get none.",
-         grad=[GradCase(((6,), Const(lambda x: x > 0)))])
+                       "The elements for which keep returns true."),
+                 Shape("filter(t, row -> ...)", "table, function of a row record", "table",
+                       "The rows of a table for which keep returns true."),
+                 Shape("filter(X, row -> ...)", "matrix, function of a row vector", "matrix",
+                       "The rows of a matrix for which keep returns true.")],
+         summary="Keeps the elements of a vector or list, or the rows of a table or matrix, for "
+                 "which a function returns true.",
+         examples=['print(filter([1, -2, 3], x -> x > 0))',
+                   't = table({city = ["Oslo", "Rome", "Lima"], temp = [4.5, 15.2, 19.1]})\n'
+                   'print(filter(t, row -> row.temp > 10 and row.city != "Lima"))',
+                   'print(filter([1, 2; -3, 4; 5, -6], row -> all(row > 0) or row[0] > 4))'],
+         notes="The function must return a bool (or a number, nonzero meaning true). It sees each "
+               "element's number; for a table each row as a record whose fields are the columns "
+               "(row.temp a number, row.city a string), and for a matrix each row as a vector. A "
+               "table or matrix keeps its columns, even when no row is kept. Differentiable: the "
+               "kept elements (or rows) of a tracked vector (or matrix) pass their gradients "
+               "through, the others get none.",
+         grad=[GradCase(((6,), Const(lambda x: x > 0))),
+               GradCase(((5, 3), Const(lambda row: bool(row.sum() > 0))))])
 def filter_(xs, keep):
     from ..lang.runtime import call, truth
+    from ..stats.table import Table
+    from ..stats.tableops import filter_rows
     keep = _callable(keep, "filter's function", "filter")
     v = value_of(xs)
     if isinstance(v, np.ndarray) and v.ndim == 1:
         kept = [i for i, x in enumerate(v.tolist()) if truth(call(keep, (x,)))]
         return shaping.take(xs, kept)
+    if isinstance(v, np.ndarray) and v.ndim == 2:
+        kept = [i for i in range(v.shape[0]) if truth(call(keep, (v[i].copy(),)))]
+        return shaping.take(xs, kept)
+    if isinstance(xs, Table):
+        return filter_rows(xs, keep, call=call, truth=truth)
     return [x for x in _items(xs, "filter") if truth(call(keep, (x,)))]
 
 
@@ -227,18 +246,22 @@ def clock():
 @builtin("help", tracked="constant", category=CORE,
          shapes=[Shape("help()", "no input", "no output", "Lists the categories and their builtins."),
                  Shape("help(name)", "string", "no output", "Prints the page of one builtin."),
+                 Shape("help(f)", "a builtin or a function of the program", "no output",
+                       "A builtin's page (help(mean) is help(\"mean\")), or a function's parameters "
+                       "and leading comment."),
                  Shape("help(module)", "an imported module", "no output",
                        "Lists the module's functions with their leading comments, and its values.")],
          summary="Prints the documentation page of a builtin, or the list of categories.",
-         examples=['help("length")'],
+         examples=['help("length")',
+                   '# Scales v by a factor.\nfunction scale(v, by = 2)\n    return v * by\nend function\n'
+                   'help(scale)'],
          notes="The page is generated from the builtin registry, the same source as the files in "
                "docs/builtins/, and its examples are run as the page is shown. An unknown name "
-               "suggests the closest builtin names. For a module, a function's leading comment is "
-               "the run of `#` lines just above its `function` line (or else just below it).")
+               "suggests the closest builtin names. The builtin itself names its page as well as "
+               "its name does: help(mean) is help(\"mean\"). For a function of the program or of a "
+               "module, its leading comment is the run of `#` lines just above its `function` line "
+               "(or else just below it). At the interactive prompt, `?name` shows the same, "
+               "rendered for the terminal.")
 def help_(name=None):
-    from ..lang.modules import Module
-    if isinstance(name, Module):
-        print(name.help_text())
-        return
-    from ..docs.help import help_text
-    print(help_text(None if name is None else as_str(name, "help's argument")))
+    from ..docs.help import help_for
+    print(help_for(name)[0])

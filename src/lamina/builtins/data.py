@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..rng import generator
 from ..stats import data as DT
+from ..stats import rows as RW
 from ..stats.table import as_table
 from ..values import as_int
 from .registry import GradCase, Shape, builtin, refuse_tracked
@@ -110,6 +111,25 @@ def nrows(t):
          notes="The same as t[:n, :]. A table shorter than n comes back whole.")
 def head(t, n=5.0):
     return as_table(t, "head's argument").take(slice(0, as_int(n, "head's count", minimum=0)))
+
+
+RUNS = 't = table({lr = [0.1, 0.01, 0.001], loss = [0.42, 0.17, 0.31]})\n'
+
+
+@builtin("best", tracked="constant", category=CATEGORY,
+         shapes=[Shape("best(t, name)", "table, numeric column's name", "record",
+                       "The row with the smallest number in that column."),
+                 Shape("best(t, name, largest = true)", "table, column name, bool", "record",
+                       "The row with the largest.")],
+         summary="The winning row of a table (a sweep's, say): smallest loss, or largest accuracy.",
+         examples=[RUNS + 'b = best(t, "loss")\nprint(b)\nprint(b.lr)',
+                   't = table({units = [16, 64], acc = [0.91, 0.95]})\nprint(best(t, "acc", largest = true).units)'],
+         notes="The row comes back as a record of its cells (numbers, or strings for text columns). "
+               "NaN never wins (the rows of a sweep's failed configurations), and of equal values the "
+               "first row wins. A table without rows, or whose column is NaN throughout, is a "
+               "ValueError.")
+def best(t, name, largest=False):
+    return RW.best(t, name=name, largest=largest)
 
 
 @builtin("describe", tracked="refuses", category=CATEGORY,

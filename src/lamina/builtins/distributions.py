@@ -1,5 +1,6 @@
-"""Distributions as values (normal, uniform, binomial, poisson, exponential) and
-pdf, cdf and sample on them; quantile(d, p) lives with quantile in stats.py.
+"""Distributions as values (normal, uniform, binomial, poisson, exponential; student_t, chi2,
+f_dist, gamma_dist, beta_dist) and pdf, cdf and sample on them; quantile(d, p) lives with
+quantile in stats.py.
 
 A distribution is a library value: `d.pdf(x)` is `pdf(d, x)` by the language's
 method-call rule, and `d.mu`, `d.mean`, `d.var` read its fields.
@@ -73,6 +74,69 @@ def poisson(*args, **kwargs):
 def exponential(*args, **kwargs):
     refuse_tracked("exponential", args + tuple(kwargs.values()))
     return Dist.make("exponential", args, kwargs)
+
+
+NAMES = ("gamma and beta name no distribution because they are the names of the gamma and beta "
+         "functions; f is a name programs give their own functions. ")
+
+
+@builtin("student_t", tracked="refuses", **_family(
+    "student_t", "df", "Student's t distribution with df degrees of freedom: the distribution of "
+    "a t statistic (t_test, linreg's t values).",
+    "d = student_t(10)\nprint(d, d.mean, round(d.var, 4))\nprint(round(d.quantile(0.975), 4), round(2 * (1 - d.cdf(2.5)), 5))",
+    "Density proportional to (1 + x^2 / df)^(-(df + 1) / 2); symmetric about 0, with heavier tails "
+    "than normal(0, 1), which it approaches as df grows. df must be greater than 0 and need not be "
+    "whole (Welch's t_test gives fractional df). The mean 0 exists for df > 1 and the variance "
+    "df / (df - 2) for df > 2; otherwise they read Inf, as SciPy gives them."))
+def student_t(*args, **kwargs):
+    refuse_tracked("student_t", args + tuple(kwargs.values()))
+    return Dist.make("student_t", args, kwargs)
+
+
+@builtin("chi2", tracked="refuses", **_family(
+    "chi2", "df", "The chi-squared distribution with df degrees of freedom: the sum of df squared "
+    "standard normal variables (chisq_test's statistic).",
+    "d = chi2(3)\nprint(d, d.mean, d.var)\nprint(round(d.quantile(0.95), 4), round(1 - d.cdf(7.815), 4))",
+    "Density x^(df/2 - 1) exp(-x / 2) / (2^(df/2) Gamma(df / 2)) for x >= 0; mean df and variance "
+    "2 df. df must be greater than 0."))
+def chi2(*args, **kwargs):
+    refuse_tracked("chi2", args + tuple(kwargs.values()))
+    return Dist.make("chi2", args, kwargs)
+
+
+@builtin("f_dist", tracked="refuses", **_family(
+    "f_dist", "df1, df2", "The F distribution with df1 and df2 degrees of freedom: the ratio of two "
+    "independent chi-squared variables, each divided by its df (linreg's F test).",
+    "d = f_dist(2, 20)\nprint(d, round(d.mean, 4))\nprint(round(d.quantile(0.95), 4), round(1 - d.cdf(3.49), 4))",
+    "The mean is df2 / (df2 - 2) for df2 > 2 (Inf otherwise, as SciPy gives it). Both degrees of freedom must be greater "
+    "than 0. " + NAMES))
+def f_dist(*args, **kwargs):
+    refuse_tracked("f_dist", args + tuple(kwargs.values()))
+    return Dist.make("f_dist", args, kwargs)
+
+
+@builtin("gamma_dist", tracked="refuses", **_family(
+    "gamma_dist", "shape, rate = 1", "The gamma distribution with a shape and a rate: the waiting "
+    "time for shape events of a Poisson process with the given rate.",
+    "d = gamma_dist(2, 0.5)\nprint(d, d.mean, d.var)\nprint(round(d.pdf(1), 4), round(d.cdf(4), 4))",
+    "Density rate^shape x^(shape - 1) exp(-rate x) / Gamma(shape) for x >= 0: mean shape / rate and "
+    "variance shape / rate^2, as R's dgamma(x, shape, rate). gamma_dist(1, rate) is exponential(rate) "
+    "and gamma_dist(k / 2, 0.5) is chi2(k). SciPy's gamma takes scale = 1 / rate. shape and rate must "
+    "be greater than 0. " + NAMES))
+def gamma_dist(*args, **kwargs):
+    refuse_tracked("gamma_dist", args + tuple(kwargs.values()))
+    return Dist.make("gamma_dist", args, kwargs)
+
+
+@builtin("beta_dist", tracked="refuses", **_family(
+    "beta_dist", "a, b", "The beta distribution on [0, 1] with shapes a and b: a distribution of "
+    "probabilities (the posterior of a success rate after a - 1 successes and b - 1 failures).",
+    "d = beta_dist(2, 5)\nprint(d, round(d.mean, 4), round(d.var, 4))\nprint(round(d.pdf(0.2), 4), round(d.quantile(0.5), 4))",
+    "Density x^(a - 1) (1 - x)^(b - 1) / B(a, b) for x in [0, 1]; mean a / (a + b). beta_dist(1, 1) "
+    "is uniform(0, 1). a and b must be greater than 0. " + NAMES))
+def beta_dist(*args, **kwargs):
+    refuse_tracked("beta_dist", args + tuple(kwargs.values()))
+    return Dist.make("beta_dist", args, kwargs)
 
 
 @builtin("pdf", tracked="refuses", category=CATEGORY,

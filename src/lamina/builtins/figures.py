@@ -19,15 +19,22 @@ OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
                        "matplotlib's format string, and labels."),
                  Shape("plot(model)", "a value with a loss_history field", "no output",
                        "The loss per epoch (and validation loss, when the model has val_loss_history)."),
-                 Shape("plot(d)", "distribution", "no output", "Its density (or probability mass).")],
-         summary="Draws lines: y against x, a fitted model's loss history, or a distribution's density.",
+                 Shape("plot(d)", "distribution", "no output", "Its density (or probability mass)."),
+                 Shape("plot(t, name)", "a sweep's table, column name", "no output",
+                       "The column against a swept parameter, one line per setting of the others.")],
+         summary="Draws lines: y against x, a fitted model's loss history, a distribution's density, "
+                 "or a sweep's metric against a swept parameter.",
          examples=['x = linspace(0, 2, 21)\nplot(x, x .^ 2, label = "x^2")\nplot(x, x .^ 3, style = "--", label = "x^3", title = "powers")\n'
                    'savefig("plot.png")\nprint("saved")',
                    'X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0]\nfit = logreg(X, [0, 0, 1, 0, 1, 1])\nplot(fit)\n'
                    'savefig("plot_loss.png")\nprint(length(fit.loss_history) > 1)'],
          notes="plot(model) reads loss_history (and val_loss_history if present) from a model "
                "value or any record with those fields, labels the axes epoch and loss, and uses a "
-               "log scale when the loss falls by more than a factor of 100. " + COMMON)
+               "log scale when the loss falls by more than a factor of 100. plot(t, \"loss\") of a "
+               "table from sweep draws that column against the swept parameter with the most numeric "
+               "values (the first of equals), a point per configuration, one line per setting of the "
+               "other swept parameters, on a log axis when the values span a factor of 10 or more "
+               "(learning rates); for another table, against the row number. " + COMMON)
 def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-"):
     FG.plot(x, y=y, label=label, title=title, xlabel=xlabel, ylabel=ylabel, style=style)
 

@@ -1,4 +1,5 @@
-"""Math builtins: elementwise functions, reductions, rounding and tests of truth.
+"""Math builtins: elementwise functions, mod and clamp, reductions, rounding, tests of truth and
+of NaN / Inf.
 
 The differentiable ones call primitives in lamina.autodiff (which record on the
 tape when an input is tracked); rounding, sign and the truth tests pass no
@@ -11,8 +12,9 @@ import numpy as np
 from ..autodiff import functions as F
 from ..autodiff import ops
 from ..autodiff import reductions as R
+from ..autodiff.broadcast import align
 from ..errors import LaminaError
-from ..values import as_int, describe, lamina_value, numeric_or_tracked, value_of
+from ..values import as_int, describe, format_number, lamina_value, numeric_or_tracked, value_of
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Math"
@@ -43,6 +45,42 @@ def exp(x):
                                "The derivative is 1/x."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
 def log(x):
     return F.log(numeric_or_tracked(x, "log\'s argument"))
+
+
+@builtin("log10", **_elementwise("log10", "The base-10 logarithm.", "print(log10([1, 10, 1000, 0.01]))",
+                                 "log10(0) is -Inf and the log of a negative number is NaN (no error). "
+                                 "The derivative is 1/(x ln 10)."),
+         grad=[GradCase(c.args, domain="positive") for c in UNARY])
+def log10(x):
+    return F.log10(numeric_or_tracked(x, "log10\'s argument"))
+
+
+@builtin("log2", **_elementwise("log2", "The base-2 logarithm.", "print(log2([1, 8, 0.5]))",
+                                "log2(0) is -Inf and the log of a negative number is NaN (no error). "
+                                "The derivative is 1/(x ln 2)."),
+         grad=[GradCase(c.args, domain="positive") for c in UNARY])
+def log2(x):
+    return F.log2(numeric_or_tracked(x, "log2\'s argument"))
+
+
+@builtin("log1p", **_elementwise("log1p", "log(1 + x), accurate for x near 0.",
+                                 "print(log1p(1e-10), log(1 + 1e-10))",
+                                 "For tiny x, 1 + x rounds off the digits of x, and log(1 + x) loses "
+                                 "them; log1p keeps them (log-likelihoods of small probabilities, "
+                                 "log(1 + exp(z)) as log1p(exp(z))). log1p(-1) is -Inf, below -1 NaN. "
+                                 "The derivative is 1/(1 + x)."),
+         grad=[GradCase(c.args, domain="unit") for c in UNARY])
+def log1p(x):
+    return F.log1p(numeric_or_tracked(x, "log1p\'s argument"))
+
+
+@builtin("expm1", **_elementwise("expm1", "exp(x) - 1, accurate for x near 0.",
+                                 "print(expm1(1e-10), exp(1e-10) - 1)",
+                                 "The companion of log1p: exp(x) - 1 for tiny x cancels to a few "
+                                 "correct digits, expm1 keeps all of them. The derivative is exp(x)."),
+         grad=UNARY)
+def expm1(x):
+    return F.expm1(numeric_or_tracked(x, "expm1\'s argument"))
 
 
 @builtin("sqrt", **_elementwise("sqrt", "The square root.", "print(sqrt([4.0, 2.25]))",
@@ -104,7 +142,7 @@ def _reduction(name: str, what: str, example: str, notes: str):
                              "A matrix is summed over all elements unless an axis is given. The "
                              "gradient of a sum is 1 for every element it added; with skipnan a slice "
                              "of NaNs only sums to 0."), grad=_REDUCE_CASES)
-def sum_(x, axis=None, skipnan=False):
+def sum_(x, axis=None, *, skipnan=False):
     return R.sum(numeric_or_tracked(x, "sum\'s argument"), axis_arg(axis), _skip(skipnan, "sum"))
 
 
@@ -113,7 +151,7 @@ def sum_(x, axis=None, skipnan=False):
                               "The sum divided by the count; the mean of an empty tensor is NaN, and "
                               "so is the mean of a slice of NaNs only with skipnan."),
          grad=_REDUCE_CASES)
-def mean(x, axis=None, skipnan=False):
+def mean(x, axis=None, *, skipnan=False):
     return R.mean(numeric_or_tracked(x, "mean\'s argument"), axis_arg(axis), _skip(skipnan, "mean"))
 
 
@@ -122,7 +160,7 @@ def mean(x, axis=None, skipnan=False):
                               "computed from running products so that zeros are handled exactly; with "
                               "skipnan a NaN counts as 1."),
          grad=_REDUCE_CASES)
-def prod(x, axis=None, skipnan=False):
+def prod(x, axis=None, *, skipnan=False):
     return R.prod(numeric_or_tracked(x, "prod\'s argument"), axis_arg(axis), _skip(skipnan, "prod"))
 
 
@@ -170,27 +208,72 @@ def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
 
 
 @builtin("max", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
-def max_(a, b=None, axis=None, skipnan=False):
+def max_(a, b=None, axis=None, *, skipnan=False):
     return _min_max("max", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amax, pairwise=F.maximum)
 
 
 @builtin("min", **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
-def min_(a, b=None, axis=None, skipnan=False):
+def min_(a, b=None, axis=None, *, skipnan=False):
     return _min_max("min", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amin, pairwise=F.minimum)
+
+
+_PAIR_CASES = [GradCase((S, S), domain="away_from_zero"), GradCase((V, V), domain="away_from_zero"),
+               GradCase((M, S), domain="away_from_zero"), GradCase((S, M), domain="away_from_zero"),
+               GradCase((M, (3,)), domain="away_from_zero"), GradCase((M, (1, 2)), domain="away_from_zero"),
+               GradCase((V, Const(0.75)), domain="away_from_zero")]
 
 
 @builtin("mod", category=CATEGORY,
          shapes=[Shape("mod(a, b)", "two numbers or tensors", "broadcast shape",
-                       "a - b * floor(a / b), elementwise with broadcasting.")],
-         summary="The remainder of a divided by b, floored: it has b's sign, as Julia's mod and "
-                 "Python's %. The same as the operator a % b.",
-         examples=["print(mod(-7, 3), mod(7, -3), mod([5, -5, 7.5], 3), -7 % 3)"],
-         notes="mod(a, 0) is NaN. The gradient is 1 for a and -floor(a / b) for b (floor is flat "
-               "between its jumps). Operands broadcast as for + and .*.",
-         grad=[GradCase((S, S), domain="away_from_zero"), GradCase((V, S), domain="away_from_zero"),
-               GradCase((M, (3,)), domain="away_from_zero")])
+                       "a - b floor(a / b): the remainder with the sign of b.")],
+         summary="The floored remainder of a divided by b, as Julia's mod: the result has the sign of "
+                 "b (or is 0). Works elementwise with broadcasting.",
+         examples=["print(mod(7, 3), mod(-7, 3), mod(7, -3), mod(5.5, 2))",
+                   "print(mod([0, 1, 2, 3, 4, 5], 3))\nprint(mod(-90, 360))"],
+         notes="Floored, like Julia's mod, Python's % and NumPy's mod, unlike C's fmod or Julia's rem "
+               "(which take the sign of a): mod(-7, 3) is 2, which is what wrapping an angle or "
+               "an index into range wants. mod(a, 0) and mod(Inf, b) are NaN; a NaN operand gives "
+               "NaN. The operator a % b is the same floored remainder. Differentiable: the derivative is 1 "
+               "for a and -floor(a / b) for b (the function jumps where a / b is whole).",
+         grad=_PAIR_CASES)
 def mod(a, b):
-    return ops.mod(numeric_or_tracked(a, "mod\'s a"), numeric_or_tracked(b, "mod\'s b"))
+    return ops.mod(numeric_or_tracked(a, "mod\'s first argument"), numeric_or_tracked(b, "mod\'s second argument"))
+
+
+@builtin("clamp", category=CATEGORY,
+         shapes=[Shape("clamp(x, lo, hi)", "number or tensor, two bounds", "shape of x",
+                       "Each element of x limited to [lo, hi].")],
+         summary="Limits each element to the interval [lo, hi]: values below lo become lo, above hi "
+                 "become hi.",
+         examples=["print(clamp([-2, 0.5, 3], 0, 1))", "print(clamp([1, 5; 9, 2], [2, 3], 6))"],
+         notes="clamp(x, lo, hi) is min(max(x, lo), hi): the bounds broadcast against x (numbers, "
+               "or a vector that acts as a column of a matrix, as everywhere), and every lo must be at "
+               "most its hi. Use -Inf or Inf for one open side. A NaN element stays NaN. "
+               "Differentiable in all three: inside [lo, hi] (both ends included) the gradient "
+               "goes to x, below to lo, above to hi.",
+         grad=[GradCase((V, Const(-0.5), Const(0.5))), GradCase((M, Const(-0.3), Const(0.8))),
+               GradCase((M, S, Const(10.0))), GradCase(((5,), Const(-10.0), S)),
+               GradCase((S, Const(0.0), Const(1.0)), domain="unit"),
+               GradCase((M, (3,), Const(10.0))), GradCase((S, S, Const(10.0)))])
+def clamp(x, lo, hi):
+    v = numeric_or_tracked(x, "clamp\'s argument")
+    low, high = numeric_or_tracked(lo, "clamp\'s lo"), numeric_or_tracked(hi, "clamp\'s hi")
+    out = F.clamp(v, low, high)
+    o = value_of(out)
+    l, h = value_of(low), value_of(high)
+    if type(o) is np.ndarray:
+        l, h = _against(o, l), _against(o, h)
+    bad = np.asarray(l > h)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise LaminaError("ValueError", f"clamp(x, lo, hi) needs lo <= hi, but here lo = "
+                          f"{format_number(np.ravel(l)[i])} and hi = {format_number(np.ravel(h)[i])}.")
+    return out
+
+
+def _against(result: np.ndarray, bound) -> np.ndarray:
+    """A bound of clamp stretched to the result's shape, as the broadcasting rule applied it."""
+    return np.broadcast_to(align(result, bound, "clamp")[1], result.shape)
 
 
 # -- not differentiable --------------------------------------------------------
@@ -278,3 +361,30 @@ def any_(x, axis=None):
     "or while. Along an axis the result is a mask that keeps its orientation."))
 def all_(x, axis=None):
     return _truth_reduce(x, axis, np.all, "all")
+
+
+def _test(name: str, meaning: str, example: str, notes: str, fn):
+    @builtin(name, tracked="constant", category=CATEGORY,
+             shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a 0/1 tensor", meaning)],
+             summary=f"{meaning} Elementwise on a tensor, giving 1 (true) and 0 (false) like a comparison.",
+             examples=[example],
+             notes=notes + " The result passes no gradient.")
+    def test(x):
+        v = value_of(numeric_or_tracked(x, f"{name}'s argument"))
+        if type(v) is float:
+            return bool(fn(v))
+        return fn(v).astype(np.float64)
+    return test
+
+
+isnan = _test("isnan", "Whether x is NaN (not a number).",
+              "v = [1, 0 / 0, 3]\nprint(isnan(v), isnan(2.0), any(isnan(v)))",
+              "NaN is the only value not equal to itself, so x == NaN is always false; ask isnan(x). "
+              "A number gives a bool, a tensor a 0/1 tensor of its shape: sum(isnan(v)) counts the "
+              "missing values.", np.isnan)
+isinf = _test("isinf", "Whether x is Inf or -Inf.", "print(isinf([1 / 0, -1 / 0, 0 / 0, 1]))",
+              "NaN is not infinite. A number gives a bool, a tensor a 0/1 tensor of its shape.", np.isinf)
+isfinite = _test("isfinite", "Whether x is an ordinary number: not NaN, Inf or -Inf.",
+                 "print(isfinite([1, 1 / 0, 0 / 0]), isfinite(1e308))",
+                 "isfinite(x) is the negation of isnan(x) or isinf(x). A number gives a bool, a tensor "
+                 "a 0/1 tensor of its shape.", np.isfinite)

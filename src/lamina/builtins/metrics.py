@@ -5,9 +5,12 @@ from ..stats import metrics as MT
 from .registry import GradCase, Shape, builtin
 
 CATEGORY = "Statistics"
-LABELS = ("Labels are numbers. A matrix with more than one column counts as class scores (or "
-          "one-hot targets), one row per example, and stands for the index of each row's largest "
-          "entry, so a classifier's output can be scored as it is.")
+LABELS = ("Labels are whole numbers: a fraction among the predictions (or true labels) is a "
+          "ValueError, since a probability compared with a label would never be equal and the "
+          "score would be silently wrong; turn probabilities into labels first (p > 0.5). A matrix "
+          "with more than one column counts as class scores (or one-hot targets), one row per "
+          "example, and stands for the index of each row's largest entry, so a classifier's output "
+          "can be scored as it is.")
 
 
 def _binary(name: str, what: str, formula: str, example: str):
@@ -38,8 +41,7 @@ EXAMPLE = "y = [1, 0, 1, 1, 0, 1]\npred = [1, 0, 0, 1, 1, 1]\n"
          examples=[EXAMPLE + "print(accuracy(y, pred))",
                    "probs = [0.9, 0.2, 0.6, 0.4]\nprint(accuracy([1, 0, 1, 1], probs > 0.5))",
                    "P = [0.7, 0.2, 0.1; 0.1, 0.3, 0.6]\nprint(accuracy([0, 1], P))"],
-         notes="mean(y_true == y_pred). Turn probabilities into labels first (p > 0.5 gives 0/1). "
-               + LABELS)
+         notes="mean(y_true == y_pred). " + LABELS)
 def accuracy(y_true, y_pred):
     return MT.accuracy(y_true, y_pred=y_pred)
 

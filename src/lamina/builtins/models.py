@@ -26,7 +26,8 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
               "units and b the 1 x units bias row; {table} for embedding; {gain, bias} for "
               "layer_norm; gru_init's nine for gru), "
               "loss, seed, optimizer (its current settings, lr included), schedule, epochs, "
-              "loss_history, val_loss_history and lr_history (one number per epoch over every fit). "
+              "loss_history, val_loss_history and lr_history (one number per epoch over every fit), "
+              "and interrupted (true when Ctrl-C stopped the fit that returned it). "
               "print(net) shows a summary like Keras's.")
 
 
@@ -136,7 +137,12 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None):
                "Y one column per output unit (a vector of m when there is one unit; for "
                "cross_entropy a vector of class indices also works), and both the same number of "
                "rows; errors name both shapes. A loss that becomes NaN or Inf stops fit with a "
-               "ValueError naming the epoch and batch.")
+               "ValueError naming the epoch and batch. Ctrl-C (or interrupting a notebook's kernel) "
+               "while fit trains stops it after the current batch, as Keras does, and the program "
+               "goes on: fit returns the model trained so far, with the weights of every completed "
+               "batch, the epochs and histories of the completed epochs, and interrupted = true "
+               "(false when fit ran to the end); a second Ctrl-C drops the batch in progress. "
+               "Ctrl-C anywhere else interrupts the program as always.")
 def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,
         validation_data=None, early_stopping=None, verbose=1):
     refuse_tracked("fit", (X, Y, validation_data))
@@ -230,7 +236,9 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
          notes="The file is a NumPy .npz archive (a zip of .npy arrays) written to exactly the path "
                "given: the weights, the optimizer's running averages and the histories as float64 "
                "arrays, and a JSON header for the rest (layers, loss, seed, optimizer settings and "
-               "step count, schedule and its state). An existing file is replaced atomically: the "
+               "step count, schedule and its state). Whether the fit that made the model was "
+               "interrupted is not saved: a loaded model's interrupted is false, and its epochs and "
+               "histories say how far it trained. An existing file is replaced atomically: the "
                "archive is written to a temporary file in the same folder (named .NAME.PID-RANDOM."
                "lamina-tmp), flushed to disk, and then renamed over the old file, so a crash or a "
                "kill at any moment leaves the old model or the new one, never a damaged file. A "

@@ -46,7 +46,8 @@ def args():
                    'try\n    check(-1)\n    print("not reached")\nfinally\n    print("cleaning up")\nend try'],
          notes="`finally` blocks on the way out still run, and `catch` does not stop an exit. "
                "From the command line the status is what the shell sees (`echo $?`); in the REPL "
-               "exit() ends the session.")
+               "exit() ends the session; in a notebook it ends the cell, the kernel keeps its "
+               "variables, and a status other than 0 shows as an error.")
 def exit_(code=0.0):
     if isinstance(code, bool) or not isinstance(code, (float, int)):
         raise LaminaError("TypeError", f"exit needs a whole number from 0 to 255 as the status, not {describe(code)}.")

@@ -37,8 +37,8 @@ TRACKED = ("differentiable", "constant", "refuses")
 # one category for everything from the tape to the figures; it is split into the categories
 # below, and tape_reset's page now says "Autodiff" (docs/ARCHITECTURE.md).
 CATEGORIES = (
-    "Core", "Math", "Tensors", "Random", "Text & types", "Autodiff", "Neural nets",
-    "Optimizers & training", "Models", "Statistics", "Data", "Figures",
+    "Core", "Math", "Tensors", "Linear algebra", "Random", "Text & types", "Autodiff", "Neural nets",
+    "Optimizers & training", "Models", "Statistics", "Data", "Figures", "Parallel",
 )
 
 

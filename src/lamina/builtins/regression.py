@@ -9,24 +9,32 @@ from ..stats import linreg as LR
 from ..stats import models as M
 from ..stats.data import as_matrix
 from ..stats.table import Table
+from ..stats.tableops import design
 from ..values import as_int, as_str, describe
 from .autodiff import trains
 from .registry import GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
+FACTORS = ("From a table, a text column among the predictors counts as categories, coded as R "
+           "codes a factor: one 0/1 column per value except the first in sorted order (the "
+           "reference), named after the column and the value (arm with values drug and placebo "
+           "gives the term armplacebo, whose coefficient is the difference from drug).")
 
 
 def _from_table(t: Table, response, predictors, fn: str):
     """(X, y, names, response name) from a table, a response column and predictor columns."""
     target = as_str(response, f"{fn}'s response column")
-    t.get(target)
+    if not isinstance(t.get(target), np.ndarray):
+        raise LaminaError("TypeError", f"{fn}'s response column '{target}' holds text; the response "
+                          f"must be numeric" + (" (labels 0 and 1)." if fn == "logreg" else "."))
     if predictors is None:
         names = [k for k in t.numeric_names() if k != target]
     elif isinstance(predictors, list) and all(isinstance(s, str) for s in predictors):
         names = list(predictors)
     else:
         raise LaminaError("TypeError", f"{fn}'s predictors must be a list of column names, not {describe(predictors)}.")
-    return as_matrix(t, names), as_matrix(t, [target])[:, 0], names, target
+    X, terms = design(t, names)
+    return X, as_matrix(t, [target])[:, 0], terms, target
 
 
 @builtin("linreg", tracked="refuses", category=CATEGORY,
@@ -35,11 +43,15 @@ def _from_table(t: Table, response, predictors, fn: str):
                  Shape("linreg(X, y, names = [...], intercept = false)", "the same, k names, bool", "linear model",
                        "Named predictors; no intercept."),
                  Shape("linreg(t, \"y\", [\"a\", \"b\"])", "table, response column, predictor columns", "linear model",
-                       "Regress one column of a table on others (on every other numeric column when no list is given).")],
+                       "Regress one column of a table on others (on every other numeric column when no list is "
+                       "given); text columns become indicator columns.")],
          summary="Fits a linear regression by least squares and reports, like R's summary(lm(...)), "
                  "the coefficients with standard errors, t values and p values, R^2 and the F test.",
          examples=["x = [1, 2, 3, 4, 5, 6]\ny = [2.1, 3.9, 6.2, 7.8, 10.1, 12.2]\nfit = linreg(x, y)\n"
                    "print(round(fit.coef, 3), round(fit.r2, 4))\nprint(fit)",
+                   "t = table({y = [3.1, 4.0, 5.2, 6.8, 7.1, 8.9], dose = [1, 2, 3, 1, 2, 3],\n"
+                   "           arm = [\"drug\", \"drug\", \"drug\", \"placebo\", \"placebo\", \"placebo\"]})\n"
+                   "fit = linreg(t, \"y\", [\"dose\", \"arm\"])\nprint(fit.terms, round(fit.coef, 4))",
                    "X = [1, 0; 2, 1; 3, 0; 4, 1; 5, 0; 6, 1]\ny = [3.1, 6.9, 7.2, 10.8, 11.1, 15.2]\n"
                    "fit = linreg(X, y, names = [\"dose\", \"treated\"])\nprint(fit.terms, round(fit.p, 4))\n"
                    "print(round(X * fit.weights + fit.intercept, 2))"],
@@ -52,7 +64,7 @@ def _from_table(t: Table, response, predictors, fn: str):
                "intercept TSS is taken about 0, as R does. Fields: coef, se, t, p, terms (aligned, "
                "intercept first), intercept, weights (the slopes), r2, adj_r2, sigma, df, fstat, f_p, "
                "fitted, residuals, n; predictions are X * fit.weights + fit.intercept. NaNs, "
-               "collinear columns and too few rows are ValueErrors.")
+               "collinear columns and too few rows are ValueErrors. " + FACTORS)
 def linreg(X, y, names=None, intercept=True):
     refuse_tracked("linreg", (X, y))
     response = "y"
@@ -99,7 +111,8 @@ def polyval(p, x):
                  "tape; reports the weights with standard errors, z and p values.",
          examples=["X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0; 3.5; 4.0]\ny = [0, 0, 1, 0, 1, 0, 1, 1]\n"
                    "fit = logreg(X, y)\nprint(round(fit.weights, 3), round(fit.intercept, 3))\n"
-                   "prob = sigmoid(X * fit.weights + fit.intercept)\nprint(accuracy(y, prob > 0.5))\nprint(fit)"],
+                   "prob = sigmoid(X * fit.weights + fit.intercept)\nprint(accuracy(y, prob > 0.5))\nprint(fit)",
+                   "fit = logreg([1, 2, 3, 4], [0, 0, 1, 1])\nprint(fit.converged, fit.separation)\nprint(fit)"],
          notes="The loss is the mean binary cross-entropy of the logits X * w + b (plus l2 / 2 * "
                "sum(w .^ 2) when l2 > 0). Each step of SciPy's L-BFGS evaluates it on the tape "
                "and takes its gradient with grad, so logreg resets the tape like train_loop does: "
@@ -107,9 +120,15 @@ def polyval(p, x):
                "the start and after each iteration (plot(fit) draws it). Without a penalty the "
                "standard errors come from the observed information (X'WX)^-1 with W = p(1 - p), and "
                "p values from the normal distribution, as R's glm and statsmodels report; with l2 > 0 "
-               "they are NaN. Labels must be 0 or 1. Data that a line separates perfectly has no "
-               "finite maximum-likelihood fit: pass l2 > 0. Fields: weights, intercept, coef (the "
-               "intercept first), se, z, p, terms, loss_history, iterations, converged, l2, n.")
+               "they are NaN. Labels must be 0 or 1, with both classes present. Data that a line "
+               "separates has no finite maximum-likelihood fit: completely (every 1 on one side, every "
+               "0 on the other) or quasi-completely (the same, with examples of both classes on the "
+               "line). logreg finds out by linear programming (as R's detectseparation does), warns, "
+               "says so under the printed table and in the field separation (\"complete\", \"quasi\" "
+               "or \"none\"), and reports converged = false; pass l2 > 0 for a finite fit. A fit "
+               "that reaches max_iter also warns and reports converged = false. Fields: weights, "
+               "intercept, coef (the intercept first), se, z, p, terms, loss_history, iterations, "
+               "converged, separation, l2, n. " + FACTORS)
 def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
     refuse_tracked("logreg", (X, y))
     if isinstance(X, Table):

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..stats import descriptive as D
 from ..stats import moments as Mo
+from ..stats import ordering as O
 from .registry import Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
@@ -173,23 +174,41 @@ def cumsum(x, axis=None, skipnan=False):
     return D.cumsum(x, axis=axis, skipnan=skipnan)
 
 
+def _by_field(row):
+    return row[1]
+
+
 @builtin("sort", category=CATEGORY,
          shapes=[Shape("sort(x)", "vector", "vector", "The elements in increasing order."),
                  Shape("sort(x, descending = true)", "vector", "vector", "In decreasing order."),
                  Shape("sort(m, axis = k)", "matrix, 0 or 1", "matrix", "Each column (axis 0) or row (axis 1) sorted."),
-                 Shape("sort(xs)", "list of strings or numbers", "list", "The items in order.")],
-         summary="Sorts the elements of a vector (or the items of a list) into increasing or decreasing order.",
+                 Shape("sort(xs)", "list of strings or numbers", "list", "The items in order."),
+                 Shape("sort(xs, by = f)", "vector, matrix or list; function", "the same kind",
+                       "Ordered by f of each element (of each row of a matrix, of each item of a list)."),
+                 Shape("sort(records, by = \"name\")", "list of records, field name", "list",
+                       "The records ordered by that field.")],
+         summary="Sorts the elements of a vector (or the items of a list) into increasing or decreasing "
+                 "order, by their values or by a key: a function of each item, or a field of records.",
          examples=["print(sort([3, 1, 2]), sort([3, 1, 2], descending = true))",
-                   "print(sort([3, 1; 2, 5; 1, 4], axis = 0))", 'print(sort(["pear", "apple", "fig"]))'],
+                   "print(sort([3, 1; 2, 5; 1, 4], axis = 0))", 'print(sort(["pear", "apple", "fig"]))',
+                   "print(sort([-3, 1, -2], by = abs))\nprint(sort([3, 1; 2, 5; 1, 4], by = row -> row[1]))",
+                   'people = [{name = "Ann", age = 41}, {name = "Bo", age = 29}, {name = "Cy", age = 41}]\n'
+                   'for p in sort(people, by = "age", descending = true)\n    print(p.name, p.age)\nend for'],
          notes="Returns a new value; the argument is unchanged. NaN sorts last (in either order). "
                "Without an axis a matrix is sorted as one row-major sequence and comes back as a "
-               "vector. Strings sort by Unicode code point. To reorder other data in the same "
-               "order, sort indices: see permutation and shuffle for random orders. Differentiable: "
-               "each sorted value's gradient goes back to the element it came from.",
+               "vector. Strings sort by Unicode code point. The sort is stable: items with equal "
+               "keys keep their order, in either direction. by is a function, which sees each "
+               "element of a vector as a number, each row of a matrix as a vector (so a matrix "
+               "sorted by a function keeps its rows whole and reorders them) and each item of a "
+               "list, and must give all numbers or all strings; or the name of a field, for a list "
+               "of records. by and axis do not go together. To reorder other data in the same "
+               "order, use argsort. Differentiable: each sorted value's gradient goes back to the "
+               "element (or row) it came from.",
          grad=[GradCase((V,)), GradCase((V,), {"descending": True}), GradCase((M,), {"axis": 0}),
-               GradCase(((3, 4),), {"axis": 1, "descending": True}), GradCase(((3, 4),))])
-def sort(x, axis=None, descending=False):
-    return D.sort(x, axis=axis, descending=descending)
+               GradCase(((3, 4),), {"axis": 1, "descending": True}), GradCase(((3, 4),)),
+               GradCase((V,), {"by": abs}), GradCase((M,), {"by": _by_field, "descending": True})])
+def sort(x, axis=None, descending=False, by=None):
+    return O.sort(x, axis=axis, descending=descending, by=by)
 
 
 @builtin("unique", tracked="refuses", category=CATEGORY,

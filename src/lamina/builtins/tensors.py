@@ -1,9 +1,10 @@
-"""Tensor builtins: constructors, shape, reshaping and joining, products, solve, argmax."""
+"""Tensor builtins: constructors, shape, reshaping and joining, argmax (products and solve are in
+linalg.py)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff import linalg, ops, shaping
+from ..autodiff import ops, shaping
 from ..autodiff.reductions import check_axis
 from ..errors import LaminaError, shape_str
 from ..values import Tracked, as_float, as_int, describe, numeric_or_tracked, value_of
@@ -172,39 +173,23 @@ def vcat(*args):
     return shaping.vcat(_pieces(args, "vcat"))
 
 
-@builtin("dot", category=CATEGORY,
-         shapes=[Shape("dot(a, b)", "two tensors of the same shape", "number",
-                       "The sum of the elementwise products.")],
-         summary="The inner product: the sum of a .* b for two vectors (or matrices) of the same shape.",
-         examples=["print(dot([1, 2, 3], [4, 5, 6]))"],
-         notes="For matrices this is the sum over all elements (the Frobenius inner product). "
-               "Shapes must match exactly.",
-         grad=[GradCase(((), ())), GradCase(((4,), (4,))), GradCase(((2, 3), (2, 3)))])
-def dot(a, b):
-    return linalg.dot(numeric_or_tracked(a, "dot\'s argument"), numeric_or_tracked(b, "dot\'s argument"))
-
-
-@builtin("solve", category=CATEGORY,
-         shapes=[Shape("solve(A, b)", "n x n matrix, vector of length n", "vector", "x with A * x = b."),
-                 Shape("solve(A, B)", "n x n matrix, n x k matrix", "n x k matrix",
-                       "One solution per column of B.")],
-         summary="Solves the linear system A x = b, without forming the inverse of A.",
-         examples=["A = [4, 1; 2, 3]\nx = solve(A, [11, 13])\nprint(x, A * x)"],
-         notes="Uses an LU factorization (LAPACK). A singular A is a ValueError. Differentiable "
-               "in both A and b: the gradient for b is solve(A', g) and for A its negative outer "
-               "product with x.",
-         grad=[GradCase(((3, 3), (3,))), GradCase(((2, 2), (2, 3)), domain="positive")])
-def solve(A, b):
-    return linalg.solve(numeric_or_tracked(A, "solve\'s argument"), numeric_or_tracked(b, "solve\'s argument"))
-
-
-def _arg_extreme(x, axis, arg, name: str):
+def _arg_extreme(x, axis, skipnan, name: str):
     v = value_of(numeric_or_tracked(x, f"{name}\'s argument"))
+    if not isinstance(skipnan, bool):
+        raise LaminaError("TypeError", f"{name}'s skipnan must be true or false, not {describe(skipnan)}.")
+    arg = {("argmax", False): np.argmax, ("argmin", False): np.argmin,
+           ("argmax", True): np.nanargmax, ("argmin", True): np.nanargmin}[name, skipnan]
     if type(v) is float:
+        if skipnan and v != v:
+            raise LaminaError("ValueError", f"{name}(x, skipnan = true) of NaN is undefined: nothing is left.")
         return 0.0
     if v.size == 0:
         raise LaminaError("ValueError", f"{name} of an empty {shape_str(v.shape)} is undefined.")
     k = check_axis(v.shape, axis_arg(axis), name)
+    if skipnan and np.isnan(v).all(axis=k).any():
+        where = "x" if k is None else ("a column" if k == 0 else "a row")
+        raise LaminaError("ValueError", f"{name}(x, skipnan = true) is undefined where {where} holds only "
+                          f"NaN: there is no element left to pick.")
     if k is None:
         return float(arg(v))
     return np.expand_dims(arg(v, axis=k), k).astype(np.float64)   # a row or a column, as sum gives
@@ -216,22 +201,27 @@ def _arg_doc(name: str, what: str):
                               f"The index of the {what} element (row-major for a matrix)."),
                         Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "row or column",
                               f"The index of the {what} in each column (axis 0, a 1 x n row) or row "
-                              f"(axis 1, an m x 1 column).")],
+                              f"(axis 1, an m x 1 column)."),
+                        Shape(f"{name}(x, skipnan = true)", "tensor", "number",
+                              f"The index of the {what} element that is not NaN.")],
                 summary=f"Where the {what} element is: a 0-based index.",
-                examples=[f"print({name}([3, 9, 1]), {name}([1, 5; 7, 2]), {name}([1, 5; 7, 2], axis = 1))"],
+                examples=[f"print({name}([3, 9, 1]), {name}([1, 5; 7, 2]), {name}([1, 5; 7, 2], axis = 1))",
+                          f"v = [4, NaN, 8, 1]\nprint({name}(v), {name}(v, skipnan = true))"],
                 notes="The first occurrence wins on ties. For a matrix without an axis the index "
                       "counts row by row. Along an axis the result keeps its orientation, as sum's "
-                      "does. Indices are returned as numbers; they pass no gradient.")
+                      "does. A NaN counts as the extreme (its index is returned, as NumPy does); "
+                      "skipnan = true passes over NaNs, and a slice of NaNs only is then a ValueError. "
+                      "Indices are returned as numbers; they pass no gradient.")
 
 
 @builtin("argmax", tracked="constant", **_arg_doc("argmax", "largest"))
-def argmax(x, axis=None):
-    return _arg_extreme(x, axis, np.argmax, "argmax")
+def argmax(x, axis=None, *, skipnan=False):
+    return _arg_extreme(x, axis, skipnan, "argmax")
 
 
 @builtin("argmin", tracked="constant", **_arg_doc("argmin", "smallest"))
-def argmin(x, axis=None):
-    return _arg_extreme(x, axis, np.argmin, "argmin")
+def argmin(x, axis=None, *, skipnan=False):
+    return _arg_extreme(x, axis, skipnan, "argmin")
 
 
 @builtin("find", tracked="constant", category=CATEGORY,

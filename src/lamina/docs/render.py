@@ -1,24 +1,74 @@
 """A documentation page on a terminal: its Markdown rendered by rich, with the Lamina blocks
-highlighted by the Lamina lexer (highlight.py). Text that is not a terminal gets the Markdown
-as it is, so pipes, files and tests read plain text."""
+highlighted by the Lamina lexer (highlight.py), through a pager when it is taller than the
+terminal. Text that is not a terminal gets the Markdown as it is, so pipes, files and tests
+read plain text."""
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import sys
 
 THEME = "monokai"
 
 
-def show_page(text: str, stream=None) -> None:
+def show_page(text: str, stream=None, markdown_text: bool = True) -> None:
+    """Write a page: rendered (Markdown, unless `markdown_text` is false) and paged when long
+    on a terminal, as it is anywhere else."""
     stream = sys.stdout if stream is None else stream
-    try:
-        terminal = stream.isatty()
-    except (AttributeError, ValueError):
-        terminal = False
-    if not terminal:
+    if not _is_terminal(stream):
         print(text, file=stream)
         return
     from rich.console import Console
-    Console(file=stream).print(markdown(text))
+    from rich.text import Text
+    size = _size(stream)
+    console = Console(file=stream, width=size.columns)
+    with console.capture() as captured:
+        console.print(markdown(text) if markdown_text else Text(text))
+    rendered = captured.get()
+    if rendered.count("\n") >= size.lines - 1 and stream is sys.stdout and sys.stdin.isatty():
+        page(rendered)
+    else:
+        stream.write(rendered)
+        stream.flush()
+
+
+def page(text: str) -> None:
+    """Show styled text through the user's pager ($MANPAGER, $PAGER, else `less`), which
+    keeps the styles (LESS=-R unless LESS is set); without one, write it out."""
+    command = os.environ.get("MANPAGER") or os.environ.get("PAGER") or ("less" if shutil.which("less") else "")
+    if not command.strip():
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    env = {**os.environ, "LESS": os.environ.get("LESS", "-R")}
+    proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=env, errors="backslashreplace")
+    try:
+        with proc.stdin as pipe:
+            pipe.write(text)
+    except (BrokenPipeError, KeyboardInterrupt):     # the reader quit the pager early
+        pass
+    while True:
+        try:
+            proc.wait()
+            return
+        except KeyboardInterrupt:    # the pager has the terminal and handles Ctrl-C itself
+            pass
+
+
+def _size(stream) -> os.terminal_size:
+    """The terminal's own size (a LINES or COLUMNS left in the environment can be stale)."""
+    try:
+        return os.get_terminal_size(stream.fileno())
+    except (AttributeError, ValueError, OSError):
+        return shutil.get_terminal_size()
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def markdown(text: str):

@@ -47,8 +47,8 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:
         return 2 if exc.code else 0
     try:
-        import jupyter_client  # noqa: F401
         import ipykernel  # noqa: F401
+        import jupyter_client  # noqa: F401
     except ImportError:
         print("lamina: the Jupyter kernel needs ipykernel and jupyter_client: "
               "pip install 'lamina[jupyter]'", file=sys.stderr)

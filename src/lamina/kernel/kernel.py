@@ -4,7 +4,9 @@ A cell runs like a REPL entry, in the kernel's one Interpreter (variables, funct
 the tape persist between cells). `print` goes to stdout and warnings to stderr through the
 streams ipykernel installs; the value of the cell's last expression is its execute_result;
 every figure a cell finishes (or leaves open) is shown as a PNG; a Lamina error is an
-error reply whose traceback is what the command line prints.
+error reply whose traceback is what the command line prints. `import` looks in the kernel's
+folder, which Jupyter makes the notebook's. exit() ends the cell, not the kernel: exit() and
+exit(0) quietly, another status as an error (so "run all" stops there).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from ipykernel.kernelbase import Kernel
 
 from ..completion import LiveNames, complete, inspect
-from ..errors import LaminaError, Source
+from ..errors import LaminaError, ProgramExit, Source
 from ..interpreter import Interpreter
 from ..lang.parser import parse
 from ..models.callbacks import progress
@@ -78,6 +80,9 @@ class LaminaKernel(Kernel):
             failure = (err.kind, err.message, err.render().splitlines())
         except KeyboardInterrupt:
             failure = ("KeyboardInterrupt", "Interrupted", ["Interrupted."])
+        except ProgramExit as exc:
+            failure = None if exc.code == 0 else \
+                ("Exit", f"exit({exc.code})", [f"The program called exit({exc.code}); the kernel keeps its variables."])
         except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
             if os.environ.get("LAMINA_DEBUG") == "1":
                 traceback.print_exception(exc)

@@ -197,6 +197,9 @@ class Import(Node):
     spec: str                  # a module name (`helpers`) or a path (`"lib/prep.lam"`)
     is_path: bool
     alias: str                 # the name the module is bound to
+    # where the module is named (its name or path) and where the alias after `as` is, for editors
+    spec_span: Span | None = field(default=None, compare=False)
+    alias_span: Span | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -205,6 +208,7 @@ class Try(Node):
     var: str | None            # `catch err`: the name the error record is bound to
     handler: list[Node] | None  # None: no catch block
     final: list[Node] | None    # None: no finally block
+    var_span: Span | None = field(default=None, compare=False)   # where `err` is written
 
 
 @dataclass

@@ -23,11 +23,14 @@ import numpy as np
 
 from ..errors import LaminaError
 from . import ast as A
+from . import loops
 from .scope import CODE_FILENAME, mangle
 
 NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> Lamina node
 RESULT_KEY = "__lamina_result__"  # where a cell's last expression leaves its value (mode "result")
 CHUNK = 2000                      # top-level statements per code object
+TOP_LOOP = "_toplevel_loop"       # a top-level loop runs in a function of this name (loops.py)
+FUNCTION_COPY_LIMIT = 300         # syntax nodes: a larger function body is compiled once
 
 FAST_BINARY = {
     "+": (py.Add, "_add"), "-": (py.Sub, "_sub"), "*": (py.Mult, "_mul"), ".*": (py.Mult, "_emul"),
@@ -92,6 +95,8 @@ class Compiler:
         self.result = result
         self.result_node = None
         self.temps = itertools.count()
+        self.floats: set[str] = set()   # names known to hold floats (in a loop's fast copy)
+        self.in_top_loop = False
 
     # -- plumbing ------------------------------------------------------------------
     def at(self, pynode, node: A.Node):
@@ -133,8 +138,25 @@ class Compiler:
 
     # -- statements ------------------------------------------------------------------
     def statement(self, node: A.Node, top: bool = False) -> list[py.stmt]:
+        if top and isinstance(node, loops.LOOPS) and not self.in_top_loop:
+            return [self.at(s, node) for s in self.top_loop(node)]
         handler = STATEMENTS[type(node)]
         return [self.at(s, node) for s in handler(self, node, top)]
+
+    def top_loop(self, node: A.Node) -> list[py.stmt]:
+        """A top-level loop as `def _toplevel_loop(): global ...; <loop>` and a call: inside a
+        function, names are global lookups (cached by CPython), not searches through the
+        program's names and then the builtins."""
+        self.in_top_loop = True
+        try:
+            body = STATEMENTS[type(node)](self, node, True)
+        finally:
+            self.in_top_loop = False
+        names = sorted(mangle(n) for n in loops.bound_names([node]))
+        declare = [py.Global(names)] if names else []
+        fn = py.FunctionDef(name=TOP_LOOP, args=self.arguments([], []), body=declare + body,
+                            decorator_list=[], returns=None, type_comment=None)
+        return [fn, py.Expr(helper(TOP_LOOP))]
 
     def s_ExprStmt(self, node: A.ExprStmt, top: bool):
         value = self.expr(node.expr)
@@ -207,8 +229,30 @@ class Compiler:
     def s_FunctionDef(self, node: A.FunctionDef, top: bool):
         args = self.arguments([p.name for p in node.params],
                               [self.expr(p.default) for p in node.params if p.default is not None])
-        return [py.FunctionDef(name=mangle(node.name), args=args, body=self.block(node.body),
+        floats, self.floats = self.floats, set()
+        outer, self.in_top_loop = self.in_top_loop, False
+        try:
+            body = self.function_body(node)
+        finally:
+            self.floats, self.in_top_loop = floats, outer
+        return [py.FunctionDef(name=mangle(node.name), args=args, body=body,
                                decorator_list=[], returns=None, type_comment=None)]
+
+    def function_body(self, node: A.FunctionDef) -> list[py.stmt]:
+        """The body, twice when that pays (as loops are): a copy that trusts the names
+        `loops.function_float_names` finds, chosen on entry when the parameters and outer
+        names among them hold floats (a small function only: the copy doubles its code)."""
+        floats = loops.function_float_names(node)
+        if not floats or sum(1 for _ in loops.walk(node.body)) > FUNCTION_COPY_LIMIT:
+            return self.block(node.body)
+        generic = self.block(node.body)
+        self.floats = floats
+        try:
+            fast = self.block(node.body)
+        finally:
+            self.floats = set()
+        local = loops.bound_names(node.body) - {p.name for p in node.params}
+        return self.float_switch(sorted(floats - local), fast, generic)
 
     def arguments(self, names: list[str], defaults: list[py.expr]) -> py.arguments:
         return py.arguments(posonlyargs=[], args=[py.arg(mangle(n)) for n in names], vararg=None,
@@ -220,21 +264,57 @@ class Compiler:
     def s_If(self, node: A.If, top: bool):
         orelse = self.block(node.orelse, top) if node.orelse is not None else []
         for cond, body in reversed(node.branches):
-            test = self.at(self.truth(self.expr(cond)), cond)
+            test = self.at(self.condition(cond), cond)
             orelse = [self.at(py.If(test, self.block(body, top), orelse), cond)]
         return orelse
 
     def s_ForRange(self, node: A.ForRange, top: bool):
         step = self.expr(node.step) if node.step is not None else const(None)
         it = helper("_for_range", self.expr(node.start), self.expr(node.stop), step)
-        return [py.For(py.Name(mangle(node.var), py.Store()), it, self.block(node.body, top), [])]
+        return self.specialised(node, lambda: [py.For(py.Name(mangle(node.var), py.Store()), it,
+                                                      self.block(node.body, top), [])])
 
     def s_ForIn(self, node: A.ForIn, top: bool):
         it = helper("_for_each", self.expr(node.iterable))
         return [py.For(py.Name(mangle(node.var), py.Store()), it, self.block(node.body, top), [])]
 
     def s_While(self, node: A.While, top: bool):
-        return [py.While(self.truth(self.expr(node.cond)), self.block(node.body, top), [])]
+        return self.specialised(node, lambda: [py.While(self.condition(node.cond), self.block(node.body, top), [])])
+
+    def specialised(self, node: A.Node, build) -> list[py.stmt]:
+        """The loop `build()` makes, twice when that pays (loops.py): a copy without float
+        guards on the names `loops.float_names` finds, chosen when they all hold floats on
+        entry (a name not yet assigned counts as not a float), else the generic copy."""
+        if self.floats or loops.has_loop(node.body):
+            return build()
+        floats = loops.float_names(node)
+        if not floats:
+            return build()
+        generic = build()
+        self.floats = floats
+        try:
+            fast = build()
+        finally:
+            self.floats = set()
+        return self.float_switch(sorted(floats - {getattr(node, "var", None)}), fast, generic)
+
+    def float_switch(self, checked: list[str], fast: list, generic: list) -> list[py.stmt]:
+        """`fast` when every name in `checked` holds a float (an unassigned one does not), else
+        `generic`."""
+        flag = self.temp()
+        test = py.BoolOp(py.And(), [is_float_test(load(mangle(n))) for n in checked]) if len(checked) > 1 \
+            else (is_float_test(load(mangle(checked[0]))) if checked else const(True))
+        guard = py.Try([py.Assign([py.Name(flag, py.Store())], test)],
+                       [py.ExceptHandler(load("_NameError"), None,
+                                         [py.Assign([py.Name(flag, py.Store())], const(False))])], [], [])
+        return [guard, py.If(load(flag), fast, generic)]
+
+    def condition(self, node: A.Node) -> py.expr:
+        """A condition: a comparison of two floats the fast copy knows is a bool already."""
+        if self.floats and isinstance(node, A.Binary) and node.op in FAST_COMPARE \
+                and loops.closed(node.left, self.floats) and loops.closed(node.right, self.floats):
+            return self.expr(node)
+        return self.truth(self.expr(node))
 
     def s_Break(self, node, top):
         return [py.Break()]
@@ -300,6 +380,8 @@ class Compiler:
             return helper("_not", operand)
         if node.op == "+":
             return helper("_pos", operand)
+        if self.floats and loops.closed(node.operand, self.floats):
+            return py.UnaryOp(py.USub(), operand)
         if isinstance(node.operand, A.Name):
             return py.IfExp(is_float_test(operand), py.UnaryOp(py.USub(), load(operand.id)),
                             helper("_neg", load(operand.id)))
@@ -307,6 +389,17 @@ class Compiler:
 
     def e_Binary(self, node: A.Binary):
         left, right = self.expr(node.left), self.expr(node.right)
+        if self.floats and loops.closed(node.left, self.floats) and loops.closed(node.right, self.floats):
+            # Two floats for certain (a loop's fast copy): Python's operator, no guard.
+            if node.op in FAST_BINARY:
+                return py.BinOp(left, FAST_BINARY[node.op][0](), right)
+            if node.op in FAST_COMPARE:
+                return py.Compare(left, [FAST_COMPARE[node.op][0]()], [right])
+            if node.op in ("/", "./"):
+                divisor = self.temp()
+                return py.IfExp(py.NamedExpr(py.Name(divisor, py.Store()), right),
+                                py.BinOp(left, py.Div(), load(divisor)),
+                                helper(SLOW_BINARY[node.op], left, load(divisor)))
         if node.op in SLOW_BINARY:
             return helper(SLOW_BINARY[node.op], left, right)
         if node.op in FAST_BINARY:
@@ -396,7 +489,11 @@ class Compiler:
 
     def e_Lambda(self, node: A.Lambda):
         defaults = [self.expr(d) for d in node.defaults]
-        return py.Lambda(self.arguments(node.params, defaults), self.expr(node.body))
+        floats, self.floats = self.floats, set()      # its body runs later, with other values
+        try:
+            return py.Lambda(self.arguments(node.params, defaults), self.expr(node.body))
+        finally:
+            self.floats = floats
 
     def e_Temp(self, node: A.Temp):
         return load(node.name)

@@ -13,13 +13,16 @@ from dataclasses import dataclass
 
 from ..errors import LaminaError, Source, Span
 
-# `to`, `step` and `in` are words only inside a for header, so they stay usable as names.
 KEYWORDS = {
     "function", "return", "end", "for", "while", "if", "elseif",
     "else", "break", "continue", "and", "or", "not", "true", "false", "none",
     "try", "catch", "finally", "import",
 }
-CONTEXTUAL_WORDS = ("to", "step", "in")
+# Words only in one place, so they stay usable as names: `to`, `step` and `in` inside a for
+# header, `as` after an import.
+FOR_WORDS = ("to", "step", "in")
+IMPORT_WORDS = ("as",)
+CONTEXTUAL_WORDS = FOR_WORDS + IMPORT_WORDS
 
 # Longest first, so that `.^` wins over `.` and `|>` over `|`.
 OPERATORS = sorted([

@@ -10,6 +10,11 @@ that do not start with `_`.
 
 Running the text is the interpreter's business (it owns namespaces and builtins): `load` gets
 that as a function `run(text, path, name) -> namespace`.
+
+A worker of `sweep` (another process, perhaps another machine) gets the modules of the program
+it serves as text: `shipped` registers each under the path the program knew it by, and `import`
+finds a shipped module there before looking at the disk, so a worker runs what the program
+ran even where the files do not exist (or have changed since).
 """
 from __future__ import annotations
 
@@ -27,6 +32,20 @@ from .scope import CODE_FILENAME, MANGLE, mangle, unmangle
 
 MODULES: dict[str, "Module"] = {}      # real path -> the loaded module, for the whole process
 LOADING: list[tuple[str, str]] = []     # (real path, shown path) of modules being loaded, outermost first
+SHIPPED: dict[str, tuple[str, str]] = {}   # shown path -> (real path where it was read, text), on a worker
+
+
+@contextmanager
+def shipped(entries: list[tuple[str, str, str]]):
+    """While the block runs, `import` finds each (shown path, real path, text) by its shown
+    path without reading a file (a worker's task)."""
+    saved = dict(SHIPPED)
+    SHIPPED.update((os.path.normpath(shown), (real, text)) for shown, real, text in entries)
+    try:
+        yield
+    finally:
+        SHIPPED.clear()
+        SHIPPED.update(saved)
 
 
 def read_module_source(path: str) -> str:
@@ -53,7 +72,7 @@ def resolve(spec: str, is_path: bool, directory: str | None) -> str:
     folders = [""] if os.path.isabs(file) else search_folders(directory)
     for folder in folders:
         candidate = os.path.normpath(os.path.join(folder, file))
-        if os.path.isfile(candidate):
+        if candidate in SHIPPED or os.path.isfile(candidate):
             return candidate
     where = ", ".join(f or "." for f in folders)
     path_note = "" if os.environ.get("LAMINA_PATH") else " (LAMINA_PATH is not set)"
@@ -65,7 +84,7 @@ def load(spec: str, is_path: bool, directory: str | None,
          run: Callable[[str, str, str], dict]) -> "Module":
     """The module `import spec` names, loading (running) it the first time."""
     shown = resolve(spec, is_path, directory)
-    real = os.path.realpath(shown)
+    real, text = SHIPPED.get(shown) or (os.path.realpath(shown), None)
     if real in MODULES:
         return MODULES[real]
     loading = [r for r, _ in LOADING]
@@ -74,7 +93,8 @@ def load(spec: str, is_path: bool, directory: str | None,
         steps = f"{chain[0]} imports " + ", which imports ".join(chain[1:])
         raise LaminaError("ImportError", f"Circular import: {steps}. Modules cannot import each other "
                           "in a circle; move what they share into a module of its own.")
-    text = read_module_source(shown)
+    if text is None:
+        text = read_module_source(shown)
     name = os.path.splitext(os.path.basename(shown))[0]
     LOADING.append((real, shown))
     try:
@@ -116,12 +136,7 @@ class Module(LibObject):
     def get(self, name: str):
         if not name.startswith("_") and mangle(name) in self.namespace:
             return self.namespace[mangle(name)]
-        import difflib
-        close = difflib.get_close_matches(name, self.field_names(), n=3)
-        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else \
-            f" It defines {', '.join(self.field_names()) or 'nothing'}."
-        private = " (names starting with '_' stay inside their module)" if name.startswith("_") else ""
-        raise LaminaError("NameError", f"The module {self.name} has no '{name}'{private}.{hint}")
+        raise LaminaError("NameError", no_member(self.name, name, self.field_names()))
 
     def describe(self) -> str:
         return f"<module {self.name} from {self.path}>"
@@ -138,7 +153,8 @@ class Module(LibObject):
             value = self.namespace[mangle(field)]
             code = getattr(value, "__code__", None)
             if code is not None and code.co_filename == CODE_FILENAME:
-                functions.append(self._function_help(field, value, source))
+                call, *doc = function_help(field, value)
+                functions.append(["  " + call] + ["      " + line for line in doc])
             elif not isinstance(value, Module):
                 text = format_value(value)
                 values.append(f"  {field} = {text if len(text) <= 60 else describe(value)}")
@@ -152,17 +168,35 @@ class Module(LibObject):
         nodes = self.namespace.get(NODES_KEY, ())
         return nodes[0].span.source.text.splitlines() if nodes else []
 
-    def _function_help(self, field: str, fn, source: list[str]) -> list[str]:
-        node = node_of(self.namespace, fn.__code__.co_firstlineno)
+
+def function_help(name: str, fn) -> list[str]:
+    """A Lamina function's call line, `name(a, by = 2)`, then its leading comment: the `#`
+    lines just above its `function` line (or else just below it). The node table of the
+    program that defined it (its globals) gives its parameters as written."""
+    node = node_of(fn.__globals__, fn.__code__.co_firstlineno)
+    if isinstance(node, (A.FunctionDef, A.Lambda)):
         if isinstance(node, A.FunctionDef):
-            params = ", ".join(p.name if p.default is None else f"{p.name} = {_default_text(p.default)}"
-                               for p in node.params)
-            line = node.span.line
-            doc = _comment_block(source, line - 2, step=-1) or _comment_block(source, line, step=1)
+            pairs = [(p.name, p.default) for p in node.params]
         else:
-            params = ", ".join(unmangle(a) for a in fn.__code__.co_varnames[:fn.__code__.co_argcount])
-            doc = []
-        return [f"  {field}({params})"] + ["      " + d for d in doc]
+            pairs = list(zip(node.params, [None] * (len(node.params) - len(node.defaults)) + node.defaults))
+        params = ", ".join(n if d is None else f"{n} = {_default_text(d)}" for n, d in pairs)
+    else:
+        params = ", ".join(unmangle(a) for a in fn.__code__.co_varnames[:fn.__code__.co_argcount])
+    doc = []
+    if isinstance(node, A.FunctionDef):
+        source, line = node.span.source.text.splitlines(), node.span.line
+        doc = _comment_block(source, line - 2, step=-1) or _comment_block(source, line, step=1)
+    return [f"{name}({params})"] + doc
+
+
+def no_member(module: str, name: str, fields: list[str]) -> str:
+    """The message for `module.name` when the module has no (public) `name`."""
+    import difflib
+    close = difflib.get_close_matches(name, fields, n=3)
+    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else \
+        f" It defines {', '.join(fields) or 'nothing'}."
+    private = " (names starting with '_' stay inside their module)" if name.startswith("_") else ""
+    return f"The module {module} has no '{name}'{private}.{hint}"
 
 
 def _default_text(node: A.Node) -> str:

@@ -240,11 +240,12 @@ class Parser(ExpressionParser):
         kw = self.advance()
         self.header_end(kw, "'try'")
         body = self.block(())
-        var = handler = final = None
+        var = var_span = handler = final = None
         if self.tok.is_kw("catch"):
             catch = self.advance()
             if self.tok.kind == "IDENT":
-                var = self.advance().text
+                name = self.advance()
+                var, var_span = name.text, name.span
             if not self.at_line_end(self.tok):
                 raise self.error("'catch' takes one name for the error (`catch err`), or none; the "
                                  "block starts on the next line. The error's kind is err.kind, "
@@ -258,7 +259,7 @@ class Parser(ExpressionParser):
             raise self.error("A 'try' block needs a 'catch' block, a 'finally' block or both before "
                              "its 'end try'.", kw)
         self.close_block(kw)
-        return A.Try(kw.span, body, var, handler, final)
+        return A.Try(kw.span, body, var, handler, final, var_span)
 
     def import_stmt(self) -> A.Import:
         kw = self.advance()
@@ -276,9 +277,11 @@ class Parser(ExpressionParser):
                                  "as name`.", self.tok)
         else:
             raise self.error(f"Expect a module name or a \"path.lam\" after 'import'. Found {self.describe(tok)}.")
+        alias_span = tok.span
         if self.tok.is_word("as"):
             self.advance()
-            alias = self.expect_name("Expect a name after 'as'.").text
+            name = self.expect_name("Expect a name after 'as'.")
+            alias, alias_span = name.text, name.span
         else:
             alias = os.path.splitext(os.path.basename(spec))[0] if is_path else spec
             if not re.fullmatch(r"[A-Za-z_]\w*", alias) or alias in KEYWORDS:
@@ -286,7 +289,7 @@ class Parser(ExpressionParser):
                                  "write `import \"...\" as name`.", tok)
         if not self.at_line_end(self.tok):
             raise self.error(f"Expect the end of the line after the import, found {self.describe(self.tok)}.")
-        return A.Import(kw.span, spec, is_path, alias)
+        return A.Import(kw.span, spec, is_path, alias, tok.span, alias_span)
 
 
 def parse(source: Source) -> A.Program:

@@ -14,7 +14,7 @@ import sys
 from ..errors import Frame, LaminaError
 from ..values import Record, describe
 from . import ast as A
-from .compiler import is_target_list, node_of, wrt_syntax
+from .compiler import TOP_LOOP, is_target_list, node_of, wrt_syntax
 from .scope import CODE_FILENAME, MANGLE, mangle, unmangle
 
 STACK_SHOWN = 12
@@ -32,6 +32,17 @@ def compiled_frames(tb) -> list[tuple[str, A.Node | None]]:
         if code.co_filename == CODE_FILENAME:
             out.append((code.co_name, node_of(tb.tb_frame.f_globals, tb.tb_lineno)))
         tb = tb.tb_next
+    return out
+
+
+def _fold_top_loops(frames: list) -> list:
+    """A top-level loop runs in a function of its own (compiler.top_loop): its frame is the
+    top level's, so it takes the place (and the name) of the frame that called it."""
+    out = []
+    for name, node in frames:
+        if name == TOP_LOOP:
+            name = out.pop()[0] if out else "<module>"
+        out.append((name, node))
     return out
 
 
@@ -128,7 +139,7 @@ def to_lamina_error(exc: BaseException, outer: list | tuple = ()) -> LaminaError
         raise exc    # the reader went away (`lamina prog.lam | head`): not the program's fault
     if isinstance(exc, LaminaError) and exc.located:
         return exc   # caught once and raised again by error(err): where it first happened
-    frames = list(outer) + compiled_frames(exc.__traceback__)
+    frames = _fold_top_loops(list(outer) + compiled_frames(exc.__traceback__))
     node = frames[-1][1] if frames else None
     err = exc if isinstance(exc, LaminaError) else _translate(exc, node, frames)
     err.message = _fill_arg_markers(err.message, node)
@@ -192,6 +203,11 @@ def _collapse(stack: list[Frame]) -> list[Frame]:
     return out
 
 
+def read_before_assigned(name: str) -> str:
+    return (f"'{name}' is read before it is assigned in this function. Assigning to '{name}' "
+            "anywhere in a function makes it local there; pass the outer value in as an argument instead.")
+
+
 def _translate(exc: BaseException, node, frames) -> LaminaError:
     if isinstance(exc, RecursionError):
         if len(frames) < NESTED_CALLS_SHOWN:
@@ -204,9 +220,7 @@ def _translate(exc: BaseException, node, frames) -> LaminaError:
                            "check that the recursion reaches a base case.")
     if isinstance(exc, UnboundLocalError):
         name = _python_name(exc)
-        return LaminaError("NameError", f"'{name}' is read before it is assigned in this function. "
-                           f"Assigning to '{name}' anywhere in a function makes it local there; "
-                           "pass the outer value in as an argument instead.")
+        return LaminaError("NameError", read_before_assigned(name))
     if isinstance(exc, NameError):
         name = _python_name(exc)
         return LaminaError("NameError", f"Undefined variable '{name}'.{_suggest(name, exc)}")
@@ -246,7 +260,11 @@ def _visible(exc: BaseException) -> dict:
 
 
 def _suggest(name: str, exc: BaseException) -> str:
-    known = {unmangle(k) for k in _visible(exc) if k.startswith(MANGLE)}
+    return did_you_mean(name, {unmangle(k) for k in _visible(exc) if k.startswith(MANGLE)})
+
+
+def did_you_mean(name: str, known) -> str:
+    """` Did you mean 'a' or 'b'?` for the names closest to a misspelt one, or ""."""
     close = difflib.get_close_matches(name, sorted(known), n=3)
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 

@@ -275,12 +275,21 @@ def set_field(target, name: str, value):
         raise LaminaError("TypeError", f"The names of the module {target.name} cannot be assigned from "
                           "outside it; a module changes its own values, or returns new ones.")
     if isinstance(target, LibObject):
+        updated = target.with_field(name, value)
+        if updated is not None:
+            return updated
         raise LaminaError("TypeError", f"The fields of {describe(target)} cannot be assigned; "
                           "library objects are changed only by the builtins that return new ones.")
     raise LaminaError("TypeError", f"Cannot set field '{name}' of {describe(target)}; only records have fields.")
 
 
 def index(target, items: tuple):
+    # The case that dominates loops, a number from a float vector by a whole index, in line;
+    # everything else (and every error) goes through indexing.get.
+    if type(target) is np.ndarray and len(items) == 1 and target.ndim == 1 and target.dtype.char == "d":
+        i, n = items[0], target.shape[0]
+        if type(i) is float and -n <= i < n and i == int(i):
+            return float(target[int(i)])
     return indexing.get(target, items)
 
 
@@ -291,6 +300,19 @@ def set_index(target, items: tuple, value):
 def set_index_var(target, items: tuple, value):
     """`a[i] = v` on a variable: writes in place when no other value shares the array."""
     owned = type(target) is np.ndarray and target.base is None and sys.getrefcount(target) <= UNSHARED_REFS
+    if owned and type(value) is float and target.dtype.char == "d" and len(items) == target.ndim:
+        # A number into an unshared float array at whole indices in range: written in line.
+        if len(items) == 1:
+            i, n = items[0], target.shape[0]
+            if type(i) is float and -n <= i < n and i == int(i):
+                target[int(i)] = value
+                return target
+        else:
+            (i, j), (n, m) = items, target.shape
+            if type(i) is float and type(j) is float and -n <= i < n and -m <= j < m \
+                    and i == int(i) and j == int(j):
+                target[int(i), int(j)] = value
+                return target
     return indexing.put(target, items, value, owned=owned)
 
 
@@ -439,5 +461,6 @@ HELPERS = {
     "_set_index": set_index, "_set_index_var": set_index_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
     "_show": show, "_show_spec": show_spec, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
+    "_NameError": NameError,
     "_caught": caught, "_Catchable": Exception,
 }

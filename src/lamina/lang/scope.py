@@ -5,10 +5,17 @@ optimizer = "opt")`). Such a builtin is registered `scoped`: each Interpreter ha
 Scope of its own program (its top-level variables, then the builtins), so a name is looked up
 there, never by walking Python frames. A variable local to a function is not visible this
 way: pass the value itself.
+
+A Scope also carries its program's `Host`: what it would take to start another interpreter
+like it (the Interpreter class, handed down by the interpreter itself, which sits above the
+builtins; the program's folder; its permissions). `sweep` and `parallel_map` use it to run
+the program's functions in interpreters of their own, here or on other machines.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 from ..errors import LaminaError
 
@@ -28,11 +35,21 @@ def unmangle(name: str) -> str:
     return name[len(MANGLE):] if name.startswith(MANGLE) else name
 
 
-class Scope:
-    """The top-level variables of one program, and the builtins it sees."""
+@dataclass(frozen=True)
+class Host:
+    """How to start an interpreter like the program's: `make(directory, permissions)` (the
+    Interpreter class; picklable by reference, so it travels to other processes)."""
+    make: Callable
+    directory: str | None
+    permissions: object
 
-    def __init__(self, namespace: dict):
+
+class Scope:
+    """The top-level variables of one program, the builtins it sees, and its Host."""
+
+    def __init__(self, namespace: dict, host: Host | None = None):
         self.namespace = namespace
+        self.host = host
 
     def defines(self, name: str) -> bool:
         key = mangle(name)

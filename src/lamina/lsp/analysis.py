@@ -7,18 +7,27 @@ assignments are its locals, anything else is read from the enclosing scope, then
 builtins): a name that nothing defines is an error, and so is a builtin called with
 arguments it cannot take (calls.py). Every definition and every use of a name is kept, for
 go-to-definition, hover, completion and the outline.
+
+`import` binds its alias to the module's file, found as the run would find it (modules.py);
+`h.name` is checked against the module's top-level names, read by parsing its file. A name
+bound only by `x += 1` or `x[i] = v` must exist before: at the top level it is undefined,
+in a function it is read before it is assigned, as the run says.
 """
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 
 from ..builtins.registry import load_all
 from ..errors import LaminaError, Source, Span
 from ..lang import ast as A
+from ..lang.modules import no_member
 from ..lang.parser import parse
 from ..lang.scope import CONSTANTS
+from ..lang.pyerrors import did_you_mean, read_before_assigned
 from ..printing import format_value
+from . import modules
 from .calls import check_call
 
 
@@ -32,12 +41,14 @@ class Problem:
 @dataclass
 class Definition:
     name: str
-    kind: str                 # "function", "variable" or "parameter"
-    span: Span
+    kind: str                 # "function", "variable", "parameter" or "module"
+    span: Span                # in its own file: span.source is the document or a module
     top: bool                 # defined at the top level of the document
     params: list[str] = field(default_factory=list)    # a function's, as written: "by = 2"
     fields: list[str] = field(default_factory=list)    # a record variable's known fields
     value: A.Node | None = None                         # what a variable was first assigned
+    module: str | None = None  # a module's file (None: not found)
+    bound: bool = True         # False while only `x += v` or `x[i] = v` assign it (they read it first)
 
 
 @dataclass
@@ -71,8 +82,9 @@ class Analysis:
 
     @property
     def symbols(self) -> list[Definition]:
-        """The outline: top-level functions and the first assignment of each top-level variable."""
-        return [d for d in self.definitions if d.top and d.kind in ("function", "variable")]
+        """The outline: top-level functions, imported modules and the first assignment of each
+        top-level variable."""
+        return [d for d in self.definitions if d.top and d.kind in ("function", "variable", "module")]
 
     def definition_at(self, line: int, col: int) -> Definition | None:
         """The definition of the name at (1-based) line and column, if it is the program's own."""
@@ -84,32 +96,62 @@ class Analysis:
 
 
 def analyse(text: str, name: str = "<document>") -> Analysis:
+    """The analysis of a document; `name` is its file (imports are looked for beside it) or,
+    for a document not on disk, a label (imports are looked for in the current folder)."""
     source = Source(name, text[1:] if text.startswith("\ufeff") else text)
     out = Analysis(source)
     try:
-        program = parse(source)
+        program = _parse(source)
     except LaminaError as err:
         span = err.span or Span(source, 1, 1)
         out.problems.append(Problem(span, err.message, err.kind))
-        return out
-    except RecursionError:
-        out.problems.append(Problem(Span(source, 1, 1), "The program is nested too deeply to parse.", "SyntaxError"))
         return out
     out.parsed = True
     _Walker(out).program(program)
     return out
 
 
+def module_names(path: str) -> modules.ModuleInfo:
+    """The module in the file at `path`, with its public top-level definitions."""
+    return modules.read(path, _top_level)
+
+
+def _parse(source: Source) -> A.Program:
+    try:
+        return parse(source)
+    except RecursionError:
+        raise LaminaError("SyntaxError", "The program is nested too deeply to parse.", Span(source, 1, 1)) from None
+
+
+def _top_level(source: Source) -> dict[str, Definition]:
+    """A module file's top-level definitions (its uses are not walked)."""
+    scope = Scope(None, top=True)
+    _Walker(Analysis(source)).collect(scope, _parse(source).body)
+    return scope.names
+
+
+def _folder(source: Source) -> str | None:
+    """Where the file's imports are looked for first: its folder (None: the current folder)."""
+    folder = os.path.dirname(source.name)
+    return folder if folder and os.path.isdir(folder) else None
+
+
 class _Walker:
     def __init__(self, out: Analysis):
         self.out = out
         self.builtins = load_all()
+        self.folder = _folder(out.source)
+        self.imports: dict[int, tuple[str | None, LaminaError | None]] = {}   # id(Import) -> found
 
     # -- definitions: a block's names before its uses (Python's scoping) ----------------------
-    def define(self, scope: Scope, name: str, kind: str, span: Span, **extra) -> Definition:
+    def define(self, scope: Scope, name: str, kind: str, span: Span, bound: bool = True, **extra) -> Definition:
         if name in scope.names:
-            return scope.names[name]
-        d = Definition(name, kind, span, scope.top, **extra)
+            d = scope.names[name]
+            d.bound = d.bound or bound
+            if (d.kind == "module") != (kind == "module"):   # a module name assigned again
+                d.kind, d.module = "variable", None
+            return d
+        d = Definition(name, kind, span, scope.top, bound=bound, **extra)
         scope.names[name] = d
         self.out.definitions.append(d)
         return d
@@ -129,14 +171,31 @@ class _Walker:
                 for _, branch in stmt.branches:
                     self.collect(scope, branch)
                 self.collect(scope, stmt.orelse or [])
+            elif isinstance(stmt, A.Try):
+                self.collect(scope, stmt.body)
+                if stmt.var is not None:
+                    self.define(scope, stmt.var, "variable", stmt.var_span or stmt.span)
+                self.collect(scope, stmt.handler or [])
+                self.collect(scope, stmt.final or [])
+            elif isinstance(stmt, A.Import):
+                self.define(scope, stmt.alias, "module", stmt.alias_span or stmt.span, module=self.find(stmt)[0])
+
+    def find(self, stmt: A.Import) -> tuple[str | None, LaminaError | None]:
+        """(the module's file, or None and why not)."""
+        if id(stmt) not in self.imports:
+            try:
+                self.imports[id(stmt)] = (modules.find(stmt.spec, stmt.is_path, self.folder), None)
+            except LaminaError as err:
+                self.imports[id(stmt)] = (None, err)
+        return self.imports[id(stmt)]
 
     def assignment(self, scope: Scope, stmt: A.Assign) -> None:
         target, path = stmt.target, []
         while not isinstance(target, A.Name):
             path.append(target)
             target = target.target
-        d = self.define(scope, target.name, "variable", target.span,
-                        value=stmt.value if not path else None)
+        d = self.define(scope, target.name, "variable", target.span, bound=not path and stmt.op is None,
+                        value=stmt.value if not path and stmt.op is None else None)
         if not path and isinstance(stmt.value, A.RecordLit):
             d.fields.extend(f for f, _ in stmt.value.fields if f not in d.fields)
         if len(path) == 1 and isinstance(path[0], A.Field) and path[0].name not in d.fields:
@@ -167,7 +226,11 @@ class _Walker:
             while not isinstance(target, A.Name):
                 self.children(scope, target, skip="target")
                 target = target.target
-            self.use(target.span, scope.find(target.name))
+            d = scope.find(target.name)
+            self.use(target.span, d)
+            if d is not None and not d.bound:      # `x += 1` or `x[0] = 1` reads x first
+                at = stmt.span if target is stmt.target else target.span
+                self.out.problems.append(Problem(at, self.unbound(scope, d), "NameError"))
             self.expr(scope, stmt.value)
         elif isinstance(stmt, (A.ForRange, A.ForIn)):
             self.children(scope, stmt, skip="body")
@@ -180,13 +243,38 @@ class _Walker:
                 self.expr(scope, cond)
                 self.block(scope, branch)
             self.block(scope, stmt.orelse or [])
+        elif isinstance(stmt, A.Try):
+            self.block(scope, stmt.body)
+            if stmt.var is not None:
+                self.use(stmt.var_span or stmt.span, scope.find(stmt.var))
+            self.block(scope, stmt.handler or [])
+            self.block(scope, stmt.final or [])
+        elif isinstance(stmt, A.Import):
+            self.import_stmt(scope, stmt)
         else:
             self.children(scope, stmt)
+
+    def import_stmt(self, scope: Scope, stmt: A.Import) -> None:
+        d = scope.find(stmt.alias)
+        for span in {stmt.spec_span, stmt.alias_span} - {None}:
+            self.use(span, d)
+        path, err = self.find(stmt)
+        if err is not None:
+            self.out.problems.append(Problem(stmt.span, err.message, err.kind))
+            return
+        broken = module_names(path).error
+        if broken is not None:
+            shown = os.path.relpath(path, self.folder or ".")
+            where = f" ({shown}:{broken.span.line}:{broken.span.col})" if broken.span is not None else ""
+            self.out.problems.append(Problem(stmt.span, f"The module {shown} cannot be loaded: "
+                                             f"{broken.kind}: {broken.message}{where}", broken.kind))
 
     def expr(self, scope: Scope, node) -> None:
         if isinstance(node, A.Name):
             self.name(scope, node)
         elif isinstance(node, A.Lambda):
+            for d in node.defaults:                  # evaluated where the lambda is written
+                self.expr(scope, d)
             inner = Scope(scope, top=False)
             for p in node.params:
                 self.define(inner, p, "parameter", node.span)
@@ -194,8 +282,35 @@ class _Walker:
         elif isinstance(node, A.Call):
             self.call(scope, node)
             self.children(scope, node)
+        elif isinstance(node, (A.Field, A.MethodCall)):
+            self.children(scope, node)
+            self.member(scope, node)
         elif isinstance(node, A.Node):
             self.children(scope, node)
+
+    def member(self, scope: Scope, node: A.Field | A.MethodCall) -> None:
+        """`h.name` on a module: the module's definition of name, or the run's NameError."""
+        info = self.module_of(scope, node.target)
+        if info is None or info.error is not None:
+            return
+        d = info.names.get(node.name)
+        if d is None:
+            self.out.problems.append(Problem(node.span, no_member(info.name, node.name, list(info.names)),
+                                             "NameError"))
+        self.use(node.span, d)
+
+    def module_of(self, scope: Scope, node) -> modules.ModuleInfo | None:
+        """The module a name (`h`) or a module's member (`prep.util`) holds, if it is one."""
+        if isinstance(node, A.Name):
+            d = scope.find(node.name)
+        elif isinstance(node, A.Field):
+            outer = self.module_of(scope, node.target)
+            d = outer.names.get(node.name) if outer is not None else None
+        else:
+            return None
+        if d is None or d.kind != "module" or d.module is None:
+            return None
+        return module_names(d.module)
 
     def children(self, scope: Scope, node: A.Node, skip: str = "") -> None:
         for f in dataclasses.fields(node):
@@ -211,10 +326,24 @@ class _Walker:
 
     def name(self, scope: Scope, node: A.Name) -> None:
         d = scope.find(node.name)
+        if d is not None and not d.bound:
+            self.out.problems.append(Problem(node.span, self.unbound(scope, d), "NameError"))
         if d is not None or node.name in self.builtins or node.name in CONSTANTS:
             self.use(node.span, d)
             return
-        self.out.problems.append(Problem(node.span, f"Undefined variable '{node.name}'.", "NameError"))
+        self.out.problems.append(Problem(node.span, self.undefined(scope, node.name), "NameError"))
+
+    def undefined(self, scope: Scope, name: str) -> str:
+        """The run's message: the closest names the program and the builtins define."""
+        known = set(self.builtins)
+        while scope is not None:
+            known |= {n for n, d in scope.names.items() if d.bound}
+            scope = scope.parent
+        return f"Undefined variable '{name}'.{did_you_mean(name, known - {name})}"
+
+    def unbound(self, scope: Scope, d: Definition) -> str:
+        """A name that only updates assign is read before it exists."""
+        return self.undefined(scope, d.name) if d.top else read_before_assigned(d.name)
 
     def call(self, scope: Scope, node: A.Call) -> None:
         callee = node.callee

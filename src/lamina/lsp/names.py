@@ -1,11 +1,13 @@
 """A document's names, for the completion engine (completion.Names): read from its syntax
 tree, not from running it. A function is shown with its parameters and the comment lines
 just above it; a variable with the line that first assigns it; a variable assigned a
-record literal (or given fields with `r.f = ...`) offers those fields after a dot."""
+record literal (or given fields with `r.f = ...`) offers those fields after a dot; an
+imported module offers its top-level names (read from its file) after a dot."""
 from __future__ import annotations
 
 from ..completion import Candidate, Names
-from .analysis import Analysis, Definition
+from ..errors import Source
+from .analysis import Analysis, Definition, module_names
 
 
 class DocumentNames(Names):
@@ -18,36 +20,77 @@ class DocumentNames(Names):
                 self.by_name[d.name] = d
 
     def names(self) -> list[Candidate]:
-        return [Candidate(d.name, "function" if d.kind == "function" else "variable",
-                          f"{d.name}({', '.join(d.params)})" if d.kind == "function" else d.kind)
-                for d in self.by_name.values()]
+        return [_candidate(d) for d in self.by_name.values()]
 
     def members(self, path: list[str]) -> list[Candidate]:
         d = self.by_name.get(path[0])
+        for name in path[1:]:
+            d = _member(d, name)
+        if d is not None and d.kind == "module":
+            return [_candidate(m) for m in _module_members(d).values()]
         if d is None or len(path) != 1:
             return []
         return [Candidate(f, "field", f"field of {d.name}") for f in d.fields]
 
-    def function(self, name: str) -> Definition | None:
-        d = self.by_name.get(name)
+    def definition(self, path: list[str]) -> Definition | None:
+        """The definition a dotted name stands for: `f`, or a module's member `h.f`."""
+        d = self.by_name.get(path[0])
+        for name in path[1:]:
+            d = _member(d, name)
+        return d
+
+    def function(self, name: str, path: list[str] | None = None) -> Definition | None:
+        d = self.definition([*(path or []), name])
         return d if d is not None and d.kind == "function" else None
 
     def describe(self, name: str) -> str | None:
         d = self.by_name.get(name)
-        if d is None:
-            return None
-        source = self.analysis.source
-        if d.kind == "function":
-            text = f"```lamina\nfunction {d.name}({', '.join(d.params)})\n```"
-            notes = _comments_above(source, d.span.line)
-            return text + (f"\n\n{notes}" if notes else "")
-        return f"```lamina\n{source.line(d.span.line).strip()}\n```\n\n{d.kind}, line {d.span.line}"
+        return None if d is None else _describe(d, self.analysis.source)
+
+    def describe_member(self, path: list[str], name: str) -> str | None:
+        d = self.definition([*path, name])
+        return None if d is None or not path else _describe(d, self.analysis.source)
 
 
-def _comments_above(source, line: int) -> str:
+def _candidate(d: Definition) -> Candidate:
+    if d.kind == "function":
+        return Candidate(d.name, "function", f"{d.name}({', '.join(d.params)})")
+    if d.kind == "module":
+        return Candidate(d.name, "module", f"module {d.module}" if d.module else "module (not found)")
+    return Candidate(d.name, "variable", d.kind)
+
+
+def _module_members(d: Definition) -> dict[str, Definition]:
+    return module_names(d.module).names if d.kind == "module" and d.module else {}
+
+
+def _member(d: Definition | None, name: str) -> Definition | None:
+    return None if d is None else _module_members(d).get(name)
+
+
+def _describe(d: Definition, document: Source) -> str:
+    """A definition's hover text, read from the file that defines it (the document or a module)."""
+    source = d.span.source
+    if d.kind == "function":
+        text = f"```lamina\nfunction {d.name}({', '.join(d.params)})\n```"
+        notes = _comments(source, d.span.line - 1, -1) or _comments(source, d.span.line + 1, 1)
+        return text + (f"\n\n{notes}" if notes else "")
+    if d.kind == "module":
+        text = f"```lamina\n{source.line(d.span.line).strip()}\n```\n\n"
+        if d.module is None:
+            return text + "module, not found"
+        info = module_names(d.module)
+        notes = _comments(info.source, 1, 1) if info.source is not None else ""
+        return text + f"module {d.module}" + (f"\n\n{notes}" if notes else "")
+    where = f"line {d.span.line}" + ("" if source is document else f" of {source.name}")
+    return f"```lamina\n{source.line(d.span.line).strip()}\n```\n\n{d.kind}, {where}"
+
+
+def _comments(source: Source, line: int, step: int) -> str:
+    """The run of `#` comment lines from `line` going up (step -1) or down (+1)."""
     out = []
-    k = line - 1
+    k = line
     while k >= 1 and source.line(k).lstrip().startswith("#"):
         out.append(source.line(k).lstrip()[1:].strip())
-        k -= 1
-    return "\n".join(reversed(out))
+        k += step
+    return "\n".join(reversed(out) if step < 0 else out)

@@ -4,11 +4,13 @@ Each open document is analysed (analysis.py) when it opens and after every chang
 its problems are published as diagnostics (an empty list once they are fixed). Hover,
 completion and signature help share the engine of the REPL and the kernel
 (completion.py), fed with the document's own names; go-to-definition and the outline
-come from the analysis. While a document does not parse, the names of its last version
+come from the analysis. Go-to-definition of an imported module opens its file, and of a
+module's member (`h.fit`) its definition there. While a document does not parse, the names of its last version
 that did are used, so completion keeps working as a line is typed.
 """
 from __future__ import annotations
 
+import pathlib
 from importlib.metadata import PackageNotFoundError, version
 
 from lsprotocol import types as lsp
@@ -27,7 +29,8 @@ except PackageNotFoundError:
 
 KINDS = {"builtin": lsp.CompletionItemKind.Function, "function": lsp.CompletionItemKind.Function,
          "variable": lsp.CompletionItemKind.Variable, "field": lsp.CompletionItemKind.Field,
-         "keyword": lsp.CompletionItemKind.Keyword}
+         "keyword": lsp.CompletionItemKind.Keyword, "module": lsp.CompletionItemKind.Module}
+SYMBOL_KINDS = {"function": lsp.SymbolKind.Function, "module": lsp.SymbolKind.Module}
 
 
 class LaminaServer(LanguageServer):
@@ -113,7 +116,27 @@ def definition(ls: LaminaServer, params: lsp.DefinitionParams):
     d = found.definition_at(at.line + 1, at.character + 1)
     if d is None:
         return None
+    if d.kind == "module":
+        if d.module is None:
+            return None
+        return lsp.Location(uri=_file_uri(d.module), range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)))
+    if d.span.source is not found.source:          # a module's member, in the module's file
+        return lsp.Location(uri=_file_uri(d.span.source.name), range=_file_range(d.span))
     return lsp.Location(uri=uri, range=ls.span_range(uri, d.span))
+
+
+def _file_uri(path: str) -> str:
+    return pathlib.Path(path).resolve().as_uri()
+
+
+def _file_range(span) -> lsp.Range:
+    """A span of a file that need not be open, in UTF-16 code units as LSP counts them."""
+    line = span.source.line(span.line)
+
+    def units(col: int) -> int:
+        return len(line[:col - 1].encode("utf-16-le")) // 2
+    return lsp.Range(lsp.Position(span.line - 1, units(span.col)),
+                     lsp.Position(span.line - 1, units(span.col + span.length)))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -128,8 +151,7 @@ def symbols(ls: LaminaServer, params: lsp.DocumentSymbolParams):
         is_function = d.kind == "function"
         out.append(lsp.DocumentSymbol(
             name=d.name, detail=f"({', '.join(d.params)})" if is_function else None,
-            kind=lsp.SymbolKind.Function if is_function else lsp.SymbolKind.Variable,
-            range=where, selection_range=where))
+            kind=SYMBOL_KINDS.get(d.kind, lsp.SymbolKind.Variable), range=where, selection_range=where))
     return out
 
 
@@ -141,7 +163,7 @@ def signature_help(ls: LaminaServer, params: lsp.SignatureHelpParams):
     call = call_at(text, ls.offset(uri, params.position))
     if call is None:
         return None
-    own = ls.names(uri).function(call.callee)
+    own = ls.names(uri).function(call.callee, call.path)
     if own is not None:
         shapes = [(f"{call.callee}({', '.join(own.params)})", None)]
     elif call.callee in load_all():

@@ -6,6 +6,10 @@ batch at once), take the loss's gradient and step the optimizer. Everything
 else (histories, early stopping, learning-rate schedules, the progress bar) is
 a callback in models/callbacks/.
 
+Ctrl-C stops fit after the current batch (interrupt.py): the model it returns has the
+weights of every completed batch, the epochs and histories of every completed epoch, and
+`interrupted` true; the program goes on from there.
+
 Randomness comes from generators seeded by the compile seed, never from the
 global one: the validation split from [seed, 1] (the same split on every fit of
 the model), the shuffling and dropout from [seed, 2, epochs trained so far]. So
@@ -15,6 +19,8 @@ on every run.
 from __future__ import annotations
 
 import math
+import sys
+
 import numpy as np
 
 from ..errors import LaminaError
@@ -26,6 +32,7 @@ from .callbacks.history import History
 from .callbacks.progress import Progress
 from .callbacks.schedule import ScheduleCallback
 from .data import features, targets
+from .interrupt import StopRequest
 from .model import Model
 from .spec import ModelSpec
 
@@ -40,6 +47,7 @@ class Run:
         self.optimizer = model.optimizer  # the current weights, optimizer state and lr
         self.first_epoch = model.epochs  # epochs count over every fit of the model
         self.stop = False                # a callback sets it to end training after this epoch
+        self.interrupted = False         # Ctrl-C: training ended in the middle of an epoch or after it
         self.changes: dict = {}          # fields of the new model, set by callbacks at the end
 
 
@@ -83,34 +91,50 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     rng = np.random.default_rng([model.seed, SHUFFLE_STREAM, model.epochs])
     m = x.shape[0]
     try:
-        _fire(callbacks, "on_train_begin", run)
-        for e in range(n_epochs):
-            epoch = run.first_epoch + e
-            _fire(callbacks, "on_epoch_begin", run, epoch)
-            logs = {"lr": run.optimizer.hp["lr"]}
-            order = rng.permutation(m) if shuffle else None
-            total = 0.0
-            for b, start in enumerate(range(0, m, size)):
-                rows = order[start:start + size] if shuffle else slice(start, start + size)
-                xb, yb = x[rows], y[rows]
-                loss, run.optimizer = train_step(model, run.optimizer, xb, yb, rng)
-                if not math.isfinite(loss):
-                    raise LaminaError("ValueError", f"fit stopped in epoch {epoch}, batch {b} (both "
-                                      f"counted from 0): the loss is {'NaN' if math.isnan(loss) else 'Inf'}. "
-                                      f"A smaller learning rate, or standardized X, often helps.")
-                total += loss * xb.shape[0]
-                _fire(callbacks, "on_batch_end", run, b, loss, xb.shape[0])
-            logs["loss"] = total / m
-            if val is not None:
-                logs["val_loss"] = float(model.batch_loss(*val, run.optimizer.params, training=False))
-            _fire(callbacks, "on_epoch_end", run, epoch, logs)
-            if run.stop:
-                break
-        _fire(callbacks, "on_train_end", run)
+        with StopRequest() as ctrl_c:
+            _fire(callbacks, "on_train_begin", run)
+            for e in range(n_epochs):
+                epoch = run.first_epoch + e
+                _fire(callbacks, "on_epoch_begin", run, epoch)
+                logs = {"lr": run.optimizer.hp["lr"]}
+                order = rng.permutation(m) if shuffle else None
+                total = 0.0
+                for b, start in enumerate(range(0, m, size)):
+                    if ctrl_c.requested:
+                        run.interrupted = True
+                        break
+                    rows = order[start:start + size] if shuffle else slice(start, start + size)
+                    xb, yb = x[rows], y[rows]
+                    try:
+                        loss, optimizer = train_step(model, run.optimizer, xb, yb, rng)
+                    except KeyboardInterrupt:    # a second Ctrl-C (or one fit could not catch): the batch is dropped
+                        run.interrupted = True
+                        break
+                    run.optimizer = optimizer
+                    if not math.isfinite(loss):
+                        raise LaminaError("ValueError", f"fit stopped in epoch {epoch}, batch {b} (both "
+                                          f"counted from 0): the loss is {'NaN' if math.isnan(loss) else 'Inf'}. "
+                                          f"A smaller learning rate, or standardized X, often helps.")
+                    total += loss * xb.shape[0]
+                    _fire(callbacks, "on_batch_end", run, b, loss, xb.shape[0])
+                else:
+                    logs["loss"] = total / m
+                    if val is not None:
+                        logs["val_loss"] = float(model.batch_loss(*val, run.optimizer.params, training=False))
+                    _fire(callbacks, "on_epoch_end", run, epoch, logs)
+                # a Ctrl-C in the epoch's last batch (or after it) stops before the next epoch
+                run.interrupted = run.interrupted or (ctrl_c.requested and e < n_epochs - 1)
+                if run.stop or run.interrupted:
+                    break
+            _fire(callbacks, "on_train_end", run)
     finally:
         for cb in callbacks:
             cb.close()
-    return model.evolve(optimizer=run.optimizer, **run.changes)
+    if run.interrupted and level > 0:
+        done = run.changes.get("epochs", model.epochs) - model.epochs
+        print(f"fit stopped by Ctrl-C after {done} complete epoch{'s' * (done != 1)}; it returns the model "
+              f"trained so far (interrupted = true).", file=sys.stderr)
+    return model.evolve(optimizer=run.optimizer, interrupted=run.interrupted, **run.changes)
 
 
 def train_step(model: Model, opt: Optimizer, xb, yb, rng):

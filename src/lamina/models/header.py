@@ -20,7 +20,7 @@ from .spec import ModelSpec
 
 FORMAT, VERSION = "lamina-model", 2
 FIELDS = ("format", "version", "inputs", "steps", "layers", "loss", "seed", "epochs",
-          "optimizer", "schedule")
+          "weights_epoch", "optimizer", "schedule")
 
 
 def shown(value) -> str:

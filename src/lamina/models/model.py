@@ -20,6 +20,7 @@ Fields a program reads (`net.loss_history`, ...):
     loss_history         one training loss per epoch (over every fit)
     val_loss_history     one validation loss per epoch (empty without validation)
     lr_history           the learning rate each epoch used
+    interrupted          whether Ctrl-C stopped the fit that made it (fit.py); not saved
 """
 from __future__ import annotations
 
@@ -48,12 +49,13 @@ class Model(LibObject):
     val_loss_history: np.ndarray = field(default_factory=lambda: EMPTY)
     lr_history: np.ndarray = field(default_factory=lambda: EMPTY)
     weights_epoch: int | None = None     # the epoch whose weights it holds; None: the last one
+    interrupted: bool = False            # Ctrl-C stopped the fit that returned it
 
     type_name = "model"
 
     def field_names(self) -> list[str]:
         return ["inputs", "outputs", "layers", "weights", "loss", "seed", "optimizer", "schedule",
-                "epochs", "loss_history", "val_loss_history", "lr_history"]
+                "epochs", "loss_history", "val_loss_history", "lr_history", "interrupted"]
 
     def get(self, name: str):
         if name in ("inputs", "outputs", "layers"):
@@ -65,6 +67,8 @@ class Model(LibObject):
             return self.loss.name
         if name in ("seed", "epochs"):
             return float(getattr(self, name))
+        if name == "interrupted":
+            return self.interrupted
         if name in ("loss_history", "val_loss_history", "lr_history"):
             return getattr(self, name).copy()
         return super().get(name)
@@ -128,7 +132,7 @@ class Model(LibObject):
         head = (f"Model: {self.spec.input_text()} -> {outputs} output{'s' * (outputs != 1)}, "
                 f"loss {self.loss.name}, optimizer {how}, seed {self.seed}")
         if not self.epochs:
-            return head, "not trained yet"
+            return head, "interrupted (Ctrl-C) in its first epoch" if self.interrupted else "not trained yet"
         held = self.epochs - 1 if self.weights_epoch is None else self.weights_epoch
         tail = f"trained {self.epochs} epoch{'s' * (self.epochs != 1)}: loss " \
                f"{_fmt(self.loss_history[0])} -> {_fmt(self.loss_history[held])}"
@@ -136,6 +140,8 @@ class Model(LibObject):
             tail += f", validation loss {_fmt(self.val_loss_history[held])}"
         if held != self.epochs - 1:
             tail += f" (the weights of epoch {held}, kept by early stopping)"
+        if self.interrupted:
+            tail += "; fit was interrupted (Ctrl-C)"
         return head, tail
 
 

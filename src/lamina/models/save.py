@@ -49,6 +49,7 @@ def save_model(model, path) -> None:
         "format": FORMAT, "version": VERSION, "inputs": model.spec.inputs, "steps": model.spec.steps,
         "layers": [{"kind": layer.kind, "settings": layer.settings()} for layer in model.spec.layers],
         "loss": model.loss.name, "seed": model.seed, "epochs": model.epochs,
+        "weights_epoch": model.weights_epoch,
         "optimizer": {"name": opt.rule.name, "hp": opt.hp, "t": opt.t},
         "schedule": None if model.schedule is None else {
             "name": model.schedule.kind.name, "settings": model.schedule.settings,
@@ -95,6 +96,9 @@ def _rebuild(arrays: dict) -> Model:
     if loss is None:
         raise Bad(f"its header's loss is {meta['loss']!r}, not a loss's name")
     seed, epochs = whole(meta["seed"], "seed"), whole(meta["epochs"], "epochs")
+    held = meta["weights_epoch"]
+    if held is not None and whole(held, "weights_epoch") >= epochs:
+        raise Bad(f"its header's weights_epoch is {held}, but only {epochs} epochs were trained")
     opt = optimizer(meta["optimizer"], "optimizer")
     t = whole(meta["optimizer"]["t"], "optimizer.t")
     sched, sched_state = schedule(meta["schedule"], opt)
@@ -116,7 +120,7 @@ def _rebuild(arrays: dict) -> Model:
                    for s in opt.rule.slots} for k in range(len(params)))
     opt = replace(opt, state=state, t=t)
     histories = [_history(arrays, name, epochs) for name in HISTORIES]
-    return Model(model_spec, loss, seed, opt, sched, sched_state, epochs, *histories)
+    return Model(model_spec, loss, seed, opt, sched, sched_state, epochs, *histories, weights_epoch=held)
 
 
 def _weight(arrays: dict, key: str, shape: tuple, where: str) -> np.ndarray:

@@ -56,7 +56,7 @@ def flag(x, what: str) -> bool:
 def no_nan(a: np.ndarray, what: str) -> np.ndarray:
     if np.isnan(a).any():
         raise LaminaError("ValueError", f"{what} contains NaN; remove those rows first "
-                          "(for example with filter, or skipnan where the builtin offers it).")
+                          "(drop_missing(t) for a table, drop_missing(x) for a vector).")
     return a
 
 

@@ -110,34 +110,6 @@ def cumsum(x, axis=None, skipnan=False):
     return record(lamina_value((np.nancumsum if skip else np.cumsum)(flat, axis=ax)), (x,), (vjp,))
 
 
-def sort(x, axis=None, descending=False):
-    down = flag(descending, "sort's descending")
-    if isinstance(x, list):
-        if axis is not None:
-            raise LaminaError("TypeError", "sort of a list takes no axis.")
-        return _sort_list(x, down)
-    a = data(x, "sort's data")
-    k = axis_of(a.shape, axis, "sort")
-    flat = a if k is not None else a.reshape(-1)
-    k = -1 if k is None else k
-
-    def vjp(g):
-        # each sorted value's gradient goes back to the element it came from
-        order = np.argsort(-flat if down else flat, axis=k, kind="stable")
-        back = np.zeros(flat.shape)
-        np.put_along_axis(back, order, g, axis=k)
-        return shaped_like(back, x)
-    out = lamina_value(-np.sort(-flat, axis=k) if down else np.sort(flat, axis=k))
-    return record(out, (x,), (vjp,))
-
-
-def _sort_list(xs: list, down: bool) -> list:
-    kinds = {type(v) for v in xs}
-    if not (kinds <= {str} or kinds <= {float, int}):
-        raise LaminaError("TypeError", "sort of a list needs all strings or all numbers.")
-    return sorted(xs, reverse=down)
-
-
 def unique(x, counts=False):
     with_counts = flag(counts, "unique's counts")
     if isinstance(x, list):

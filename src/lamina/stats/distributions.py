@@ -1,4 +1,5 @@
-"""Probability distributions as values: normal, uniform, binomial, poisson, exponential.
+"""Probability distributions as values: normal, uniform, binomial, poisson, exponential, and the
+sampling distributions of tests: student_t, chi2, f_dist, gamma_dist, beta_dist.
 
 A distribution is a library value holding its family and parameters. SciPy does
 the numerics (scipy.stats, imported when a distribution is first evaluated);
@@ -31,6 +32,10 @@ def _positive(name: str):
     return lambda p: "" if p[name] > 0 else f"{name} must be greater than 0"
 
 
+def _both_positive(first: str, second: str):
+    return lambda p: _positive(first)(p) or _positive(second)(p)
+
+
 FAMILIES = {
     "normal": Family(("mu", "sigma"), (0.0, 1.0), False, _positive("sigma"),
                      lambda st, p: st.norm(p["mu"], p["sigma"])),
@@ -44,6 +49,14 @@ FAMILIES = {
                       lambda st, p: st.poisson(p["rate"])),
     "exponential": Family(("rate",), (1.0,), False, _positive("rate"),
                           lambda st, p: st.expon(scale=1.0 / p["rate"])),
+    "student_t": Family(("df",), (), False, _positive("df"), lambda st, p: st.t(p["df"])),
+    "chi2": Family(("df",), (), False, _positive("df"), lambda st, p: st.chi2(p["df"])),
+    "f_dist": Family(("df1", "df2"), (), False, _both_positive("df1", "df2"),
+                     lambda st, p: st.f(p["df1"], p["df2"])),
+    "gamma_dist": Family(("shape", "rate"), (1.0,), False, _both_positive("shape", "rate"),
+                         lambda st, p: st.gamma(p["shape"], scale=1.0 / p["rate"])),
+    "beta_dist": Family(("a", "b"), (), False, _both_positive("a", "b"),
+                        lambda st, p: st.beta(p["a"], p["b"])),
 }
 
 

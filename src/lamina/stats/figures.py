@@ -17,10 +17,19 @@ import numpy as np
 
 from ..errors import LaminaError
 from ..files import atomic_write, check_write
-from ..values import LibObject, Record, as_float, as_int, as_str, describe
+from ..values import (
+    LibObject,
+    Record,
+    as_float,
+    as_int,
+    as_str,
+    describe,
+    format_number,
+)
 from ..warnings import warn
 from .args import data, vector
 from .descriptive import bin_spec, check_span
+from .table import Table
 
 _state = {"plt": None, "fig": None, "ax": None, "sink": None}
 
@@ -152,6 +161,8 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
     label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     fmt = as_str(style, "plot's style")
     ax = axes()
+    if isinstance(x, Table) and isinstance(y, str):
+        return _plot_table(ax, x, y, "o-" if fmt == "-" else fmt, title, xlabel, ylabel)
     if isinstance(x, (LibObject, Record)) and y is None:
         from .distributions import Distribution
         if isinstance(x, Distribution):
@@ -187,6 +198,34 @@ def _plot_distribution(ax, d, label, title, xlabel, ylabel):
         xs = np.linspace(lo, hi, 400)
         ax.plot(xs, d.pdf(xs), label=label or d.describe())
     decorate(ax, True, title, xlabel or "x", ylabel or ("probability" if d.spec.discrete else "density"))
+
+
+def _plot_table(ax, t: Table, name: str, fmt: str, title, xlabel, ylabel):
+    """A column against the swept parameter of a sweep's table with the most numeric values (the
+    first of equals; the row number for another table), one line per setting of the others."""
+    ys = t.get(name)
+    if not isinstance(ys, np.ndarray):
+        raise LaminaError("TypeError", f"plot(t, \"{name}\") needs a numeric column, but '{name}' holds text.")
+    varied = [k for k in t.swept if k != name and len(set(map(str, t.columns[k]))) > 1]
+    numeric = [k for k in varied if isinstance(t.columns[k], np.ndarray)]
+    over = max(numeric, key=lambda k: len(set(t.columns[k])), default=None)
+    xs = t.columns[over] if over else np.arange(t.nrows, dtype=np.float64)
+    others = [k for k in varied if k != over]
+    groups: dict[str, list[int]] = {}
+    for i in range(t.nrows):
+        key = ", ".join(f"{k} = {_cell_text(t.columns[k][i])}" for k in others)
+        groups.setdefault(key, []).append(i)
+    with drawing("plot"):
+        for key, rows in groups.items():
+            rows = sorted(rows, key=lambda i: xs[i])
+            ax.plot(xs[rows], ys[rows], fmt, label=key or None)
+    if over and np.all(xs > 0) and xs.max() / xs.min() >= 10:
+        ax.set_xscale("log")
+    decorate(ax, bool(others) or None, title, xlabel or over or "row", ylabel or name)
+
+
+def _cell_text(x) -> str:
+    return format_number(float(x)) if isinstance(x, (float, np.floating)) else str(x)
 
 
 def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):

@@ -36,8 +36,29 @@ def pair(y_true, y_pred, name: str):
     return t, p
 
 
+def class_labels(y_true, y_pred, name: str):
+    """pair(), for a score that compares class labels: each must be a whole number. A fraction is
+    most often a probability (a sigmoid's output), which compared with a label is never equal."""
+    t, p = pair(y_true, y_pred, name)
+    for a, what in ((p, "predictions"), (t, "true labels")):
+        wrong = ~np.isfinite(a) | (a != np.round(a))
+        if wrong.any():
+            raise LaminaError("ValueError", f"{name}'s {what} hold {format_number(float(a[wrong][0]))}, which "
+                              f"is not a class label (labels are whole numbers). " + to_labels(a[wrong]))
+    return t, p
+
+
+def to_labels(bad: np.ndarray) -> str:
+    """How to turn what was passed into labels."""
+    if np.all((bad >= 0) & (bad <= 1)):
+        return ("These look like probabilities: turn them into labels first, with p > 0.5 for a column "
+                "of probabilities of class 1 (a sigmoid output); a matrix of class scores (one column "
+                "per class) is read by each row's largest entry.")
+    return "Round them, or map each value to its class, before scoring."
+
+
 def accuracy(y_true, y_pred) -> float:
-    t, p = pair(y_true, y_pred, "accuracy")
+    t, p = class_labels(y_true, y_pred, "accuracy")
     return float(np.mean(t == p))
 
 
@@ -51,7 +72,7 @@ def _per_class(t, p, c):
 
 
 def _score(name: str, y_true, y_pred, positive, average, combine) -> float:
-    t, p = pair(y_true, y_pred, name)
+    t, p = class_labels(y_true, y_pred, name)
     mode = as_str(average, f"{name}'s average")
     if mode == "binary":
         pos = as_float(positive, f"{name}'s positive label")
@@ -87,7 +108,7 @@ def confusion_matrix(y_true, y_pred, classes=None) -> np.ndarray:
     if wrong.any():
         bad = both[wrong][0]
         raise LaminaError("ValueError", f"confusion_matrix needs class labels 0, 1, 2, ..., but got "
-                          f"{format_number(bad)}.")
+                          f"{format_number(bad)}." + (" " + to_labels(both[wrong]) if bad >= 0 else ""))
     k = int(both.max()) + 1
     if classes is not None:
         given = as_int(classes, "confusion_matrix's classes", minimum=1)

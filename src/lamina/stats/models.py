@@ -12,10 +12,11 @@ from ..autodiff import ops, reductions
 from ..autodiff.grad import grad
 from ..autodiff.tape import TAPE, record
 from ..errors import LaminaError
-from ..values import LibObject, Record, as_float, as_int, lamina_value, numeric
 from ..printing import html_table
+from ..values import LibObject, Record, as_float, as_int, lamina_value, numeric
 from ..warnings import warn
 from .args import matrix, no_nan, same_rows, shaped_like, vector
+from .separation import separation
 from .summary import coefficient_table, layout, short
 
 
@@ -46,6 +47,10 @@ def polyval(p, x):
 
 
 # -- logistic regression -------------------------------------------------------
+SEPARATED = {"complete": "Complete separation: a line puts every 1 on one side and every 0 on the other",
+             "quasi": "Quasi-complete separation: a line puts every 1 on one side and every 0 on the "
+                      "other, with some of both on the line"}
+
 @dataclass(frozen=True, eq=False)
 class LogisticModel(LibObject):
     weights: np.ndarray
@@ -57,13 +62,14 @@ class LogisticModel(LibObject):
     loss_history: np.ndarray
     iterations: float
     converged: bool
+    separation: str         # "complete", "quasi" or "none" (see separation.py)
     l2: float
     n: float
     type_name = "logistic model"
 
     def field_names(self) -> list[str]:
         return ["weights", "intercept", "coef", "se", "z", "p", "terms", "loss_history", "iterations",
-                "converged", "l2", "n"]
+                "converged", "separation", "l2", "n"]
 
     def get(self, name: str):
         if name == "coef":
@@ -81,18 +87,25 @@ class LogisticModel(LibObject):
 
     def describe(self) -> str:
         head, header, rows, foot = self._report()
-        return "\n".join([head, ""] + ["  " + s for s in layout(header, rows)] + ["", foot])
+        return "\n".join([head, ""] + ["  " + s for s in layout(header, rows)] + [""] + foot)
 
     def html(self) -> str:
         head, header, rows, foot = self._report()
-        return html_table(header, rows, [False] + [True] * 4 + [False], caption=head, footer=[foot])
+        return html_table(header, rows, [False] + [True] * 4 + [False], caption=head, footer=foot)
 
     def _report(self) -> tuple:
-        state = "converged" if self.converged else "stopped before converging"
+        state = "converged" if self.converged else "did not converge"
         head = (f"Logistic regression (n = {int(self.n)}, {int(self.iterations)} iterations, {state}"
                 + (f", l2 = {short(self.l2)})" if self.l2 else ")"))
         header, rows = coefficient_table(self.terms, self.get("coef"), self.se, self.z, self.p, "z")
-        return head, header, rows, f"Mean log loss: {short(self.loss_history[-1], 4)}"
+        foot = [f"Mean log loss: {short(self.loss_history[-1], 4)}"]
+        if self.separation != "none" and not self.l2:
+            foot.append(SEPARATED[self.separation] + ": the maximum-likelihood estimate does not exist, "
+                        "so these estimates, standard errors and p values mean nothing.")
+        elif not self.converged:
+            foot.append("The fit stopped at max_iter before converging: raise max_iter, or "
+                        "standardize the predictors.")
+        return head, header, rows, foot
 
 
 def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
@@ -106,6 +119,9 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
     same_rows(A, t, "logreg's X and y")
     if not np.all((t == 0) | (t == 1)):
         raise LaminaError("ValueError", "logreg's labels y must be 0 or 1.")
+    if t.size and t.min() == t.max():
+        raise LaminaError("ValueError", f"logreg needs examples of both classes, but every label is "
+                          f"{int(t[0])}.")
     penalty = as_float(l2, "logreg's l2")
     if penalty < 0:
         raise LaminaError("ValueError", "logreg's l2 must be at least 0.")
@@ -133,10 +149,17 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
     finally:
         TAPE.reset()
     w, b = res.x[:d], float(res.x[d])
-    if not penalty and _separates(A @ w + b, t):
-        warn("logreg: a line separates the two classes perfectly, so the maximum-likelihood "
+    separated = separation(A, t)
+    converged = bool(res.success) and (separated == "none" or bool(penalty))
+    if separated != "none" and not penalty:
+        how = "perfectly" if separated == "complete" else \
+            "but for examples of both classes on the line (quasi-complete separation)"
+        warn(f"logreg: a line separates the two classes {how}, so the maximum-likelihood "
              "weights are infinite: the fit stopped at large weights and its standard errors "
              "mean nothing; pass l2 > 0 for a finite fit.", once_key="logreg: separation")
+    elif not res.success:
+        warn(f"logreg did not converge in {int(res.nit)} iterations (max_iter = {iters}); raise "
+             "max_iter, or standardize the predictors.", once_key="logreg: not converged")
     se = z = pv = np.full(d + 1, np.nan)
     if not penalty:
         design, coef = np.hstack([np.ones((n, 1)), A]), np.append(b, w)
@@ -149,14 +172,7 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
         except np.linalg.LinAlgError:
             pass
     return LogisticModel(w.copy(), b, se, z, pv, ["(Intercept)"] + _names(names, d),
-                         np.array(history), float(res.nit), bool(res.success), penalty, float(n))
-
-
-def _separates(logits: np.ndarray, labels: np.ndarray) -> bool:
-    """Whether the fitted logits put every 1 on the positive side and every 0 on the negative
-    side: then a separating line exists, and no finite weights maximize the likelihood."""
-    both = labels.min() == 0 and labels.max() == 1
-    return bool(both and np.all((logits > 0) == (labels == 1)))
+                         np.array(history), float(res.nit), converged, separated, penalty, float(n))
 
 
 # -- k-means ---------------------------------------------------------------------

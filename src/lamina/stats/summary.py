@@ -40,7 +40,7 @@ def stars(p: float) -> str:
 
 def coefficient_table(terms, coef, se, stat, p, name: str) -> tuple[list[str], list[list[str]]]:
     """The header and rows of a coefficient table, as R prints it (`name` is t or z)."""
-    rows = [[term, short(b, 4), short(s, 4), f"{v:.3f}", p_value(pv), stars(pv)]
+    rows = [[term, short(b, 4), short(s, 4), f"{v:.3f}" if v == v else "NaN", p_value(pv), stars(pv)]
             for term, b, s, v, pv in zip(terms, coef, se, stat, p)]
     return ["", "Estimate", "Std. Error", f"{name} value", f"Pr(>|{name}|)", ""], rows
 

@@ -2,7 +2,13 @@
 
 `t.price` and `t[:, "price"]` read a column; `t[i, "price"]` one cell; `t[a:b, :]`,
 `t[i]`, `t[:, ["a", "b"]]` and the rows an index list or a mask picks (`t[t.price > 3, :]`)
-smaller tables. Tables are immutable like every value.
+smaller tables. Tables are immutable like every value:
+`t.total = v` makes a new table with the column added and binds it to t (tableops.py holds
+the operations on tables).
+
+A table made by `sweep` knows which of its columns are the swept parameters (`swept`), so that
+`plot(t, "loss")` can draw the metric against them; its rows taken in another order or number
+(`sort_rows`, `t[a:b, :]`) keep that knowledge.
 """
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ import numpy as np
 
 from ..errors import LaminaError
 from ..printing import html_table
-from ..values import LibObject, describe, value_of
+from ..values import LibObject, describe, format_number, value_of
 from .summary import layout, short
 
 SHOWN_ROWS = 10     # a longer table prints its first rows and a count of the rest
@@ -19,12 +25,13 @@ SHOWN_ROWS = 10     # a longer table prints its first rows and a count of the re
 class Table(LibObject):
     type_name = "table"
 
-    def __init__(self, columns: dict):
+    def __init__(self, columns: dict, swept: tuple = ()):
         lengths = {len(c) for c in columns.values()}
         if len(lengths) > 1:
             raise LaminaError("ShapeError", "A table's columns must all have the same length, but got "
                               + ", ".join(f"{k}: {len(c)}" for k, c in columns.items()) + ".")
         self.columns = columns
+        self.swept = tuple(n for n in swept if n in columns)
 
     @property
     def names(self) -> list[str]:
@@ -47,15 +54,20 @@ class Table(LibObject):
         column = self.columns[name]
         return column.copy() if isinstance(column, np.ndarray) else list(column)
 
+    def with_field(self, name: str, value) -> "Table":
+        """`t.name = v`: the table with column name added or replaced (see with_column)."""
+        from .tableops import with_column
+        return with_column(self, name, value)
+
     def take(self, rows) -> "Table":
         """The rows picked by a slice or an integer index array, as a new table."""
         return Table({k: c[rows].copy() if isinstance(c, np.ndarray) else list(np.asarray(c, dtype=object)[rows])
-                      for k, c in self.columns.items()})
+                      for k, c in self.columns.items()}, self.swept)
 
     def select(self, names: list[str]) -> "Table":
         for n in names:
             self.get(n)
-        return Table({n: self.columns[n] for n in names})
+        return Table({n: self.columns[n] for n in names}, self.swept)
 
     # -- indexing: t[rows, cols] -------------------------------------------------
     def index_get(self, items: tuple):
@@ -157,7 +169,11 @@ class Table(LibObject):
 
 
 def _cell(x) -> str:
-    return short(x) if isinstance(x, (float, np.floating)) else str(x)
+    if not isinstance(x, (float, np.floating)):
+        return str(x)
+    if x == x and abs(x) < 1e15 and x == int(x):
+        return format_number(float(x))      # whole numbers in full: counts, seeds, ids
+    return short(x)
 
 
 def as_table(t, what: str) -> Table:

@@ -1,0 +1,161 @@
+"""Matrix decompositions as records: eig and eigh {values, vectors}, svd {U, S, V}, qr {Q, R},
+and chol (the lower factor L). LAPACK (through NumPy and SciPy) computes them.
+
+Results are made unique so that a program prints the same numbers on every machine: eigenvalues
+ascending, singular values descending, each eigenvector (and each column of U, V moving with
+it) with its largest entry positive (the first, on ties), and R with a diagonal >= 0.
+
+eigh, svd, qr and chol are differentiable (eig is not: the builtin refuses tracked input). The
+VJPs are the standard ones (Giles 2008, Townsend 2016, Murray 2016, Walter and Lehmann 2018);
+they are undefined, and give Inf or NaN, where the decomposition is not smooth: repeated
+eigenvalues or singular values (for the vectors), and a rank-deficient matrix for svd and qr.
+eigh and chol work on the symmetric part (A + A') / 2 of a matrix that must be symmetric, so
+their gradients are symmetric: the gradient within symmetric matrices.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaminaError, shape_str
+from ..values import Record, Tracked, format_number
+from .linalg import matrix, square
+from .tape import record
+
+SYMMETRY_RTOL = 1e-8       # |A - A'| up to this times max |A| counts as rounding
+
+
+def finite(A: np.ndarray, what: str) -> np.ndarray:
+    if not np.isfinite(A).all():
+        bad = "NaN" if np.isnan(A).any() else "Inf"
+        raise LaminaError("ValueError", f"{what} needs finite numbers, but the {shape_str(A.shape)} matrix "
+                          f"contains {bad}; LAPACK cannot decompose it.")
+    return A
+
+
+def symmetric_part(A: np.ndarray, what: str, other: str) -> np.ndarray:
+    """(A + A') / 2 of a matrix that is symmetric up to rounding; otherwise a ValueError."""
+    gap = np.abs(A - A.T)
+    if gap.size and gap.max() > SYMMETRY_RTOL * np.abs(A).max():
+        i, j = np.unravel_index(int(np.argmax(gap)), gap.shape)
+        raise LaminaError("ValueError", f"{what} needs a symmetric matrix, but A[{i}, {j}] = "
+                          f"{format_number(float(A[i, j]))} and A[{j}, {i}] = {format_number(float(A[j, i]))}; "
+                          f"{other}")
+    return (A + A.T) / 2
+
+
+def _sym(G: np.ndarray) -> np.ndarray:
+    return (G + G.T) / 2
+
+
+def column_signs(M: np.ndarray) -> np.ndarray:
+    """+1 or -1 per column: the sign of its largest entry (the first, on ties; +1 for a zero column)."""
+    if M.shape[0] == 0:
+        return np.ones(M.shape[1])
+    s = np.sign(M[np.argmax(np.abs(M), axis=0), np.arange(M.shape[1])])
+    s[s == 0] = 1.0
+    return s
+
+
+def _gaps(values: np.ndarray) -> np.ndarray:
+    """F[i, j] = 1 / (values[j] - values[i]) off the diagonal, 0 on it."""
+    F = 1.0 / (values[None, :] - values[:, None] + np.eye(len(values)))
+    np.fill_diagonal(F, 0.0)
+    return F
+
+
+def eigh(a):
+    A = square(a.value if type(a) is Tracked else a, "eigh(A)")
+    S = symmetric_part(finite(A, "eigh(A)"), "eigh(A)", "for a general square matrix use eig(A).")
+    w, V = np.linalg.eigh(S)
+    V = V * column_signs(V)
+    F = _gaps(w)
+    values = record(w, (a,), (lambda g: _sym((V * g) @ V.T),))
+    vectors = record(V, (a,), (lambda G: _sym(V @ (F * (V.T @ G)) @ V.T),))
+    return Record({"values": values, "vectors": vectors})
+
+
+def eig(A: np.ndarray):
+    """Real eigenvalues and eigenvectors of a square matrix (not differentiable)."""
+    A = finite(square(A, "eig(A)"), "eig(A)")
+    if np.array_equal(A, A.T):
+        return eigh(A)
+    w, V = np.linalg.eig(A)
+    if np.iscomplexobj(w) and np.any(w.imag != 0):
+        z = w[np.argmax(np.abs(w.imag))]
+        raise LaminaError("ValueError", f"eig(A): the {shape_str(A.shape)} matrix has complex eigenvalues "
+                          f"(such as {format_number(float(z.real))} ± {format_number(abs(float(z.imag)))}i), "
+                          "and Lamina's numbers are real. A symmetric matrix has real ones (eigh).")
+    w, V = np.real(w), np.real(V)
+    order = np.argsort(w, kind="stable")
+    w, V = w[order], V[:, order]
+    return Record({"values": w, "vectors": V * column_signs(V)})
+
+
+def svd(a):
+    A = finite(matrix(a.value if type(a) is Tracked else a, "svd(A)"), "svd(A)")
+    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    signs = column_signs(U)
+    U, Vt = U * signs, signs[:, None] * Vt
+    V = Vt.T.copy()
+    F = _gaps(s ** 2)
+    inv_s = 1.0 / s
+
+    def vjp_u(G):
+        inner = (F * (U.T @ G - G.T @ U)) * s[None, :]
+        return U @ inner @ Vt + ((G - U @ (U.T @ G)) * inv_s) @ Vt
+
+    def vjp_v(G):
+        inner = s[:, None] * (F * (V.T @ G - G.T @ V))
+        return U @ inner @ Vt + (U * inv_s) @ (G.T - (G.T @ V) @ Vt)
+    return Record({"U": record(U, (a,), (vjp_u,)), "S": record(s, (a,), (lambda g: (U * g) @ Vt,)),
+                   "V": record(V, (a,), (vjp_v,))})
+
+
+def qr(a):
+    A = finite(matrix(a.value if type(a) is Tracked else a, "qr(A)"), "qr(A)")
+    Q, R = np.linalg.qr(A, mode="reduced")
+    d = np.sign(np.diag(R))
+    d[d == 0] = 1.0
+    Q, R = Q * d, d[:, None] * R
+    m, n = A.shape
+
+    def back(Qb, Rb):
+        if m >= n:
+            return _qr_tall_back(Q, R, Qb, Rb)
+        # A = [X | Y] with X = Q U square and R = [U | Q' Y]
+        Y, Rb2 = A[:, m:], Rb[:, m:]
+        return np.hstack([_qr_tall_back(Q, R[:, :m], Qb + Y @ Rb2.T, Rb[:, :m]), Q @ Rb2])
+    return Record({"Q": record(Q, (a,), (lambda g: back(g, np.zeros(R.shape)),)),
+                   "R": record(R, (a,), (lambda g: back(np.zeros(Q.shape), g),))})
+
+
+def _qr_tall_back(Q, R, Qb, Rb):
+    """Ā = (Q̄ + Q copyltu(M)) R^-T with M = R R̄' - Q̄' Q (copyltu: the lower triangle mirrored)."""
+    from scipy.linalg import solve_triangular
+    M = R @ Rb.T - Qb.T @ Q
+    M = np.tril(M) + np.tril(M, -1).T
+    try:
+        return solve_triangular(R, (Qb + Q @ M).T, lower=False, check_finite=False).T
+    except np.linalg.LinAlgError:            # R is singular: A has dependent columns
+        return np.full(Q.shape[:1] + R.shape[1:], np.nan)
+
+
+def chol(a):
+    A = square(a.value if type(a) is Tracked else a, "chol(A)")
+    S = symmetric_part(finite(A, "chol(A)"), "chol(A)", "a Cholesky factor exists only for a "
+                       "symmetric positive definite matrix.")
+    try:
+        L = np.linalg.cholesky(S)
+    except np.linalg.LinAlgError:
+        low = float(np.linalg.eigvalsh(S)[0])
+        raise LaminaError("ValueError", f"chol(A): the {shape_str(A.shape)} matrix is not positive definite "
+                          f"(its smallest eigenvalue is {format_number(low)}, not clearly above 0); a covariance "
+                          f"matrix of linearly dependent variables is only semi-definite.") from None
+
+    def vjp(Lb):
+        from scipy.linalg import solve_triangular
+        P = np.tril(L.T @ Lb)
+        P[np.diag_indices_from(P)] /= 2
+        X = solve_triangular(L, P, trans="T", lower=True, check_finite=False)      # L^-T P
+        return _sym(solve_triangular(L, X.T, trans="T", lower=True, check_finite=False).T)
+    return record(L, (a,), (vjp,))

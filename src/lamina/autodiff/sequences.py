@@ -1,0 +1,94 @@
+"""Differentiable operations along a sequence: diff, cumprod, reverse.
+
+`axis` follows reductions.check_axis: None, or 0 / 1 for a matrix (a vector's axis 0 is the
+vector). None means the whole tensor: cumprod reads a matrix row by row into a vector (as cumsum
+does), reverse reverses that row-major order in place (both axes flipped, the shape kept), and
+diff refuses a matrix without an axis, since differences across the end of a row mean nothing.
+None of them reduces, so a matrix stays a matrix.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaminaError, describe_shape
+from ..values import Tracked
+from .reductions import check_axis
+from .tape import record
+
+
+def _tensor(a, what: str) -> np.ndarray:
+    x = a.value if type(a) is Tracked else a
+    if type(x) is not np.ndarray:
+        raise LaminaError("TypeError", f"{what} needs a vector or matrix, not a number.")
+    return x
+
+
+def diff(a, axis=None):
+    """Differences of neighbours: x[i + 1] - x[i], one fewer along the axis."""
+    x = _tensor(a, "diff")
+    k = check_axis(x.shape, axis, "diff")
+    if k is None:
+        if x.ndim == 2:
+            raise LaminaError("ValueError", f"diff of {describe_shape(x.shape)} needs an axis: axis = 0 "
+                              "for differences down each column, axis = 1 along each row.")
+        k = 0
+    shape = x.shape
+
+    def vjp(g):
+        back = np.zeros(shape)
+        lead = [slice(None)] * len(shape)
+        lag = list(lead)
+        lead[k], lag[k] = slice(1, None), slice(None, -1)
+        back[tuple(lead)] += g
+        back[tuple(lag)] -= g
+        return back
+    return record(np.diff(x, axis=k), (a,), (vjp,))
+
+
+def cumprod(a, axis=None, skipnan: bool = False):
+    """Running products along an axis (a matrix without one: row by row, as a vector)."""
+    x = a.value if type(a) is Tracked else a
+    arr = np.atleast_1d(np.asarray(x, dtype=np.float64))
+    k = check_axis(arr.shape, axis, "cumprod")
+    flat = arr if k is not None else arr.reshape(-1)
+    ax = 0 if k is None else k
+    nan = np.isnan(flat) if skipnan else None
+    factors = np.where(nan, 1.0, flat) if skipnan else flat
+    out = np.cumprod(factors, axis=ax)
+    in_shape = np.shape(x)
+
+    def vjp(g):
+        back = _cumprod_grad(np.moveaxis(factors, ax, -1), np.moveaxis(out, ax, -1), np.moveaxis(g, ax, -1))
+        back = np.moveaxis(back, -1, ax)
+        if skipnan:
+            back = np.where(nan, 0.0, back)
+        return float(back.reshape(-1)[0]) if not in_shape else back.reshape(in_shape)
+    return record(out, (a,), (vjp,))
+
+
+def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """The gradient of y = cumprod(x) along the last axis, exact where elements are 0.
+
+    Element j gets prod(x[:j]) * t[j] with t[j] = sum over i >= j of g[i] prod(x[j+1:i+1]), so
+    t[j] = g[j] + x[j + 1] t[j + 1]. Without zeros in y that is the reverse cumulative sum of g y
+    divided by x; with a zero, the recurrence runs element by element.
+    """
+    if np.all(np.isfinite(y) & (y != 0)):
+        return np.flip(np.cumsum(np.flip(g * y, -1), -1), -1) / x
+    n = x.shape[-1]
+    before = np.concatenate([np.ones(x.shape[:-1] + (1,)), y[..., :-1]], axis=-1)
+    t = np.empty(x.shape)
+    if n:
+        t[..., n - 1] = g[..., n - 1]
+    for j in range(n - 2, -1, -1):
+        t[..., j] = g[..., j] + x[..., j + 1] * t[..., j + 1]
+    return before * t
+
+
+def reverse(a, axis=None):
+    """The elements in reverse order; a matrix: both axes (no axis), its rows (0) or each row (1)."""
+    x = a.value if type(a) is Tracked else a
+    if type(x) is not np.ndarray:
+        return a
+    k = check_axis(x.shape, axis, "reverse")
+    return record(np.flip(x, k).copy(), (a,), (lambda g: np.flip(g, k).copy(),))

@@ -1,0 +1,190 @@
+"""One task: rebuild the function a Package describes in a fresh Interpreter, and call it once.
+
+The worker compiles the program's source again but runs none of its top level, so the
+`sweep` call itself, and everything else the program does at its top level, happens once, in
+the caller. The top-level variables the function reads are set from the values packed at the
+call; the modules it uses are imported from their shipped text (their top level runs, once
+per worker process, as any import's does). A function is found in the fresh compile by where
+its definition starts; the code is the same, so are its errors' files and lines.
+
+`run_task` is what a Ray task runs, and what `workers = 1` runs in the caller's process: with
+the tape and the global generator of its own (restored afterwards), its printed output
+captured and handed back with the result.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import time
+import types
+from dataclasses import dataclass
+
+from ..autodiff.tape import TAPE
+from ..errors import LaminaError, Source, Span
+from ..lang import ast as A
+from ..lang import modules
+from ..lang.compiler import NODES_KEY, node_of
+from ..lang.scope import mangle
+from ..rng import isolated, reseed
+from ..values import Record
+from .package import (
+    BuiltinRef,
+    Empty,
+    FunctionRef,
+    Itself,
+    ListOf,
+    ModuleRef,
+    Package,
+    RecordOf,
+)
+
+_RUNNING: list[int] = []      # tasks running in this process now (a sweep inside one runs serially)
+
+
+def running_in_worker() -> bool:
+    return bool(_RUNNING)
+
+
+@dataclass
+class Outcome:
+    index: int
+    value: object = None                 # what the check made of the function's result
+    error: LaminaError | None = None
+    output: str = ""                     # what it printed
+    warnings: str = ""                   # what it wrote to standard error (warnings)
+    seconds: float = 0.0                 # the call alone, without compiling
+
+
+def run_task(package: Package, index: int, item, seed: int, check) -> Outcome:
+    """Call the package's function with `item` after seed(seed); `check(value)` turns the
+    result into what travels back, or raises a LaminaError that becomes the outcome's error."""
+    outcome = Outcome(index)
+    out, err = io.StringIO(), io.StringIO()
+    _RUNNING.append(index)
+    try:
+        with _in_folder(package.cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                TAPE.isolated(), isolated(), modules.shipped(package.modules):
+            try:
+                built = Builder(package)
+                argument = built.value(item)
+                reseed(seed)
+                start = time.perf_counter()
+                try:
+                    value = built.interp.call(built.function, argument)
+                finally:
+                    outcome.seconds = time.perf_counter() - start
+                outcome.value = _checked(check, value, package.function)
+            except LaminaError as exc:
+                outcome.error = exc
+    finally:
+        _RUNNING.pop()
+    outcome.output, outcome.warnings = out.getvalue(), err.getvalue()
+    return outcome
+
+
+def _checked(check, value, function):
+    """The check's verdict on a result; an error about it points at the function's definition."""
+    try:
+        return check(value)
+    except LaminaError as exc:
+        if exc.span is None and isinstance(function, FunctionRef):
+            exc.span = Span(function.source, function.line, function.col)
+        raise
+
+
+@contextlib.contextmanager
+def _in_folder(folder: str):
+    """The caller's working folder, where it exists (a remote machine may not have it)."""
+    here = os.getcwd()
+    if folder == here or not os.path.isdir(folder):
+        yield
+        return
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
+class Builder:
+    """A fresh Interpreter holding what the package describes, and the function to call."""
+
+    def __init__(self, package: Package):
+        self.package = package
+        host = package.host
+        self.interp = host.make(host.directory, host.permissions)
+        self.codes: dict[tuple, types.CodeType] = {}
+        for source in package.sources:
+            chunks = self.interp.compile(source.text, source.name)
+            self._index(chunks, self.interp.namespace, source)
+        self.indexed = set(package.sources)
+        self.loaded: dict[str, modules.Module] = {}
+        namespace = self.interp.namespace
+        for name, packed in package.globals.items():
+            namespace[name] = self.value(packed)
+        self.function = self.value(package.function)
+
+    def _index(self, chunks, namespace: dict, source: Source) -> None:
+        """Every function and lambda compiled from `source`, by where its definition starts."""
+        stack = list(chunks)
+        while stack:
+            code = stack.pop()
+            stack.extend(k for k in code.co_consts if isinstance(k, types.CodeType))
+            node = node_of(namespace, code.co_firstlineno)
+            if isinstance(node, (A.FunctionDef, A.Lambda)) and node.span.source == source:
+                self.codes[(source, node.span.line, node.span.col)] = code
+
+    def value(self, packed):
+        if isinstance(packed, FunctionRef):
+            return self.function_of(packed)
+        if isinstance(packed, ModuleRef):
+            return self.module(packed.real)
+        if isinstance(packed, BuiltinRef):
+            return self.interp.namespace["__builtins__"][mangle(packed.name)]
+        if isinstance(packed, ListOf):
+            return [self.value(v) for v in packed.items]
+        if isinstance(packed, RecordOf):
+            return Record({k: self.value(v) for k, v in packed.fields})
+        return packed
+
+    def function_of(self, ref: FunctionRef):
+        if ref.home:
+            namespace = self.module(ref.home).namespace
+            if ref.source not in self.indexed:
+                # The module's own compile numbered its nodes from 1, as this fresh one does, so
+                # the code found here reads the module's node table correctly.
+                scratch = self.package.host.make(None, self.package.host.permissions)
+                self._index(scratch.compile(ref.source.text, ref.source.name), scratch.namespace, ref.source)
+                self.indexed.add(ref.source)
+        else:
+            namespace = self.interp.namespace
+        code = self.codes.get((ref.source, ref.line, ref.col))
+        if code is None:
+            raise LaminaError("Error", f"The worker found no definition of {ref.label} at "
+                              f"{ref.source.name}:{ref.line}:{ref.col}; the program it received differs.")
+        cells = tuple(types.CellType() if isinstance(v, (Itself, Empty)) else types.CellType(self.value(v))
+                      for v in ref.closure)
+        fn = types.FunctionType(code, namespace, code.co_name, tuple(self.value(d) for d in ref.defaults) or None,
+                                cells or None)
+        for cell, v in zip(cells, ref.closure):
+            if isinstance(v, Itself):
+                cell.cell_contents = fn
+        return fn
+
+    def module(self, real: str) -> modules.Module:
+        if real in self.loaded:
+            return self.loaded[real]
+        shown, _, text = next(m for m in self.package.modules if m[1] == real)
+        known = modules.MODULES.get(real)
+        if known is not None and _text_of(known) != text:
+            del modules.MODULES[real]      # a worker kept from an earlier run of an edited module
+        loader = self.package.host.make(None, self.package.host.permissions)
+        module = loader.import_module(shown, True)
+        self.loaded[real] = module
+        return module
+
+
+def _text_of(module: modules.Module) -> str:
+    nodes = module.namespace.get(NODES_KEY, ())
+    return nodes[0].span.source.text if nodes else ""

@@ -1,0 +1,160 @@
+"""Ctrl-C while fit trains: it stops after the current batch and returns the model trained so
+far, with the completed epochs' histories and `interrupted` true; Ctrl-C elsewhere is as before.
+
+In process, a real SIGINT is sent from inside a chosen batch (fit's train_step wrapped to
+count batches); through a real `lamina` process, SIGINT arrives after a few epochs.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from lamina.models import fit as fit_module
+from lamina.models.fit import fit
+
+
+@pytest.fixture
+def rows():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((12, 2))
+    return x, x @ np.array([[1.0], [-2.0]]) + 0.5
+
+
+def batches_with(monkeypatch, at_call: int, how: str) -> list:
+    """Wrap fit's train_step: at call `at_call` (counted from 1) Ctrl-C is pressed inside the
+    batch ("signal": a real SIGINT; "raise": a KeyboardInterrupt, as a second Ctrl-C gives).
+    Returns the list of optimizers the completed batches produced."""
+    real, done = fit_module.train_step, []
+
+    def step(model, opt, xb, yb, rng):
+        if len(done) + 1 == at_call and how == "raise":
+            raise KeyboardInterrupt
+        if len(done) + 1 == at_call:
+            os.kill(os.getpid(), signal.SIGINT)
+        loss, new = real(model, opt, xb, yb, rng)
+        done.append(new)
+        return loss, new
+    monkeypatch.setattr(fit_module, "train_step", step)
+    return done
+
+
+def test_ctrl_c_finishes_the_batch_then_returns_the_completed_epochs(rows, build, monkeypatch, capsys):
+    x, y = rows
+    full = fit(build([(4, "tanh"), (1, "none")], lr=0.05, seed=1), x, y, epochs=6, batch_size=4, verbose=0)
+    assert not full.interrupted and full.get("interrupted") is False
+    done = batches_with(monkeypatch, at_call=8, how="signal")       # epoch 2 (from 0), its 2nd batch
+    net = fit(build([(4, "tanh"), (1, "none")], lr=0.05, seed=1), x, y, epochs=6, batch_size=4, verbose=1)
+    assert len(done) == 8                        # the batch Ctrl-C arrived in was finished
+    assert net.interrupted and net.get("interrupted") is True and net.epochs == 2
+    np.testing.assert_array_equal(net.get("loss_history"), full.get("loss_history")[:2])
+    assert net.get("lr_history").size == 2 and net.get("val_loss_history").size == 0
+    for w, finished in zip(net.optimizer.params, done[-1].params):
+        np.testing.assert_array_equal(w, finished)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # Ctrl-C is itself again
+    assert capsys.readouterr().err == ("fit stopped by Ctrl-C after 2 complete epochs; it returns the model "
+                                       "trained so far (interrupted = true).\n")
+    assert "; fit was interrupted (Ctrl-C)" in net.describe()
+
+
+def test_a_keyboard_interrupt_inside_a_batch_drops_that_batch(rows, build, monkeypatch):
+    x, y = rows
+    done = batches_with(monkeypatch, at_call=5, how="raise")
+    net = fit(build([(4, "tanh"), (1, "none")], lr=0.05, seed=1), x, y, epochs=6, batch_size=4, verbose=0)
+    assert net.interrupted and net.epochs == 1 and len(done) == 4
+    for w, finished in zip(net.optimizer.params, done[-1].params):
+        np.testing.assert_array_equal(w, finished)
+
+
+def test_ctrl_c_in_the_last_batch_of_an_epoch_keeps_that_epoch(rows, build, monkeypatch):
+    x, y = rows
+    batches_with(monkeypatch, at_call=3, how="signal")             # the last batch of epoch 0
+    net = fit(build([(1, "none")], seed=2), x, y, epochs=4, batch_size=4, verbose=0)
+    assert (net.interrupted, net.epochs) == (True, 1)
+    batches_with(monkeypatch, at_call=6, how="signal")             # the last batch of the last epoch
+    net = fit(build([(1, "none")], seed=2), x, y, epochs=2, batch_size=4, verbose=0)
+    assert (net.interrupted, net.epochs) == (False, 2)             # nothing was cut short
+
+
+def test_ctrl_c_in_the_first_epoch(rows, build, monkeypatch):
+    x, y = rows
+    start = build([(1, "none")], seed=2)
+    batches_with(monkeypatch, at_call=1, how="signal")
+    net = fit(start, x, y, epochs=4, batch_size=4, verbose=0)
+    assert (net.interrupted, net.epochs, net.get("loss_history").size) == (True, 0, 0)
+    assert not np.array_equal(net.optimizer.params[0], start.optimizer.params[0])   # one batch trained
+    assert net.describe().endswith("interrupted (Ctrl-C) in its first epoch")
+    again = fit(net, x, y, epochs=1, batch_size=4, verbose=0)
+    assert not again.interrupted and again.epochs == 1
+
+
+def test_interrupted_is_not_saved(rows, build, monkeypatch, tmp_path):
+    from lamina.models.save import load_model, save_model
+    x, y = rows
+    batches_with(monkeypatch, at_call=5, how="signal")
+    net = fit(build([(1, "none")], seed=2), x, y, epochs=4, batch_size=4, verbose=0)
+    save_model(net, str(tmp_path / "m.npz"))
+    loaded = load_model(str(tmp_path / "m.npz"))
+    assert net.interrupted and not loaded.interrupted and loaded.epochs == net.epochs == 1
+
+
+PROGRAM = """\
+seed(0)
+X = randn(4000, 20)
+Y = X * randn(20, 1)
+net = input(20) |> dense(64, activation = "relu") |> dense(1) |> compile(seed = 1)
+net = net.fit(X, Y, epochs = 100000, batch_size = 4, verbose = 2)
+print("epochs", net.epochs, length(net.loss_history), net.interrupted)
+print(net.loss_history)
+print("the program goes on")
+n = 0
+while true
+    n += 1
+end while
+"""
+
+
+def lamina(tmp_path, program: str) -> subprocess.Popen:
+    (tmp_path / "train.lam").write_text(program)
+    return subprocess.Popen([sys.executable, "-m", "lamina", str(tmp_path / "train.lam")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def read_until(proc, prefix: str, count: int = 1) -> list[str]:
+    lines = []
+    while sum(line.startswith(prefix) for line in lines) < count:
+        line = proc.stdout.readline()
+        assert line, "".join(lines) + proc.stderr.read()
+        lines.append(line)
+    return lines
+
+
+def test_ctrl_c_during_fit_in_a_real_process(tmp_path):
+    """SIGINT after three epochs: fit returns the model with its completed epochs and the
+    program goes on; a second SIGINT, in the loop after fit, interrupts the program as always."""
+    proc = lamina(tmp_path, PROGRAM)
+    try:
+        shown = read_until(proc, "epoch ", 3)
+        proc.send_signal(signal.SIGINT)
+        rest = read_until(proc, "the program goes on")
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    lines = shown + rest + out.splitlines(keepends=True)
+    epochs = [line for line in lines if line.startswith("epoch ")]
+    n = len(epochs)
+    assert n >= 3 and epochs[-1].startswith(f"epoch {n}/100000: loss ")
+    summary = next(line for line in lines if line.startswith("epochs "))
+    assert summary == f"epochs {n} {n} true\n"
+    history = [float(v) for v in next(line for line in lines if line.startswith("[")).strip("[]\n").split(", ")]
+    assert [f"{v:.4g}" for v in history] == [line.split("loss ")[1].split(",")[0] for line in epochs]
+    assert proc.returncode == 130
+    assert err == (f"fit stopped by Ctrl-C after {n} complete epochs; it returns the model trained so far "
+                   "(interrupted = true).\nInterrupted.\n")

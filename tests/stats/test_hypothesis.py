@@ -1,0 +1,173 @@
+"""t_test, chisq_test and corr_test against SciPy (ttest_1samp, ttest_ind, ttest_rel,
+chi2_contingency, chisquare, pearsonr, spearmanr), through the builtins and the language."""
+import contextlib
+import io
+
+import numpy as np
+import pytest
+import scipy.stats as st
+
+from lamina import warnings as channel
+from lamina.builtins import hypothesis as H
+from lamina.errors import LaminaError
+from lamina.interpreter import Interpreter
+
+ALTERNATIVES = ["two-sided", "less", "greater"]
+
+
+def same(result, ref, ci=None, df=None):
+    assert result.get("statistic") == pytest.approx(ref.statistic, rel=1e-10)
+    assert result.get("p") == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-300)
+    if df is not None:
+        assert result.get("df") == pytest.approx(df, rel=1e-12)
+    if ci is not None:
+        np.testing.assert_allclose(result.get("ci"), ci, rtol=1e-9)
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_one_sample_and_paired_t_tests(rng, alternative):
+    x, y = rng.normal(0.3, 1.0, 17), rng.normal(0.0, 1.0, 17)
+    ref = st.ttest_1samp(x, 0.2, alternative=alternative)
+    r = H.t_test(x, mu=0.2, alternative=alternative, conf_level=0.9)
+    same(r, ref, ci=ref.confidence_interval(0.9), df=16)
+    assert r.get("estimate") == pytest.approx(x.mean()) and r.get("method") == "One Sample t-test"
+    ref = st.ttest_rel(x, y, alternative=alternative)
+    r = H.t_test(x, y, paired=True, alternative=alternative)
+    same(r, ref, ci=ref.confidence_interval(), df=16)
+    assert r.get("estimate") == pytest.approx((x - y).mean())
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("equal_var", [False, True])
+def test_two_sample_t_tests(rng, alternative, equal_var):
+    x, y = rng.normal(1.0, 1.0, 12), rng.normal(0.2, 2.5, 20)
+    ref = st.ttest_ind(x, y, equal_var=equal_var, alternative=alternative)
+    r = H.t_test(x, y, equal_var=equal_var, alternative=alternative)
+    same(r, ref, ci=ref.confidence_interval(), df=ref.df)
+    np.testing.assert_allclose(r.get("estimate"), [x.mean(), y.mean()])
+    assert r.get("method") == ("Two Sample t-test" if equal_var else "Welch Two Sample t-test")
+
+
+def test_t_test_on_a_table_splits_by_the_group_column(lam, rng):
+    x, y = rng.normal(5, 1, 9), rng.normal(6, 1, 7)
+    values = np.concatenate([y[:3], x, y[3:]])
+    groups = ["b"] * 3 + ["a"] * 9 + ["b"] * 4
+    r = lam.eval('t_test(table({v = v, g = g}), "v", by = "g")', v=values, g=groups)
+    ref = st.ttest_ind(x, y, equal_var=False)
+    same(r, ref, ci=ref.confidence_interval(), df=ref.df)
+    assert "mean in group a  mean in group b" in r.describe()
+
+
+@pytest.mark.parametrize("correct", [True, False])
+@pytest.mark.parametrize("shape", [(2, 2), (3, 4)])
+def test_chisq_test_of_a_table(rng, shape, correct):
+    M = rng.integers(5, 40, size=shape).astype(float)
+    stat, p, dof, expected = st.chi2_contingency(M, correction=correct)
+    r = H.chisq_test(M, correct=correct)
+    assert r.get("statistic") == pytest.approx(stat, rel=1e-12) and r.get("p") == pytest.approx(p, rel=1e-10)
+    assert r.get("df") == dof
+    np.testing.assert_allclose(r.get("expected"), expected)
+    np.testing.assert_allclose(r.get("residuals"), (M - expected) / np.sqrt(expected))
+    assert ("Yates" in r.get("method")) == (correct and shape == (2, 2))
+
+
+def test_chisq_test_of_two_label_variables_counts_their_pairs(lam):
+    a = ["x", "y", "x", "x", "y", "z", "z", "x", "y", "z"] * 3
+    b = [1, 0, 1, 1, 0, 0, 1, 0, 0, 1] * 3
+    table = np.zeros((3, 2))
+    for u, v in zip(a, b):
+        table[["x", "y", "z"].index(u), v] += 1
+    r = lam.eval("chisq_test(a, b)", a=a, b=np.array(b, dtype=float))
+    stat, p, dof, _ = st.chi2_contingency(table)
+    np.testing.assert_array_equal(r.get("observed"), table)
+    assert r.get("statistic") == pytest.approx(stat) and r.get("p") == pytest.approx(p) and r.get("df") == dof
+
+
+def test_chisq_goodness_of_fit(rng):
+    counts = rng.integers(10, 50, size=5).astype(float)
+    probs = np.array([0.1, 0.2, 0.3, 0.25, 0.15])
+    ref = st.chisquare(counts, counts.sum() * probs)
+    same(H.chisq_test(counts, p=probs), ref, df=4)
+    same(H.chisq_test(counts), st.chisquare(counts), df=4)
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_pearson_corr_test(rng, alternative):
+    x = rng.normal(size=25)
+    y = 0.4 * x + rng.normal(size=25)
+    ref = st.pearsonr(x, y, alternative=alternative)
+    r = H.corr_test(x, y, alternative=alternative, conf_level=0.9)
+    assert r.get("estimate") == pytest.approx(ref.statistic, rel=1e-12)
+    assert r.get("p") == pytest.approx(ref.pvalue, rel=1e-9)
+    ci = ref.confidence_interval(0.9)
+    np.testing.assert_allclose(r.get("ci"), [ci.low, ci.high], rtol=1e-9)
+    assert r.get("df") == 23
+    assert r.get("statistic") == pytest.approx(ref.statistic * np.sqrt(23 / (1 - ref.statistic ** 2)))
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_spearman_corr_test_with_ties(rng, alternative):
+    x = np.round(rng.normal(size=30), 1)
+    y = np.round(x + rng.normal(size=30), 0)          # many ties
+    ref = st.spearmanr(x, y, alternative=alternative)
+    r = H.corr_test(x, y, method="spearman", alternative=alternative)
+    assert r.get("estimate") == pytest.approx(ref.statistic, rel=1e-12)
+    assert r.get("p") == pytest.approx(ref.pvalue, rel=1e-9)
+    assert "ci" not in r.field_names()
+
+
+def test_the_report_prints_like_r(lam):
+    out = lam.run("print(t_test([5.1, 4.9, 5.6, 5.8, 6.0], [6.2, 5.8, 6.4, 6.9, 6.1]))")
+    ref = st.ttest_ind([5.1, 4.9, 5.6, 5.8, 6.0], [6.2, 5.8, 6.4, 6.9, 6.1], equal_var=False)
+    lo, hi = ref.confidence_interval()
+    assert out == [
+        "Welch Two Sample t-test", "",
+        "data: x (5 values) and y (5 values)",
+        f"t = {ref.statistic:.5g}, df = {ref.df:.5g}, p-value = {ref.pvalue:.4g}",
+        "alternative hypothesis: true difference in means is not equal to 0",
+        "95 percent confidence interval:",
+        f"  {lo:.7g}  {hi:.7g}",
+        "sample estimates:",
+        "  mean of x  mean of y",
+        "       5.48       6.28"]
+
+
+def test_reports_have_html_for_notebooks():
+    r = H.chisq_test(np.array([[10.0, 20.0], [30.0, 25.0]]))
+    html = r.html()
+    assert "<b>Pearson&#x27;s Chi-squared test with Yates&#x27; continuity correction</b>" in html
+    assert "X-squared = " in html
+    t = H.t_test(np.array([1.0, 2.0, 4.0]))
+    assert "sample estimates" in t.html() and "mean of x" in t.html()
+
+
+@pytest.mark.parametrize("call, kind, start", [
+    (lambda: H.t_test(np.array([1.0])), "ValueError", "t_test's x needs at least 2 values"),
+    (lambda: H.t_test(np.array([2.0, 2.0, 2.0])), "ValueError", "t_test: the data are constant"),
+    (lambda: H.t_test(np.array([1.0, np.nan, 3.0])), "ValueError", "t_test's x contains NaN"),
+    (lambda: H.t_test(np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0]), paired=True), "ShapeError",
+     "t_test with paired = true needs x and y of one length"),
+    (lambda: H.t_test(np.array([1.0, 2.0]), alternative="bigger"), "ValueError", "t_test's alternative must be"),
+    (lambda: H.t_test(np.array([1.0, 2.0]), conf_level=95.0), "ValueError", "t_test's conf_level must lie"),
+    (lambda: H.chisq_test(np.array([[1.0, -2.0], [3.0, 4.0]])), "ValueError", "chisq_test's counts must be finite"),
+    (lambda: H.chisq_test(np.array([[0.0, 0.0], [3.0, 4.0]])), "ValueError", "chisq_test: row 0 of the table has no counts"),
+    (lambda: H.chisq_test(np.array([5.0, 6.0]), p=np.array([0.5, 0.6])), "ValueError", "chisq_test's p must be"),
+    (lambda: H.corr_test(np.array([1.0, 2.0]), np.array([2.0, 1.0])), "ValueError", "corr_test's x needs at least 3"),
+    (lambda: H.corr_test(np.array([1.0, 1.0, 1.0]), np.array([1.0, 2.0, 3.0])), "ValueError", "corr_test: x is constant"),
+    (lambda: H.corr_test(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0]), method="kendall"), "ValueError",
+     "corr_test's method must be"),
+])
+def test_bad_input_is_a_clear_error(call, kind, start):
+    with pytest.raises(LaminaError) as info:
+        call()
+    assert info.value.kind == kind and info.value.message.startswith(start), info.value.message
+
+
+def test_chisq_test_warns_when_expected_counts_are_small():
+    channel.reset()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        Interpreter().run("r = chisq_test([3, 1; 1, 4])\nr = chisq_test([30, 10; 10, 40])\n", "s.lam")
+    channel.reset()
+    assert err.getvalue().splitlines() == ["warning: chisq_test: some expected counts are below 5, so the "
+                                           "chi-squared approximation may be poor. (s.lam:1)"]
