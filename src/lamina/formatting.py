@@ -126,6 +126,9 @@ def _matrix_lines(a: np.ndarray, digits: int, limit: float, width: float) -> lis
     if a.size > limit and m > 2 * EDGE_ROWS:
         rows = rows[:EDGE_ROWS] + [None] + rows[-EDGE_ROWS:]
     shown = [r for r in rows if r is not None]
+    if a.size <= limit and math.isfinite(width) and 1 + sum(
+            max(len(short(v, digits)) for v in a[:, j].tolist()) + 2 for j in range(n)) - 2 > width:
+        return _column_blocks(a, digits, width)
     fit = width if a.size > limit else math.inf
     most = int(fit // 3) + 1 if math.isfinite(fit) else n       # more columns than this never fit
     candidates = list(range(n)) if n <= 2 * most else list(range(most)) + list(range(n - most, n))
@@ -144,6 +147,25 @@ def _matrix_lines(a: np.ndarray, digits: int, limit: float, width: float) -> lis
                 cells.append(("⋮" if r is None else columns[j][i]).rjust(width_of[j]))
         lines.append(" " + "  ".join(cells))
         i += r is not None
+    return lines
+
+
+def _column_blocks(a: np.ndarray, digits: int, width: float) -> list[str]:
+    """Every element of a matrix too wide for the width, as MATLAB shows one: the columns in
+    blocks that fit, each under a line naming its columns."""
+    columns = [[short(v, digits) for v in a[:, j].tolist()] for j in range(a.shape[1])]
+    widths = [max(len(c) for c in col) for col in columns]
+    blocks, start, used = [], 0, 1
+    for j, w in enumerate(widths):
+        if j > start and used + w + 2 > width + 2:
+            blocks.append((start, j))
+            start, used = j, 1
+        used += w + 2
+    blocks.append((start, len(widths)))
+    lines = []
+    for lo, hi in blocks:
+        lines.append(f" columns {lo} to {hi - 1}:" if hi - lo > 1 else f" column {lo}:")
+        lines += [" " + "  ".join(columns[j][i].rjust(widths[j]) for j in range(lo, hi)) for i in range(a.shape[0])]
     return lines
 
 

@@ -64,11 +64,21 @@ def test_a_long_vector_wraps_and_its_middle_lines_are_elided_beyond_the_limit():
     assert len(lines) == 8 and all(len(line) <= 80 for line in lines)
 
 
-def test_under_the_limit_nothing_is_left_out_even_when_lines_are_long():
+def test_under_the_limit_nothing_is_left_out_a_wide_matrix_prints_in_blocks_of_columns():
     a = np.arange(24.0).reshape(2, 12) / 3
     lines = run("print(reshape(range(0, 24) / 3, 2, 12))")
-    assert lines[0] == "2x12 matrix:"
-    assert [cells(line) for line in lines[1:]] == [[f"{x:.6g}" for x in row] for row in a]
+    assert lines[0] == "2x12 matrix:" and all(len(line) <= 80 for line in lines)
+    assert lines[1] == " columns 0 to 10:" and lines[4] == " column 11:" and len(lines) == 7
+    rows = [cells(lines[2]) + cells(lines[5]), cells(lines[3]) + cells(lines[6])]
+    assert rows == [[f"{x:.6g}" for x in row] for row in a]
+    b = np.arange(4 * 30).reshape(4, 30) / 7
+    lines = run("print(reshape(range(0, 120) / 7, 4, 30))")
+    headers = [i for i, line in enumerate(lines) if line.startswith(" column")]
+    shown = [[] for _ in range(4)]
+    for h in headers:
+        for r in range(4):
+            shown[r] += cells(lines[h + 1 + r])
+    assert shown == [[f"{x:.6g}" for x in row] for row in b] and all(len(line) <= 80 for line in lines)
 
 
 def test_what_fits_in_the_width_stays_exact_and_inline():

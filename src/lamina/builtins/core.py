@@ -52,9 +52,11 @@ def _option(x, what: str, low: int):
                    "print_options(limit = 30)\nprint(range(0, 100) * 1.5)"],
          notes="A tensor whose exact text (every digit, the form that reads back) fits in width "
                "characters (80) prints so. A larger one prints as a block: a header with its shape, "
-               "then aligned lines with digits (6) significant digits. When it has more than limit "
-               "(1000) elements, the middle rows (⋮) and the columns that do not fit in the width "
-               "(…) are left out, as in Julia and NumPy; limit = Inf shows everything. Inside a list, "
+               "then aligned lines with digits (6) significant digits; columns that do not fit in the "
+               "width go to further blocks, each under a line naming its columns, as MATLAB shows "
+               "them. When it has more than limit (1000) elements, the middle rows (⋮) and the "
+               "columns that do not fit in the width (…) are left out instead, as in Julia and "
+               "NumPy; limit = Inf shows everything. Inside a list, "
                "a record or a string such a tensor stays on one line. width = Inf prints every "
                "tensor exactly, on one line. The options hold for the whole process, like warnings.")
 def print_options(digits=None, limit=None, width=None):
