@@ -94,7 +94,7 @@ def format_value(v, quote_strings: bool = False, spec: str | None = None, top: b
     Iterative, with its own stack, so a list or record nested any depth prints in full."""
     if spec is not None and (isinstance(v, bool) or not isinstance(v, (list, Record, np.ndarray, Tracked, float, int))):
         text = format_value(v, quote_strings, top=False)
-        return spec_text(text, spec, describe(v))
+        return spec_text(text, spec, "none" if v is None else describe(v))
     out = []
     stack = [(v, quote_strings)]
     while stack:
