@@ -38,7 +38,7 @@ def string(x):
                  "separated, \".1%\" a percentage.",
          examples=['print(format(3.14159, ".2f"), format(42, "5d"), format("ada", ">6"), format(1234567, ","))',
                    'v = [0.5, 1.25, -3]\nprint(format(v, ".3f"), format([1, 2; 3, 4], "3d"), format(0.256, ".1%"))',
-                   'x = 2.5\nn = 7\nprint("x = {x:.2f}, n = {n:03d}, share {0.125:.0%}")'],
+                   'x = 2.5\nn = 7\nprint("x = {x:.2f}, n = {n:03d}, share {0.125:.1%}")'],
          notes="The spec is [[fill]align][sign][0][width][,][.precision][type], as in Python's format(), "
                "and the same spec follows a ':' in a string's interpolation, {x:.2f}. The whole-number "
                "types (d, x, o, b) take a float that is whole (3.0 with d is 3) and are a ValueError "
@@ -46,7 +46,9 @@ def string(x):
                "digits (3.14159 is 3.14). On a tensor, a list or a record the spec applies to each "
                "number, so format(v, \"8.3f\") aligns a vector's elements in 8 columns. A string, a "
                "bool or none takes only fill, alignment and width. NaN and Inf are written as Lamina "
-               "writes them. An invalid spec is a ValueError that shows the mini-language.")
+               "writes them. Rounding is Python's: the exact binary value is rounded, ties to even "
+               "(format(0.125, \".0%\") is 12%). An invalid spec is a ValueError that shows the "
+               "mini-language.")
 def format_(x, spec):
     return format_value(x, spec=as_str(spec, "format's spec"))
 
