@@ -19,7 +19,7 @@ from ..rng import reseed
 from ..values import Record, Tracked, value_of
 from . import ops, reductions
 from .cases import Const, GradCase
-from .grad import grad
+from .grad import backward, grad
 from .tape import TAPE
 
 EPS = 1e-6
@@ -148,3 +148,96 @@ def _symmetric_difference(f, args: list, i: int) -> np.ndarray:
         out[j, k] /= 2 * EPS if j == k else 4 * EPS
         out[k, j] = out[j, k]
     return out
+
+
+# -- float32: the same cases in single precision, against float64 ---------------
+RTOL32 = 2e-3          # of the largest magnitude in the float64 result
+ATOL32 = 1e-4
+
+
+def check_float32(case_id: str, fn, case: GradCase) -> list[str]:
+    """Problems found running `case` with its tensors in float32: every tensor in the result and
+    every tensor gradient (as the reverse sweep produces it, before grad() rounds it to the
+    value's dtype) must be float32, and each must be close to the float64 result."""
+    rng = np.random.default_rng(zlib.crc32(case_id.encode()))
+    args = [a.value if isinstance(a, Const) else random_input(a, case.domain, rng) for a in case.args]
+    kwargs = {k: (v.value if isinstance(v, Const) else v) for k, v in case.kwargs.items()}
+    wrt = [i for i, a in enumerate(case.args) if not isinstance(a, Const)]
+    if case.reseed:
+        fn = _reseeding(fn)
+    args32 = [_single(a) for a in args]
+    kwargs32 = {k: _single(v) for k, v in kwargs.items()}
+    want_outs, want_grads, weights = _run(fn, args, kwargs, wrt, None, rng)
+    got_outs, got_grads, _ = _run(fn, args32, kwargs32, wrt, weights, rng)
+    problems = []
+    for k, (got, want) in enumerate(zip(got_outs, want_outs)):
+        problems += _compare32(f"{case_id}: result {k}", got, want)
+    for k, i in enumerate(wrt):
+        problems += _compare32(f"{case_id}: gradient for argument {i}", got_grads[k], want_grads[k])
+    return problems
+
+
+def _single(a):
+    """An argument in float32: a float64 tensor becomes float32 (also in a list or record);
+    numbers stay Python floats."""
+    if isinstance(a, list):
+        return [_single(item) for item in a]
+    if isinstance(a, Record):
+        return Record({k: _single(v) for k, v in a.fields.items()})
+    return a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a
+
+
+def has_tensor(case: GradCase) -> bool:
+    """Whether a case has a tensor among its inputs (else its results are float64 whatever the
+    precision asked: numbers are always float64)."""
+    def data(v):
+        if isinstance(v, Record):
+            return any(data(item) for item in v.fields.values())
+        if isinstance(v, list):
+            return any(data(item) for item in v)
+        return isinstance(v, np.ndarray)
+
+    def tensor(a):
+        return data(a.value) if isinstance(a, Const) else len(a) > 0
+    return any(tensor(a) for a in case.args) or any(data(v.value if isinstance(v, Const) else v)
+                                                    for v in case.kwargs.values())
+
+
+def _run(fn, args, kwargs, wrt, weights, rng):
+    """(result members, raw gradients for args[wrt], loss weights) of one tracked run."""
+    TAPE.reset()
+    try:
+        tracked = list(args)
+        for i in wrt:
+            tracked[i] = TAPE.leaf(args[i], False)
+        outs = _members(fn(*tracked, **kwargs))
+        if weights is None:
+            weights = [random_input(np.shape(value_of(o)), "real", rng) for o in outs]
+        dtype = np.float32 if any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in args) else None
+        loss = 0.0
+        for o, w in zip(outs, weights):
+            w = w.astype(dtype) if dtype and isinstance(w, np.ndarray) else w
+            loss = ops.add(loss, reductions.sum(ops.emul(o, w)))
+        nodes = {tracked[i].node: i for i in wrt}
+        found, _, _ = backward(loss, set(nodes))
+        grads = [found.get(tracked[i].node, (None,))[0] for i in wrt]
+        return [value_of(o) for o in outs], grads, weights
+    finally:
+        TAPE.reset()
+
+
+def _compare32(what: str, got, want) -> list[str]:
+    if isinstance(want, np.ndarray):
+        if not isinstance(got, np.ndarray) or got.dtype != np.float32:
+            kind = f"{got.dtype} array" if isinstance(got, np.ndarray) else type(got).__name__
+            return [f"{what} is {kind}, not a float32 array"]
+    if got is None or want is None:
+        return [] if got is None and want is None else [f"{what}: reached in one precision only"]
+    got64, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    if got64.shape != want.shape:
+        return [f"{what} has shape {got64.shape}, expected {want.shape}"]
+    scale = float(np.max(np.abs(want[np.isfinite(want)]), initial=0.0))
+    close = np.isclose(got64, want, rtol=0, atol=ATOL32 + RTOL32 * scale, equal_nan=True)
+    if not np.all(close):
+        return [f"{what} differs from float64:\n  float32 {got64.tolist()}\n  float64 {want.tolist()}"]
+    return []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from ..values import Tracked
+from ..values import Tracked, tensor_dtype
 from .tape import record
 
 
@@ -22,7 +22,7 @@ def index(x, key: tuple):
     shape = v.shape
 
     def vjp(g):
-        full = np.zeros(shape)
+        full = np.zeros(shape, dtype=v.dtype)
         full[key] = g
         return full
     return record(out, (x,), (vjp,))
@@ -109,7 +109,8 @@ def build_vector(items: list):
     if all(n is None for n in lengths):
         out = np.array(values, dtype=np.float64) if values else np.zeros(0)
     else:
-        out = np.concatenate([np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values])
+        dtype = tensor_dtype(*values)
+        out = np.concatenate([np.atleast_1d(np.asarray(v, dtype=dtype)) for v in values])
     if not any(type(item) is Tracked for item in items):
         return out
     return record(out, items, _part_vjps(lengths, None))
@@ -118,6 +119,7 @@ def build_vector(items: list):
 def build_matrix(rows: list):
     """`[a, b; c, d]`: rows of numbers and vectors (a vector contributes its elements to its row)."""
     flat, inputs, vjps, width = [], [], [], None
+    dtype = tensor_dtype(*(item for row in rows for item in row))
     for r, row in enumerate(rows):
         values, lengths = _pieces(row)
         n = sum(1 if k is None else k for k in lengths)
@@ -126,7 +128,7 @@ def build_matrix(rows: list):
         elif n != width:
             raise LaminaError("ShapeError", f"Every row of a matrix literal needs the same length, but "
                               f"row 0 has {width} elements and row {r} has {n}.")
-        flat.append(np.concatenate([np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values])
+        flat.append(np.concatenate([np.atleast_1d(np.asarray(v, dtype=dtype)) for v in values])
                     if values else np.zeros(0))
         inputs.extend(row)
         vjps.extend(_part_vjps(lengths, r))

@@ -26,11 +26,11 @@ def check_axis(shape: tuple, axis, what: str):
     raise LaminaError("ValueError", f"{what} of {describe_shape(shape)} takes axis {valid}, not {axis}.")
 
 
-def _spread(g, shape: tuple, axis):
-    """The gradient of a reduction spread over the input's shape."""
+def _spread(g, shape: tuple, axis, dtype):
+    """The gradient of a reduction spread over the input's shape (in the input's dtype)."""
     if axis is None:
-        return np.full(shape, g)
-    full = np.empty(shape)
+        return np.full(shape, g, dtype=dtype)
+    full = np.empty(shape, dtype=dtype)
     full[...] = g[None, :] if axis == 0 else g[:, None]
     return full
 
@@ -41,7 +41,7 @@ def sum(a, axis=None):
         return a
     axis = check_axis(x.shape, axis, "sum")
     shape = x.shape
-    return record(lamina_value(x.sum(axis=axis)), (a,), (lambda g: _spread(g, shape, axis),))
+    return record(lamina_value(x.sum(axis=axis)), (a,), (lambda g: _spread(g, shape, axis, x.dtype),))
 
 
 def mean(a, axis=None):
@@ -51,7 +51,7 @@ def mean(a, axis=None):
     axis = check_axis(x.shape, axis, "mean")
     shape = x.shape
     count = x.size if axis is None else x.shape[axis]
-    return record(lamina_value(x.mean(axis=axis)), (a,), (lambda g: _spread(g / count, shape, axis),))
+    return record(lamina_value(x.mean(axis=axis)), (a,), (lambda g: _spread(g / count, shape, axis, x.dtype),))
 
 
 def amax(a, axis=None):
@@ -76,7 +76,7 @@ def _extreme(a, axis, arg, what: str):
         out = float(x.reshape(-1)[i])
 
         def vjp(g):
-            full = np.zeros(shape)
+            full = np.zeros(shape, dtype=x.dtype)
             full.reshape(-1)[i] = g
             return full
         return record(out, (a,), (vjp,))
@@ -84,7 +84,7 @@ def _extreme(a, axis, arg, what: str):
     out = np.take_along_axis(x, idx, axis).squeeze(axis)
 
     def vjp_axis(g):
-        full = np.zeros(shape)
+        full = np.zeros(shape, dtype=x.dtype)
         np.put_along_axis(full, idx, np.expand_dims(g, axis), axis)
         return full
     return record(out, (a,), (vjp_axis,))
@@ -106,8 +106,8 @@ def _others(x, axis: int):
     """For each element, the product of the other elements along `axis` (exact with zeros)."""
     m = np.moveaxis(x, axis, -1)
     if m.shape[-1] == 0:
-        return np.zeros(x.shape)
-    ones = np.ones(m.shape[:-1] + (1,))
+        return np.zeros(x.shape, dtype=x.dtype)
+    ones = np.ones(m.shape[:-1] + (1,), dtype=x.dtype)
     left = np.concatenate([ones, np.cumprod(m[..., :-1], axis=-1)], axis=-1)
     right = np.concatenate([np.cumprod(m[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
     return np.moveaxis(left * right, -1, axis)

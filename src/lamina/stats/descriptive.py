@@ -50,9 +50,9 @@ def quantile(x, q, axis=None, skipnan=False):
         raise LaminaError("ValueError", "quantile's probabilities must lie from 0 to 1.")
     if a.size == 0:               # NumPy cannot take quantiles of nothing; they are NaN
         kept = () if k is None else (a.shape[1 - k],) if a.ndim == 2 else ()
-        result = np.full(qs.shape + kept, np.nan)
+        result = np.full(qs.shape + kept, np.nan, dtype=a.dtype)
     else:
-        result = quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k)
+        result = quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k).astype(a.dtype, copy=False)
     if k == 1 and qs.ndim == 1:
         result = result.T               # rows of the input stay rows
     return record(lamina_value(result), (x,), (lambda g: shaped_like(_order_grad(g, a, k, qs, skip), x),))
