@@ -12,6 +12,9 @@ from .values import LibObject, Record, Tracked, format_number
 def format_tensor(a: np.ndarray) -> str:
     if a.size == 0:
         return "[]"
+    if a.dtype == np.float32:
+        # the shortest text that reads back to the same float32: 0.1, not 0.10000000149011612
+        a = np.array([float(str(x)) for x in a.ravel()]).reshape(a.shape)
     if a.ndim == 1 or a.shape[0] == 1:
         return "[" + ", ".join(format_number(v) for v in a.ravel().tolist()) + "]"
     return "[" + "; ".join(", ".join(format_number(v) for v in row) for row in a.tolist()) + "]"

@@ -27,8 +27,11 @@ class GradCase:
     B B' / n + I; finite differences then move A[i, j] and A[j, i] together, and the gradient must
     be symmetric). `reseed`: the function draws random
     numbers, so the global generator is reseeded before each call (every call draws the same).
+    `rounds`: the function rounds its result to float32, so the finite differences take a
+    larger step and the comparison float32's tolerance (gradcheck.check).
     """
     args: tuple
     kwargs: dict = field(default_factory=dict)
     domain: str = "real"
     reseed: bool = False
+    rounds: bool = False

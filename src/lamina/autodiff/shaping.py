@@ -109,3 +109,24 @@ def linspace(a, b, n: int):
     out = np.linspace(value_of(a), value_of(b), n)
     t = np.linspace(0.0, 1.0, n) if n > 1 else np.zeros(n)
     return record(out, (a, b), (lambda g: float(np.dot(g, 1.0 - t)), lambda g: float(np.dot(g, t))))
+
+
+DTYPES = {"float64": np.float64, "float32": np.float32}
+
+
+def dtype_of(name, what: str):
+    """The NumPy dtype a program names ("float64" or "float32")."""
+    if isinstance(name, str) and name in DTYPES:
+        return DTYPES[name]
+    shown = f'"{name}"' if isinstance(name, str) else f"a {type(name).__name__}"
+    raise LaminaError("ValueError", f'{what} must be "float64" or "float32", not {shown}.')
+
+
+def astype(a, dtype):
+    """A tensor converted to `dtype` (a fresh array even when it has it already); its gradient
+    is converted back. A number stays a number: numbers are always float64."""
+    x = value_of(a)
+    if type(x) is not np.ndarray:
+        return a
+    src = x.dtype
+    return record(x.astype(dtype), (a,), (lambda g: np.asarray(g, dtype=src),))
