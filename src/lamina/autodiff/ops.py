@@ -23,7 +23,7 @@ from functools import partial
 import numpy as np
 
 from ..errors import LaminaError, describe_shape, shape_str
-from ..values import Tracked
+from ..values import Tracked, tensor_dtype
 from .broadcast import align, unbroadcast
 from .cases import Const, GradCase
 from .indexing import build_matrix, build_vector, index, setindex  # noqa: F401  (the runtime's entry points)
@@ -241,13 +241,14 @@ _NP_COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.grea
 
 
 def compare(op: str, a, b):
-    """Numbers give a bool; tensors compare elementwise (with broadcasting) to a 0/1 tensor."""
+    """Numbers give a bool; tensors compare elementwise (with broadcasting) to a 0/1 tensor (of
+    the dtype arithmetic on the two would have)."""
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
         return _PY_COMPARE[op](x, y)
     x2, y2, _, _ = align(x, y, op)
-    return _NP_COMPARE[op](x2, y2).astype(np.float64)
+    return _NP_COMPARE[op](x2, y2).astype(tensor_dtype(x, y))
 
 
 # -- the table the generic gradient check runs over ----------------------------
