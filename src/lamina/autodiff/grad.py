@@ -159,7 +159,7 @@ def _result(x: Tracked, found: dict, handed: set):
     if type(x.value) is float:
         return float(g)
     dtype = x.value.dtype                         # a gradient has its value's dtype
-    if not owned or x.node in handed or g.dtype != dtype:
+    if not owned or x.node in handed or type(g) is not np.ndarray or g.dtype != dtype:
         return np.array(g, dtype=dtype)           # never hand out an array the tape may share
     handed.add(x.node)
     return g
