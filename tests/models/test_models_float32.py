@@ -107,3 +107,32 @@ def test_a_bad_dtype_is_a_value_error(run):
     with pytest.raises(LaminaError) as e:
         run('m = input(2) |> dense(1) |> compile(dtype = "float16")')
     assert e.value.message == 'compile\'s dtype must be "float64" or "float32", not "float16".'
+
+
+@pytest.mark.parametrize("layers", [
+    'input(3, 2) |> gru(4) |> dense(2, activation = "softmax")',
+    'input(6) |> layer_norm() |> dense(3, activation = "gelu") |> dropout(0.2) |> dense(2, activation = "softmax")',
+    'input(4) |> embedding(5, 3) |> gru(4, return_sequences = true) |> dense(2, activation = "softmax")',
+    'input(6) |> dense(5, activation = "leaky_relu") |> dense(2, activation = "softmax")',
+])
+def test_a_float32_training_step_computes_every_gradient_in_float32(run, layers):
+    """The gradients as the reverse sweep makes them (before grad() rounds them to the weights'
+    dtype): a float64 array anywhere on the way would reach them."""
+    from lamina.autodiff.grad import backward
+    from lamina.autodiff.tape import TAPE
+    from lamina.models.fit import data_of
+
+    _, interp = run('seed(3)\nX = floor(5 * rand(12, 6))\n'
+                    f'X = X[:, 0:{4 if "embedding" in layers else 6}]\n'
+                    'Y = sum(X > 2, 1) > 1\n'
+                    f'net = {layers} |> compile(loss = "cross_entropy", seed = 2, dtype = "float32")')
+    net = interp.get("net")
+    x, y = data_of(net, interp.get("X"), interp.get("Y"), "test")
+    assert x.dtype == np.float32 and y.dtype == np.float32
+    TAPE.reset()
+    leaves = [TAPE.leaf(p, True) for p in net.optimizer.params]
+    loss = net.batch_loss(x, y, leaves, training=True, rng=np.random.default_rng(0))
+    found, _, _ = backward(loss, {leaf.node for leaf in leaves})
+    TAPE.reset()
+    assert len(found) == len(leaves)
+    assert [g.dtype for g, _ in found.values()] == [np.float32] * len(leaves)
