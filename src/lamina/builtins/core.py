@@ -61,7 +61,7 @@ def append(seq, item):
     v = value_of(seq)
     if isinstance(v, np.ndarray) and v.ndim == 1 and type(value_of(item)) is float:
         if type(seq) is not Tracked and type(item) is not Tracked:
-            return np.append(v, item)
+            return np.append(v, np.asarray(item, dtype=v.dtype))      # the vector's dtype
         return shaping.vcat([seq, item])
     if isinstance(v, np.ndarray) and v.size == 0:
         return [item]

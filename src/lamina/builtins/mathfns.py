@@ -328,7 +328,7 @@ def _test(name: str, meaning: str, example: str, notes: str, fn):
         v = value_of(numeric_or_tracked(x, f"{name}'s argument"))
         if type(v) is float:
             return bool(fn(v))
-        return fn(v).astype(np.float64)
+        return fn(v).astype(v.dtype)          # a 0/1 tensor of x's dtype, like a comparison
     return test
 
 
