@@ -159,8 +159,6 @@ def _symmetric_difference(f, args: list, i: int) -> np.ndarray:
 
 
 # -- float32: the same cases in single precision, against float64 ---------------
-
-
 def check_float32(case_id: str, fn, case: GradCase) -> list[str]:
     """Problems found running `case` with its tensors in float32: every tensor in the result and
     every tensor gradient (as the reverse sweep produces it, before grad() rounds it to the
@@ -221,19 +219,25 @@ def _run(fn, args, kwargs, wrt, weights, rng):
         outs = _members(fn(*tracked, **kwargs))
         if weights is None:
             weights = [random_input(np.shape(value_of(o)), "real", rng) for o in outs]
-        dtype = np.float32 if any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in args) else None
+        dtype = np.float32 if any(_is32(a) for a in args) else None
         loss = 0.0
         for o, w in zip(outs, weights):
             w = w.astype(dtype) if dtype and isinstance(w, np.ndarray) else w
             loss = ops.add(loss, reductions.sum(ops.emul(o, w)))
         if type(loss) is not Tracked:
             return [value_of(o) for o in outs], None, weights
-        nodes = {tracked[i].node: i for i in wrt}
-        found, _, _ = backward(loss, set(nodes))
+        found, _, _ = backward(loss, {tracked[i].node for i in wrt})
         grads = [found.get(tracked[i].node, (None,))[0] for i in wrt]
         return [value_of(o) for o in outs], grads, weights
     finally:
         TAPE.reset()
+
+
+def _is32(a) -> bool:
+    """Whether an argument is (or holds, in a list or record) a float32 tensor."""
+    if isinstance(a, (list, Record)):
+        return any(_is32(item) for item in (a if isinstance(a, list) else a.fields.values()))
+    return isinstance(a, np.ndarray) and a.dtype == np.float32
 
 
 def _compare32(what: str, got, want) -> list[str]:
