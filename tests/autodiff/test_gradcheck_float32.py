@@ -9,7 +9,6 @@ from lamina.builtins.registry import grad_cases
 # Builtins that do not keep float32, with the reason.
 NOT_FLOAT32 = {
     "builtin:float64": "it converts to float64: that is what it is for",
-    "builtin:map": "the function's results are numbers, and a vector built from numbers is float64",
 }
 
 # Cases whose inputs are all numbers: numbers are always float64, so they have no float32 run.

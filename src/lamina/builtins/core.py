@@ -136,12 +136,17 @@ def _items(xs, fn: str) -> list:
          examples=['print(map([1, 2, 3], x -> x ^ 2))\nprint(map(["a", "b"], s -> s + "!"))'],
          notes="When every result is a number the result is a vector (a tracked one if any result "
                "is tracked: map is differentiable, and the elements of a tracked vector reach f "
-               "tracked); otherwise a list. Write `xs |> map(f)` to read left to right.",
+               "tracked; a float32 one for a float32 xs); otherwise a list. Write `xs |> map(f)` to "
+               "read left to right.",
          grad=[GradCase(((4,), Const(lambda x: ops.emul(x, x))))])
 def map_(xs, f):
     from ..lang.runtime import bracket, call
     f = _callable(f, "map's function", "map")
-    return bracket(tuple(call(f, (x,)) for x in _items(xs, "map")))
+    out = bracket(tuple(call(f, (x,)) for x in _items(xs, "map")))
+    v = value_of(xs)
+    if isinstance(v, np.ndarray) and v.dtype == np.float32 and type(value_of(out)) is np.ndarray:
+        return shaping.astype(out, np.float32)     # numbers back from a float32 vector: float32
+    return out
 
 
 @builtin("filter", category=CORE,
