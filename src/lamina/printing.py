@@ -49,6 +49,9 @@ def inline(a: np.ndarray, number=format_number, row_end: str = ";") -> str:
     matrix, `[1, 2;]` a 1 x n matrix (a trailing `;` ends its one row), `[1; 2]` m x 1."""
     if a.size == 0:
         return "[]"
+    if a.dtype == np.float32:
+        # the shortest text that reads back to the same float32: 0.1, not 0.10000000149011612
+        a = np.array([float(str(x)) for x in a.ravel()]).reshape(a.shape)
     if a.ndim == 1:
         return "[" + ", ".join(number(v) for v in a.tolist()) + "]"
     if a.shape[0] == 1:

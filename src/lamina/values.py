@@ -1,7 +1,8 @@
 """Lamina's runtime values and the checks every builtin uses on its arguments.
 
 number -> Python float · bool -> bool · string -> str · none -> None
-tensor -> numpy float64 array, 1-D (vector) or 2-D (matrix)
+tensor -> numpy float64 or float32 array, 1-D (vector) or 2-D (matrix); float64 by default
+(numbers are always float64 Python floats: only tensors carry a dtype, see `dtype_name`)
 logical tensor (a mask, from comparing tensors) -> numpy bool array; as a number it is 0/1
 list -> Python list · record -> Record · function -> Python callable
 tracked number or tensor -> Tracked (recorded on lamina.autodiff.tape) · library objects -> LibObject
@@ -173,11 +174,43 @@ def as_int(x, what: str, minimum: int | None = None) -> int:
     return n
 
 
+FLOAT_DTYPES = (np.float64, np.float32)      # the dtypes a tensor may have
+
+
+def dtype_name(x) -> str:
+    """"float32" for a float32 tensor (tracked or not), "logical" for a mask, else "float64"
+    (numbers are float64)."""
+    v = value_of(x)
+    if type(v) is np.ndarray and v.dtype != np.float64:
+        return "logical" if v.dtype == bool else "float32"
+    return "float64"
+
+
+def float_array(a) -> np.ndarray:
+    """`a` as a tensor: a float32 or float64 array stays as it is, anything else becomes float64."""
+    a = np.asarray(a)
+    return a if a.dtype == np.float64 or a.dtype == np.float32 else a.astype(np.float64)
+
+
+def tensor_dtype(*values):
+    """The dtype of a result built from `values` (numbers, tensors, tracked or not): float32 when
+    every tensor among them is float32 (numbers adapt to the tensors), else float64."""
+    dtype = None
+    for x in values:
+        v = value_of(x)
+        if type(v) is np.ndarray:
+            if v.dtype != np.float32:
+                return np.float64
+            dtype = np.float32
+    return dtype or np.float64
+
+
 def numeric(x, what: str):
-    """The plain number (a float) or tensor (a float64 array) behind an argument, tracked or not."""
+    """The plain number (a float) or tensor (a float64 or float32 array) behind an argument,
+    tracked or not; an array of any other dtype becomes float64."""
     v = value_of(x)
     if type(v) is np.ndarray:
-        return v if v.dtype == np.float64 else v.astype(np.float64)
+        return v if v.dtype == np.float64 or v.dtype == np.float32 else v.astype(np.float64)
     if isinstance(v, (float, int)) and not isinstance(v, bool):
         return float(v)
     raise LaminaError("TypeError", f"{what} must be a number or tensor, not {describe(x)}.")
@@ -190,11 +223,11 @@ def numeric_or_tracked(x, what: str):
 
 def lamina_value(a):
     """A NumPy result as a Lamina value: a 0-d array or NumPy scalar becomes a float, an array
-    a float64 array (the array itself when it is one already)."""
+    a float64 or float32 array (the array itself when it is one already; other dtypes become
+    float64)."""
     if np.ndim(a) == 0:
         return float(a)
-    a = np.asarray(a)
-    return a if a.dtype == np.float64 else a.astype(np.float64)
+    return float_array(a)
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,7 @@ PROBES: dict[str, list[str] | str] = {
     "linreg": ["linreg(q, p)", f"linreg({X}, p)"], "logreg": ["logreg(q, [1, 1, 1, 0])"],
     "pca": ["pca(q)"], "polyfit": ["polyfit(p, p .* 2, 1)"], "unique": ["unique(p)"],
     # Tensors
-    "argmax": ["argmax(p)"], "find": ["find(p)", "find(q > 0)"], "argmin": ["argmin(q, axis = 0)"], "size": ["size(q)"],
+    "argmax": ["argmax(p)"], "find": ["find(p)", "find(q > 0)"], "argmin": ["argmin(q, axis = 0)"], "size": ["size(q)"], "dtype": ["dtype(p)"],
     "eye": none("its argument is a size"), "ones": none("its arguments are sizes"),
     "zeros": none("its arguments are sizes"), "range": ["range(p[0])", "range(0, p[3], 0.5)"],
     # Text & types

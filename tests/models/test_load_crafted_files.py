@@ -88,7 +88,7 @@ def test_arrays_that_are_not_plain_numbers(good, tmp_path):
         np.savez(f, **{**arrays_of(good), "param0": np.array([{"a": 1}], dtype=object)})
     assert error_of(pickled) == "its array 'param0' holds Python objects, which a model file never does."
     assert error_of(crafted(good, "ints.npz", param0=np.zeros((2, 3), dtype=np.int64))) == \
-        "its array 'param0' is 2x3 of int64, not float64 numbers."
+        "its array 'param0' is 2x3 of int64, not float64 or float32 numbers."
     assert error_of(crafted(good, "meta.npz", meta=np.zeros(3))) == \
         "its 'meta' array is 3 of float64, not the text of a header."
     assert error_of(crafted(good, "nometa.npz", meta=None)) == "it has no 'meta' header."

@@ -17,7 +17,7 @@ from ..errors import LaminaError, shape_str
 def align(x, y, op: str):
     """Operands ready for NumPy broadcasting: (x2, y2, x_shape, y_shape).
 
-    `x` and `y` are floats or float64 arrays; a vector meeting a matrix comes
+    `x` and `y` are floats or float arrays; a vector meeting a matrix comes
     back as a k x 1 view. The shapes are the operands' own, for `unbroadcast`.
     """
     sx = x.shape if type(x) is np.ndarray else ()

@@ -28,8 +28,11 @@ class GradCase:
     be symmetric), "with_nan" (standard normal with the
     first element of each tensor NaN, for skipnan). `reseed`: the function draws random
     numbers, so the global generator is reseeded before each call (every call draws the same).
+    `rounds`: the function rounds its result to float32, so the finite differences take a
+    larger step and the comparison float32's tolerance (gradcheck.check).
     """
     args: tuple
     kwargs: dict = field(default_factory=dict)
     domain: str = "real"
     reseed: bool = False
+    rounds: bool = False

@@ -50,7 +50,7 @@ def _sym(G: np.ndarray) -> np.ndarray:
 def column_signs(M: np.ndarray) -> np.ndarray:
     """+1 or -1 per column: the sign of its largest entry (the first, on ties; +1 for a zero column)."""
     if M.shape[0] == 0:
-        return np.ones(M.shape[1])
+        return np.ones(M.shape[1], dtype=M.dtype)
     s = np.sign(M[np.argmax(np.abs(M), axis=0), np.arange(M.shape[1])])
     s[s == 0] = 1.0
     return s
@@ -58,7 +58,7 @@ def column_signs(M: np.ndarray) -> np.ndarray:
 
 def _gaps(values: np.ndarray) -> np.ndarray:
     """F[i, j] = 1 / (values[j] - values[i]) off the diagonal, 0 on it."""
-    F = 1.0 / (values[None, :] - values[:, None] + np.eye(len(values)))
+    F = 1.0 / (values[None, :] - values[:, None] + np.eye(len(values), dtype=values.dtype))
     np.fill_diagonal(F, 0.0)
     return F
 
@@ -125,8 +125,8 @@ def qr(a):
         # A = [X | Y] with X = Q U square and R = [U | Q' Y]
         Y, Rb2 = A[:, m:], Rb[:, m:]
         return np.hstack([_qr_tall_back(Q, R[:, :m], Qb + Y @ Rb2.T, Rb[:, :m]), Q @ Rb2])
-    return Record({"Q": record(Q, (a,), (lambda g: back(g, np.zeros(R.shape)),)),
-                   "R": record(R, (a,), (lambda g: back(np.zeros(Q.shape), g),))})
+    return Record({"Q": record(Q, (a,), (lambda g: back(g, np.zeros(R.shape, R.dtype)),)),
+                   "R": record(R, (a,), (lambda g: back(np.zeros(Q.shape, Q.dtype), g),))})
 
 
 def _qr_tall_back(Q, R, Qb, Rb):
@@ -137,7 +137,7 @@ def _qr_tall_back(Q, R, Qb, Rb):
     try:
         return solve_triangular(R, (Qb + Q @ M).T, lower=False, check_finite=False).T
     except np.linalg.LinAlgError:            # R is singular: A has dependent columns
-        return np.full(Q.shape[:1] + R.shape[1:], np.nan)
+        return np.full(Q.shape[:1] + R.shape[1:], np.nan, dtype=Q.dtype)
 
 
 def chol(a):

@@ -1,7 +1,7 @@
 """Differentiable elementwise functions: exp, log (and log10, log2, log1p, expm1), sqrt, sin, cos,
 abs, two-operand max/min, and clamp.
 
-Each works on a Python float or a float64 array (or a Tracked one) and records
+Each works on a Python float or a float array (or a Tracked one) and records
 its VJP beside the forward value. Scalars go through `math` for speed, with
 IEEE results where `math` would raise (exp overflow, log of 0 or a negative).
 """

@@ -150,14 +150,17 @@ def _and(names: list) -> str:
 
 
 def _result(x: Tracked, found: dict, handed: set):
-    """The gradient handed out for `x`: its shape, a float for a number, zeros if unreached."""
+    """The gradient handed out for `x`: its shape and dtype, a float for a number, zeros if
+    unreached. (Where float32 and float64 tensors meet, a float32 value's gradient may arrive as
+    float64: it is rounded back here.)"""
     g, owned = found.get(x.node, (None, False))
     if g is None:
-        return 0.0 if type(x.value) is float else np.zeros(x.value.shape)
+        return 0.0 if type(x.value) is float else np.zeros(x.value.shape, dtype=x.value.dtype)
     if type(x.value) is float:
         return float(g)
-    if not owned or x.node in handed:
-        return np.array(g, dtype=np.float64)      # never hand out an array the tape may share
+    dtype = x.value.dtype                         # a gradient has its value's dtype
+    if not owned or x.node in handed or type(g) is not np.ndarray or g.dtype != dtype:
+        return np.array(g, dtype=dtype)           # never hand out an array the tape may share
     handed.add(x.node)
     return g
 

@@ -19,13 +19,16 @@ from ..rng import reseed
 from ..values import Record, Tracked, value_of
 from . import ops, reductions
 from .cases import Const, GradCase
-from .grad import grad
+from .grad import backward, grad
 from .tape import TAPE
 
 EPS = 1e-6
+EPS_ROUNDED = 1e-2        # the step for a function that rounds to float32 (GradCase.rounds)
 SYMMETRIC = ("spd",)      # domains of symmetric matrices, perturbed symmetrically
 RTOL = 1e-5
 ATOL = 1e-6
+RTOL32 = 2e-3             # float32 against float64: of the largest magnitude in the float64 result
+ATOL32 = 1e-4
 
 
 def random_input(shape: tuple, domain: str, rng: np.random.Generator):
@@ -91,8 +94,13 @@ def check(case_id: str, fn, case: GradCase) -> list[str]:
             problems.append(f"{case_id}: gradient for argument {i} has shape {np.shape(got)} "
                             f"({type(got).__name__}), expected {np.shape(args[i])}")
             continue
-        want = _finite_difference(f, args, i, symmetric=case.domain in SYMMETRIC)
-        bad = np.abs(np.asarray(got) - want) > ATOL + RTOL * np.abs(want)
+        if case.rounds:
+            want = _finite_difference(f, args, i, eps=EPS_ROUNDED)
+            scale = float(np.max(np.abs(want), initial=0.0))
+            bad = np.abs(np.asarray(got) - want) > ATOL32 + RTOL32 * scale
+        else:
+            want = _finite_difference(f, args, i, symmetric=case.domain in SYMMETRIC)
+            bad = np.abs(np.asarray(got) - want) > ATOL + RTOL * np.abs(want)
         if np.any(bad):
             problems.append(f"{case_id}: gradient for argument {i} differs from finite differences:\n"
                             f"  analytic {np.asarray(got).tolist()}\n  numeric  {want.tolist()}")
@@ -116,23 +124,23 @@ def _members(out) -> list:
     return [out]
 
 
-def _finite_difference(f, args: list, i: int, symmetric: bool = False) -> np.ndarray:
+def _finite_difference(f, args: list, i: int, symmetric: bool = False, eps: float = EPS) -> np.ndarray:
     x = args[i]
     if symmetric and np.ndim(x) == 2 and x.shape[0] == x.shape[1]:
         return _symmetric_difference(f, args, i)
     if type(x) is float:
         hi, lo = list(args), list(args)
-        hi[i], lo[i] = x + EPS, x - EPS
-        return np.asarray((f(hi) - f(lo)) / (2 * EPS))
+        hi[i], lo[i] = x + eps, x - eps
+        return np.asarray((f(hi) - f(lo)) / (2 * eps))
     out = np.zeros(x.shape)
     for j in np.ndindex(x.shape):
         values = list(args)
         for sign in (1.0, -1.0):
             moved = x.copy()
-            moved[j] += sign * EPS
+            moved[j] += sign * eps
             values[i] = moved
             out[j] += sign * f(values)
-    return out / (2 * EPS)
+    return out / (2 * eps)
 
 
 def _symmetric_difference(f, args: list, i: int) -> np.ndarray:
@@ -152,3 +160,102 @@ def _symmetric_difference(f, args: list, i: int) -> np.ndarray:
         out[j, k] /= 2 * EPS if j == k else 4 * EPS
         out[k, j] = out[j, k]
     return out
+
+
+# -- float32: the same cases in single precision, against float64 ---------------
+def check_float32(case_id: str, fn, case: GradCase) -> list[str]:
+    """Problems found running `case` with its tensors in float32: every tensor in the result and
+    every tensor gradient (as the reverse sweep produces it, before grad() rounds it to the
+    value's dtype) must be float32, and each must be close to the float64 result."""
+    rng = np.random.default_rng(zlib.crc32(case_id.encode()))
+    args = [a.value if isinstance(a, Const) else random_input(a, case.domain, rng) for a in case.args]
+    kwargs = {k: (v.value if isinstance(v, Const) else v) for k, v in case.kwargs.items()}
+    wrt = [i for i, a in enumerate(case.args) if not isinstance(a, Const)]
+    if case.reseed:
+        fn = _reseeding(fn)
+    args32 = [_single(a) for a in args]
+    kwargs32 = {k: _single(v) for k, v in kwargs.items()}
+    want_outs, want_grads, weights = _run(fn, args, kwargs, wrt, None, rng)
+    got_outs, got_grads, _ = _run(fn, args32, kwargs32, wrt, weights, rng)
+    if want_grads is None or got_grads is None:
+        return [f"{case_id}: the result was not recorded on the tape"]
+    problems = []
+    for k, (got, want) in enumerate(zip(got_outs, want_outs)):
+        problems += _compare32(f"{case_id}: result {k}", got, want)
+    for k, i in enumerate(wrt):
+        problems += _compare32(f"{case_id}: gradient for argument {i}", got_grads[k], want_grads[k])
+    return problems
+
+
+def _single(a):
+    """An argument in float32: a float64 tensor becomes float32 (also in a list or record);
+    numbers stay Python floats."""
+    if isinstance(a, list):
+        return [_single(item) for item in a]
+    if isinstance(a, Record):
+        return Record({k: _single(v) for k, v in a.fields.items()})
+    return a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a
+
+
+def has_tensor(case: GradCase) -> bool:
+    """Whether a case has a tensor among its inputs (else its results are float64 whatever the
+    precision asked: numbers are always float64)."""
+    def data(v):
+        if isinstance(v, Record):
+            return any(data(item) for item in v.fields.values())
+        if isinstance(v, list):
+            return any(data(item) for item in v)
+        return isinstance(v, np.ndarray)
+
+    def tensor(a):
+        return data(a.value) if isinstance(a, Const) else len(a) > 0
+    return any(tensor(a) for a in case.args) or any(data(v.value if isinstance(v, Const) else v)
+                                                    for v in case.kwargs.values())
+
+
+def _run(fn, args, kwargs, wrt, weights, rng):
+    """(result members, raw gradients for args[wrt], loss weights) of one tracked run."""
+    TAPE.reset()
+    try:
+        tracked = list(args)
+        for i in wrt:
+            tracked[i] = TAPE.leaf(args[i], False)
+        outs = _members(fn(*tracked, **kwargs))
+        if weights is None:
+            weights = [random_input(np.shape(value_of(o)), "real", rng) for o in outs]
+        dtype = np.float32 if any(_is32(a) for a in args) else None
+        loss = 0.0
+        for o, w in zip(outs, weights):
+            w = w.astype(dtype) if dtype and isinstance(w, np.ndarray) else w
+            loss = ops.add(loss, reductions.sum(ops.emul(o, w)))
+        if type(loss) is not Tracked:
+            return [value_of(o) for o in outs], None, weights
+        found, _, _ = backward(loss, {tracked[i].node for i in wrt})
+        grads = [found.get(tracked[i].node, (None,))[0] for i in wrt]
+        return [value_of(o) for o in outs], grads, weights
+    finally:
+        TAPE.reset()
+
+
+def _is32(a) -> bool:
+    """Whether an argument is (or holds, in a list or record) a float32 tensor."""
+    if isinstance(a, (list, Record)):
+        return any(_is32(item) for item in (a if isinstance(a, list) else a.fields.values()))
+    return isinstance(a, np.ndarray) and a.dtype == np.float32
+
+
+def _compare32(what: str, got, want) -> list[str]:
+    if isinstance(want, np.ndarray):
+        if not isinstance(got, np.ndarray) or got.dtype != np.float32:
+            kind = f"{got.dtype} array" if isinstance(got, np.ndarray) else type(got).__name__
+            return [f"{what} is {kind}, not a float32 array"]
+    if got is None or want is None:
+        return [] if got is None and want is None else [f"{what}: reached in one precision only"]
+    got64, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    if got64.shape != want.shape:
+        return [f"{what} has shape {got64.shape}, expected {want.shape}"]
+    scale = float(np.max(np.abs(want[np.isfinite(want)]), initial=0.0))
+    close = np.isclose(got64, want, rtol=0, atol=ATOL32 + RTOL32 * scale, equal_nan=True)
+    if not np.all(close):
+        return [f"{what} differs from float64:\n  float32 {got64.tolist()}\n  float64 {want.tolist()}"]
+    return []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from ..values import Tracked
+from ..values import Tracked, tensor_dtype
 from .broadcast import unbroadcast
 from .tape import record
 
@@ -31,7 +31,7 @@ def index(x, key: tuple):
     repeats = _lists(key)
 
     def vjp(g):
-        full = np.zeros(shape)
+        full = np.zeros(shape, dtype=v.dtype)
         if repeats:
             np.add.at(full, key, g)
         else:
@@ -46,7 +46,7 @@ def setindex(x, key: tuple, v):
     vv = v.value if type(v) is Tracked else v
     region = np.shape(xv[key])
     data = _fit(vv, region)
-    out = np.array(xv, dtype=np.float64)
+    out = np.array(xv, dtype=np.float32 if xv.dtype == np.float32 else np.float64)   # a mask written to is a tensor
     out[key] = data
     vshape = vv.shape if type(vv) is np.ndarray else ()
     landed = _landed(xv.shape, key, region) if _lists(key) else None
@@ -68,11 +68,11 @@ def setindex(x, key: tuple, v):
 
 def _landed(shape: tuple, key: tuple, region: tuple) -> np.ndarray:
     """Which elements of a written region are still there afterwards (a repeated position keeps
-    its last write), as 0/1 in the region's shape."""
+    its last write), as a mask in the region's shape."""
     order = np.arange(int(np.prod(region))).reshape(region)
     owner = np.full(shape, -1)
     owner[key] = order
-    return (owner[key] == order).astype(np.float64)
+    return owner[key] == order
 
 
 def _fit(value, region: tuple):
@@ -135,7 +135,8 @@ def build_vector(items: list):
     if all(n is None for n in lengths):
         out = np.array(values, dtype=np.float64) if values else np.zeros(0)
     else:
-        out = np.concatenate([np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values])
+        dtype = tensor_dtype(*values)
+        out = np.concatenate([np.atleast_1d(np.asarray(v, dtype=dtype)) for v in values])
     if not any(type(item) is Tracked for item in items):
         return out
     return record(out, items, _part_vjps(lengths, None))
@@ -144,6 +145,7 @@ def build_vector(items: list):
 def build_matrix(rows: list):
     """`[a, b; c, d]`: rows of numbers and vectors (a vector contributes its elements to its row)."""
     flat, inputs, vjps, width = [], [], [], None
+    dtype = tensor_dtype(*(item for row in rows for item in row))
     for r, row in enumerate(rows):
         values, lengths = _pieces(row)
         n = sum(1 if k is None else k for k in lengths)
@@ -152,7 +154,7 @@ def build_matrix(rows: list):
         elif n != width:
             raise LaminaError("ShapeError", f"Every row of a matrix literal needs the same length, but "
                               f"row 0 has {width} elements and row {r} has {n}.")
-        flat.append(np.concatenate([np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values])
+        flat.append(np.concatenate([np.atleast_1d(np.asarray(v, dtype=dtype)) for v in values])
                     if values else np.zeros(0))
         inputs.extend(row)
         vjps.extend(_part_vjps(lengths, r))

@@ -3,7 +3,7 @@ trace, outer and kron. NumPy and SciPy (LAPACK) do the numerics; this module che
 LAPACK's failures into Lamina errors, and records each result's VJP.
 
 A square matrix is factorized once by LU; one whose reciprocal condition number (LAPACK's
-estimate, in the 1-norm) is below the float64 precision is singular to working precision, and
+estimate, in the 1-norm) is below the precision of its dtype (float64 or float32) is singular to working precision, and
 inv and solve refuse it rather than return noise. NaN or Inf in a square matrix passes through
 to the result (NaN in, NaN out); least squares needs finite numbers (LAPACK's SVD would fail).
 """
@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..errors import LaminaError, describe_shape, shape_str
-from ..values import Tracked, format_number
+from ..values import Tracked, format_number, tensor_dtype
 from .tape import record
 
 EPS = float(np.finfo(np.float64).eps)
@@ -53,11 +53,13 @@ def lu(A: np.ndarray, what: str):
         warnings.simplefilter("ignore", sla.LinAlgWarning)   # an exactly zero pivot: rcond is 0
         factors = sla.lu_factor(A, check_finite=False)
     if np.isfinite(A).all():
-        rcond = float(sla.lapack.dgecon(factors[0], float(np.abs(A).sum(axis=0).max()), norm="1")[0])
-        if not rcond >= EPS:
+        gecon = sla.lapack.get_lapack_funcs("gecon", (factors[0],))
+        rcond = float(gecon(factors[0], float(np.abs(A).sum(axis=0).max()), norm="1")[0])
+        eps = EPS if A.dtype == np.float64 else float(np.finfo(A.dtype).eps)
+        if not rcond >= eps:
             how = "singular" if rcond == 0 else (f"singular to working precision (its reciprocal "
                                                  f"condition number is {format_number(rcond)}, below "
-                                                 f"the float64 precision 2.2e-16)")
+                                                 f"the {A.dtype} precision {eps:.2g})")
             raise LaminaError("ValueError", f"{what}: the {shape_str(A.shape)} matrix is {how}, so "
                               f"{'it has no inverse' if what.startswith('inv') else 'A x = b has no unique solution'}"
                               f"; check for linearly dependent rows or columns.")
@@ -72,7 +74,7 @@ def lu_solve(factors, B: np.ndarray) -> np.ndarray:
 def inv(a):
     """The inverse of a square matrix; its VJP is -Y' G Y' for Y = inv(A)."""
     A = square(a.value if type(a) is Tracked else a, "inv(A)")
-    Y = lu_solve(lu(A, "inv(A)"), np.eye(len(A))) if A.size else np.zeros((0, 0))
+    Y = lu_solve(lu(A, "inv(A)"), np.eye(len(A), dtype=A.dtype)) if A.size else np.zeros((0, 0), A.dtype)
     return record(Y, (a,), (lambda g: -(Y.T @ g @ Y.T),))
 
 
@@ -84,9 +86,9 @@ def det(a):
 
     def vjp(g):
         if not A.size:
-            return np.zeros((0, 0))
+            return np.zeros((0, 0), A.dtype)
         if not np.isfinite(A).all():
-            return np.full(A.shape, np.nan)
+            return np.full(A.shape, np.nan, dtype=A.dtype)
         U, s, Vt = np.linalg.svd(A)
         others = np.array([np.prod(np.delete(s, i)) for i in range(len(s))])
         sign = np.linalg.det(U) * np.linalg.det(Vt)
@@ -98,7 +100,7 @@ def trace(a):
     """The sum of the diagonal of a square matrix."""
     A = square(a.value if type(a) is Tracked else a, "trace(A)")
     n = len(A)
-    return record(float(np.trace(A)), (a,), (lambda g: g * np.eye(n),))
+    return record(float(np.trace(A)), (a,), (lambda g: g * np.eye(n, dtype=A.dtype),))
 
 
 def outer(a, b):
@@ -118,6 +120,8 @@ def kron(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     sx, sy = np.shape(x), np.shape(y)
+    dtype = tensor_dtype(x, y)
+    x, y = np.asarray(x, dtype=dtype), np.asarray(y, dtype=dtype)
     X = np.reshape(x, (1, 1) if not sx else (sx[0], 1) if len(sx) == 1 else sx)
     Y = np.reshape(y, (1, 1) if not sy else (sy[0], 1) if len(sy) == 1 else sy)
     (m, n), (p, q) = X.shape, Y.shape
@@ -148,11 +152,11 @@ def solve(a, b):
                           f"not {describe_shape(np.shape(B))}.")
     if A.shape[0] != A.shape[1]:
         return _least_squares(a, b, A, B)
-    x = lu_solve(lu(A, "solve(A, b)"), B) if A.size else np.zeros(B.shape)
+    x = lu_solve(lu(A, "solve(A, b)"), B) if A.size else np.zeros(B.shape, tensor_dtype(A, B))
     AT = A.T
 
     def vjp_b(g):
-        return np.linalg.solve(AT, g) if A.size else np.zeros(B.shape)
+        return np.linalg.solve(AT, g) if A.size else np.zeros(B.shape, B.dtype)
 
     def vjp_a(g):
         gb = vjp_b(g)

@@ -56,14 +56,14 @@ def _p_norm(a, x: np.ndarray, p: float):
     big = float(np.max(np.abs(x))) if x.size else 0.0
     if big == 0.0 or not math.isfinite(big):          # zeros, or Inf / NaN (NaN beats Inf)
         out = big if not np.isnan(x).any() else math.nan
-        return record(out, (a,), (lambda g: np.zeros(x.shape) if out == 0 else np.full(x.shape, math.nan),))
+        return record(out, (a,), (lambda g: np.zeros(x.shape, x.dtype) if out == 0 else np.full(x.shape, math.nan, dtype=x.dtype),))
     y = np.abs(x) / big
     if p == math.inf:
         i = int(np.argmax(y))
         out = big
 
         def vjp(g):
-            back = np.zeros(x.shape)
+            back = np.zeros(x.shape, x.dtype)
             back.reshape(-1)[i] = g * np.sign(x.reshape(-1)[i])
             return back
         return record(out, (a,), (vjp,))
@@ -75,10 +75,10 @@ def _p_norm(a, x: np.ndarray, p: float):
 
 def _spectral(a, x: np.ndarray):
     if not x.size:
-        return record(0.0, (a,), (lambda g: np.zeros(x.shape),))
+        return record(0.0, (a,), (lambda g: np.zeros(x.shape, x.dtype),))
     if not np.isfinite(x).all():
         out = math.nan if np.isnan(x).any() else math.inf
-        return record(out, (a,), (lambda g: np.full(x.shape, math.nan),))
+        return record(out, (a,), (lambda g: np.full(x.shape, math.nan, dtype=x.dtype),))
     U, s, Vt = np.linalg.svd(x, full_matrices=False)
     return record(float(s[0]), (a,), (lambda g: g * np.outer(U[:, 0], Vt[0]),))
 
@@ -86,12 +86,12 @@ def _spectral(a, x: np.ndarray):
 def _induced(a, x: np.ndarray, axis: int):
     """The 1-norm (axis 0: the largest sum of |a| down a column) or the Inf-norm (axis 1: rows)."""
     if not x.size:
-        return record(0.0, (a,), (lambda g: np.zeros(x.shape),))
+        return record(0.0, (a,), (lambda g: np.zeros(x.shape, x.dtype),))
     sums = np.abs(x).sum(axis=axis)
     k = int(np.argmax(sums))
 
     def vjp(g):
-        back = np.zeros(x.shape)
+        back = np.zeros(x.shape, x.dtype)
         if axis == 0:
             back[:, k] = g * np.sign(x[:, k])
         else:

@@ -1,6 +1,6 @@
 """The language's operators: forward values and their VJPs, side by side.
 
-Operands are Python floats, float64 arrays (1-D vectors, 2-D matrices) or
+Operands are Python floats, float64 or float32 arrays (1-D vectors, 2-D matrices) or
 Tracked values; the runtime has dealt with every other kind before calling
 here. Each op computes its value and hands `record` one VJP per input; record
 keeps only the VJPs of live tracked inputs, so untracked code pays nothing for

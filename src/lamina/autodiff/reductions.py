@@ -33,9 +33,10 @@ def check_axis(shape: tuple, axis, what: str):
     raise LaminaError("ValueError", f"{what} of {describe_shape(shape)} takes axis {valid}, not {axis}.")
 
 
-def _spread(g, shape: tuple):
-    """The gradient of a reduction (a float, or a kept-orientation row or column) over the input's shape."""
-    full = np.empty(shape)
+def _spread(g, shape: tuple, dtype):
+    """The gradient of a reduction (a float, or a kept-orientation row or column) over the input's
+    shape, in the input's dtype."""
+    full = np.empty(shape, dtype=dtype)
     full[...] = g
     return full
 
@@ -58,9 +59,9 @@ def sum(a, axis=None, skipnan=False):
     axis = check_axis(x.shape, axis, "sum")
     shape = x.shape
     if not skipnan:
-        return record(_reduce(np.sum, x, axis), (a,), (lambda g: _spread(g, shape),))
+        return record(_reduce(np.sum, x, axis), (a,), (lambda g: _spread(g, shape, x.dtype),))
     keep = ~np.isnan(x)
-    return record(_reduce(np.nansum, x, axis), (a,), (lambda g: _spread(g, shape) * keep,))
+    return record(_reduce(np.nansum, x, axis), (a,), (lambda g: _spread(g, shape, x.dtype) * keep,))
 
 
 def mean(a, axis=None, skipnan=False):
@@ -71,13 +72,13 @@ def mean(a, axis=None, skipnan=False):
     shape = x.shape
     if not skipnan:
         count = x.size if axis is None else x.shape[axis]
-        return record(_reduce(np.mean, x, axis), (a,), (lambda g: _spread(g / count, shape),))
+        return record(_reduce(np.mean, x, axis), (a,), (lambda g: _spread(g / count, shape, x.dtype),))
     keep = ~np.isnan(x)
     counts = keep.sum(axis=axis, keepdims=axis is not None)
 
     def vjp(g):
         with np.errstate(all="ignore"):
-            return _spread(g / counts, shape) * keep
+            return _spread(g / counts, shape, x.dtype) * keep
     return record(_reduce(np.nanmean, x, axis), (a,), (vjp,))
 
 
@@ -111,7 +112,7 @@ def _extreme(a, axis, arg, what: str, skipnan: bool):
         out = np.nan if empty else float(x.reshape(-1)[i])
 
         def vjp(g):
-            full = np.zeros(shape)
+            full = np.zeros(shape, dtype=x.dtype)
             full.reshape(-1)[i] = 0.0 if empty else g
             return full
         return record(out, (a,), (vjp,))
@@ -119,7 +120,7 @@ def _extreme(a, axis, arg, what: str, skipnan: bool):
     out = np.where(empty, np.nan, np.take_along_axis(x, idx, axis))
 
     def vjp_axis(g):
-        full = np.zeros(shape)
+        full = np.zeros(shape, dtype=x.dtype)
         np.put_along_axis(full, idx, np.where(empty, 0.0, g), axis)
         return full
     return record(out, (a,), (vjp_axis,))
@@ -146,8 +147,8 @@ def _others(x, axis: int):
     """For each element, the product of the other elements along `axis` (exact with zeros)."""
     m = np.moveaxis(x, axis, -1)
     if m.shape[-1] == 0:
-        return np.zeros(x.shape)
-    ones = np.ones(m.shape[:-1] + (1,))
+        return np.zeros(x.shape, dtype=x.dtype)
+    ones = np.ones(m.shape[:-1] + (1,), dtype=x.dtype)
     left = np.concatenate([ones, np.cumprod(m[..., :-1], axis=-1)], axis=-1)
     right = np.concatenate([np.cumprod(m[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
     return np.moveaxis(left * right, -1, axis)

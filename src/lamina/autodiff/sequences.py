@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, describe_shape
-from ..values import Tracked
+from ..values import Tracked, float_array
 from .reductions import check_axis
 from .tape import record
 
@@ -35,7 +35,7 @@ def diff(a, axis=None):
     shape = x.shape
 
     def vjp(g):
-        back = np.zeros(shape)
+        back = np.zeros(shape, dtype=x.dtype)
         lead = [slice(None)] * len(shape)
         lag = list(lead)
         lead[k], lag[k] = slice(1, None), slice(None, -1)
@@ -48,7 +48,7 @@ def diff(a, axis=None):
 def cumprod(a, axis=None, skipnan: bool = False):
     """Running products along an axis (a matrix without one: row by row, as a vector)."""
     x = a.value if type(a) is Tracked else a
-    arr = np.atleast_1d(np.asarray(x, dtype=np.float64))
+    arr = np.atleast_1d(float_array(x))
     k = check_axis(arr.shape, axis, "cumprod")
     flat = arr if k is not None else arr.reshape(-1)
     ax = 0 if k is None else k
@@ -76,8 +76,8 @@ def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray) -> np.ndarray:
     if np.all(np.isfinite(y) & (y != 0)):
         return np.flip(np.cumsum(np.flip(g * y, -1), -1), -1) / x
     n = x.shape[-1]
-    before = np.concatenate([np.ones(x.shape[:-1] + (1,)), y[..., :-1]], axis=-1)
-    t = np.empty(x.shape)
+    before = np.concatenate([np.ones(x.shape[:-1] + (1,), dtype=x.dtype), y[..., :-1]], axis=-1)
+    t = np.empty(x.shape, dtype=np.result_type(x, g))
     if n:
         t[..., n - 1] = g[..., n - 1]
     for j in range(n - 2, -1, -1):

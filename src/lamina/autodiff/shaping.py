@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, describe_shape
-from ..values import value_of
+from ..values import float_array, tensor_dtype, value_of
 from .tape import record
 
 
@@ -23,7 +23,7 @@ def _block_vjp(index, shape: tuple):
 def reshape(a, shape: tuple):
     """The elements of `a` in row-major order, arranged as `shape` (one or two sizes)."""
     x = value_of(a)
-    arr = np.asarray(x, dtype=np.float64)
+    arr = float_array(x)
     if arr.size != int(np.prod(shape)):
         raise LaminaError("ShapeError", f"reshape keeps every element: {describe_shape(arr.shape)} has "
                           f"{arr.size}, but {describe_shape(shape)} holds {int(np.prod(shape))}.")
@@ -31,10 +31,10 @@ def reshape(a, shape: tuple):
     return record(arr.reshape(shape).copy(), (a,), (_block_vjp(Ellipsis, old),))
 
 
-def _as_2d(x) -> np.ndarray:
-    """A piece as a matrix: a number is 1 x 1, a vector a column."""
+def _as_2d(x, dtype) -> np.ndarray:
+    """A piece as a matrix: a number is 1 x 1 (of the result's dtype), a vector a column."""
     if type(x) is not np.ndarray:
-        return np.full((1, 1), x)
+        return np.full((1, 1), x, dtype=dtype)
     return x.reshape(-1, 1) if x.ndim == 1 else x
 
 
@@ -43,7 +43,7 @@ def hcat(pieces: list):
     if not pieces:
         raise LaminaError("ValueError", "hcat needs at least one tensor to join.")
     values = [value_of(p) for p in pieces]
-    mats = [_as_2d(v) for v in values]
+    mats = [_as_2d(v, tensor_dtype(*values)) for v in values]
     rows = mats[0].shape[0]
     for i, m in enumerate(mats):
         if m.shape[0] != rows:
@@ -65,14 +65,15 @@ def vcat(pieces: list):
         raise LaminaError("ValueError", "vcat needs at least one tensor to join.")
     values = [value_of(p) for p in pieces]
     if all(type(v) is not np.ndarray or v.ndim == 1 for v in values):
-        flat = [np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in values]
+        dtype = tensor_dtype(*values)
+        flat = [np.atleast_1d(np.asarray(v, dtype=dtype)) for v in values]
         out = np.concatenate(flat)
         vjps, lo = [], 0
         for v, f in zip(values, flat):
             vjps.append(_block_vjp(slice(lo, lo + len(f)), np.shape(v)))
             lo += len(f)
         return record(out, pieces, vjps)
-    mats = [_as_2d(v) for v in values]
+    mats = [_as_2d(v, tensor_dtype(*values)) for v in values]
     cols = next(m.shape[1] for v, m in zip(values, mats) if np.ndim(v) == 2)
     for i, m in enumerate(mats):
         if m.shape[1] != cols:
@@ -97,7 +98,7 @@ def take(x, idx):
     shape = v.shape
 
     def vjp(g):
-        full = np.zeros(shape)
+        full = np.zeros(shape, dtype=v.dtype)
         np.add.at(full, idx, g)
         return full
     return record(v[idx].copy(), (x,), (vjp,))
@@ -108,3 +109,24 @@ def linspace(a, b, n: int):
     out = np.linspace(value_of(a), value_of(b), n)
     t = np.linspace(0.0, 1.0, n) if n > 1 else np.zeros(n)
     return record(out, (a, b), (lambda g: float(np.dot(g, 1.0 - t)), lambda g: float(np.dot(g, t))))
+
+
+DTYPES = {"float64": np.float64, "float32": np.float32}
+
+
+def dtype_of(name, what: str):
+    """The NumPy dtype a program names ("float64" or "float32")."""
+    if isinstance(name, str) and name in DTYPES:
+        return DTYPES[name]
+    shown = f'"{name}"' if isinstance(name, str) else f"a {type(name).__name__}"
+    raise LaminaError("ValueError", f'{what} must be "float64" or "float32", not {shown}.')
+
+
+def astype(a, dtype):
+    """A tensor converted to `dtype` (a fresh array even when it has it already); its gradient
+    is converted back. A number stays a number: numbers are always float64."""
+    x = value_of(a)
+    if type(x) is not np.ndarray:
+        return a
+    src = x.dtype
+    return record(x.astype(dtype), (a,), (lambda g: np.asarray(g, dtype=src),))

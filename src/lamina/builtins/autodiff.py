@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autodiff import grad as _grad
+from ..autodiff.shaping import dtype_of
 from ..autodiff.tape import TAPE
 from ..errors import LaminaError
 from ..lang.pyerrors import current_place
@@ -20,16 +21,18 @@ def trains(name: str):
     return TAPE.resets_by(f"{name}() at {place}" if place else f"{name}()")
 
 
-def _leaf(x, trainable: bool, name: str):
-    """A new leaf holding a copy of `x`; a list or record gives the same structure of leaves."""
+def _leaf(x, trainable: bool, name: str, dtype=None):
+    """A new leaf holding a copy of `x` (of `dtype`, else x's own); a list or record gives the
+    same structure of leaves."""
     if type(x) is Tracked:
         x = x.value
     if isinstance(x, list):
-        return [_leaf(item, trainable, name) for item in x]
+        return [_leaf(item, trainable, name, dtype) for item in x]
     if isinstance(x, Record):
-        return Record({k: _leaf(v, trainable, name) for k, v in x.fields.items()})
+        return Record({k: _leaf(v, trainable, name, dtype) for k, v in x.fields.items()})
     if isinstance(x, np.ndarray):
-        return TAPE.leaf(np.array(x, dtype=np.float64), trainable)
+        return TAPE.leaf(np.array(x, dtype=dtype or (x.dtype if x.dtype == np.float32 else np.float64)),
+                         trainable)
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         return TAPE.leaf(float(x), trainable)
     raise LaminaError("TypeError", f"{name}() wraps a number or tensor (or a list or record of them), "
@@ -40,7 +43,9 @@ def _leaf(x, trainable: bool, name: str):
          shapes=[Shape("param(x)", "number or tensor", "tracked value",
                        "A new trainable leaf on the tape holding a copy of x."),
                  Shape("param(values)", "list or record of numbers/tensors", "same structure",
-                       "Wraps each member, keeping the list or record shape.")],
+                       "Wraps each member, keeping the list or record shape."),
+                 Shape('param(x, dtype = "float32")', "number, tensor, list or record; dtype name",
+                       "tracked value(s)", "The tensors converted to float32 (or \"float64\") first.")],
          summary="Makes a trainable value: a new leaf on the autodiff tape holding a copy of x. "
                  "Every operation on it is recorded so that grad() can differentiate through it.",
          examples=["w = param([1.0, 2.0])\nloss = sum(w .^ 2)\nprint(grad(loss, wrt = w))",
@@ -49,23 +54,30 @@ def _leaf(x, trainable: bool, name: str):
                "its number, its node id and the tape generation it was made in; operations on it "
                "record entries that refer to their inputs by node id. Wrapping an already tracked "
                "value makes a fresh leaf from its number, which is how a value is carried across "
-               "tape_reset().")
-def param(x):
-    return _leaf(x, True, "param")
+               "tape_reset(). A tensor keeps its dtype unless dtype is given (\"float32\" or "
+               "\"float64\"); numbers are always float64.")
+def param(x, dtype=None):
+    return _leaf(x, True, "param", _dtype(dtype, "param"))
 
 
 @builtin("track", tracked="constant", category=CATEGORY,
          shapes=[Shape("track(x)", "number or tensor", "tracked value",
                        "A new non-trainable leaf holding a copy of x."),
                  Shape("track(values)", "list or record of numbers/tensors", "same structure",
-                       "Wraps each member, keeping the list or record shape.")],
+                       "Wraps each member, keeping the list or record shape."),
+                 Shape('track(x, dtype = "float32")', "number, tensor, list or record; dtype name",
+                       "tracked value(s)", "The tensors converted to float32 (or \"float64\") first.")],
          summary="Records a value on the autodiff tape without marking it trainable: it can still "
                  "be differentiated against with grad(), but optimizers leave it alone.",
          examples=["x = track(3.0)\ny = x ^ 2 + 2 * x\nprint(grad(y, wrt = x))"],
          notes="Exactly like param() on the tape (a new leaf holding a copy of x); the only "
                "difference is the trainable mark that optimizers and models look at.")
-def track(x):
-    return _leaf(x, False, "track")
+def track(x, dtype=None):
+    return _leaf(x, False, "track", _dtype(dtype, "track"))
+
+
+def _dtype(name, who: str):
+    return None if name is None else dtype_of(name, f"{who}'s dtype")
 
 
 def _plain(x):

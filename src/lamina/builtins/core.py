@@ -9,7 +9,16 @@ import numpy as np
 from ..autodiff import ops, shaping
 from ..errors import LaminaError
 from ..printing import format_value
-from ..values import LibObject, Record, Tracked, as_int, as_str, describe, is_function, value_of
+from ..values import (
+    LibObject,
+    Record,
+    Tracked,
+    as_int,
+    as_str,
+    describe,
+    is_function,
+    value_of,
+)
 from .registry import Const, GradCase, Shape, builtin
 
 CORE = "Core"
@@ -103,7 +112,7 @@ def append(seq, item):
     v = value_of(seq)
     if isinstance(v, np.ndarray) and v.ndim == 1 and type(value_of(item)) is float:
         if type(seq) is not Tracked and type(item) is not Tracked:
-            return np.append(v, item)
+            return np.append(v, np.asarray(item, dtype=v.dtype))      # the vector's dtype
         return shaping.vcat([seq, item])
     if isinstance(v, np.ndarray) and v.size == 0:
         return [item]
@@ -178,12 +187,17 @@ def _items(xs, fn: str) -> list:
          examples=['print(map([1, 2, 3], x -> x ^ 2))\nprint(map(["a", "b"], s -> s + "!"))'],
          notes="When every result is a number the result is a vector (a tracked one if any result "
                "is tracked: map is differentiable, and the elements of a tracked vector reach f "
-               "tracked); otherwise a list. Write `xs |> map(f)` to read left to right.",
+               "tracked; a float32 one for a float32 xs); otherwise a list. Write `xs |> map(f)` to "
+               "read left to right.",
          grad=[GradCase(((4,), Const(lambda x: ops.emul(x, x))))])
 def map_(xs, f):
     from ..lang.runtime import bracket, call
     f = _callable(f, "map's function", "map")
-    return bracket(tuple(call(f, (x,)) for x in _items(xs, "map")))
+    out = bracket(tuple(call(f, (x,)) for x in _items(xs, "map")))
+    v = value_of(xs)
+    if isinstance(v, np.ndarray) and v.dtype == np.float32 and type(value_of(out)) is np.ndarray:
+        return shaping.astype(out, np.float32)     # numbers back from a float32 vector: float32
+    return out
 
 
 @builtin("filter", category=CORE,

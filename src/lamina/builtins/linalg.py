@@ -43,8 +43,9 @@ def dot(a, b):
                    "print(round(solve(X, y), 10))"],
          notes="A square A is factorized by LU (LAPACK); a singular one, or one singular to working "
                "precision (LAPACK's estimate of its reciprocal condition number below 2.2e-16, "
-               "where the answer would be noise), is a ValueError. A NaN in a square system gives "
-               "NaN. A non-square A gives the least-squares solution (LAPACK's gelsd, as NumPy's "
+               "1.2e-7 for a float32 matrix, where the answer would be noise), is a ValueError. A "
+               "NaN in a square system gives NaN. A non-square A gives the least-squares solution "
+               "(LAPACK's gelsd, as NumPy's "
                "lstsq): for a tall A (more equations than unknowns) the x that minimizes the sum "
                "of squared residuals, the regression coefficients of y on the columns of X; for a "
                "wide A the solution of smallest norm. It needs finite numbers and full rank: "
@@ -64,9 +65,10 @@ def solve(A, b):
          summary="The inverse of a square matrix.",
          examples=["A = [4, 7; 2, 6]\nprint(round(inv(A), 10))\nprint(round(inv(A) * A, 10))"],
          notes="Computed from an LU factorization (LAPACK). A singular matrix, or one singular to "
-               "working precision (reciprocal condition number below 2.2e-16), is a ValueError; a "
-               "NaN gives NaN. To solve A x = b, solve(A, b) (or A \\ b) is faster and more "
-               "accurate than inv(A) * b. Differentiable: the gradient is -inv(A)' * g * inv(A)'.",
+               "working precision (reciprocal condition number below 2.2e-16, 1.2e-7 for float32), "
+               "is a ValueError; a NaN gives NaN. To solve A x = b, solve(A, b) (or A \\ b) is "
+               "faster and more accurate than inv(A) * b. Differentiable: the gradient is "
+               "-inv(A)' * g * inv(A)'.",
          grad=SQUARE + [GradCase(((4, 4),), domain="invertible")])
 def inv(A):
     return linalg.inv(_arg(A, "inv"))

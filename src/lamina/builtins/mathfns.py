@@ -14,7 +14,14 @@ from ..autodiff import ops
 from ..autodiff import reductions as R
 from ..autodiff.broadcast import align
 from ..errors import LaminaError
-from ..values import as_int, describe, format_number, lamina_value, numeric_or_tracked, value_of
+from ..values import (
+    as_int,
+    describe,
+    format_number,
+    lamina_value,
+    numeric_or_tracked,
+    value_of,
+)
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Math"
@@ -337,8 +344,8 @@ def _truth_doc(name: str, meaning: str, summary: str, example: str, notes: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}(x)", "tensor, mask, number or bool", "bool", meaning),
                         Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "logical row or column",
-                              f"The same for each column (axis 0, a 1 x n row) or row (axis 1, an "
-                              f"m x 1 column).")],
+                              "The same for each column (axis 0, a 1 x n row) or row (axis 1, an "
+                              "m x 1 column).")],
                 summary=summary, examples=[example], notes=notes)
 
 
@@ -365,26 +372,26 @@ def all_(x, axis=None):
 
 def _test(name: str, meaning: str, example: str, notes: str, fn):
     @builtin(name, tracked="constant", category=CATEGORY,
-             shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a 0/1 tensor", meaning)],
-             summary=f"{meaning} Elementwise on a tensor, giving 1 (true) and 0 (false) like a comparison.",
+             shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a logical tensor", meaning)],
+             summary=f"{meaning} Elementwise on a tensor, giving a logical tensor (a mask) like a comparison.",
              examples=[example],
              notes=notes + " The result passes no gradient.")
     def test(x):
         v = value_of(numeric_or_tracked(x, f"{name}'s argument"))
         if type(v) is float:
             return bool(fn(v))
-        return fn(v).astype(np.float64)
+        return fn(v)          # a logical tensor (a mask), like a comparison: v[isnan(v)] = 0
     return test
 
 
 isnan = _test("isnan", "Whether x is NaN (not a number).",
               "v = [1, 0 / 0, 3]\nprint(isnan(v), isnan(2.0), any(isnan(v)))",
               "NaN is the only value not equal to itself, so x == NaN is always false; ask isnan(x). "
-              "A number gives a bool, a tensor a 0/1 tensor of its shape: sum(isnan(v)) counts the "
-              "missing values.", np.isnan)
+              "A number gives a bool, a tensor a logical tensor of its shape: sum(isnan(v)) counts the "
+              "missing values and v[isnan(v)] = 0 fills them.", np.isnan)
 isinf = _test("isinf", "Whether x is Inf or -Inf.", "print(isinf([1 / 0, -1 / 0, 0 / 0, 1]))",
-              "NaN is not infinite. A number gives a bool, a tensor a 0/1 tensor of its shape.", np.isinf)
+              "NaN is not infinite. A number gives a bool, a tensor a logical tensor of its shape.", np.isinf)
 isfinite = _test("isfinite", "Whether x is an ordinary number: not NaN, Inf or -Inf.",
                  "print(isfinite([1, 1 / 0, 0 / 0]), isfinite(1e308))",
                  "isfinite(x) is the negation of isnan(x) or isinf(x). A number gives a bool, a tensor "
-                 "a 0/1 tensor of its shape.", np.isfinite)
+                 "a logical tensor of its shape.", np.isfinite)

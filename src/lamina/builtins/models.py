@@ -63,7 +63,9 @@ def input_(n, features=None):
                  Shape("compile(spec, optimizer = adam(lr = 0.01), ...)", "an optimizer value",
                        "model", "Its settings (lr, betas, ...) are used."),
                  Shape("compile(spec, optimizer = lr_plateau(lr = 0.1, patience = 5), ...)",
-                       "a schedule", "model", "The rate changes between epochs.")],
+                       "a schedule", "model", "The rate changes between epochs."),
+                 Shape("compile(spec, ..., dtype = \"float32\")", "\"float32\" or \"float64\"", "model",
+                       "Weights, optimizer state and training in single precision.")],
          summary="Turns a model spec into a model: draws the weights from the seed, and fixes the "
                  "optimizer (a name, an optimizer value or a learning-rate schedule) and the loss "
                  "(mse, mae, cross_entropy or binary_cross_entropy).",
@@ -73,7 +75,10 @@ def input_(n, features=None):
                    "spec = input(2) |> dense(3, activation = \"softmax\")\n"
                    "a = compile(spec, loss = \"cross_entropy\", seed = 5)\n"
                    "b = compile(spec, loss = \"cross_entropy\", seed = 5)\n"
-                   "print(a.weights[0].w == b.weights[0].w)"],
+                   "print(a.weights[0].w == b.weights[0].w)",
+                   "spec = input(2) |> dense(3, activation = \"softmax\")\n"
+                   "net = compile(spec, loss = \"cross_entropy\", seed = 5, dtype = \"float32\")\n"
+                   "print(net.dtype, dtype(net.weights[0].w))"],
          notes="Weights are drawn layer by layer from the model's own NumPy generator seeded by "
                "seed, each layer drawing its own: a dense layer's w is Glorot-uniform, uniform in "
                "+-sqrt(6 / (in + units)), and its bias a 1 x units row of zeros (one per unit) (the "
@@ -87,9 +92,12 @@ def input_(n, features=None):
                "computed from the layer's pre-activation, stably (with activation \"none\" the "
                "outputs are taken as raw scores). Any other pairing, an unknown loss or optimizer "
                "name, or a spec that does not end with a dense layer (a layer with an activation) is "
-               "an error here, before any training. " + MODEL_NOTE)
-def compile_(spec, optimizer="adam", loss="mse", seed=None):
-    return compile_model(spec, optimizer=optimizer, loss=loss, seed=seed)
+               "an error here, before any training. dtype = \"float32\" makes a single-precision "
+               "model: its weights are drawn as in float64 and rounded, and fit, predict and "
+               "evaluate convert X and Y to float32 and compute in it (optimizer state included); "
+               "predictions are float32, and net.dtype says which a model is. " + MODEL_NOTE)
+def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
+    return compile_model(spec, optimizer=optimizer, loss=loss, seed=seed, dtype=dtype)
 
 
 @builtin("fit", tracked="refuses", category=CATEGORY,
@@ -200,7 +208,9 @@ def evaluate(model, X, Y):
                  Shape("quick_mlp(X, Y, seed = n, hidden = [32, 16], epochs = 500)",
                        "layer widths, epochs", "model", "More or wider hidden layers, longer."),
                  Shape("quick_mlp(X, Y, loss = \"cross_entropy\")", "a loss", "model",
-                       "A classifier: the output layer follows the loss.")],
+                       "A classifier: the output layer follows the loss."),
+                 Shape("quick_mlp(X, Y, dtype = \"float32\")", "\"float32\" or \"float64\"", "model",
+                       "A single-precision model (compile's dtype).")],
          summary="Builds, compiles and fits a small multilayer perceptron in one call, with defaults "
                  "that fit small problems, and returns the fitted model.",
          examples=["X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0.0; 1.0; 1.0; 2.0]\n"
@@ -216,13 +226,15 @@ def evaluate(model, X, Y):
                "activation the loss pairs with: none for mse and mae, softmax for cross_entropy, "
                "sigmoid for binary_cross_entropy. Keywords: seed (default 0), hidden, epochs, "
                "activation, loss (default mse), optimizer (a name, value or schedule; then lr "
-               "applies only if given), lr, batch_size and verbose, as in compile and fit.")
+               "applies only if given), lr, batch_size and verbose, as in compile and fit, and "
+               "dtype (default \"float64\"), as in compile.")
 def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse", optimizer="adam",
-              lr=None, batch_size=32, verbose=1):
+              lr=None, batch_size=32, verbose=1, dtype="float64"):
     refuse_tracked("quick_mlp", (X, Y))
     with trains("quick_mlp"):
         return quick_mlp_fn(X, Y=Y, seed=seed, hidden=hidden, epochs=epochs, activation=activation,
-                            loss=loss, optimizer=optimizer, lr=lr, batch_size=batch_size, verbose=verbose)
+                            loss=loss, optimizer=optimizer, lr=lr, batch_size=batch_size, verbose=verbose,
+                            dtype=dtype)
 
 
 @builtin("save_model", tracked="constant", category=CATEGORY,
@@ -234,8 +246,9 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
                    "save_model(net, \"xor_model.npz\")\nsame = load_model(\"xor_model.npz\")\n"
                    "print(predict(same, X) == predict(net, X), same.epochs)"],
          notes="The file is a NumPy .npz archive (a zip of .npy arrays) written to exactly the path "
-               "given: the weights, the optimizer's running averages and the histories as float64 "
-               "arrays, and a JSON header for the rest (layers, loss, seed, optimizer settings and "
+               "given: the weights and the optimizer's running averages in the model's dtype (float64, "
+               "or float32 for a float32 model, which loads back as float32), the histories as "
+               "float64 arrays, and a JSON header for the rest (layers, loss, seed, optimizer settings and "
                "step count, schedule and its state). Whether the fit that made the model was "
                "interrupted is not saved: a loaded model's interrupted is false, and its epochs and "
                "histories say how far it trained. An existing file is replaced atomically: the "
@@ -261,13 +274,14 @@ def save_model(model, path):
          notes="Everything read is checked before a model is made. A missing file, or one that is "
                "not a model saved by save_model, is a ValueError naming the path and what is wrong: "
                "not an .npz archive (a lone .npy array, any other file, a damaged zip or a failed "
-               "checksum), an array that is not float64 numbers (Python objects are never read), an "
+               "checksum), an array that is not float64 or float32 numbers (Python objects are never "
+               "read), weights of more than one dtype, an "
                "array header that does not match its data, a header that is not a JSON record, a "
                "header field that is missing, unknown or out of range (named by its path, such as "
                "epochs, optimizer.hp.lr or layers[1].settings.units: a layer kind, activation, "
                "optimizer, schedule or loss this Lamina does not have, a count that is not a whole "
                "number, NaN or Infinity where a number must be finite), weights or optimizer state "
-               "whose shapes do not fit the layers, or histories that do not match the epochs. Files "
+               "whose shapes (or dtypes) do not fit the layers, or histories that do not match the epochs. Files "
                "are version 2 of the format (each layer's kind and settings); files of version 1, "
                "written by earlier versions of Lamina, are not read: fit and save the model again. "
                "Under lamina --allow-read or --sandbox, a file outside the allowed folders is a "

@@ -6,6 +6,7 @@ from . import (
     data,
     decompositions,
     distributions,
+    dtypes,
     figures,
     gru,
     hypothesis,

@@ -175,7 +175,7 @@ def cumsum(x, axis=None, skipnan=False):
 
 
 def _by_field(row):
-    return row[1]
+    return float(row[1])         # as Lamina reads an element: a number
 
 
 @builtin("sort", category=CATEGORY,

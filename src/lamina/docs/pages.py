@@ -35,8 +35,8 @@ def run_example(name: str, code: str) -> ExampleRun:
     from ..autodiff.tape import TAPE
     from ..builtins.random import seed
     from ..interpreter import Interpreter
-    from ..stats.figures import close
     from ..printing import reset_options
+    from ..stats.figures import close
     from ..warnings import reset
     TAPE.reset()
     seed(0.0)

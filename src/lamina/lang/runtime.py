@@ -29,12 +29,14 @@ NUMERIC = {
 }
 
 
-def _num(x):
-    """An operand as autodiff.ops takes it: an int as a float, a logical tensor as 0/1 numbers."""
+def _num(x, other=None):
+    """An operand as autodiff.ops takes it: an int as a float, a logical tensor as 0/1 numbers
+    (float32 ones beside a float32 tensor: a mask adapts to the tensor it meets, as a number does)."""
     if type(x) is int:
         return float(x)
     if type(x) is np.ndarray and x.dtype == bool:
-        return x.astype(np.float64)
+        o = other.value if type(other) is Tracked else other
+        return x.astype(np.float32 if type(o) is np.ndarray and o.dtype == np.float32 else np.float64)
     return x
 
 
@@ -44,7 +46,7 @@ def _logical(x) -> bool:
 
 def binary(op: str, a, b):
     if is_numeric(a) and is_numeric(b):
-        return NUMERIC[op](_num(a), _num(b))
+        return NUMERIC[op](_num(a, b), _num(b, a))
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
     hint = ""
@@ -101,7 +103,7 @@ def ldiv(a, b):
     """`A \\ b`: the x with A x = b, by the function the solve builtin uses; a number divides."""
     if not (is_numeric(a) and is_numeric(b)):
         return binary("\\", a, b)
-    a, b = _num(a), _num(b)
+    a, b = _num(a, b), _num(b, a)
     if type(a.value if type(a) is Tracked else a) is float:
         return ops.ediv(b, a)
     try:
@@ -142,7 +144,7 @@ def transpose(a):
 
 def compare(op: str, a, b):
     if is_numeric(a) and is_numeric(b):
-        return ops.compare(op, _num(a), _num(b))
+        return ops.compare(op, _num(a, b), _num(b, a))
     if op in ("==", "!=") and isinstance(a, list) != isinstance(b, list) and isinstance(a if isinstance(b, list) else b, str):
         # a text column against one string (t.species == "setosa"): a mask, item by item
         items, text = (a, b) if isinstance(a, list) else (b, a)

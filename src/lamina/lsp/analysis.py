@@ -24,8 +24,8 @@ from ..errors import LaminaError, Source, Span
 from ..lang import ast as A
 from ..lang.modules import no_member
 from ..lang.parser import parse
-from ..lang.scope import CONSTANTS
 from ..lang.pyerrors import did_you_mean, read_before_assigned
+from ..lang.scope import CONSTANTS
 from ..printing import format_value
 from . import modules
 from .calls import check_call

@@ -3,7 +3,7 @@
 np.load would unpickle nothing (allow_pickle=False), but it returns a bare array for a
 .npy file, allocates whatever shape a member's header claims, and its errors speak of
 pickles. Here each member is read by hand: its .npy header first, checked (a version
-this reads, no Python objects, a float64 array or the one text header, a size that
+this reads, no Python objects, a float64 or float32 array or the one text header, a size that
 matches the bytes the member holds), then its data, with the archive's checksum
 verified. Every failure is a `Bad` carrying a sentence about the file.
 """
@@ -65,8 +65,8 @@ def _member(member, key: str, size: int) -> np.ndarray:
     text = key == TEXT_MEMBER
     if text and (dtype.type is not np.str_ or shape != ()):
         raise Bad(f"its '{TEXT_MEMBER}' array is {_what(shape, dtype)}, not the text of a header")
-    if not text and dtype.type is not np.float64:       # in either byte order
-        raise Bad(f"its array '{key}' is {_what(shape, dtype)}, not float64 numbers")
+    if not text and dtype.type is not np.float64 and dtype.type is not np.float32:   # either byte order
+        raise Bad(f"its array '{key}' is {_what(shape, dtype)}, not float64 or float32 numbers")
     count = int(np.prod(shape, dtype=object))
     expected = count * dtype.itemsize
     if size - member.tell() != expected:
@@ -76,7 +76,7 @@ def _member(member, key: str, size: int) -> np.ndarray:
     if len(data) != expected or member.read(1):
         raise Bad(f"its array '{key}' is damaged: it is shorter or longer than its header says")
     a = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-    return str(a[()]) if text else a.astype(np.float64)      # native byte order, a fresh copy
+    return str(a[()]) if text else a.astype(dtype.type)      # native byte order, a fresh copy
 
 
 def _what(shape: tuple, dtype: np.dtype) -> str:

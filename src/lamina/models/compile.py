@@ -5,12 +5,15 @@ weights are drawn from it in layer order, each layer's `init` (layer.py) drawing
 its own (dense: Glorot-uniform, bias rows zero), and
 fit's shuffling, dropout and validation split are seeded from it too, so the
 same seed gives the same model. Without a seed, one is drawn from the global
-generator, so seed(n) at the top of a program still makes it repeatable.
+generator, so seed(n) at the top of a program still makes it repeatable. The weights are
+drawn in float64 and rounded to compile's dtype, so a float32 model starts from the float64
+model's weights, rounded.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff.shaping import dtype_of
 from ..errors import LaminaError
 from ..optim.base import Optimizer
 from ..optim.registry import get
@@ -33,7 +36,7 @@ def optimizer_of(optimizer) -> tuple[Optimizer, Schedule | None]:
                       f"{describe(optimizer)}.")
 
 
-def compile_model(spec, optimizer="adam", loss="mse", seed=None) -> Model:
+def compile_model(spec, optimizer="adam", loss="mse", seed=None, dtype="float64") -> Model:
     if not isinstance(spec, ModelSpec):
         what = "a compiled model (compile takes the spec it was made from)" \
             if isinstance(spec, Model) else describe(spec)
@@ -41,7 +44,9 @@ def compile_model(spec, optimizer="adam", loss="mse", seed=None) -> Model:
     kind = loss_for(spec, as_str(loss, "compile's loss"))
     n = int(generator().integers(2**31)) if seed is None else as_int(seed, "compile's seed", minimum=0)
     opt, schedule = optimizer_of(optimizer)
-    return Model(spec, kind, n, opt.bind(initial_weights(spec, n), "the model's weights"), schedule)
+    dt = dtype_of(dtype, "compile's dtype")
+    weights = [w.astype(dt) for w in initial_weights(spec, n)]     # drawn in float64, then rounded
+    return Model(spec, kind, n, opt.bind(weights, "the model's weights"), schedule)
 
 
 def loss_for(spec: ModelSpec, loss: str):

@@ -16,8 +16,9 @@ from ..errors import LaminaError, describe_shape
 from ..values import as_tensor
 
 
-def features(X, spec, who: str) -> np.ndarray:
-    """X as an m x inputs float matrix for the model spec `spec`, checked by its first layer."""
+def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
+    """X as an m x inputs matrix of the model's `dtype` for the model spec `spec`, checked by its
+    first layer."""
     inputs = spec.inputs
     x = as_tensor(X, f"{who}'s X")
     if x.ndim == 1 and inputs == 1:
@@ -31,14 +32,13 @@ def features(X, spec, who: str) -> np.ndarray:
                           f"example{one}.")
     if x.shape[0] == 0:
         raise LaminaError("ValueError", f"{who}: X has no rows (examples).")
-    x = np.ascontiguousarray(x, dtype=np.float64)
     if spec.layers:
         spec.layers[0].check_input(x, who)
-    return x
+    return np.ascontiguousarray(x, dtype=dtype)
 
 
-def targets(Y, m: int, units: int, loss, who: str) -> np.ndarray:
-    """Y as an m x units float matrix (class indices become one-hot rows)."""
+def targets(Y, m: int, units: int, loss, who: str, dtype=np.float64) -> np.ndarray:
+    """Y as an m x units matrix of the model's `dtype` (class indices become one-hot rows)."""
     y = as_tensor(Y, f"{who}'s Y")
     if y.ndim != 2 and y.ndim != 1:
         raise LaminaError("ShapeError", f"{who}: Y must be a vector or matrix, not {describe_shape(y.shape)}.")
@@ -47,7 +47,7 @@ def targets(Y, m: int, units: int, loss, who: str) -> np.ndarray:
                           f"they need one row per example each.")
     if loss.name == "cross_entropy" and (y.ndim == 1 or (y.shape[1] == 1 and units > 1)):
         # class indices: a vector, or one column (as argmax(P, axis = 1) gives them)
-        return _one_hot(y.reshape(-1), units, who)
+        return _one_hot(y.reshape(-1), units, who).astype(dtype, copy=False)
     if y.ndim == 1:
         if units != 1:
             raise LaminaError("ShapeError", f"{who}: Y is {describe_shape(y.shape)} (one target per example), but the "
@@ -62,7 +62,7 @@ def targets(Y, m: int, units: int, loss, who: str) -> np.ndarray:
     if loss.classification and (np.any(y < 0) or np.any(y > 1)):
         raise LaminaError("ValueError", f"{who}: {loss.name} needs targets from 0 to 1 (probabilities "
                           f"or one-hot rows), but Y holds {float(y.min() if np.any(y < 0) else y.max()):g}.")
-    return np.ascontiguousarray(y, dtype=np.float64)
+    return np.ascontiguousarray(y, dtype=dtype)
 
 
 def _one_hot(y: np.ndarray, units: int, who: str) -> np.ndarray:

@@ -11,7 +11,7 @@ from .fit import check_model, data_of
 def predict(model, X) -> np.ndarray:
     """The outputs for each row of X: an m x units matrix (softmax rows are probabilities)."""
     model = check_model(model, "predict")
-    return model.predict(features(X, model.spec, "predict"))
+    return model.predict(features(X, model.spec, "predict", model.dtype))
 
 
 def evaluate(model, X, Y) -> Record:

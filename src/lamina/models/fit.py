@@ -62,8 +62,8 @@ def check_model(model, who: str) -> Model:
 
 
 def data_of(model: Model, X, Y, who: str):
-    x = features(X, model.spec, who)
-    return x, targets(Y, x.shape[0], model.spec.shapes[-1].width, model.loss, who)
+    x = features(X, model.spec, who, model.dtype)
+    return x, targets(Y, x.shape[0], model.spec.shapes[-1].width, model.loss, who, model.dtype)
 
 
 def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,

@@ -16,6 +16,8 @@ Fields a program reads (`net.loss_history`, ...):
                          the 1 x units bias row), {table} for embedding, {gain, bias}
                          for layer_norm, {wz, uz, bz, wr, ur, br, wh, uh, bh} for gru
     loss, seed, optimizer, schedule (none without one)
+    dtype                "float32" or "float64": the weights' precision, which fit, predict and
+                         evaluate compute in (X and Y are converted to it)
     epochs               epochs trained so far (over every fit)
     loss_history         one training loss per epoch (over every fit)
     val_loss_history     one validation loss per epoch (empty without validation)
@@ -54,7 +56,7 @@ class Model(LibObject):
     type_name = "model"
 
     def field_names(self) -> list[str]:
-        return ["inputs", "outputs", "layers", "weights", "loss", "seed", "optimizer", "schedule",
+        return ["inputs", "outputs", "layers", "weights", "loss", "dtype", "seed", "optimizer", "schedule",
                 "epochs", "loss_history", "val_loss_history", "lr_history", "interrupted"]
 
     def get(self, name: str):
@@ -65,6 +67,8 @@ class Model(LibObject):
                     for names, ps in zip(self.spec.parameter_shapes(), self.layer_params()) if ps]
         if name == "loss":
             return self.loss.name
+        if name == "dtype":
+            return np.dtype(self.dtype).name
         if name in ("seed", "epochs"):
             return float(getattr(self, name))
         if name == "interrupted":
@@ -77,6 +81,14 @@ class Model(LibObject):
     @property
     def params(self) -> tuple:
         return self.optimizer.params
+
+    @property
+    def dtype(self):
+        """The weights' dtype (compile's dtype), which fit, predict and evaluate compute in."""
+        for p in self.params:
+            if isinstance(p, np.ndarray):
+                return p.dtype.type
+        return np.float64
 
     def layer_params(self, params=None) -> list[list]:
         """The flat weights split per layer, as many as each layer's `parameters` names."""

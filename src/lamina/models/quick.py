@@ -44,7 +44,7 @@ DEFAULT_LR = 0.05
 
 
 def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse", optimizer="adam",
-              lr=None, batch_size=32, verbose=1):
+              lr=None, batch_size=32, verbose=1, dtype="float64"):
     loss = as_str(loss, "quick_mlp's loss")
     if loss not in OUTPUT_ACTIVATION:
         raise LaminaError("ValueError", f"quick_mlp has no loss \"{loss}\"; the losses are "
@@ -57,5 +57,5 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
     if optimizer == "adam" and lr is None:
         lr = DEFAULT_LR                      # a quick fit wants a livelier rate than Adam's 0.001
     opt = optimizer if lr is None else get(optimizer).with_hp(lr=lr)
-    model = compile_model(spec, opt, loss, seed)
+    model = compile_model(spec, opt, loss, seed, dtype=dtype)
     return fit(model, X, Y, epochs=epochs, batch_size=batch_size, verbose=verbose)

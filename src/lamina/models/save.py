@@ -6,9 +6,10 @@ settings, as the layer protocol gives them), the loss, the seed, the epochs
 trained, the optimizer's name, settings and step count, and the schedule with its
 state. The arrays are the weights (param0, param1, ... in the optimizer's order:
 layer after layer, each layer's in the order its `parameters` names them), the
-optimizer's running state (state0_m, ...) and the three histories. Loading gives
-back a model equal in every number, so fitting it further goes on exactly as the
-saved model would have.
+optimizer's running state (state0_m, ...) and the three histories; a float32 model's
+weights and state are float32 (all of one dtype, the model's), everything else float64.
+Loading gives back a model equal in every number and dtype, so fitting it further goes on
+exactly as the saved model would have.
 
 This is version 2 of the format. Version 1 (written before layers were a protocol,
 with each layer's settings beside its kind) is not read: loading one is a
@@ -114,19 +115,22 @@ def _rebuild(arrays: dict) -> Model:
     params = []
     for k, (i, name, shape) in enumerate(expected):
         where = f"param{k} (the weight '{name}' of layer {i}, {model_spec.layers[i].label()})"
-        params.append(_weight(arrays, f"param{k}", shape, where))
+        params.append(_weight(arrays, f"param{k}", shape, where, params[0].dtype if params else None))
     opt = opt.bind(params, "the saved weights")
-    state = tuple({s: _weight(arrays, f"state{k}_{s}", params[k].shape, f"state{k}_{s}")
+    state = tuple({s: _weight(arrays, f"state{k}_{s}", params[k].shape, f"state{k}_{s}", params[k].dtype)
                    for s in opt.rule.slots} for k in range(len(params)))
     opt = replace(opt, state=state, t=t)
     histories = [_history(arrays, name, epochs) for name in HISTORIES]
     return Model(model_spec, loss, seed, opt, sched, sched_state, epochs, *histories, weights_epoch=held)
 
 
-def _weight(arrays: dict, key: str, shape: tuple, where: str) -> np.ndarray:
+def _weight(arrays: dict, key: str, shape: tuple, where: str, dtype=None) -> np.ndarray:
+    """The array `key` of `shape` (and of `dtype`, the model's, when given)."""
     if key not in arrays:
         raise Bad(f"{where} is missing")
     a = arrays[key]
+    if dtype is not None and a.dtype != dtype:
+        raise Bad(f"{where} is {a.dtype.name}, but the model's weights are {np.dtype(dtype).name}")
     if a.ndim != 2:
         raise Bad(f"{where} is {'one number' if a.ndim == 0 else shape_str(a.shape)}, not a matrix")
     if a.shape != shape:
@@ -144,4 +148,4 @@ def _history(arrays: dict, name: str, epochs: int) -> np.ndarray:
         raise Bad(f"its {name} is {'one number' if a.ndim == 0 else shape_str(a.shape)}, not a vector")
     if (a.size > epochs) if name == "val_loss_history" else (a.size != epochs):
         raise Bad(f"its {name} has {a.size} entries, but its header says {epochs} epochs were trained")
-    return a
+    return a.astype(np.float64, copy=False)

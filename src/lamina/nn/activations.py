@@ -3,7 +3,7 @@ backward taken from the one activation table (activation_table.py), which the mo
 API's layers use too.
 
 Every function takes a number, a tensor or a tracked one of those; a number
-gives a Python float, a tensor a fresh float64 array of the same shape.
+gives a Python float, a tensor a fresh array of the same shape and dtype.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .activation_table import ACTIVATIONS, LEAKY_SLOPE, Activation, leaky
 def _elementwise(x, name: str, act: Activation):
     """y = act.forward(v) elementwise on a copy of v; the backward runs only when a gradient is asked."""
     v = numeric(x, f"{name}'s argument")
-    y = act.forward(np.array(v, dtype=np.float64))
+    y = act.forward(np.array(v))
     return record(lamina_value(y), [x], [lambda g: lamina_value(act.backward(np.asarray(g), np.asarray(v), y))])
 
 
@@ -54,7 +54,7 @@ def softmax_rows(x):
     """Softmax of each row (of the whole vector for a vector); shifted by the row max for stability."""
     v = _rows(x, "softmax_rows")
     softmax = ACTIVATIONS["softmax"]
-    s = softmax.forward(np.array(v, dtype=np.float64)) if v.size else v.copy()
+    s = softmax.forward(np.array(v)) if v.size else v.copy()
     return record(s, [x], [lambda g: softmax.backward(g, None, s)])
 
 

@@ -10,10 +10,10 @@ from ..rng import generator
 from ..values import as_float, numeric
 
 
-def dropout_mask(rng: np.random.Generator, shape: tuple, rate: float) -> np.ndarray:
+def dropout_mask(rng: np.random.Generator, shape: tuple, rate: float, dtype=np.float64) -> np.ndarray:
     """1/(1 - rate) where an element is kept (one uniform draw per element, kept when it is at
-    least rate, so with probability 1 - rate) and 0 where it is dropped."""
-    return (rng.random(shape) >= rate) * (1.0 / (1.0 - rate))
+    least rate, so with probability 1 - rate) and 0 where it is dropped, as `dtype`."""
+    return ((rng.random(shape) >= rate) * (1.0 / (1.0 - rate))).astype(dtype, copy=False)
 
 
 def check_rate(rate, who: str) -> float:
@@ -29,7 +29,7 @@ def dropout(x, rate):
     rate = check_rate(rate, "dropout")
     if rate == 0.0:
         return x
-    keep = dropout_mask(generator(), np.shape(v), rate)
+    keep = dropout_mask(generator(), np.shape(v), rate, v.dtype if type(v) is np.ndarray else np.float64)
     out = v * keep
     if type(out) is not np.ndarray or out.ndim == 0:
         out = float(out)

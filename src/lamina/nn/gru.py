@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
-from ..values import Record, as_int, describe, numeric, value_of
+from ..values import Record, as_int, describe, numeric, tensor_dtype, value_of
 from . import gru_core
 from .init import glorot_uniform
 
@@ -39,10 +39,10 @@ def init_weights(rng: np.random.Generator, n_in: int, n_h: int) -> dict:
 
 
 # -- arguments as rows ------------------------------------------------------------
-def _rows(v) -> np.ndarray:
-    """A number, a vector of n, or an n x b matrix as a (b, n) array of rows."""
+def _rows(v, dtype=np.float64) -> np.ndarray:
+    """A number (as `dtype`), a vector of n, or an n x b matrix as a (b, n) array of rows."""
     if np.ndim(v) == 0:
-        return np.full((1, 1), v)
+        return np.full((1, 1), v, dtype=dtype)
     return v[None, :] if v.ndim == 1 else v.T
 
 
@@ -63,7 +63,7 @@ def _batch(sizes, what):
     return b
 
 
-def _weights(w, n_in, n_h, what):
+def _weights(w, n_in, n_h, what, dtype):
     """The record's nine weights as W (3H, I), U (3H, H), b (3H,), their plain values, and the
     map from (dW, dU, db) back to one gradient per field in the field's own shape."""
     if not isinstance(w, Record):
@@ -79,7 +79,7 @@ def _weights(w, n_in, n_h, what):
         kind = f[0]
         want = {"w": (n_h, n_in), "u": (n_h, n_h), "b": (n_h, 1)}[kind]
         if np.ndim(v) == 0 and (kind != "w" or n_in == n_h):
-            block = np.full(n_h, v) if kind == "b" else v * np.eye(n_h)
+            block = np.full(n_h, v, dtype=dtype) if kind == "b" else v * np.eye(n_h, dtype=dtype)
         elif np.shape(v) == want or (kind == "b" and np.shape(v) == (n_h,)):
             block = v.reshape(n_h) if kind == "b" else v
         else:
@@ -106,9 +106,9 @@ def _weights(w, n_in, n_h, what):
             field_grads)
 
 
-def _step_rows(g, B, n_h):
-    """A step result's gradient (number, vector or H x B) as a fresh (B, H) array."""
-    return np.array(_rows(np.asarray(g, dtype=np.float64)).reshape(B, n_h))
+def _step_rows(g, B, n_h, dtype):
+    """A step result's gradient (number, vector or H x B) as a fresh (B, H) array of `dtype`."""
+    return np.array(_rows(np.asarray(g, dtype=dtype), dtype).reshape(B, n_h))
 
 
 # -- the fused sequence on the tape -----------------------------------------------
@@ -116,8 +116,8 @@ class StepGrads:
     """The gradient of the stacked states, kept as {step: (B, H) array}; adds like an array."""
     __array_priority__ = 1000
 
-    def __init__(self, shape, steps):
-        self.shape, self.steps = shape, steps
+    def __init__(self, shape, steps, dtype):
+        self.shape, self.steps, self.dtype = shape, steps, dtype
         self.ndim = len(shape)
 
     def __add__(self, other):
@@ -125,7 +125,7 @@ class StepGrads:
             steps = dict(self.steps)
             for t, g in other.steps.items():
                 steps[t] = steps[t] + g if t in steps else g
-            return StepGrads(self.shape, steps)
+            return StepGrads(self.shape, steps, self.dtype)
         if np.ndim(other) == 0 and other == 0:
             return self
         return np.asarray(self) + other
@@ -133,7 +133,7 @@ class StepGrads:
     __radd__ = __add__
 
     def __array__(self, dtype=None, copy=None):
-        dense = np.zeros(self.shape)
+        dense = np.zeros(self.shape, dtype=self.dtype)
         for t, g in self.steps.items():
             dense[t] += g
         return dense if dtype is None else dense.astype(dtype)
@@ -156,8 +156,9 @@ def sequence(step_inputs, h0, w, what, out_shape, x_grad=None):
     else:
         x_inputs, x_vals = [step_inputs[0]], step_inputs[1]
     hv = numeric(h0, f"{what}'s hidden state")
-    x_rows = [_rows(v) for v in x_vals]
-    h_rows = _rows(hv)
+    dtype = tensor_dtype(*x_vals, hv, *(w.fields.values() if isinstance(w, Record) else ()))
+    x_rows = [_rows(v, dtype) for v in x_vals]
+    h_rows = _rows(hv, dtype)
     n_h = h_rows.shape[1]
     n_in = x_rows[0].shape[1] if x_rows else 0
     for t, r in enumerate(x_rows):
@@ -165,9 +166,9 @@ def sequence(step_inputs, h0, w, what, out_shape, x_grad=None):
             raise LaminaError("ShapeError", f"{what}'s inputs must all have {n_in} features, but the "
                               f"one at step {t} has {r.shape[1]}.")
     B = _batch([h_rows.shape[0]] + [r.shape[0] for r in x_rows], f"{what}'s hidden state and inputs")
-    W, U, b, field_grads = _weights(w, n_in, n_h, what)
+    W, U, b, field_grads = _weights(w, n_in, n_h, what, dtype)
     T = len(x_rows)
-    xs = np.empty((T, B, n_in))
+    xs = np.empty((T, B, n_in), dtype=dtype)
     for t, r in enumerate(x_rows):
         xs[t] = r
     hs, gates = gru_core.forward(xs, np.broadcast_to(h_rows, (B, n_h)), W, U, b)
@@ -189,16 +190,16 @@ def sequence(step_inputs, h0, w, what, out_shape, x_grad=None):
 
     inputs = x_inputs + [h0] + weights
     fused = record(hs[1:], inputs, [_pick(all_grads, i) for i in range(len(inputs))])
-    return [record(out_shape(hs[t + 1]), [fused], [_step_vjp(t, (T, B, n_h))]) for t in range(T)]
+    return [record(out_shape(hs[t + 1]), [fused], [_step_vjp(t, (T, B, n_h), dtype)]) for t in range(T)]
 
 
 def _pick(all_grads, i):
     return lambda g: all_grads(g)[i]
 
 
-def _step_vjp(t, shape):
+def _step_vjp(t, shape, dtype):
     """Step t's state passes its gradient to the fused entry as a one-step StepGrads."""
-    return lambda g: StepGrads(shape, {t: _step_rows(g, shape[1], shape[2])})
+    return lambda g: StepGrads(shape, {t: _step_rows(g, shape[1], shape[2], dtype)}, dtype)
 
 
 # -- the builtins' bodies ---------------------------------------------------------

@@ -23,9 +23,9 @@ def forward(xs, h0, W, U, b):
     a_in = (xs.reshape(T * B, I) @ W.T + b).reshape(T, B, 3 * H)
     UzrT = np.ascontiguousarray(U[:2 * H].T)
     UhT = np.ascontiguousarray(U[2 * H:].T)
-    hs = np.empty((T + 1, B, H))
+    hs = np.empty((T + 1, B, H), dtype=a_in.dtype)     # float32 in, float32 throughout
     hs[0] = h0
-    gates = np.empty((T, B, 3 * H))
+    gates = np.empty((T, B, 3 * H), dtype=a_in.dtype)
     for t in range(T):
         h, a, g = hs[t], a_in[t], gates[t]
         zr, hh = g[:, :2 * H], g[:, 2 * H:]
@@ -44,8 +44,8 @@ def backward(step_grad, xs, W, U, hs, gates, need_x=True):
     T, B, I = xs.shape
     H = hs.shape[2]
     Uzr, Uh = U[:2 * H], U[2 * H:]
-    dA = np.empty((T, B, 3 * H))        # gradients of the gates' pre-activations
-    dh = np.zeros((B, H))
+    dA = np.empty((T, B, 3 * H), dtype=hs.dtype)        # gradients of the gates' pre-activations
+    dh = np.zeros((B, H), dtype=hs.dtype)
     for t in range(T - 1, -1, -1):
         g = step_grad(t)
         if g is not None:

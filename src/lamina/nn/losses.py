@@ -78,8 +78,8 @@ def _from(options, default, name):
     return kind
 
 
-def _class_targets(t, m, c):
-    """A vector of m class indices as an m x c one-hot matrix."""
+def _class_targets(t, m, c, dtype):
+    """A vector of m class indices as an m x c one-hot matrix (of the scores' dtype)."""
     if t.shape != (m,):
         raise LaminaError("ShapeError", f"cross_entropy needs one class index per example "
                           f"({m}), but the targets are a {shape_str(t.shape)}.")
@@ -90,7 +90,7 @@ def _class_targets(t, m, c):
         raise LaminaError("ValueError", f"cross_entropy's class indices must be whole numbers from "
                           f"0 to {c - 1}, but got {format_number(bad)}.")
     idx = t.astype(np.int64)
-    onehot = np.zeros((m, c))
+    onehot = np.zeros((m, c), dtype=dtype)
     onehot[np.arange(m), idx] = 1.0
     return onehot
 
@@ -109,7 +109,7 @@ def cross_entropy(scores, targets, **options):
         t = tv.reshape(m, c)
         index_targets = False
     elif tv.ndim <= 1:
-        t = _class_targets(tv.reshape(-1), m, c)
+        t = _class_targets(tv.reshape(-1), m, c, s.dtype)
         index_targets = True
     else:
         raise LaminaError("ShapeError", f"cross_entropy's targets must be a {shape_str(rows.shape)} "
@@ -128,7 +128,7 @@ def cross_entropy(scores, targets, **options):
     d_targets = -logp / m
     shapes = [s.shape, tv.shape]
     vjps = [lambda g: g * d_scores.reshape(shapes[0]),
-            (lambda g: np.zeros(shapes[1])) if index_targets
+            (lambda g: np.zeros(shapes[1], tv.dtype)) if index_targets
             else (lambda g: g * d_targets.reshape(shapes[1]))]
     return record(float(loss), [scores, targets], vjps)
 
@@ -138,7 +138,7 @@ def binary_cross_entropy(pred, y, **options):
     kind = _from(options, "probs", "binary_cross_entropy")
     x, t = _pair(pred, y, "binary_cross_entropy")
     if x.size == 0:                # the mean of no elements is NaN, as mean([]) is
-        return _scalar_loss(math.nan, [pred, y], [np.zeros(x.shape), np.zeros(t.shape)])
+        return _scalar_loss(math.nan, [pred, y], [np.zeros(x.shape, x.dtype), np.zeros(t.shape, t.dtype)])
     n = x.size
     if kind == "logits":
         # log(1 + exp(-|x|)) + max(x, 0) - x*y is the same loss without overflow.

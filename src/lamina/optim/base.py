@@ -59,9 +59,10 @@ def _zeros_like(w):
 
 
 def _as_plain(x, like):
-    """An update's result as the kind of value the parameter is: float or fresh float64 array."""
+    """An update's result as the kind of value the parameter is: float, or a fresh array of the
+    parameter's shape and dtype (so a float32 parameter's state is float32 too)."""
     if isinstance(like, np.ndarray):
-        return np.array(x, dtype=np.float64).reshape(like.shape)
+        return np.array(x, dtype=like.dtype).reshape(like.shape)
     return float(x)
 
 

@@ -14,7 +14,8 @@ from ..values import Record, describe, is_numeric, value_of
 
 
 def plain_copy(x, what: str):
-    """A fresh plain float or float64 array of a (possibly tracked) number or tensor."""
+    """A fresh plain float, or array of the tensor's dtype (float32 or float64), of a (possibly
+    tracked) number or tensor."""
     if isinstance(x, (np.floating, np.integer)):
         return float(x)
     if not is_numeric(x):
@@ -22,7 +23,7 @@ def plain_copy(x, what: str):
                           f"not {describe(x)}.")
     v = value_of(x)
     if isinstance(v, np.ndarray):
-        return np.array(v, dtype=np.float64)
+        return np.array(v, dtype=np.float32 if v.dtype == np.float32 else np.float64)
     return float(v)
 
 
@@ -113,7 +114,7 @@ def match_gradients(structure: Structure, values: list, g, what: str) -> list:
         if np.shape(gi) != np.shape(w):
             raise LaminaError("ShapeError", f"The gradient for {structure.label(i)} is "
                               f"{_shape(gi)}, but the parameter is {_shape(w)}.")
-        grads.append(gi)
+        grads.append(gi.astype(w.dtype, copy=False) if isinstance(w, np.ndarray) else gi)
     return grads
 
 

@@ -9,10 +9,11 @@ from ..values import as_int, describe, value_of
 
 
 def data(x, what: str) -> np.ndarray:
-    """A number, vector or matrix (tracked or not) as a float64 array of at least one dimension."""
+    """A number, vector or matrix (tracked or not) as an array of at least one dimension: a
+    float32 tensor stays float32, anything else is float64."""
     v = value_of(x)
     if isinstance(v, np.ndarray):
-        return v if v.dtype == np.float64 else v.astype(np.float64)
+        return v if v.dtype == np.float64 or v.dtype == np.float32 else v.astype(np.float64)
     if isinstance(v, (float, int)) and not isinstance(v, bool):
         return np.array([float(v)])
     raise LaminaError("TypeError", f"{what} must be a number, vector or matrix, not {describe(x)}.")
@@ -42,9 +43,12 @@ def axis_of(shape: tuple, axis, what: str):
 
 
 def shaped_like(g: np.ndarray, x):
-    """A gradient computed on data(x) in the shape of the argument x itself (a float for a number)."""
+    """A gradient computed on data(x) in the shape and dtype of the argument x itself (a float
+    for a number)."""
     v = value_of(x)
-    return float(g.reshape(-1)[0]) if type(v) is not np.ndarray else g.reshape(v.shape)
+    if type(v) is not np.ndarray:
+        return float(g.reshape(-1)[0])
+    return g.reshape(v.shape).astype(v.dtype, copy=False)
 
 
 def flag(x, what: str) -> bool:

@@ -52,11 +52,11 @@ def quantile(x, q, axis=None, skipnan=False):
     one = qs.ndim == 0 and k is not None      # one q along an axis: a row or column, as sum gives
     if a.size == 0:               # NumPy cannot take quantiles of nothing; they are NaN
         kept = () if k is None else (a.shape[1 - k],) if a.ndim == 2 else ()
-        result = np.full(qs.shape + kept, np.nan)
+        result = np.full(qs.shape + kept, np.nan, dtype=a.dtype)
         if one:
             result = result.reshape((1, -1) if k == 0 else (-1, 1))
     else:
-        result = quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k, keepdims=one)
+        result = quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k, keepdims=one).astype(a.dtype, copy=False)
     if k == 1 and qs.ndim == 1:
         result = result.T               # rows of the input stay rows
     return record(lamina_value(result), (x,), (lambda g: shaped_like(_order_grad(g, a, k, qs, skip), x),))

@@ -43,7 +43,7 @@ def polyval(p, x):
     powers = lambda: [np.power(xs, c.size - 1 - i) for i in range(c.size)]  # noqa: E731
     return record(lamina_value(np.polyval(c, xs)), (p, x),
                   (lambda g: shaped_like(np.array([np.sum(g * t) for t in powers()]), p),
-                   lambda g: lamina_value(g * np.polyval(np.polyder(c), xs))))
+                   lambda g: lamina_value(g * np.polyval(np.polyder(c).astype(c.dtype), xs))))
 
 
 # -- logistic regression -------------------------------------------------------

@@ -54,7 +54,7 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
 
 def _variance(a: np.ndarray, k, skip: bool, d: int):
     kept = k is not None         # along an axis the result keeps its orientation: a row or a column
-    result = np.asarray(quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d, keepdims=kept), dtype=np.float64)
+    result = np.asarray(quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d, keepdims=kept), dtype=a.dtype)
     counts = (~np.isnan(a) if skip else np.ones_like(a, dtype=bool)).sum(axis=k, keepdims=kept)
     return lamina_value(np.where(counts - d > 0, result, np.nan))
 
@@ -154,7 +154,7 @@ def cov(x, y=None, ddof=1.0, skipnan=False):
     d = _ddof(ddof, "cov")
     n, k = int(rows.sum()), a.shape[1]
     if n - d <= 0:
-        c = np.full((k, k), np.nan)
+        c = np.full((k, k), np.nan, dtype=a.dtype)
     else:
         centered = a[rows] - a[rows].mean(axis=0)
         c = centered.T @ centered / (n - d)
@@ -172,9 +172,9 @@ def corr(x, y=None, skipnan=False):
     rows = _kept_rows(a, flag(skipnan, "corr's skipnan"))
     n, k = int(rows.sum()), a.shape[1]
     if n < 2:
-        c = np.full((k, k), np.nan)
+        c = np.full((k, k), np.nan, dtype=a.dtype)
     else:
-        c = np.clip(np.atleast_2d(quiet(np.corrcoef, a[rows], rowvar=False)), -1.0, 1.0)
+        c = np.clip(np.atleast_2d(quiet(np.corrcoef, a[rows], rowvar=False)), -1.0, 1.0).astype(a.dtype)
 
     def columns_grad(g):
         # R = S / (s s') with S the covariance and s its diagonal's roots

@@ -29,7 +29,8 @@ class Dropout(Layer):
         """Keep each element with probability 1 - rate and scale by 1/(1 - rate) while fitting."""
         if not training or self.rate == 0.0:
             return x
-        return ops.emul(x, dropout_mask(rng, np.shape(value_of(x)), self.rate))
+        v = value_of(x)
+        return ops.emul(x, dropout_mask(rng, np.shape(v), self.rate, v.dtype))
 
     def label(self) -> str:
         return f"dropout({self.rate:g})"

@@ -40,7 +40,7 @@ def embed(tokens: np.ndarray, table):
     out = tv[tokens].reshape(m, -1)
 
     def d_table(g):
-        d = np.zeros((vocab, dim))
+        d = np.zeros((vocab, dim), dtype=tv.dtype)
         np.add.at(d, tokens.reshape(-1), np.reshape(g, (-1, dim)))
         return d
 
