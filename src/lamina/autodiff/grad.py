@@ -1,13 +1,11 @@
 """The reverse sweep, and `grad(loss, wrt)` as the language defines it.
 
-`backward` walks the tape downwards from the loss's node, calling each reached
-entry's VJPs for its (live) parents; gradients accumulate by node id. It costs
-what the loss depends on, not what the tape holds: it walks down from node to
-node while they receive gradients, and once it has met more than 32 nodes that
-received none (and more than there are nodes still waiting), it jumps straight
-to the highest node still waiting; it stops as soon as none is. So a gap costs
-at most that much, and a program that forgets tape_reset() in a loop pays for a
-larger tape in memory, not in time.
+`backward` follows the loss's entry (autodiff/tape.py) down to its parents, in
+decreasing node id: a node is handled once every value computed from it has
+passed its gradient on, since a value's id is always above its inputs'. A heap
+holds the nodes that have received a gradient and wait for their turn; each
+reached entry's VJPs are called for its parents, and gradients accumulate by
+node id. So the sweep costs what the loss depends on, whatever else was recorded.
 The first contribution to a node is stored as it is (it may alias another
 array, so it is never written into); a second one allocates a sum the sweep
 owns, and later ones are added into that array in place.
@@ -20,6 +18,7 @@ gives one gradient per item; a tracked vector passed as wrt is one target.
 from __future__ import annotations
 
 import math
+from heapq import heappop, heappush
 
 import numpy as np
 
@@ -28,56 +27,44 @@ from ..values import Record, Tracked, describe
 from ..warnings import warn
 from .tape import TAPE
 
-MISSES_BEFORE_JUMP = 32
-UNNEEDED_MIN_ENTRIES = 10_000    # warn when the tape holds at least this many entries...
-UNNEEDED_RATIO = 100             # ...and this many times what the loss depends on
 FIRST_ORDER = ("the gradients grad() returns are plain values, not recorded on the tape, so a "
                "gradient cannot be differentiated again: gradients in Lamina are first order")
 
 
 def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
     """(gradients of `loss` for the nodes in `wanted` that it depends on, by node id; how many
-    nodes the sweep reached; how many node ids it looked at, reached or not)."""
-    entries = TAPE.entries
-    first = TAPE.first_node
+    nodes the sweep reached; the same count, kept for callers that read how much it looked at)."""
     grads = {loss.node: 1.0}
+    pending = {loss.node: loss.entry}          # node -> its entry, for nodes holding a gradient
+    heap = [-loss.node]
     owned = set()
     found = {}
-    reached = looked = 0
-    top = loss.node
-    while True:
-        misses = 0
-        node = top
-        for node in range(top, first - 1, -1):
-            g = grads.pop(node, None)
-            if g is None:
-                misses += 1
-                if not grads or (misses > MISSES_BEFORE_JUMP and misses > len(grads)):
-                    break                  # done, or a long gap: jump to the highest waiting node
-                continue
-            if node in wanted:
-                found[node] = (g, node in owned)
-            entry = entries[node - first]
-            if entry is None:          # a leaf
-                continue
-            for k in range(0, len(entry), 2):
-                parent = entry[k]
-                contribution = entry[k + 1](g)
-                old = grads.get(parent)
-                if old is None:
-                    grads[parent] = contribution
-                elif type(old) is not np.ndarray:
-                    grads[parent] = old + contribution
-                elif parent in owned:
-                    np.add(old, contribution, out=old)
-                else:
-                    grads[parent] = old + contribution
-                    owned.add(parent)
-        looked += top - node + 1
-        reached += top - node + 1 - misses
-        if not grads:
-            return found, reached, looked
-        top = max(grads)
+    reached = 0
+    while heap:
+        node = -heappop(heap)
+        g = grads.pop(node)
+        entry = pending.pop(node)
+        reached += 1
+        if node in wanted:
+            found[node] = (g, node in owned)
+        if entry is None:          # a leaf
+            continue
+        for k in range(0, len(entry), 3):
+            parent = entry[k]
+            contribution = entry[k + 2](g)
+            old = grads.get(parent)
+            if old is None:
+                grads[parent] = contribution
+                pending[parent] = entry[k + 1]
+                heappush(heap, -parent)
+            elif type(old) is not np.ndarray:
+                grads[parent] = old + contribution
+            elif parent in owned:
+                np.add(old, contribution, out=old)
+            else:
+                grads[parent] = old + contribution
+                owned.add(parent)
+    return found, reached, reached
 
 
 def grad(loss, wrt):
@@ -93,7 +80,7 @@ def grad(loss, wrt):
         if type(x) is not Tracked:
             raise LaminaError("TapeError", f"{path} is {describe(x)} that is not tracked; grad "
                               f"differentiates with respect to values made by param() or track().")
-    found, reached, _ = backward(loss, {x.node for _, x in leaves})
+    found, _, _ = backward(loss, {x.node for _, x in leaves})
     handed = set()
     results = [_result(x, found, handed) for _, x in leaves]
     if leaves and not found:
@@ -107,13 +94,6 @@ def grad(loss, wrt):
         warn(f"grad(): the loss is finite ({loss.value!r}) but the gradient for "
              f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
              f"took the log or sqrt of a non-positive number, or overflowed.", once_key="grad: not finite")
-    live = len(TAPE.entries)
-    if live >= UNNEEDED_MIN_ENTRIES and live > UNNEEDED_RATIO * reached and not TAPE.warned_unneeded:
-        TAPE.warned_unneeded = True
-        warn(f"grad(): the loss depends on {reached:,} of the {live:,} entries on the tape; "
-             f"the rest are earlier computations, kept alive (with their memory) until "
-             f"tape_reset(). Call tape_reset() between independent computations, for "
-             f"example at the start of each training step.")
     return _rebuild(wrt, iter(results))
 
 
