@@ -67,8 +67,12 @@ def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
     return found, reached, reached
 
 
-def grad(loss, wrt):
-    """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record)."""
+def grad(loss, wrt, fresh: bool = True):
+    """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record).
+
+    `fresh`: every array handed out is one no one else holds (what a program gets); a
+    trainer that only reads the gradients passes False and gets the sweep's arrays as
+    they are, without copies."""
     leaves = []                                   # (path, Tracked)
     _collect(wrt, "{arg:wrt}", leaves)
     gen = TAPE.gen
@@ -82,14 +86,13 @@ def grad(loss, wrt):
                               f"differentiates with respect to values made by param() or track().")
     found, _, _ = backward(loss, {x.node for _, x in leaves})
     handed = set()
-    results = [_result(x, found, handed) for _, x in leaves]
+    results = [_result(x, found, handed, fresh) for _, x in leaves]
     if leaves and not found:
         warn(f"grad(): the loss does not depend on {_named(len(leaves))}, so every gradient "
              f"is zero; compute the loss from the values you differentiate against (a value "
              f"built after the loss, such as a bracket or vcat of parameters, or one wrapped "
              f"again with param(), is a new value the loss never saw).", once_key="grad: not connected")
-    bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results)
-           if not (math.isfinite(g) if type(g) is float else np.isfinite(g).all())]
+    bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results) if not _finite(g)]
     if bad and np.isfinite(loss.value):
         warn(f"grad(): the loss is finite ({loss.value!r}) but the gradient for "
              f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
@@ -129,13 +132,23 @@ def _and(names: list) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _result(x: Tracked, found: dict, handed: set):
+def _finite(g) -> bool:
+    if type(g) is float:
+        return math.isfinite(g)
+    # One pass without a temporary: a NaN or Inf anywhere makes the sum NaN or Inf. Only a sum
+    # that overflowed (or a real NaN) needs the elementwise look.
+    return math.isfinite(g.sum()) or bool(np.isfinite(g).all())
+
+
+def _result(x: Tracked, found: dict, handed: set, fresh: bool = True):
     """The gradient handed out for `x`: its shape, a float for a number, zeros if unreached."""
     g, owned = found.get(x.node, (None, False))
     if g is None:
         return 0.0 if type(x.value) is float else np.zeros(x.value.shape)
     if type(x.value) is float:
         return float(g)
+    if not fresh:
+        return g if type(g) is np.ndarray else np.full(x.value.shape, g)
     if not owned or x.node in handed:
         return np.array(g, dtype=np.float64)      # never hand out an array the tape may share
     handed.add(x.node)

@@ -1,0 +1,55 @@
+"""fit and train_loop update a private copy of the optimizer in place: the same numbers as the
+immutable update, the parameters' dtype kept, and no value a program holds ever changed."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from lamina.optim.base import make
+from lamina.optim.registry import RULES
+from lamina.optim.loop import train_loop
+
+
+def gradients(rng, params, steps):
+    return [[rng.standard_normal(np.shape(p)) if isinstance(p, np.ndarray) else float(rng.standard_normal())
+             for p in params] for _ in range(steps)]
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_the_in_place_update_gives_the_immutable_update_bit_for_bit(name):
+    rng = np.random.default_rng(3)
+    start = [rng.standard_normal((4, 3)), rng.standard_normal((1, 3)), 0.7]
+    opt = make(RULES[name], start)
+    before = [np.copy(p) for p in opt.params]
+    pure, mine = opt, opt.private()
+    for grads in gradients(rng, start, 5):
+        pure, mine = pure.advance(grads), mine.advance_in_place(grads)
+    assert mine.t == pure.t == 5
+    for a, b in zip(mine.params, pure.params):
+        assert np.array_equal(a, b) and type(a) is type(b)
+    for sa, sb in zip(mine.state, pure.state):
+        assert sa.keys() == sb.keys() and all(np.array_equal(sa[k], sb[k]) for k in sa)
+    for p, b in zip(opt.params, before):                   # the optimizer it was copied from
+        assert np.array_equal(p, b)
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_the_in_place_update_keeps_float32_parameters_and_state_float32(name):
+    rng = np.random.default_rng(4)
+    opt = make(RULES[name], [rng.standard_normal((5, 2))])
+    f32 = replace(opt, params=(opt.params[0].astype(np.float32),),
+                  state=({k: v.astype(np.float32) for k, v in opt.state[0].items()},))
+    stepped = f32.private().advance_in_place([rng.standard_normal((5, 2)).astype(np.float32)])
+    assert stepped.params[0].dtype == np.float32
+    assert all(v.dtype == np.float32 for v in stepped.state[0].values())
+
+
+def test_train_loop_leaves_a_bound_optimizer_as_it_was():
+    w = np.array([0.5, -1.0])
+    opt = make(RULES["adam"], w, lr=0.1)
+    from lamina.autodiff import ops, reductions
+    loss_fn = lambda p: reductions.sum(ops.epow(p, 2.0))
+    out = train_loop(loss_fn, w, 20, optimizer=opt, returning="all")
+    assert np.array_equal(opt.params[0], w) and opt.t == 0
+    assert np.all(np.abs(out.fields["params"]) < np.abs(w))
+    assert out.fields["optimizer"].t == 20
