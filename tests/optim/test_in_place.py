@@ -21,14 +21,20 @@ def test_the_in_place_update_gives_the_immutable_update_bit_for_bit(name):
     start = [rng.standard_normal((4, 3)), rng.standard_normal((1, 3)), 0.7]
     opt = make(RULES[name], start)
     before = [np.copy(p) for p in opt.params]
-    pure, mine = opt, opt.private()
-    for grads in gradients(rng, start, 5):
-        pure, mine = pure.advance(grads), mine.advance_in_place(grads)
-    assert mine.t == pure.t == 5
-    for a, b in zip(mine.params, pure.params):
-        assert np.array_equal(a, b) and type(a) is type(b)
-    for sa, sb in zip(mine.state, pure.state):
-        assert sa.keys() == sb.keys() and all(np.array_equal(sa[k], sb[k]) for k in sa)
+    rule = RULES[name]
+    pure_w, pure_s = list(opt.params), list(opt.state)      # the rule's pure update, by hand
+    mine, value = opt.private(), opt
+    for t, grads in enumerate(gradients(rng, start, 5), start=1):
+        for i, gw in enumerate(grads):
+            pure_w[i], pure_s[i] = rule.update(pure_w[i], gw, pure_s[i], opt.hp, t)
+        mine, value = mine.advance_in_place(grads), value.advance(grads)
+    assert mine.t == value.t == 5
+    for result in (mine, value):
+        for a, b in zip(result.params, pure_w):
+            assert np.array_equal(a, b)
+        for sa, sb in zip(result.state, pure_s):
+            assert sa.keys() == sb.keys() and all(np.array_equal(sa[k], sb[k]) for k in sa)
+    assert [type(p) for p in mine.params] == [type(p) for p in value.params] == [np.ndarray, np.ndarray, float]
     for p, b in zip(opt.params, before):                   # the optimizer it was copied from
         assert np.array_equal(p, b)
 
