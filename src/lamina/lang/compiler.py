@@ -175,8 +175,13 @@ class Compiler:
             if isinstance(target, A.Field):
                 value = helper("_set_field", container, const(target.name), value)
             else:
-                fn = "_set_index_var" if isinstance(target.target, A.Name) else "_set_index"
-                value = helper(fn, container, self.index_items(target.items), value)
+                if (isinstance(target.target, A.Name) and len(target.items) == 1
+                        and not isinstance(target.items[0], A.Slice)):
+                    # `v[i] = x` on a variable, the store loops are made of: no index tuple
+                    value = helper("_set_item_var", container, self.expr(target.items[0]), value)
+                else:
+                    fn = "_set_index_var" if isinstance(target.target, A.Name) else "_set_index"
+                    value = helper(fn, container, self.index_items(target.items), value)
             value = self.at(value, target)
             target = target.target
         return [py.Assign([py.Name(mangle(target.name), py.Store())], value)]
