@@ -2,10 +2,13 @@
 
 `backward` follows the loss's entry (autodiff/tape.py) down to its parents, in
 decreasing node id: a node is handled once every value computed from it has
-passed its gradient on, since a value's id is always above its inputs'. A heap
-holds the nodes that have received a gradient and wait for their turn; each
-reached entry's VJPs are called for its parents, and gradients accumulate by
-node id. So the sweep costs what the loss depends on, whatever else was recorded.
+passed its gradient on, since a value's id is always above its inputs'. Each
+reached entry's VJPs are called for its parents; gradients (and the parents'
+entries) wait by node id. The sweep walks the ids down from the loss while they
+receive gradients, and once it has met more than 32 that received none (and more
+than there are nodes still waiting), it jumps straight to the highest node still
+waiting; it stops as soon as none is. So it costs what the loss depends on (a
+gap costs at most 33 look-ups), whatever else was recorded.
 The first contribution to a node is stored as it is (it may alias another
 array, so it is never written into); a second one allocates a sum the sweep
 owns, and later ones are added into that array in place.
@@ -18,7 +21,6 @@ gives one gradient per item; a tracked vector passed as wrt is one target.
 from __future__ import annotations
 
 import math
-from heapq import heappop, heappush
 
 import numpy as np
 
@@ -27,44 +29,54 @@ from ..values import Record, Tracked, describe
 from ..warnings import warn
 from .tape import TAPE
 
+MISSES_BEFORE_JUMP = 32
 FIRST_ORDER = ("the gradients grad() returns are plain values, not recorded on the tape, so a "
                "gradient cannot be differentiated again: gradients in Lamina are first order")
 
 
 def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
     """(gradients of `loss` for the nodes in `wanted` that it depends on, by node id; how many
-    nodes the sweep reached; the same count, kept for callers that read how much it looked at)."""
+    nodes the sweep reached; how many node ids it looked at, reached or not)."""
     grads = {loss.node: 1.0}
-    pending = {loss.node: loss.entry}          # node -> its entry, for nodes holding a gradient
-    heap = [-loss.node]
+    entries = {loss.node: loss.entry}          # the entry of each node holding a gradient
     owned = set()
     found = {}
-    reached = 0
-    while heap:
-        node = -heappop(heap)
-        g = grads.pop(node)
-        entry = pending.pop(node)
-        reached += 1
-        if node in wanted:
-            found[node] = (g, node in owned)
-        if entry is None:          # a leaf
-            continue
-        for k in range(0, len(entry), 3):
-            parent = entry[k]
-            contribution = entry[k + 2](g)
-            old = grads.get(parent)
-            if old is None:
-                grads[parent] = contribution
-                pending[parent] = entry[k + 1]
-                heappush(heap, -parent)
-            elif type(old) is not np.ndarray:
-                grads[parent] = old + contribution
-            elif parent in owned:
-                np.add(old, contribution, out=old)
-            else:
-                grads[parent] = old + contribution
-                owned.add(parent)
-    return found, reached, reached
+    reached = looked = 0
+    top = loss.node
+    while True:
+        misses = 0
+        node = top
+        for node in range(top, -1, -1):
+            g = grads.pop(node, None)
+            if g is None:
+                misses += 1
+                if not grads or (misses > MISSES_BEFORE_JUMP and misses > len(grads)):
+                    break                  # done, or a long gap: jump to the highest waiting node
+                continue
+            entry = entries.pop(node)
+            if node in wanted:
+                found[node] = (g, node in owned)
+            if entry is None:          # a leaf
+                continue
+            for k in range(0, len(entry), 3):
+                parent = entry[k]
+                contribution = entry[k + 2](g)
+                old = grads.get(parent)
+                if old is None:
+                    grads[parent] = contribution
+                    entries[parent] = entry[k + 1]
+                elif type(old) is not np.ndarray:
+                    grads[parent] = old + contribution
+                elif parent in owned:
+                    np.add(old, contribution, out=old)
+                else:
+                    grads[parent] = old + contribution
+                    owned.add(parent)
+        looked += top - node + 1
+        reached += top - node + 1 - misses
+        if not grads:
+            return found, reached, looked
+        top = max(grads)
 
 
 def grad(loss, wrt, fresh: bool = True):

@@ -102,13 +102,12 @@ class Tape:
         return self.count
 
     def _append(self) -> int:
-        node = self.first_node + self.count
-        self.count += 1
-        if self.count > self.warn_entries and not self.warned:
+        count = self.count = self.count + 1
+        if count > self.warn_entries and not self.warned:
             self.warned = True
             warn(f"the autodiff tape holds more than {self.warn_entries:,} entries; "
                  "call tape_reset() between independent computations to free them")
-        return node
+        return self.first_node + count - 1
 
     def leaf(self, value, trainable: bool) -> Tracked:
         return Tracked(value, self._append(), self.gen, trainable)
@@ -132,9 +131,7 @@ def record(value, inputs, vjps):
     entry = []
     for x, vjp in zip(inputs, vjps):
         if type(x) is Tracked and x.gen == gen:
-            entry.append(x.node)
-            entry.append(x.entry)
-            entry.append(vjp)
+            entry += (x.node, x.entry, vjp)
     if not entry:
         return value
     return Tracked(value, tape._append(), gen, False, tuple(entry))
