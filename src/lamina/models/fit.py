@@ -90,7 +90,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     callbacks.append(Progress(level, n_epochs, x.shape[0]))
 
     run = Run(model)
-    batches = Batches(x, y, size)
+    batches = Batches(x, y)
     rng = np.random.default_rng([model.seed, SHUFFLE_STREAM, model.epochs])
     m = x.shape[0]
     try:
@@ -147,11 +147,11 @@ def train_step(model: Model, opt: Optimizer, xb, yb, rng):
 
 class Batches:
     """A batch's rows of x and y, gathered into arrays reused from batch to batch (one pair
-    for full batches, one for the shorter last one). A batch lives only for its own step:
-    nothing the step records outlives it (train_step resets the tape)."""
+    for full batches, one for the shorter last one). A batch is used only by its own step:
+    the step's tracked values, whose VJPs read it, are gone when train_step returns."""
 
-    def __init__(self, x: np.ndarray, y: np.ndarray, size: int):
-        self.x, self.y, self.size = x, y, size
+    def __init__(self, x: np.ndarray, y: np.ndarray):
+        self.x, self.y = x, y
         self.buffers: dict = {}
 
     def get(self, order, start: int, stop: int):
