@@ -59,3 +59,28 @@ def test_train_loop_leaves_a_bound_optimizer_as_it_was():
     assert np.array_equal(opt.params[0], w) and opt.t == 0
     assert np.all(np.abs(out.fields["params"]) < np.abs(w))
     assert out.fields["optimizer"].t == 20
+
+
+def test_a_ctrl_c_during_the_in_place_update_waits_for_it_to_finish():
+    import os
+    import signal
+    from dataclasses import replace as swap
+
+    from lamina.optim.adam import adam_in_place
+    from lamina.optim.train_step import train_step
+    from lamina.autodiff import ops, reductions
+
+    calls = []
+
+    def interrupted(w, g, state, hp, t):             # Ctrl-C pressed after the first parameter
+        if not calls:
+            os.kill(os.getpid(), signal.SIGINT)
+        calls.append(t)
+        adam_in_place(w, g, state, hp, t)
+
+    start = [np.array([1.0, -2.0]), np.array([0.5])]
+    opt = make(swap(RULES["adam"], update_in_place=interrupted), start, lr=0.1).private()
+    with pytest.raises(KeyboardInterrupt):
+        train_step(opt, lambda p: reductions.sum(ops.add(reductions.sum(ops.epow(p[0], 2.0)), p[1])))
+    assert calls == [1, 1] and opt.t == 1              # both parameters and the count: all or nothing
+    assert np.all(opt.params[0] != start[0]) and np.all(opt.params[1] != start[1])

@@ -158,8 +158,9 @@ class Optimizer(LibObject):
                        state=tuple({k: _copy(v) for k, v in s.items()} for s in self.state))
 
     def advance_in_place(self, grads: list) -> "Optimizer":
-        """`advance`, writing into this optimizer's own arrays; only for one made by `private()`
-        that the caller holds alone. The gradients are read, never written."""
+        """`advance`, writing into this optimizer itself (its arrays, and its step count and
+        number parameters through the frozen fields); only for one made by `private()` that
+        the caller holds alone. Returns it. The gradients are read, never written."""
         t = self.t + 1
         rule, hp = self.rule, self.hp
         params = list(self.params)
@@ -175,7 +176,9 @@ class Optimizer(LibObject):
                 np.copyto(w, new_w)
                 for k, v in new_s.items():
                     np.copyto(s[k], v)
-        return replace(self, params=tuple(params), t=t)
+        object.__setattr__(self, "params", tuple(params))
+        object.__setattr__(self, "t", t)
+        return self
 
 
 def make(rule: Rule, params=None, lr=None, **options) -> Optimizer:
