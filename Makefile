@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[jupyter,test,cluster]'
+	@# Bytecode for every module now: a machine that never writes it (PYTHONDONTWRITEBYTECODE, a
+	@# read-only install) would otherwise compile Lamina's sources on every start.
+	$(BIN)/python -m compileall -q src/lamina
 	@if [ -n "$(TORCH_WHEEL)" ]; then \
 	  $(BIN)/pip install --quiet "$(TORCH_WHEEL)" 2>/dev/null || echo "torch could not be installed: torch comparisons will be skipped"; \
 	else echo "no local torch wheel: torch comparisons will be skipped"; fi

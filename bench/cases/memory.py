@@ -2,12 +2,13 @@
 
 A Lamina program trains a 32-64-1 relu MLP on a 64 x 32 batch: each step wraps the
 weights with param(), computes the mse loss, takes grad and updates the weights. One
-run calls tape_reset() at the end of every step, the other never does, so its tape
-keeps every step's entries and the arrays their gradient rules saved.
+run calls tape_reset() at the end of every step, the other never does. The tape used to
+keep every step's entries and the arrays their gradient rules saved until a reset; now each
+value owns its history (autodiff/tape.py), so a step's arrays go when the next step rebinds
+its values, and both runs should stay flat.
 
 Memory is what tracemalloc traces (Python objects and NumPy's array data) above the
-level before the first step: after 10, 100 and 1,000 steps, and the peak. The first
-must stay flat, the second grows with every step. Each run is its own process (the
+level before the first step: after 10, 100 and 1,000 steps, and the peak. Each run is its own process (the
 bench runner), so the numbers do not mix.
 """
 from __future__ import annotations

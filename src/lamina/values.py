@@ -25,14 +25,17 @@ class Tracked:
 
     `node` is its entry's id on the tape and `gen` the tape generation it was recorded in:
     a value whose generation is not the tape's current one predates a tape_reset().
+    `entry` is how it was computed (None for a leaf): the value owns its history, so the
+    history is freed with the last value that needs it (see autodiff/tape.py).
     """
-    __slots__ = ("value", "node", "gen", "trainable")
+    __slots__ = ("value", "node", "gen", "trainable", "entry")
 
-    def __init__(self, value, node: int, gen: int, trainable: bool = False):
+    def __init__(self, value, node: int, gen: int, trainable: bool = False, entry=None):
         self.value = value
         self.node = node
         self.gen = gen
         self.trainable = trainable
+        self.entry = entry
 
     def __repr__(self):
         return f"Tracked(node={self.node}, gen={self.gen}, value={self.value!r})"

@@ -1,13 +1,14 @@
 """The reverse sweep, and `grad(loss, wrt)` as the language defines it.
 
-`backward` walks the tape downwards from the loss's node, calling each reached
-entry's VJPs for its (live) parents; gradients accumulate by node id. It costs
-what the loss depends on, not what the tape holds: it walks down from node to
-node while they receive gradients, and once it has met more than 32 nodes that
-received none (and more than there are nodes still waiting), it jumps straight
-to the highest node still waiting; it stops as soon as none is. So a gap costs
-at most that much, and a program that forgets tape_reset() in a loop pays for a
-larger tape in memory, not in time.
+`backward` follows the loss's entry (autodiff/tape.py) down to its parents, in
+decreasing node id: a node is handled once every value computed from it has
+passed its gradient on, since a value's id is always above its inputs'. Each
+reached entry's VJPs are called for its parents; gradients (and the parents'
+entries) wait by node id. The sweep walks the ids down from the loss while they
+receive gradients, and once it has met more than 32 that received none (and more
+than there are nodes still waiting), it jumps straight to the highest node still
+waiting; it stops as soon as none is. So it costs what the loss depends on (a
+gap costs at most 33 look-ups), whatever else was recorded.
 The first contribution to a node is stored as it is (it may alias another
 array, so it is never written into); a second one allocates a sum the sweep
 owns, and later ones are added into that array in place.
@@ -29,8 +30,6 @@ from ..warnings import warn
 from .tape import TAPE
 
 MISSES_BEFORE_JUMP = 32
-UNNEEDED_MIN_ENTRIES = 10_000    # warn when the tape holds at least this many entries...
-UNNEEDED_RATIO = 100             # ...and this many times what the loss depends on
 FIRST_ORDER = ("the gradients grad() returns are plain values, not recorded on the tape, so a "
                "gradient cannot be differentiated again: gradients in Lamina are first order")
 
@@ -38,9 +37,8 @@ FIRST_ORDER = ("the gradients grad() returns are plain values, not recorded on t
 def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
     """(gradients of `loss` for the nodes in `wanted` that it depends on, by node id; how many
     nodes the sweep reached; how many node ids it looked at, reached or not)."""
-    entries = TAPE.entries
-    first = TAPE.first_node
     grads = {loss.node: 1.0}
+    entries = {loss.node: loss.entry}          # the entry of each node holding a gradient
     owned = set()
     found = {}
     reached = looked = 0
@@ -48,24 +46,25 @@ def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
     while True:
         misses = 0
         node = top
-        for node in range(top, first - 1, -1):
+        for node in range(top, -1, -1):
             g = grads.pop(node, None)
             if g is None:
                 misses += 1
                 if not grads or (misses > MISSES_BEFORE_JUMP and misses > len(grads)):
                     break                  # done, or a long gap: jump to the highest waiting node
                 continue
+            entry = entries.pop(node)
             if node in wanted:
                 found[node] = (g, node in owned)
-            entry = entries[node - first]
             if entry is None:          # a leaf
                 continue
-            for k in range(0, len(entry), 2):
+            for k in range(0, len(entry), 3):
                 parent = entry[k]
-                contribution = entry[k + 1](g)
+                contribution = entry[k + 2](g)
                 old = grads.get(parent)
                 if old is None:
                     grads[parent] = contribution
+                    entries[parent] = entry[k + 1]
                 elif type(old) is not np.ndarray:
                     grads[parent] = old + contribution
                 elif parent in owned:
@@ -80,8 +79,12 @@ def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
         top = max(grads)
 
 
-def grad(loss, wrt):
-    """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record)."""
+def grad(loss, wrt, fresh: bool = True):
+    """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record).
+
+    `fresh`: every array handed out is one no one else holds (what a program gets); a
+    trainer that only reads the gradients passes False and gets the sweep's arrays as
+    they are, without copies."""
     leaves = []                                   # (path, Tracked)
     _collect(wrt, "{arg:wrt}", leaves)
     gen = TAPE.gen
@@ -93,27 +96,19 @@ def grad(loss, wrt):
         if type(x) is not Tracked:
             raise LaminaError("TapeError", f"{path} is {describe(x)} that is not tracked; grad "
                               f"differentiates with respect to values made by param() or track().")
-    found, reached, _ = backward(loss, {x.node for _, x in leaves})
+    found, _, _ = backward(loss, {x.node for _, x in leaves})
     handed = set()
-    results = [_result(x, found, handed) for _, x in leaves]
+    results = [_result(x, found, handed, fresh) for _, x in leaves]
     if leaves and not found:
         warn(f"grad(): the loss does not depend on {_named(len(leaves))}, so every gradient "
              f"is zero; compute the loss from the values you differentiate against (a value "
              f"built after the loss, such as a bracket or vcat of parameters, or one wrapped "
              f"again with param(), is a new value the loss never saw).", once_key="grad: not connected")
-    bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results)
-           if not (math.isfinite(g) if type(g) is float else np.isfinite(g).all())]
+    bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results) if not _finite(g)]
     if bad and np.isfinite(loss.value):
         warn(f"grad(): the loss is finite ({loss.value!r}) but the gradient for "
              f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
              f"took the log or sqrt of a non-positive number, or overflowed.", once_key="grad: not finite")
-    live = len(TAPE.entries)
-    if live >= UNNEEDED_MIN_ENTRIES and live > UNNEEDED_RATIO * reached and not TAPE.warned_unneeded:
-        TAPE.warned_unneeded = True
-        warn(f"grad(): the loss depends on {reached:,} of the {live:,} entries on the tape; "
-             f"the rest are earlier computations, kept alive (with their memory) until "
-             f"tape_reset(). Call tape_reset() between independent computations, for "
-             f"example at the start of each training step.")
     return _rebuild(wrt, iter(results))
 
 
@@ -149,7 +144,15 @@ def _and(names: list) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _result(x: Tracked, found: dict, handed: set):
+def _finite(g) -> bool:
+    if type(g) is float:
+        return math.isfinite(g)
+    # One pass without a temporary: a NaN or Inf anywhere makes the sum NaN or Inf. Only a sum
+    # that overflowed (or a real NaN) needs the elementwise look.
+    return math.isfinite(g.sum()) or bool(np.isfinite(g).all())
+
+
+def _result(x: Tracked, found: dict, handed: set, fresh: bool = True):
     """The gradient handed out for `x`: its shape and dtype, a float for a number, zeros if
     unreached. (Where float32 and float64 tensors meet, a float32 value's gradient may arrive as
     float64: it is rounded back here.)"""
@@ -159,6 +162,10 @@ def _result(x: Tracked, found: dict, handed: set):
     if type(x.value) is float:
         return float(g)
     dtype = x.value.dtype                         # a gradient has its value's dtype
+    if not fresh:
+        if type(g) is not np.ndarray:
+            return np.full(x.value.shape, g, dtype=dtype)
+        return g if g.dtype == dtype else g.astype(dtype)
     if not owned or x.node in handed or type(g) is not np.ndarray or g.dtype != dtype:
         return np.array(g, dtype=dtype)           # never hand out an array the tape may share
     handed.add(x.node)

@@ -1,20 +1,24 @@
-"""The one autodiff tape: entries, generations, reset.
+"""The one autodiff tape: node ids, generations, reset.
 
-Every tracked value holds its number, its node id and the generation of the tape
-it was recorded in. Node ids come from a counter that never restarts, so a value
-recorded before `tape_reset()` can never alias a node recorded after it; the
-generation tells such a stale value apart so that `grad` can say what happened.
+Every tracked value holds its number, its node id, the generation of the tape it
+was recorded in, and its entry: how it was computed. Node ids come from a counter
+that never restarts, so a value recorded before `tape_reset()` can never alias a
+node recorded after it; the generation tells such a stale value apart so that
+`grad` can say what happened.
 
-An entry refers to its inputs by node id only and keeps one vector-Jacobian
-product (VJP) per live input; nothing on the tape points back at a Tracked value,
-so no reference cycles form and a reset frees everything at once.
+The values own the graph, the tape does not: an entry is one flat tuple
+(parent node, parent's entry, vjp, parent node, parent's entry, vjp, ...) for
+its live tracked inputs, or None for a leaf, and it is held by the value it
+computed and by the entries of the values computed from that one. So the
+arrays a VJP saved live exactly as long as some value that may still be
+differentiated needs them: a training loop that rebinds its loss and
+parameters every step frees each step's history as soon as the next step
+replaces it, with or without tape_reset(). Nothing in an entry points back at a
+newer value, so no reference cycles form.
 
-An entry is one flat tuple (parent, vjp, parent, vjp, ...), or None for a leaf:
-a long tape is mostly entries, and every extra container per entry is another
-object for Python's cycle collector to walk on each full collection. A VJP
-takes the gradient of the entry's value and returns the gradient for that
-parent, in the parent's shape (a Python float for a scalar); it must not
-modify the gradient it is given.
+A VJP takes the gradient of the entry's value and returns the gradient for that
+parent, in the parent's shape (a Python float for a scalar); it must not modify
+the gradient it is given.
 
 The tape also remembers who reset it (`tape_reset()`, or a builtin such as fit()
 that resets it while it trains, see `resets_by`), so that a TapeError about a stale
@@ -34,26 +38,25 @@ CAUSES_KEPT = 64            # runs of resets whose cause is remembered
 class Tape:
     def __init__(self):
         self.gen = 0
-        self.first_node = 0          # node id of entries[0]
-        self.entries: list = []      # entry i is node first_node + i: (parent, vjp, ...) or None for a leaf
+        self.first_node = 0          # node id of the first value recorded in this generation
+        self.count = 0               # values recorded in this generation (leaves included)
         self.warn_entries = DEFAULT_WARN_ENTRIES
         self.warned = False
-        self.warned_unneeded = False  # grad's warning that most of the tape is not the loss's (once)
         self.label: str | None = None # who is resetting now (see resets_by)
         self.causes: list = []       # [first gen, last gen, who]: who ended those generations
 
     @property
     def next_node(self) -> int:
-        return self.first_node + len(self.entries)
+        return self.first_node + self.count
 
     def reset(self, by: str | None = None) -> None:
-        """Drop every entry and start a new generation; `by` names who asked (for messages)."""
-        self.first_node += len(self.entries)
-        self.entries = []
+        """Start a new generation (every value recorded so far becomes stale); `by` names who
+        asked (for messages)."""
+        self.first_node += self.count
+        self.count = 0
         self._note_cause(by or self.label)
         self.gen += 1
         self.warned = False
-        self.warned_unneeded = False
 
     def _note_cause(self, who: str | None) -> None:
         last = self.causes[-1] if self.causes else None
@@ -86,31 +89,28 @@ class Tape:
         configuration run in this process records and resets as if in a process of its own.
         Nothing tracked may leave the block (sweep refuses tracked results)."""
         saved = dict(vars(self))
-        self.entries, self.causes, self.label = [], [], None
-        self.first_node, self.gen = self.next_node, self.gen + 1
-        self.warned = self.warned_unneeded = False
+        self.causes, self.label = [], None
+        self.first_node, self.gen, self.count = self.next_node, self.gen + 1, 0
+        self.warned = False
         try:
             yield
         finally:
             vars(self).update(saved)
 
     def size(self) -> int:
-        return len(self.entries)
+        """How many values were recorded in this generation (leaves included)."""
+        return self.count
 
-    def _append(self, entry) -> int:
-        node = self.first_node + len(self.entries)
-        self.entries.append(entry)
-        if len(self.entries) > self.warn_entries and not self.warned:
+    def _append(self) -> int:
+        count = self.count = self.count + 1
+        if count > self.warn_entries and not self.warned:
             self.warned = True
             warn(f"the autodiff tape holds more than {self.warn_entries:,} entries; "
                  "call tape_reset() between independent computations to free them")
-        return node
+        return self.first_node + count - 1
 
     def leaf(self, value, trainable: bool) -> Tracked:
-        return Tracked(value, self._append(None), self.gen, trainable)
-
-    def entry(self, node: int):
-        return self.entries[node - self.first_node]
+        return Tracked(value, self._append(), self.gen, trainable)
 
 
 TAPE = Tape()
@@ -131,8 +131,7 @@ def record(value, inputs, vjps):
     entry = []
     for x, vjp in zip(inputs, vjps):
         if type(x) is Tracked and x.gen == gen:
-            entry.append(x.node)
-            entry.append(vjp)
+            entry += (x.node, x.entry, vjp)
     if not entry:
         return value
-    return Tracked(value, tape._append(tuple(entry)), gen)
+    return Tracked(value, tape._append(), gen, False, tuple(entry))

@@ -155,10 +155,10 @@ def grad(loss, wrt=None):
 
 @builtin("tape_reset", tracked="constant", category=CATEGORY,
          shapes=[Shape("tape_reset()", "no input", "no output",
-                       "Discards every entry recorded so far on the autodiff tape.")],
-         summary="Discards every entry recorded so far on the autodiff tape, freeing the memory a "
-                 "chain of param/grad calls has built up. Call it between independent computations: "
-                 "a program that never calls it keeps every tracked operation alive.",
+                       "Starts a new generation of the autodiff tape.")],
+         summary="Starts a new generation of the autodiff tape: every value recorded so far becomes "
+                 "stale (a constant that can no longer be differentiated against). Call it between "
+                 "independent computations, for example at the start of each training step.",
          examples=["w = param(2.0)\nloss = w ^ 2\nprint(tape_size(), grad(loss, wrt = w))\ntape_reset()\n"
                    "print(tape_size())",
                    "w = param(3.0)\ntape_reset()\nprint(w * 2)          # a stale value still works as a constant\n"
@@ -168,8 +168,11 @@ def grad(loss, wrt=None):
                    "    w = param(wv)\n    g = grad(mean((w * x - 2 * x) .^ 2), wrt = w)\n    wv = wv - 0.05 * g\n"
                    "end for\nprint(round(wv, 4), tape_size())"],
          notes="Every tracked value remembers its node id and the generation of the tape it was "
-               "recorded in. tape_reset() drops all entries (and with them every saved array) and "
-               "starts a new generation; node ids keep counting up and are never reused.\n\n"
+               "recorded in, and owns the entries it was computed from: a value's history (and every "
+               "array its gradient rules saved) is freed when no value that needs it is held any "
+               "more, reset or not, so a loop that rebinds its loss each step holds one step's "
+               "history at a time. tape_reset() starts a new generation and sets the entry count "
+               "back to 0; node ids keep counting up and are never reused.\n\n"
                "The engine this design comes from restarted its node numbering at 0 after a reset. "
                "A tensor made before the reset kept its old index, which a brand-new node could "
                "then take, so a later grad() silently added the wrong gradients to that new node "
@@ -211,8 +214,10 @@ def tape_size():
          summary="Sets how many live tape entries trigger the one-time warning that suggests "
                  "tape_reset() (5,000,000 by default) and returns the previous setting.",
          examples=["old = tape_limit(1000)\nprint(old)\ntape_limit(old)"],
-         notes="A program that keeps recording without ever resetting the tape grows its memory "
-               "without bound. When the number of live entries first passes the limit, one "
+         notes="The count is of entries recorded since the last tape_reset(). Their memory goes "
+               "with the values that hold them, but a value built step after step from tracked "
+               "ones (a running total of tracked losses, say) keeps every step's history alive, "
+               "so a program that never resets is warned once it has recorded many. When the number of live entries first passes the limit, one "
                "warning naming tape_reset() goes to stderr; it is printed again only after a "
                "reset or a new limit.")
 def tape_limit(n):

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster import sweep as SW
 from ..values import is_function
 from .registry import Shape, builtin, refuse_tracked
 
@@ -74,6 +73,7 @@ end function
                "line per setting of the others. " + WHERE + SENT)
 def sweep(scope, /, train_fn, grid, *, workers=None, address=None, seed=None):
     refuse_tracked("sweep", (grid, seed, workers))
+    from ..cluster import sweep as SW      # Ray's side is loaded on first use, not at start-up
     return SW.sweep(scope, train_fn=train_fn, grid=grid, workers=workers, address=address, seed=seed)
 
 
@@ -101,4 +101,5 @@ def parallel_map(scope, /, f, xs, *, workers=None, address=None, seed=None):
     if isinstance(f, (list, np.ndarray)) and (is_function(xs) or isinstance(xs, str)):
         f, xs = xs, f            # xs |> parallel_map(f), in map's order
     refuse_tracked("parallel_map", (xs, seed, workers))
+    from ..cluster import sweep as SW
     return SW.parallel_map(scope, f=f, xs=xs, workers=workers, address=address, seed=seed)

@@ -175,8 +175,13 @@ class Compiler:
             if isinstance(target, A.Field):
                 value = helper("_set_field", container, const(target.name), value)
             else:
-                fn = "_set_index_var" if isinstance(target.target, A.Name) else "_set_index"
-                value = helper(fn, container, self.index_items(target.items), value)
+                if (isinstance(target.target, A.Name) and len(target.items) == 1
+                        and not isinstance(target.items[0], A.Slice)):
+                    # `v[i] = x` on a variable, the store loops are made of: no index tuple
+                    value = helper("_set_item_var", container, self.expr(target.items[0]), value)
+                else:
+                    fn = "_set_index_var" if isinstance(target.target, A.Name) else "_set_index"
+                    value = helper(fn, container, self.index_items(target.items), value)
             value = self.at(value, target)
             target = target.target
         return [py.Assign([py.Name(mangle(target.name), py.Store())], value)]
@@ -251,8 +256,9 @@ class Compiler:
             fast = self.block(node.body)
         finally:
             self.floats = set()
-        local = loops.bound_names(node.body) - {p.name for p in node.params}
-        return self.float_switch(sorted(floats - local), fast, generic)
+        params = {p.name for p in node.params}
+        local = loops.bound_names(node.body) - params
+        return self.float_switch(sorted(floats - local), fast, generic, bound=params)
 
     def arguments(self, names: list[str], defaults: list[py.expr]) -> py.arguments:
         return py.arguments(posonlyargs=[], args=[py.arg(mangle(n)) for n in names], vararg=None,
@@ -298,12 +304,16 @@ class Compiler:
             self.floats = set()
         return self.float_switch(sorted(floats - {getattr(node, "var", None)}), fast, generic)
 
-    def float_switch(self, checked: list[str], fast: list, generic: list) -> list[py.stmt]:
+    def float_switch(self, checked: list[str], fast: list, generic: list,
+                     bound: set = frozenset()) -> list[py.stmt]:
         """`fast` when every name in `checked` holds a float (an unassigned one does not), else
-        `generic`."""
+        `generic`. Names in `bound` (a function's parameters) are always assigned: when only
+        those are checked, the test needs no guard against an unassigned name."""
         flag = self.temp()
         test = py.BoolOp(py.And(), [is_float_test(load(mangle(n))) for n in checked]) if len(checked) > 1 \
             else (is_float_test(load(mangle(checked[0]))) if checked else const(True))
+        if checked and set(checked) <= bound:
+            return [py.If(test, fast, generic)]
         guard = py.Try([py.Assign([py.Name(flag, py.Store())], test)],
                        [py.ExceptHandler(load("_NameError"), None,
                                          [py.Assign([py.Name(flag, py.Store())], const(False))])], [], [])
@@ -422,7 +432,10 @@ class Compiler:
                 names.append(load(t))
         if not tests:
             return helper(fallback, *names)
-        test = tests[0] if len(tests) == 1 else py.BinOp(tests[0], py.BitAnd(), tests[1])
+        # Two operands: `_type(a) is _type(b) is _float`, one test that evaluates both (the
+        # chain stops before `_float` only), cheaper than two tests joined by `&`.
+        test = tests[0] if len(tests) == 1 else py.Compare(tests[0].left, [py.Is(), py.Is()],
+                                                            [tests[1].left, load("_float")])
         fast = make(*[py.Name(n.id, py.Load()) if isinstance(n, py.Name) else n for n in names])
         slow = helper(fallback, *[py.Name(n.id, py.Load()) if isinstance(n, py.Name) else n for n in names])
         return py.IfExp(test, fast, slow)

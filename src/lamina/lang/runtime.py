@@ -318,6 +318,24 @@ def set_index_var(target, items: tuple, value):
     return indexing.put(target, items, value, owned=owned)
 
 
+def set_item_var(target, i, value):
+    """`v[i] = x` on a variable with one index: set_index_var without the index tuple, and
+    a number into an unshared float vector at a whole index in range written in line."""
+    if (type(i) is float and type(value) is float and type(target) is _NDARRAY and target.ndim == 1
+            and target.base is None and target.dtype is F64 and _refcount(target) <= UNSHARED_REFS):
+        n = len(target)
+        if -n <= i < n:
+            j = int(i)
+            if j == i:
+                target[j] = value
+                return target
+    return set_index_var(target, (i,), value)
+
+
+F64 = np.dtype(np.float64)
+_NDARRAY, _refcount = np.ndarray, sys.getrefcount
+
+
 def _calibrate_unshared_refs() -> int:
     seen = []
 
@@ -460,7 +478,7 @@ HELPERS = {
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
     "_mask_and": mask_and, "_mask_or": mask_or, "_ndarray": np.ndarray,
     "_field": field, "_set_field": set_field, "_index": index,
-    "_set_index": set_index, "_set_index_var": set_index_var, "_slice": make_slice, "_ALL": ALL,
+    "_set_index": set_index, "_set_index_var": set_index_var, "_set_item_var": set_item_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
     "_show": show, "_show_spec": show_spec, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
     "_NameError": NameError,

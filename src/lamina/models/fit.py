@@ -44,7 +44,9 @@ class Run:
 
     def __init__(self, model: Model):
         self.model = model               # the model fit started from (never changed)
-        self.optimizer = model.optimizer  # the current weights, optimizer state and lr
+        # The current weights, optimizer state and lr: a private copy, which each batch
+        # updates in place (the model fit was given, and every snapshot, stays as it is).
+        self.optimizer = model.optimizer.private()
         self.first_epoch = model.epochs  # epochs count over every fit of the model
         self.stop = False                # a callback sets it to end training after this epoch
         self.interrupted = False         # Ctrl-C: training ended in the middle of an epoch or after it
@@ -88,6 +90,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     callbacks.append(Progress(level, n_epochs, x.shape[0]))
 
     run = Run(model)
+    batches = Batches(x, y)
     rng = np.random.default_rng([model.seed, SHUFFLE_STREAM, model.epochs])
     m = x.shape[0]
     try:
@@ -103,8 +106,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                     if ctrl_c.requested:
                         run.interrupted = True
                         break
-                    rows = order[start:start + size] if shuffle else slice(start, start + size)
-                    xb, yb = x[rows], y[rows]
+                    xb, yb = batches.get(order, start, min(start + size, m))
                     try:
                         loss, optimizer = train_step(model, run.optimizer, xb, yb, rng)
                     except KeyboardInterrupt:    # a second Ctrl-C (or one fit could not catch): the batch is dropped
@@ -141,6 +143,29 @@ def train_step(model: Model, opt: Optimizer, xb, yb, rng):
     """One batch: (the batch's loss, the optimizer after one step)."""
     loss, opt = shared_step(opt, lambda leaves: model.batch_loss(xb, yb, leaves, training=True, rng=rng))
     return loss.value, opt
+
+
+class Batches:
+    """A batch's rows of x and y, gathered into arrays reused from batch to batch (one pair
+    for full batches, one for the shorter last one). A batch is used only by its own step:
+    the step's tracked values, whose VJPs read it, are gone when train_step returns."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray):
+        self.x, self.y = x, y
+        self.buffers: dict = {}
+
+    def get(self, order, start: int, stop: int):
+        if order is None:                      # no shuffling: the rows in place, as views
+            return self.x[start:stop], self.y[start:stop]
+        n = stop - start
+        if n not in self.buffers:
+            self.buffers[n] = (np.empty((n, *self.x.shape[1:]), self.x.dtype),
+                               np.empty((n, *self.y.shape[1:]), self.y.dtype))
+        xb, yb = self.buffers[n]
+        rows = order[start:stop]
+        np.take(self.x, rows, axis=0, out=xb)
+        np.take(self.y, rows, axis=0, out=yb)
+        return xb, yb
 
 
 def _fire(callbacks, hook: str, *args) -> None:

@@ -3,8 +3,9 @@
 While fit runs, the first Ctrl-C only asks it to stop: the handler notes the request and
 puts the previous handler back, so fit finishes the batch it is in, then returns the model
 with the epochs done so far (`interrupted` true). A second Ctrl-C interrupts at once, as
-anywhere else; fit abandons that batch (the optimizer's weights are replaced only when a
-batch completes, so nothing is half-updated) and returns in the same way. Outside fit,
+anywhere else; fit abandons that batch and returns in the same way. fit updates its
+weights in place, but a Ctrl-C that arrives during an update waits for it to finish
+(optim/train_step.py), so nothing is half-updated: the model has every update that began. Outside fit,
 Ctrl-C is what it always was.
 
 The handler is installed only from the main thread (the only one that receives signals)

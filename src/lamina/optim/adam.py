@@ -23,6 +23,29 @@ def adam_update(w, g, state, hp, t):
     return w - hp["lr"] * m_hat / (np.sqrt(v_hat) + hp["eps"]), {"m": m, "v": v}
 
 
+def _moments_in_place(g, state, hp):
+    """`_moments` written into state's m and v: the same operations in the same order."""
+    m, v = state["m"], state["v"]
+    m *= hp["beta1"]
+    m += (1.0 - hp["beta1"]) * g
+    gg = (1.0 - hp["beta2"]) * g
+    gg *= g
+    v *= hp["beta2"]
+    v += gg
+    return m, v, gg
+
+
+def adam_in_place(w, g, state, hp, t):
+    m, v, scratch = _moments_in_place(g, state, hp)
+    np.divide(v, 1.0 - hp["beta2"] ** t, out=scratch)       # v_hat
+    np.sqrt(scratch, out=scratch)
+    scratch += hp["eps"]
+    step = m / (1.0 - hp["beta1"] ** t)                      # m_hat
+    step *= hp["lr"]
+    step /= scratch
+    w -= step
+
+
 def adamw_update(w, g, state, hp, t):
     return adam_update(w - hp["lr"] * hp["weight_decay"] * w, g, state, hp, t)
 
@@ -43,7 +66,7 @@ def adamax_update(w, g, state, hp, t):
 
 ADAM = Rule("adam", ADAM_SETTINGS, ("m", "v"), adam_update,
             "m = beta1*m + (1-beta1)*g; v = beta2*v + (1-beta2)*g^2; mh = m/(1-beta1^t); "
-            "vh = v/(1-beta2^t); w -= lr*mh/(sqrt(vh)+eps)")
+            "vh = v/(1-beta2^t); w -= lr*mh/(sqrt(vh)+eps)", adam_in_place)
 ADAMW = Rule("adamw", {**ADAM_SETTINGS, "weight_decay": (0.01, NONNEGATIVE)}, ("m", "v"), adamw_update,
              "w -= lr*weight_decay*w, then the adam step")
 NADAM = Rule("nadam", ADAM_SETTINGS, ("m", "v"), nadam_update,

@@ -6,9 +6,15 @@ A family is a `Rule`: its settings (each a default and the Range it accepts) and
 on one parameter, where `state` is a dict of arrays (or floats) named by `slots`,
 initially zeros, `hp` the hyperparameters and t the step number, counted from 1.
 
-`Optimizer.advance(grads)` is the one place an update is applied; `step` checks the
-gradients a program gives and calls it, and so does the training step that fit and
-train_loop share (optim/train_step.py).
+`Optimizer.advance(grads)` is the one place an update is applied to a value; `step`
+checks the gradients a program gives and calls it. The training step that fit and
+train_loop share (optim/train_step.py) instead trains a `private()` copy, which no
+other value shares, and updates it with `advance_in_place`: the rule's in-place form
+(`update_in_place(w, g, state, hp, t)`, writing into w and the state arrays, with the
+same arithmetic in the same order) where it has one, else its update copied back into
+the parameter's own arrays. So a trainer allocates no new weights per step, and every
+parameter and state array keeps its dtype; the optimizer values a program holds never
+change.
 """
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ class Rule:
     slots: tuple            # names of the per-parameter state, each starting at zeros
     update: Callable        # (w, g, state, hp, t) -> (w, state)
     formula: str            # the update as the docs write it
+    update_in_place: Callable | None = None   # (w, g, state, hp, t): writes into w and state
 
     @property
     def defaults(self) -> dict:
@@ -56,6 +63,10 @@ def hyperparameters(rule: Rule, lr, options: dict) -> dict:
 
 def _zeros_like(w):
     return np.zeros_like(w) if isinstance(w, np.ndarray) else 0.0
+
+
+def _copy(x):
+    return x.copy() if isinstance(x, np.ndarray) else x
 
 
 def _as_plain(x, like):
@@ -129,6 +140,10 @@ class Optimizer(LibObject):
     def advance(self, grads: list) -> "Optimizer":
         """The optimizer after one update with `grads`: plain values, one per parameter, each
         of its parameter's shape (the caller has checked them)."""
+        if self.rule.update_in_place is not None:
+            # The in-place rule on fresh copies: the same numbers as the pure update (tested),
+            # with three new arrays per parameter instead of a dozen temporaries.
+            return self.private().advance_in_place(grads)
         t = self.t + 1
         params, states = [], []
         for w, gw, s in zip(self.params, grads, self.state):
@@ -136,6 +151,35 @@ class Optimizer(LibObject):
             params.append(_as_plain(new_w, w))
             states.append({k: _as_plain(v, w) for k, v in new_s.items()})
         return replace(self, params=tuple(params), state=tuple(states), t=t)
+
+    def private(self) -> "Optimizer":
+        """A copy whose arrays no other value shares: what a trainer updates in place, and
+        what it keeps as a snapshot (early stopping's best epoch)."""
+        return replace(self, params=tuple(_copy(p) for p in self.params),
+                       state=tuple({k: _copy(v) for k, v in s.items()} for s in self.state))
+
+    def advance_in_place(self, grads: list) -> "Optimizer":
+        """`advance`, writing into this optimizer itself (its arrays, and its step count and
+        number parameters through the frozen fields); only for one made by `private()` that
+        the caller holds alone. Returns it. The gradients are read, never written."""
+        t = self.t + 1
+        rule, hp = self.rule, self.hp
+        params = list(self.params)
+        for i, (w, gw, s) in enumerate(zip(self.params, grads, self.state)):
+            if not isinstance(w, np.ndarray):           # a number: a new float, as advance does
+                new_w, new_s = rule.update(w, gw, s, hp, t)
+                params[i] = float(new_w)
+                s.update({k: float(v) for k, v in new_s.items()})
+            elif rule.update_in_place is not None:
+                rule.update_in_place(w, gw, s, hp, t)
+            else:
+                new_w, new_s = rule.update(w, gw, s, hp, t)
+                np.copyto(w, new_w)
+                for k, v in new_s.items():
+                    np.copyto(s[k], v)
+        object.__setattr__(self, "params", tuple(params))
+        object.__setattr__(self, "t", t)
+        return self
 
 
 def make(rule: Rule, params=None, lr=None, **options) -> Optimizer:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import LaminaError, describe_shape
-from ..values import Record, describe, is_numeric, value_of
+from ..values import Record, Tracked, describe, is_numeric, value_of
 
 
 def plain_copy(x, what: str):
@@ -25,6 +25,14 @@ def plain_copy(x, what: str):
     if isinstance(v, np.ndarray):
         return np.array(v, dtype=np.float32 if v.dtype == np.float32 else np.float64)
     return float(v)
+
+
+def plain_value(x, what: str):
+    """plain_copy, but an array comes back as it is: for values that are only read (gradients)."""
+    v = x.value if type(x) is Tracked else x
+    if type(v) is np.ndarray and v.dtype.kind == "f":
+        return v
+    return plain_copy(x, what)
 
 
 @dataclass(frozen=True)
@@ -110,7 +118,7 @@ def match_gradients(structure: Structure, values: list, g, what: str) -> list:
                           f"{describe(g)}.")
     grads = []
     for i, (item, w) in enumerate(zip(items, values)):
-        gi = plain_copy(item, f"The gradient for {structure.label(i)}")
+        gi = plain_value(item, f"The gradient for {structure.label(i)}")   # the update only reads it
         if np.shape(gi) != np.shape(w):
             raise LaminaError("ShapeError", f"The gradient for {structure.label(i)} is "
                               f"{_shape(gi)}, but the parameter is {_shape(w)}.")

@@ -3,11 +3,20 @@
 On a fresh tape, the optimizer's current parameter values become trainable leaves; the
 caller's `loss_of(leaves)` computes the loss from them (a model's batch loss, or a program's
 loss function); `grad` gives one gradient per leaf; the tape is reset again (no leaf
-outlives the step, so none is ever used stale) and the optimizer advances once.
+outlives the step, so none is ever used stale) and the optimizer advances once, in place:
+`opt` must be one the caller made with `Optimizer.private()` and holds alone (the leaves
+wrap its arrays without a copy, and the step writes into them once the gradients are in).
+The gradients go to the optimizer as the sweep made them (no defensive copy: the update
+only reads them, and nothing else sees them). A Ctrl-C during the update waits until it is
+done, so the weights, the optimizer state and the step count are never left half-updated
+(models/interrupt.py).
 """
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Callable
+from contextlib import contextmanager
 
 from ..autodiff.grad import grad
 from ..autodiff.tape import TAPE
@@ -19,6 +28,27 @@ def train_step(opt: Optimizer, loss_of: Callable):
     TAPE.reset()
     leaves = [TAPE.leaf(p, True) for p in opt.params]
     loss = loss_of(leaves)
-    grads = grad(loss, leaves)
+    grads = grad(loss, leaves, fresh=False)
     TAPE.reset()
-    return loss, opt.advance(grads)
+    with _ctrl_c_held():
+        opt.advance_in_place(grads)
+    return loss, opt
+
+
+@contextmanager
+def _ctrl_c_held():
+    """A Ctrl-C (SIGINT) during the block is handled when the block ends, by the handler that
+    was in place (main thread only, where Python's handlers run; signal masks would not do:
+    the kernel hands a process's signal to any thread, NumPy's BLAS threads included)."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed = []
+    signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if pressed:
+            signal.raise_signal(signal.SIGINT)

@@ -18,12 +18,13 @@ class EarlyStopping(Callback):
         self.patience = patience
 
     def on_train_begin(self, run) -> None:
-        self.best, self.wait, self.best_optimizer, self.best_epoch = math.inf, 0, run.optimizer, None
+        # fit updates run.optimizer in place: the best epoch's is kept as a private copy
+        self.best, self.wait, self.best_optimizer, self.best_epoch = math.inf, 0, run.model.optimizer, None
 
     def on_epoch_end(self, run, epoch: int, logs: dict) -> None:
         loss = logs.get("val_loss", logs["loss"])
         if loss < self.best:
-            self.best, self.wait, self.best_optimizer, self.best_epoch = loss, 0, run.optimizer, epoch
+            self.best, self.wait, self.best_optimizer, self.best_epoch = loss, 0, run.optimizer.private(), epoch
             return
         self.wait += 1
         if self.wait >= self.patience:
