@@ -1,7 +1,7 @@
 """Benchmark cases for the GRU (bench protocol: `cases()` returns case dicts).
 
 Forward + backward of a GRU layer, input 32, hidden 128, sequence 100, batch 32,
-float64 on the CPU: Lamina's gru_forward on the tape and grad() for all nine
+float64 (and float32 for all states) on the CPU: Lamina's gru_forward on the tape and grad() for all nine
 weights and h0, against torch.nn.GRU (default thread count) and against the
 NumPy kernel Lamina itself runs (lamina.nn.gru_core, no tape), which shows what
 the tape adds. Two losses: the sum of every hidden state (a sequence-to-sequence
@@ -27,11 +27,12 @@ INPUT, HIDDEN, SEQ, BATCH = 32, 128, 100, 32
 SIZES = f"input {INPUT}, hidden {HIDDEN}, seq {SEQ}, batch {BATCH}"
 
 
-def data():
+def data(dtype=np.float64):
     rng = np.random.default_rng(0)
-    return {"w": gru_init(float(INPUT), float(HIDDEN), seed=0.0),
-            "xs": [rng.standard_normal((INPUT, BATCH)) for _ in range(SEQ)],
-            "h0": rng.standard_normal((HIDDEN, BATCH)) * 0.1}
+    w = gru_init(float(INPUT), float(HIDDEN), seed=0.0)
+    return {"w": Record({f: v.astype(dtype) for f, v in w.fields.items()}),
+            "xs": [rng.standard_normal((INPUT, BATCH)).astype(dtype) for _ in range(SEQ)],
+            "h0": (rng.standard_normal((HIDDEN, BATCH)) * 0.1).astype(dtype)}
 
 
 def lamina_gru(d, all_states: bool):
@@ -59,7 +60,7 @@ def numpy_gru(d, all_states: bool):
     b = np.concatenate([w["bz"], w["br"], w["bh"]]).ravel()
     xs = np.stack([x.T for x in d["xs"]])
     h0 = np.ascontiguousarray(d["h0"].T)
-    ones = np.ones((BATCH, HIDDEN))
+    ones = np.ones((BATCH, HIDDEN), dtype=h0.dtype)
 
     def run():
         hs, gates = gru_core.forward(xs, h0, W, U, b)
@@ -68,16 +69,17 @@ def numpy_gru(d, all_states: bool):
     return run
 
 
-def torch_gru(all_states: bool):
-    return needs("torch") or lazy(lambda: _torch_gru(all_states))
+def torch_gru(all_states: bool, dtype: str = "float64"):
+    return needs("torch") or lazy(lambda: _torch_gru(all_states, dtype))
 
 
-def _torch_gru(all_states: bool):
+def _torch_gru(all_states: bool, dtype: str):
     import torch
     torch.manual_seed(0)
-    gru = torch.nn.GRU(INPUT, HIDDEN).double()
-    x = torch.randn(SEQ, BATCH, INPUT, dtype=torch.float64)
-    h0 = (torch.randn(1, BATCH, HIDDEN, dtype=torch.float64) * 0.1).requires_grad_()
+    kind = getattr(torch, dtype)
+    gru = torch.nn.GRU(INPUT, HIDDEN).to(kind)
+    x = torch.randn(SEQ, BATCH, INPUT, dtype=kind)
+    h0 = (torch.randn(1, BATCH, HIDDEN, dtype=kind) * 0.1).requires_grad_()
 
     def run():
         gru.zero_grad(set_to_none=True)
@@ -98,5 +100,10 @@ def cases() -> list[dict]:
                               "numpy (gru_core, no tape)": numpy_gru(d, all_states)},
                     "notes": ["torch.nn.GRU applies r to (U_h h + b_hh), Lamina's GRU (Cho et al. "
                               "2014) applies U_h to r .* h: same sizes and work."]})
+    d32 = data(np.float32)
+    out.append({"name": "gru: forward + backward (sum of all states), float32", "sizes": SIZES,
+                "dtype": "float32", "repeat": 20, "goal": {"peer": "torch float32", "within": 1.0},
+                "impls": {"lamina": lamina_gru(d32, True), "torch float32": torch_gru(True, "float32"),
+                          "numpy (gru_core, no tape)": numpy_gru(d32, True)}})
     return out
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from lamina.optim.base import make
-from lamina.optim.registry import RULES
 from lamina.optim.loop import train_loop
+from lamina.optim.registry import RULES
 
 
 def gradients(rng, params, steps):
@@ -66,9 +66,9 @@ def test_a_ctrl_c_during_the_in_place_update_waits_for_it_to_finish():
     import signal
     from dataclasses import replace as swap
 
+    from lamina.autodiff import ops, reductions
     from lamina.optim.adam import adam_in_place
     from lamina.optim.train_step import train_step
-    from lamina.autodiff import ops, reductions
 
     calls = []
 

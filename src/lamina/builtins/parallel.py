@@ -73,7 +73,9 @@ end function
                "line per setting of the others. " + WHERE + SENT)
 def sweep(scope, /, train_fn, grid, *, workers=None, address=None, seed=None):
     refuse_tracked("sweep", (grid, seed, workers))
-    from ..cluster import sweep as SW      # Ray's side is loaded on first use, not at start-up
+    from ..cluster import (
+        sweep as SW,  # Ray's side is loaded on first use, not at start-up
+    )
     return SW.sweep(scope, train_fn=train_fn, grid=grid, workers=workers, address=address, seed=seed)
 
 
