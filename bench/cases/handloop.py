@@ -6,9 +6,8 @@ and in peak memory).
 
 The loop runs inside a Lamina function, once without tape_reset() (a program that
 forgets it: each step's history must go when the step's values are rebound) and once
-with it at the top of each step. Lamina has no row gather by an index vector, so the
-loop takes its batches in order, X[s:e, :] (fit shuffles and gathers, which costs it
-a little more).
+with it at the top of each step. Like fit, the loop shuffles: each batch gathers its
+rows by an index list, X[rows, :], from a permutation drawn once per epoch.
 
 Time: the usual timed case. Memory: the peak resident set (ru_maxrss) of a worker
 process that built the data (376 MB of X) and trained one epoch, each in its own process.
@@ -27,15 +26,16 @@ SIZES = f"{M:,} examples, {INPUTS}-{HIDDEN}-{CLASSES}, batch {BATCH}, one epoch"
 LOOP = """
 function epoch(X, labels, opt, batch)
     m = size(X, 0)
+    order = permutation(m)
     for s = 0 to m - 1 step batch
         {reset}
-        e = min(s + batch, m)
+        rows = order[s:min(s + batch, m)]
         p = opt.params
         w1 = param(p.w1)
         b1 = param(p.b1)
         w2 = param(p.w2)
         b2 = param(p.b2)
-        loss = cross_entropy(dense(relu(dense(X[s:e, :], w1, b1)), w2, b2), labels[s:e])
+        loss = cross_entropy(dense(relu(dense(X[rows, :], w1, b1)), w2, b2), labels[rows])
         opt = optimizer_step(opt, grad(loss, wrt = {{w1 = w1, b1 = b1, w2 = w2, b2 = b2}}))
     end for
     return opt
