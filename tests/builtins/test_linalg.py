@@ -5,31 +5,17 @@ import math
 import numpy as np
 import pytest
 import scipy.linalg as sl
+from builtin_checks import error, fresh_tape  # noqa: F401  (fresh_tape: autouse)
 
 import lamina.builtins.decompositions as D
 import lamina.builtins.linalg as L
 from lamina.autodiff.tape import TAPE
-from lamina.errors import LaminaError
 from lamina.values import Record, Tracked
 
 
 @pytest.fixture
 def rng():
     return np.random.default_rng(4321)
-
-
-@pytest.fixture(autouse=True)
-def fresh_tape():
-    TAPE.reset()
-    yield
-    TAPE.reset()
-
-
-def error(kind, fn, *args, **kwargs) -> str:
-    with pytest.raises(LaminaError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value
-    return info.value.message
 
 
 def well_conditioned(rng, n):

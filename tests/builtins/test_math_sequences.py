@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from builtin_checks import error, fresh_tape  # noqa: F401  (fresh_tape: autouse)
 
 import lamina.builtins.mathfns as M
 import lamina.builtins.sequences as Q
@@ -11,27 +12,12 @@ import lamina.builtins.stats as St
 from lamina.autodiff import ops
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
-from lamina.errors import LaminaError
 from lamina.values import Record, Tracked
 
 
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
-
-
-@pytest.fixture(autouse=True)
-def fresh_tape():
-    TAPE.reset()
-    yield
-    TAPE.reset()
-
-
-def error(kind, fn, *args, **kwargs) -> str:
-    with pytest.raises(LaminaError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value
-    return info.value.message
 
 
 # -- elementwise ---------------------------------------------------------------

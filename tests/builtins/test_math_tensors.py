@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from builtin_checks import error, fresh_tape  # noqa: F401  (fresh_tape: autouse)
 
 import lamina.builtins.linalg as L
 import lamina.builtins.mathfns as M
@@ -13,25 +14,10 @@ from lamina.autodiff import ops
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
 from lamina.builtins.registry import load_all
-from lamina.errors import LaminaError
 from lamina.values import Tracked
 
 A = np.array([[1.0, -2.0, 3.0], [4.0, 0.5, -6.0]])
 V = np.array([3.0, -1.0, 2.0, 0.25])
-
-
-@pytest.fixture(autouse=True)
-def fresh_tape():
-    TAPE.reset()
-    yield
-    TAPE.reset()
-
-
-def error(kind, fn, *args, **kwargs) -> str:
-    with pytest.raises(LaminaError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value
-    return info.value.message
 
 
 def leaf(x):
