@@ -55,14 +55,19 @@ def random_input(shape: tuple, domain: str, rng: np.random.Generator):
     return float(x) if shape == () else x
 
 
-def check(case_id: str, fn, case: GradCase) -> list[str]:
-    """Problems found (empty when the analytic gradient matches finite differences)."""
+def _prepared(case_id: str, fn, case: GradCase):
+    """A case's generator (seeded by its id), arguments, keyword arguments, the indices of the
+    arguments differentiated, and the function to call (reseeded before each call if asked)."""
     rng = np.random.default_rng(zlib.crc32(case_id.encode()))
     args = [a.value if isinstance(a, Const) else random_input(a, case.domain, rng) for a in case.args]
     kwargs = {k: (v.value if isinstance(v, Const) else v) for k, v in case.kwargs.items()}
     wrt = [i for i, a in enumerate(case.args) if not isinstance(a, Const)]
-    if case.reseed:
-        fn = _reseeding(fn)
+    return rng, args, kwargs, wrt, (_reseeding(fn) if case.reseed else fn)
+
+
+def check(case_id: str, fn, case: GradCase) -> list[str]:
+    """Problems found (empty when the analytic gradient matches finite differences)."""
+    rng, args, kwargs, wrt, fn = _prepared(case_id, fn, case)
     TAPE.reset()
     try:
         tracked = list(args)
@@ -167,12 +172,7 @@ def check_float32(case_id: str, fn, case: GradCase) -> list[str]:
     """Problems found running `case` with its tensors in float32: every tensor in the result and
     every tensor gradient (as the reverse sweep produces it, before grad() rounds it to the
     value's dtype) must be float32, and each must be close to the float64 result."""
-    rng = np.random.default_rng(zlib.crc32(case_id.encode()))
-    args = [a.value if isinstance(a, Const) else random_input(a, case.domain, rng) for a in case.args]
-    kwargs = {k: (v.value if isinstance(v, Const) else v) for k, v in case.kwargs.items()}
-    wrt = [i for i, a in enumerate(case.args) if not isinstance(a, Const)]
-    if case.reseed:
-        fn = _reseeding(fn)
+    rng, args, kwargs, wrt, fn = _prepared(case_id, fn, case)
     args32 = [_single(a) for a in args]
     kwargs32 = {k: _single(v) for k, v in kwargs.items()}
     want_outs, want_grads, weights = _run(fn, args, kwargs, wrt, None, rng)
