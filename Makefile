@@ -43,6 +43,7 @@ vscode: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/lamina docs build docs/builtins
+	$(BIN)/python -m lamina.docs.builtin_index
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

@@ -14,13 +14,13 @@ import sys
 import warnings
 from functools import partial
 
-from .builtins.registry import load_all
+from .builtins.registry import load_all, spec_of
 from .errors import LaminaError, Source, Span
 from .files import EVERYTHING, Permissions, using
 from .lang import compiler, modules, runtime
 from .lang.parser import parse
 from .lang.pyerrors import current_span, to_lamina_error
-from .lang.scope import CONSTANTS, Host, Scope, mangle
+from .lang.scope import CONSTANTS, LOADER, MANGLE, Host, Scope, builtins_of, mangle
 from .warnings import set_locator
 
 set_locator(current_span)    # a warning names the Lamina line that caused it
@@ -28,17 +28,13 @@ set_locator(current_span)    # a warning names the Lamina line that caused it
 # Python frames per Lamina call is one, so this is (about) the deepest Lamina recursion.
 RECURSION_LIMIT = 10_000
 
-_BUILTINS: dict[str, object] = {}
 
 
 def builtins_namespace() -> dict:
-    """The runtime helpers and every builtin under its mangled name: built once, never grown.
-    Each Interpreter copies it and binds the scoped builtins to its own program."""
-    if not _BUILTINS:
-        _BUILTINS.update(runtime.HELPERS)
-        _BUILTINS.update({mangle(name): spec.fn for name, spec in load_all().items()})
-        _BUILTINS.update({mangle(name): value for name, value in CONSTANTS.items()})
-    return _BUILTINS
+    """What every program's builtins start with: the runtime helpers and the constants. The
+    builtins themselves join as a program's code names them (Interpreter.load_builtins), so
+    a program imports only the builtin modules it uses."""
+    return {**runtime.HELPERS, **{mangle(name): value for name, value in CONSTANTS.items()}}
 
 
 def _bound_to(scope: Scope, spec):
@@ -67,16 +63,28 @@ class Interpreter:
         self.permissions = permissions
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
-        builtins = dict(builtins_namespace())
+        builtins = builtins_namespace()
         # The runtime helpers (`_add`, `_index`, ...) live in the namespace itself too: top-level
         # code finds them in its globals instead of missing there before the builtins.
         self.namespace = {"__builtins__": builtins, **runtime.HELPERS}
         self.directory = directory
-        scope = Scope(self.namespace, Host(Interpreter, directory, permissions))
-        for name, spec in load_all().items():
-            if spec.scoped:
-                builtins[mangle(name)] = _bound_to(scope, spec)
+        self.scope = Scope(self.namespace, Host(Interpreter, directory, permissions))
         builtins["_import"] = self.import_module
+        builtins[LOADER] = self.load_builtins
+
+    def load_builtins(self, keys=None) -> None:
+        """Put the builtins of these mangled names (None: every builtin) into the program's
+        builtins where they are missing, a scoped one bound to this program's scope; names
+        that are no builtin are skipped. Their modules are imported on first use."""
+        builtins = self.namespace["__builtins__"]
+        if keys is None:
+            keys = [mangle(name) for name in load_all()]
+        for key in keys:
+            if key in builtins or not key.startswith(MANGLE):
+                continue
+            spec = spec_of(key[len(MANGLE):])
+            if spec is not None:
+                builtins[key] = _bound_to(self.scope, spec) if spec.scoped else spec.fn
 
     def import_module(self, spec: str, is_path: bool):
         return modules.load(spec, is_path, self.directory, _run_module)
@@ -92,13 +100,15 @@ class Interpreter:
         gc.disable()         # millions of young syntax nodes would set off collection after collection
         try:
             with using(self.permissions):
-                return compiler.compile_program(parse(source), self.namespace, echo, result)
+                code = compiler.compile_program(parse(source), self.namespace, echo, result)
         except RecursionError:
             raise LaminaError("SyntaxError", "The program is nested too deeply to parse.",
                               Span(source, 1, 1)) from None
         finally:
             if paused:
                 gc.enable()
+        self.load_builtins(compiler.global_names(code))
+        return code
 
     def run(self, text: str, name: str = "<program>", echo: bool = False) -> None:
         with modules.running(name):
@@ -140,4 +150,5 @@ class Interpreter:
             raise to_lamina_error(exc) from exc
 
     def get(self, name: str):
-        return self.namespace.get(mangle(name), self.namespace["__builtins__"].get(mangle(name)))
+        key = mangle(name)
+        return self.namespace[key] if key in self.namespace else builtins_of(self.namespace, (key,)).get(key)

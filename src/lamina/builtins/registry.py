@@ -23,6 +23,7 @@ arguments and holds each to its word.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -30,6 +31,7 @@ from ..autodiff.cases import Const, GradCase  # noqa: F401  (builtin modules dec
 from ..autodiff.tape import is_live
 from ..errors import LaminaError
 from ..values import Record, describe
+from .index import MODULES
 
 TRACKED = ("differentiable", "constant", "refuses")
 
@@ -109,6 +111,16 @@ def _holds_live(x) -> bool:
     if isinstance(x, Record):
         return any(_holds_live(v) for v in x.fields.values())
     return is_live(x)
+
+
+def spec_of(name: str) -> BuiltinSpec | None:
+    """The builtin `name`, the module that registers it imported on first use (index.py says
+    which), so that a program loads only the categories it uses; None for no builtin."""
+    spec = REGISTRY.get(name)
+    if spec is None and name in MODULES:
+        importlib.import_module(f"{__package__}.{MODULES[name]}")
+        spec = REGISTRY.get(name)
+    return spec
 
 
 def load_all() -> dict[str, BuiltinSpec]:

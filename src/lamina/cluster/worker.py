@@ -25,7 +25,7 @@ from ..errors import LaminaError, Source, Span
 from ..lang import ast as A
 from ..lang import modules
 from ..lang.compiler import NODES_KEY, node_of
-from ..lang.scope import mangle
+from ..lang.scope import builtins_of, mangle
 from ..rng import isolated, reseed
 from ..values import Record
 from .package import (
@@ -141,7 +141,8 @@ class Builder:
         if isinstance(packed, ModuleRef):
             return self.module(packed.real)
         if isinstance(packed, BuiltinRef):
-            return self.interp.namespace["__builtins__"][mangle(packed.name)]
+            key = mangle(packed.name)
+            return builtins_of(self.interp.namespace, (key,))[key]
         if isinstance(packed, ListOf):
             return [self.value(v) for v in packed.items]
         if isinstance(packed, RecordOf):

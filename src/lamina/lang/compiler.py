@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast as py
 import itertools
+import types
 import warnings
 
 import numpy as np
@@ -544,6 +545,18 @@ def place(tree: py.AST) -> None:
                 stack.extend((c, line) for c in child if isinstance(c, py.AST))
             elif isinstance(child, py.AST):
                 stack.append((child, line))
+
+
+def global_names(code: tuple) -> set[str]:
+    """Every name the code objects (and the functions and lambdas in them) read as a global
+    or builtin: the builtins a program needs are among them."""
+    names: set[str] = set()
+    stack = list(code)
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return names
 
 
 def compile_program(program: A.Program, namespace: dict, echo: bool = False,

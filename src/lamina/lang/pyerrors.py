@@ -15,7 +15,7 @@ from ..errors import Frame, LaminaError
 from ..values import Record, describe
 from . import ast as A
 from .compiler import TOP_LOOP, is_target_list, node_of, wrt_syntax
-from .scope import CODE_FILENAME, MANGLE, mangle, unmangle
+from .scope import CODE_FILENAME, MANGLE, builtins_of, mangle, unmangle
 
 STACK_SHOWN = 12
 CALLEE = "{callee}"    # translate_call_error's name for "as the call site writes it"
@@ -249,18 +249,19 @@ def _python_name(exc: NameError) -> str:
     return unmangle(name)
 
 
-def _visible(exc: BaseException) -> dict:
-    """Every name the innermost compiled frame sees: its locals, globals and the builtins."""
+def _visible(exc: BaseException, every_builtin: bool = False) -> dict:
+    """Every name the innermost compiled frame sees: its locals, globals and the builtins
+    (`every_builtin`: those its program has not used yet too)."""
     tb = exc.__traceback__
     while tb.tb_next is not None:
         tb = tb.tb_next
     frame = tb.tb_frame
-    builtins = frame.f_globals.get("__builtins__", {})
+    builtins = builtins_of(frame.f_globals) if every_builtin else frame.f_globals.get("__builtins__", {})
     return {**(builtins if isinstance(builtins, dict) else {}), **frame.f_globals, **frame.f_locals}
 
 
 def _suggest(name: str, exc: BaseException) -> str:
-    return did_you_mean(name, {unmangle(k) for k in _visible(exc) if k.startswith(MANGLE)})
+    return did_you_mean(name, {unmangle(k) for k in _visible(exc, every_builtin=True) if k.startswith(MANGLE)})
 
 
 def did_you_mean(name: str, known) -> str:

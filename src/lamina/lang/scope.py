@@ -21,6 +21,10 @@ from ..errors import LaminaError
 
 CODE_FILENAME = "<lamina>"
 MANGLE = "L_"
+# In a program's builtins: `loader(keys)` puts the builtins of these mangled names (None: every
+# builtin) there, importing their modules on first use. The interpreter fills the builtins a
+# program's code names as it compiles it; a name looked up by text comes through builtins_of.
+LOADER = "_load_builtins"
 
 # Names every program sees beside the builtins (docs/language.md "Constants"). They live with
 # the builtins, below a program's own variables, so `pi = 3` in a program shadows pi there.
@@ -33,6 +37,16 @@ def mangle(name: str) -> str:
 
 def unmangle(name: str) -> str:
     return name[len(MANGLE):] if name.startswith(MANGLE) else name
+
+
+def builtins_of(namespace: dict, keys=None) -> dict:
+    """The builtins the code of `namespace` sees, with those of `keys` (mangled names; None:
+    every builtin) loaded first where they are missing."""
+    builtins = namespace.get("__builtins__", {})
+    loader = builtins.get(LOADER) if isinstance(builtins, dict) else None
+    if loader is not None and (keys is None or any(k not in builtins for k in keys)):
+        loader(keys)
+    return builtins
 
 
 @dataclass(frozen=True)
@@ -53,13 +67,13 @@ class Scope:
 
     def defines(self, name: str) -> bool:
         key = mangle(name)
-        return key in self.namespace or key in self.namespace.get("__builtins__", {})
+        return key in self.namespace or key in builtins_of(self.namespace, (key,))
 
     def lookup(self, name: str, what: str = "name"):
         key = mangle(name)
         if key in self.namespace:
             return self.namespace[key]
-        builtins = self.namespace.get("__builtins__", {})
+        builtins = builtins_of(self.namespace, (key,))
         if key in builtins:
             return builtins[key]
         raise LaminaError("NameError", f"The {what} '{name}' names no top-level variable; pass the "

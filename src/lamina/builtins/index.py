@@ -1,0 +1,106 @@
+"""Which module of lamina.builtins registers each builtin, so that a program imports only the
+modules whose builtins it uses (registry.spec_of). Generated from the registry by `make docs`
+(lamina/docs/builtin_index.py): do not edit."""
+
+BY_MODULE = {
+    "autodiff": (
+        "detach", "grad", "param", "tape_limit", "tape_reset", "tape_size", "track",
+    ),
+    "core": (
+        "append", "assert", "clock", "concat", "filter", "has", "help", "keys", "length", "map",
+        "print", "print_options",
+    ),
+    "data": (
+        "as_matrix", "best", "columns", "describe", "head", "nrows", "read_csv", "standardize",
+        "table", "train_test_split", "write_csv",
+    ),
+    "decompositions": (
+        "chol", "eig", "eigh", "qr", "svd",
+    ),
+    "distributions": (
+        "beta_dist", "binomial", "cdf", "chi2", "exponential", "f_dist", "gamma_dist", "normal",
+        "pdf", "poisson", "sample", "student_t", "uniform",
+    ),
+    "dtypes": (
+        "dtype", "float32", "float64",
+    ),
+    "figures": (
+        "bar", "figure", "hist", "plot", "savefig", "scatter", "show",
+    ),
+    "gru": (
+        "gru_cell", "gru_forward", "gru_init",
+    ),
+    "hypothesis": (
+        "chisq_test", "corr_test", "t_test",
+    ),
+    "layers": (
+        "embedding", "gru", "layer_norm",
+    ),
+    "linalg": (
+        "det", "dot", "inv", "kron", "norm", "outer", "solve", "trace",
+    ),
+    "losses": (
+        "binary_cross_entropy", "cross_entropy", "mae", "mse",
+    ),
+    "lr_schedules": (
+        "lr_adaptive", "lr_cosine", "lr_plateau", "lr_step",
+    ),
+    "mathfns": (
+        "abs", "all", "any", "ceil", "clamp", "cos", "exp", "expm1", "floor", "isfinite",
+        "isinf", "isnan", "log", "log10", "log1p", "log2", "max", "mean", "min", "mod", "prod",
+        "round", "sign", "sin", "sqrt", "sum",
+    ),
+    "metrics": (
+        "accuracy", "confusion_matrix", "f1", "precision", "r2_score", "recall",
+    ),
+    "models": (
+        "compile", "evaluate", "fit", "input", "load_model", "predict", "quick_mlp",
+        "save_model",
+    ),
+    "nn": (
+        "dense", "dropout", "gelu", "leaky_relu", "log_softmax_rows", "relu", "sigmoid",
+        "softmax_rows", "tanh",
+    ),
+    "optimizers": (
+        "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "nesterov_sgd",
+        "optimizer_step", "rmsprop", "sgd",
+    ),
+    "parallel": (
+        "parallel_map", "sweep",
+    ),
+    "program": (
+        "args", "error", "exit", "warn", "warnings",
+    ),
+    "random": (
+        "rand", "randn", "seed",
+    ),
+    "regression": (
+        "kmeans", "linreg", "logreg", "pca", "polyfit", "polyval",
+    ),
+    "sampling": (
+        "choice", "permutation", "randint", "shuffle",
+    ),
+    "sequences": (
+        "argsort", "cumprod", "diff", "reverse",
+    ),
+    "stats": (
+        "corr", "cov", "cumsum", "histogram", "median", "quantile", "sort", "std", "unique",
+        "var", "zscore",
+    ),
+    "tables": (
+        "aggregate", "drop_columns", "drop_missing", "group_by", "merge", "sort_rows",
+        "with_column",
+    ),
+    "tensors": (
+        "argmax", "argmin", "eye", "find", "hcat", "linspace", "ones", "range", "reshape",
+        "size", "transpose", "vcat", "zeros",
+    ),
+    "text": (
+        "contains", "format", "join", "lower", "number", "replace", "split", "string", "trim",
+        "type", "upper",
+    ),
+    "training": (
+        "train_loop",
+    ),
+}
+MODULES = {name: module for module, names in BY_MODULE.items() for name in names}
