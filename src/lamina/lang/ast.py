@@ -1,226 +1,241 @@
-"""Syntax tree nodes. Every node carries the span of the token that names it."""
-from __future__ import annotations
+"""Syntax tree nodes. Every node carries the span of the token that names it.
 
-from dataclasses import dataclass, field
+The classes are written out by hand rather than as dataclasses: `@dataclass` generates each
+class's methods from source text at import, 15 ms of every start. They behave as the dataclasses
+did: the fields are the constructor's parameters in order (`_fields`), two nodes are equal when
+they are of one class and their fields are equal (a field named in `_uncompared` aside), repr
+shows every field, and a node is not hashable.
+"""
+from __future__ import annotations
 
 from ..errors import Span
 
 
-@dataclass
-class Node:
-    span: Span
+class Fields:
+    """Equality and repr over `_fields`: the parameters of the class's own __init__."""
+    _fields: tuple[str, ...] = ()
+    _compared: tuple[str, ...] = ()
+    _uncompared: tuple[str, ...] = ()
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        code = cls.__init__.__code__
+        cls._fields = code.co_varnames[1:code.co_argcount]
+        cls._compared = tuple(f for f in cls._fields if f not in cls._uncompared)
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (tuple(getattr(self, f) for f in self._compared)
+                == tuple(getattr(other, f) for f in other._compared))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        return f"{type(self).__qualname__}({shown})"
+
+
+class Node(Fields):
+    def __init__(self, span: Span):
+        self.span = span
 
 
 # -- expressions ---------------------------------------------------------------
-@dataclass
 class Number(Node):
-    value: float
+    def __init__(self, span: Span, value: float):
+        self.span, self.value = span, value
 
 
-@dataclass
 class String(Node):
-    parts: list          # str, Expr, or Formatted
+    def __init__(self, span: Span, parts: list):    # parts: str, Expr, or Formatted
+        self.span, self.parts = span, parts
 
 
-@dataclass
 class Formatted(Node):
     """`{expr:spec}` inside a string: the value written with a format spec."""
-    expr: Node
-    spec: str
+
+    def __init__(self, span: Span, expr: Node, spec: str):
+        self.span, self.expr, self.spec = span, expr, spec
 
 
-@dataclass
 class Bool(Node):
-    value: bool
+    def __init__(self, span: Span, value: bool):
+        self.span, self.value = span, value
 
 
-@dataclass
 class NoneLit(Node):
-    pass
+    def __init__(self, span: Span):
+        self.span = span
 
 
-@dataclass
 class Name(Node):
-    name: str
+    def __init__(self, span: Span, name: str):
+        self.span, self.name = span, name
 
 
-@dataclass
 class Matrix(Node):
-    rows: list[list[Node]]    # one row: `[a, b]`; several: `[a, b; c, d]`
-    semicolons: bool          # written with `;` (a matrix even with one column)
+    def __init__(self, span: Span, rows: list[list[Node]], semicolons: bool):
+        self.span = span
+        self.rows = rows                  # one row: `[a, b]`; several: `[a, b; c, d]`
+        self.semicolons = semicolons      # written with `;` (a matrix even with one column)
 
 
-@dataclass
 class RecordLit(Node):
-    fields: list[tuple[str, Node]]
+    def __init__(self, span: Span, fields: list[tuple[str, Node]]):
+        self.span, self.fields = span, fields
 
 
-@dataclass
 class Unary(Node):
-    op: str                   # "-", "+", "not"
-    operand: Node
+    def __init__(self, span: Span, op: str, operand: Node):    # op: "-", "+", "not"
+        self.span, self.op, self.operand = span, op, operand
 
 
-@dataclass
 class Binary(Node):
-    op: str
-    left: Node
-    right: Node
+    def __init__(self, span: Span, op: str, left: Node, right: Node):
+        self.span, self.op, self.left, self.right = span, op, left, right
 
 
-@dataclass
 class Logical(Node):
-    op: str                   # "and", "or"
-    left: Node
-    right: Node
+    def __init__(self, span: Span, op: str, left: Node, right: Node):    # op: "and", "or"
+        self.span, self.op, self.left, self.right = span, op, left, right
 
 
-@dataclass
 class Transpose(Node):
-    operand: Node
+    def __init__(self, span: Span, operand: Node):
+        self.span, self.operand = span, operand
 
 
-@dataclass
 class Keyword(Node):
-    name: str
-    value: Node
+    def __init__(self, span: Span, name: str, value: Node):
+        self.span, self.name, self.value = span, name, value
 
 
-@dataclass
 class Call(Node):
-    callee: Node
-    args: list[Node]
-    kwargs: list[Keyword] = field(default_factory=list)
+    def __init__(self, span: Span, callee: Node, args: list[Node], kwargs: list[Keyword] | None = None):
+        self.span, self.callee, self.args = span, callee, args
+        self.kwargs = [] if kwargs is None else kwargs
 
 
-@dataclass
 class MethodCall(Node):
-    target: Node
-    name: str
-    args: list[Node]
-    kwargs: list[Keyword] = field(default_factory=list)
+    def __init__(self, span: Span, target: Node, name: str, args: list[Node],
+                 kwargs: list[Keyword] | None = None):
+        self.span, self.target, self.name, self.args = span, target, name, args
+        self.kwargs = [] if kwargs is None else kwargs
 
 
-@dataclass
 class Field(Node):
-    target: Node
-    name: str
+    def __init__(self, span: Span, target: Node, name: str):
+        self.span, self.target, self.name = span, target, name
 
 
-@dataclass
 class Slice(Node):
-    start: Node | None
-    stop: Node | None
+    def __init__(self, span: Span, start: Node | None, stop: Node | None):
+        self.span, self.start, self.stop = span, start, stop
 
 
-@dataclass
 class Index(Node):
-    target: Node
-    items: list[Node]          # expressions or Slice
+    def __init__(self, span: Span, target: Node, items: list[Node]):    # items: expressions or Slice
+        self.span, self.target, self.items = span, target, items
 
 
-@dataclass
 class Lambda(Node):
-    params: list[str]
-    body: Node
-    defaults: list[Node] = field(default_factory=list)   # for the last len(defaults) params
+    def __init__(self, span: Span, params: list[str], body: Node, defaults: list[Node] | None = None):
+        self.span, self.params, self.body = span, params, body
+        self.defaults = [] if defaults is None else defaults    # for the last len(defaults) params
 
 
-@dataclass
 class Temp(Node):
     """A value the compiler has already put in a temporary (the indices of `a[i] += v`)."""
-    name: str
+
+    def __init__(self, span: Span, name: str):
+        self.span, self.name = span, name
 
 
 # -- statements ----------------------------------------------------------------
-@dataclass
 class ExprStmt(Node):
-    expr: Node
+    def __init__(self, span: Span, expr: Node):
+        self.span, self.expr = span, expr
 
 
-@dataclass
 class Assign(Node):
-    target: Node               # Name, Index or Field chain ending in a Name
-    value: Node
-    op: str | None = None      # "+", "-", "*", "/" for `target op= value`
+    def __init__(self, span: Span, target: Node, value: Node, op: str | None = None):
+        self.span = span
+        self.target = target    # Name, Index or Field chain ending in a Name
+        self.value = value
+        self.op = op            # "+", "-", "*", "/" for `target op= value`
 
 
-@dataclass
-class Param:
-    name: str
-    default: Node | None
-    span: Span
+class Param(Fields):
+    def __init__(self, name: str, default: Node | None, span: Span):
+        self.name, self.default, self.span = name, default, span
 
 
-@dataclass
 class FunctionDef(Node):
-    name: str
-    params: list[Param]
-    body: list[Node]
+    def __init__(self, span: Span, name: str, params: list[Param], body: list[Node]):
+        self.span, self.name, self.params, self.body = span, name, params, body
 
 
-@dataclass
 class Return(Node):
-    value: Node | None
+    def __init__(self, span: Span, value: Node | None):
+        self.span, self.value = span, value
 
 
-@dataclass
 class If(Node):
-    branches: list[tuple[Node, list[Node]]]   # (condition, body) for if / elseif
-    orelse: list[Node] | None
+    def __init__(self, span: Span, branches: list[tuple[Node, list[Node]]], orelse: list[Node] | None):
+        self.span = span
+        self.branches = branches    # (condition, body) for if / elseif
+        self.orelse = orelse
 
 
-@dataclass
 class ForRange(Node):
-    var: str
-    start: Node
-    stop: Node
-    step: Node | None
-    body: list[Node]
+    def __init__(self, span: Span, var: str, start: Node, stop: Node, step: Node | None, body: list[Node]):
+        self.span, self.var, self.start, self.stop, self.step, self.body = span, var, start, stop, step, body
 
 
-@dataclass
 class ForIn(Node):
-    var: str
-    iterable: Node
-    body: list[Node]
+    def __init__(self, span: Span, var: str, iterable: Node, body: list[Node]):
+        self.span, self.var, self.iterable, self.body = span, var, iterable, body
 
 
-@dataclass
 class While(Node):
-    cond: Node
-    body: list[Node]
+    def __init__(self, span: Span, cond: Node, body: list[Node]):
+        self.span, self.cond, self.body = span, cond, body
 
 
-@dataclass
 class Import(Node):
-    spec: str                  # a module name (`helpers`) or a path (`"lib/prep.lam"`)
-    is_path: bool
-    alias: str                 # the name the module is bound to
     # where the module is named (its name or path) and where the alias after `as` is, for editors
-    spec_span: Span | None = field(default=None, compare=False)
-    alias_span: Span | None = field(default=None, compare=False)
+    _uncompared = ("spec_span", "alias_span")
+
+    def __init__(self, span: Span, spec: str, is_path: bool, alias: str, spec_span: Span | None = None,
+                 alias_span: Span | None = None):
+        self.span = span
+        self.spec = spec            # a module name (`helpers`) or a path (`"lib/prep.lam"`)
+        self.is_path = is_path
+        self.alias = alias          # the name the module is bound to
+        self.spec_span, self.alias_span = spec_span, alias_span
 
 
-@dataclass
 class Try(Node):
-    body: list[Node]
-    var: str | None            # `catch err`: the name the error record is bound to
-    handler: list[Node] | None  # None: no catch block
-    final: list[Node] | None    # None: no finally block
-    var_span: Span | None = field(default=None, compare=False)   # where `err` is written
+    _uncompared = ("var_span",)
+
+    def __init__(self, span: Span, body: list[Node], var: str | None, handler: list[Node] | None,
+                 final: list[Node] | None, var_span: Span | None = None):
+        self.span, self.body = span, body
+        self.var = var              # `catch err`: the name the error record is bound to
+        self.handler = handler      # None: no catch block
+        self.final = final          # None: no finally block
+        self.var_span = var_span    # where `err` is written
 
 
-@dataclass
 class Break(Node):
-    pass
+    def __init__(self, span: Span):
+        self.span = span
 
 
-@dataclass
 class Continue(Node):
-    pass
+    def __init__(self, span: Span):
+        self.span = span
 
 
-@dataclass
-class Program:
-    body: list[Node]
+class Program(Fields):
+    def __init__(self, body: list[Node]):
+        self.body = body

@@ -15,7 +15,6 @@ in a function it is read before it is assigned, as the run says.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass, field
 
@@ -313,9 +312,9 @@ class _Walker:
         return module_names(d.module)
 
     def children(self, scope: Scope, node: A.Node, skip: str = "") -> None:
-        for f in dataclasses.fields(node):
-            if f.name not in ("span", skip):
-                self.nested(scope, getattr(node, f.name))
+        for f in node._fields:
+            if f not in ("span", skip):
+                self.nested(scope, getattr(node, f))
 
     def nested(self, scope: Scope, value) -> None:
         if isinstance(value, A.Node):
