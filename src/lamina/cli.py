@@ -5,10 +5,8 @@ Errors are rendered by console.py, for here and the REPL. Exit status: 0 ok, 1 r
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-import traceback
 
 from .console import internal_failure, report
 from .errors import LaminaError, ProgramExit
@@ -42,6 +40,7 @@ def run_text(text: str, name: str, directory: str | None = None, permissions=Non
         return exc.code
     except LaminaError as err:
         if os.environ.get("LAMINA_DEBUG") == "1" and err.__cause__ is not None:
+            import traceback
             traceback.print_exception(err.__cause__)
         return report(err)
     except KeyboardInterrupt:
@@ -113,19 +112,14 @@ def main(argv: list[str] | None = None) -> int:
             return _output_closed()
         except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
             return internal_failure(exc)
-    parser = argparse.ArgumentParser(prog="lamina", usage=USAGE.removeprefix("usage: "), epilog=PERMISSIONS,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", nargs="?", help="the program to run")
-    # Everything after FILE belongs to the program, words starting with '-' included.
-    parser.add_argument("arguments", nargs=argparse.REMAINDER, help="the program's arguments, for args()")
-    parser.add_argument("-e", dest="code", help="run CODE")
-    parser.add_argument("--version", action=_Version, nargs=0, help="print the version")
-    parser.add_argument("--allow-read", action="append", metavar="DIR,...",
-                        help="the program may read files under these folders (or these files)")
-    parser.add_argument("--allow-write", action="append", metavar="DIR,...",
-                        help="the program may write files under these folders (or these files)")
-    parser.add_argument("--sandbox", action="store_true",
-                        help="the program may read and write only under the current folder")
+    # The two common forms skip argparse, whose parser costs more start-up time than the rest
+    # of this module (its formatter imports shutil, its messages gettext and locale). With a
+    # first word that is no option, argparse would give the same (tests/cli/test_cli.py).
+    if len(argv) == 2 and argv[0] == "-e" and not argv[1].startswith("-"):
+        return run_text(argv[1], "<-e>")
+    if argv and not argv[0].startswith("-"):
+        return run_file(argv[0], argv[1:])
+    parser = argument_parser()
     try:
         args = parser.parse_args(argv)
         permissions = permissions_of(args)
@@ -143,6 +137,38 @@ def main(argv: list[str] | None = None) -> int:
         return run_file(args.file, _after_file(argv, args.file, args.arguments), permissions)
     from .repl import repl
     return repl(permissions)
+
+
+def argument_parser():
+    """The full command line's parser (argparse is imported here, only for the other forms)."""
+    import argparse
+
+    class Version(argparse.Action):
+        """`--version`: the package's version, looked up only when asked for (it costs start-up time)."""
+
+        def __call__(self, parser, namespace, values, option_string=None):
+            from importlib.metadata import PackageNotFoundError, version
+            try:
+                number = version("lamina")
+            except PackageNotFoundError:
+                number = "(not installed)"
+            print(f"lamina {number}")
+            parser.exit()
+
+    parser = argparse.ArgumentParser(prog="lamina", usage=USAGE.removeprefix("usage: "), epilog=PERMISSIONS,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", nargs="?", help="the program to run")
+    # Everything after FILE belongs to the program, words starting with '-' included.
+    parser.add_argument("arguments", nargs=argparse.REMAINDER, help="the program's arguments, for args()")
+    parser.add_argument("-e", dest="code", help="run CODE")
+    parser.add_argument("--version", action=Version, nargs=0, help="print the version")
+    parser.add_argument("--allow-read", action="append", metavar="DIR,...",
+                        help="the program may read files under these folders (or these files)")
+    parser.add_argument("--allow-write", action="append", metavar="DIR,...",
+                        help="the program may write files under these folders (or these files)")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="the program may read and write only under the current folder")
+    return parser
 
 
 def permissions_of(args):
@@ -165,19 +191,6 @@ def _after_file(argv: list[str], file: str, rest: list[str]) -> list[str]:
     """Every word after FILE: argparse's remainder, with the '--' it drops right after FILE."""
     k = len(argv) - len(rest)
     return ["--"] + rest if k >= 2 and argv[k - 1] == "--" and argv[k - 2] == file else rest
-
-
-class _Version(argparse.Action):
-    """`--version`: the package's version, looked up only when asked for (it costs start-up time)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        from importlib.metadata import PackageNotFoundError, version
-        try:
-            number = version("lamina")
-        except PackageNotFoundError:
-            number = "(not installed)"
-        print(f"lamina {number}")
-        parser.exit()
 
 
 def entry() -> None:

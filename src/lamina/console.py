@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 
 from .errors import LaminaError
 
@@ -18,6 +17,7 @@ def report(err: LaminaError) -> int:
 def internal_failure(exc: BaseException) -> int:
     sys.stdout.flush()
     if os.environ.get("LAMINA_DEBUG") == "1":
+        import traceback
         traceback.print_exception(exc)
     print(f"InternalError: {type(exc).__name__}: {exc}\n"
           "  note: this is a bug in Lamina; run with LAMINA_DEBUG=1 to see the Python traceback",

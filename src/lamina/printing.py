@@ -9,7 +9,6 @@ line, the same digits and elision. `print_options` sets the three.
 """
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,16 +169,17 @@ def html_table(header: list[str], rows: list[list[str]], right: list[bool] | Non
                caption: str | None = None, footer: list[str] = ()) -> str:
     """A report's table as HTML: header cells, rows of text cells (column j flush right where
     right[j] is true), a caption above and footer lines below."""
+    from html import escape    # for notebooks only: not loaded at start-up
     right = right or [False] * len(header)
 
     def cells(tag: str, row: list[str]) -> str:
-        return "".join(f'<{tag} style="text-align: {"right" if r else "left"}">{html.escape(c)}</{tag}>'
+        return "".join(f'<{tag} style="text-align: {"right" if r else "left"}">{escape(c)}</{tag}>'
                        for c, r in zip(row, right))
     parts = ['<table class="lamina">']
     if caption:
-        parts.append(f'<caption style="text-align: left">{html.escape(caption)}</caption>')
+        parts.append(f'<caption style="text-align: left">{escape(caption)}</caption>')
     parts.append(f"<thead><tr>{cells('th', header)}</tr></thead><tbody>")
     parts.extend(f"<tr>{cells('td', row)}</tr>" for row in rows)
     parts.append("</tbody></table>")
-    parts.extend(f"<p>{html.escape(line)}</p>" for line in footer if line)
+    parts.extend(f"<p>{escape(line)}</p>" for line in footer if line)
     return "".join(parts)

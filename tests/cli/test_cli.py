@@ -1,6 +1,7 @@
 """The lamina command as a real subprocess: stdout, stderr and exit status."""
 from __future__ import annotations
 
+import itertools
 import os
 import pathlib
 import subprocess
@@ -109,6 +110,25 @@ def test_heavy_libraries_are_not_imported_at_startup():
            "print(sorted(m for m in ('matplotlib', 'prompt_toolkit', 'scipy', 'torch') if m in sys.modules))"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.splitlines()[-1] == "[]", r.stderr
+
+
+def test_the_common_forms_skip_argparse_and_read_as_it_does():
+    # main() runs `FILE ARG...` (a first word that is no option) and `-e CODE` without argparse.
+    from lamina.cli import _after_file, argument_parser
+    parser = argument_parser()
+    words = ["-e", "x", "--", "--version", "--sandbox", "-h", "--allow-read=d", "-1", ""]
+    for rest in itertools.chain.from_iterable(itertools.product(words, repeat=n) for n in range(4)):
+        argv = ["prog.lam", *rest]
+        args = parser.parse_args(argv)
+        assert (args.file, _after_file(argv, args.file, args.arguments)) == ("prog.lam", list(rest)), argv
+        assert args.code is None and not (args.allow_read or args.allow_write or args.sandbox), argv
+    for code in ("print(1)", "", "x = [1, 2]; print(x')"):
+        args = parser.parse_args(["-e", code])
+        assert (args.code, args.file, args.arguments) == (code, None, []), code
+    code = "import sys, lamina.cli\nlamina.cli.main(sys.argv[1:])\nprint('argparse' in sys.modules)"
+    for argv, out in ((["-e", "print(2)"], ["2", "False"]), (["-e", "-1"], ["True"])):
+        r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60)
+        assert r.stdout.split() == out, r.stderr
 
 
 @pytest.mark.parametrize("args", [["-e", "print(1)"], []])

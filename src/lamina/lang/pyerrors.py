@@ -6,7 +6,6 @@ of compiled frames gives the Lamina call stack.
 """
 from __future__ import annotations
 
-import difflib
 import inspect
 import re
 import sys
@@ -266,6 +265,7 @@ def _suggest(name: str, exc: BaseException) -> str:
 
 def did_you_mean(name: str, known) -> str:
     """` Did you mean 'a' or 'b'?` for the names closest to a misspelt one, or ""."""
+    import difflib    # on an error only: not loaded at start-up
     close = difflib.get_close_matches(name, sorted(known), n=3)
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
@@ -326,6 +326,7 @@ def _keyword_hint(f, given: str) -> str:
         params = [unmangle(p) for p in inspect.signature(f).parameters]
     except (TypeError, ValueError):
         return ""
+    import difflib
     close = difflib.get_close_matches(given, params, n=2, cutoff=0.6)
     if close:
         return f" Did you mean {' or '.join(repr(c) for c in close)}?"
