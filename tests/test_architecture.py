@@ -13,7 +13,7 @@ import pathlib
 PACKAGE = pathlib.Path(__file__).parents[1] / "src" / "lamina"
 
 LAYERS = [
-    ["errors", "malloc_tuning"],
+    ["errors", "malloc_tuning", "fields"],
     ["warnings"],
     ["rng", "files"],
     ["values"],

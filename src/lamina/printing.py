@@ -9,19 +9,18 @@ line, the same digits and elision. `print_options` sets the three.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from .fields import Fields
 from .formatting import block, compact, spec_number, spec_text
 from .values import LibObject, Record, Tracked, describe, format_number
 
 
-@dataclass
-class PrintOptions:
-    digits: int = 6          # significant digits of a tensor too wide for its exact inline text
-    limit: float = 1000      # a tensor with more elements than this has its middle elided
-    width: float = 80        # the characters an exact inline tensor may take
+class PrintOptions(Fields):
+    def __init__(self, digits: int = 6, limit: float = 1000, width: float = 80):
+        self.digits = digits    # significant digits of a tensor too wide for its exact inline text
+        self.limit = limit      # a tensor with more elements than this has its middle elided
+        self.width = width      # the characters an exact inline tensor may take
 
 
 OPTIONS = PrintOptions()

@@ -5,17 +5,17 @@ runs them all.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..fields import Frozen
 
 
-@dataclass(frozen=True)
-class Const:
+class Const(Frozen):
     """A fixed, non-differentiated argument in a GradCase."""
-    value: object
+
+    def __init__(self, value: object):
+        self.value = value
 
 
-@dataclass(frozen=True)
-class GradCase:
+class GradCase(Frozen):
     """One finite-difference check: arguments as shapes of random tracked inputs.
 
     Each entry of `args` is a shape tuple — `()` a scalar, `(4,)` a vector,
@@ -31,8 +31,9 @@ class GradCase:
     `rounds`: the function rounds its result to float32, so the finite differences take a
     larger step and the comparison float32's tolerance (gradcheck.check).
     """
-    args: tuple
-    kwargs: dict = field(default_factory=dict)
-    domain: str = "real"
-    reseed: bool = False
-    rounds: bool = False
+
+    def __init__(self, args: tuple, kwargs: dict | None = None, domain: str = "real", reseed: bool = False,
+                 rounds: bool = False):
+        self.args = args
+        self.kwargs = {} if kwargs is None else kwargs
+        self.domain, self.reseed, self.rounds = domain, reseed, rounds

@@ -24,12 +24,12 @@ arguments and holds each to its word.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import Callable
 
 from ..autodiff.cases import Const, GradCase  # noqa: F401  (builtin modules declare cases with these)
 from ..autodiff.tape import is_live
 from ..errors import LaminaError
+from ..fields import Fields, Frozen
 from ..values import Record, describe
 from .index import MODULES
 
@@ -44,27 +44,22 @@ CATEGORIES = (
 )
 
 
-@dataclass(frozen=True)
-class Shape:
+class Shape(Frozen):
     """One call shape (overload): its code, input, output and a description."""
-    code: str
-    input: str
-    output: str
-    description: str
+
+    def __init__(self, code: str, input: str, output: str, description: str):
+        self.code, self.input, self.output, self.description = code, input, output, description
 
 
-@dataclass
-class BuiltinSpec:
-    name: str
-    fn: Callable
-    category: str
-    shapes: list[Shape]
-    summary: str
-    examples: list[str]
-    notes: str
-    grad: list[GradCase] | None = None   # None: not differentiable
-    scoped: bool = False                  # takes the calling program's Scope first (see lang/scope.py)
-    tracked: str = "differentiable"       # one of TRACKED: what it does with a tracked argument
+class BuiltinSpec(Fields):
+    def __init__(self, name: str, fn: Callable, category: str, shapes: list[Shape], summary: str,
+                 examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
+                 tracked: str = "differentiable"):
+        self.name, self.fn, self.category, self.shapes = name, fn, category, shapes
+        self.summary, self.examples, self.notes = summary, examples, notes
+        self.grad = grad            # None: not differentiable
+        self.scoped = scoped        # takes the calling program's Scope first (see lang/scope.py)
+        self.tracked = tracked      # one of TRACKED: what it does with a tracked argument
 
     @property
     def differentiable(self) -> bool:

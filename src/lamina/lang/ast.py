@@ -1,37 +1,15 @@
 """Syntax tree nodes. Every node carries the span of the token that names it.
 
-The classes are written out by hand rather than as dataclasses: `@dataclass` generates each
-class's methods from source text at import, 15 ms of every start. They behave as the dataclasses
-did: the fields are the constructor's parameters in order (`_fields`), two nodes are equal when
-they are of one class and their fields are equal (a field named in `_uncompared` aside), repr
-shows every field, and a node is not hashable.
+The classes are written out by hand rather than as dataclasses, which cost 15 ms of every
+start (lamina/fields.py); they behave as the dataclasses did: the fields are the constructor's
+parameters in order (`_fields`), two nodes are equal when they are of one class and their fields
+are equal (a field named in `_uncompared` aside), repr shows every field, and a node is not
+hashable.
 """
 from __future__ import annotations
 
 from ..errors import Span
-
-
-class Fields:
-    """Equality and repr over `_fields`: the parameters of the class's own __init__."""
-    _fields: tuple[str, ...] = ()
-    _compared: tuple[str, ...] = ()
-    _uncompared: tuple[str, ...] = ()
-
-    def __init_subclass__(cls) -> None:
-        super().__init_subclass__()
-        code = cls.__init__.__code__
-        cls._fields = code.co_varnames[1:code.co_argcount]
-        cls._compared = tuple(f for f in cls._fields if f not in cls._uncompared)
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (tuple(getattr(self, f) for f in self._compared)
-                == tuple(getattr(other, f) for f in other._compared))
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
-        return f"{type(self).__qualname__}({shown})"
+from ..fields import Fields
 
 
 class Node(Fields):

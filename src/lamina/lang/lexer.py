@@ -9,9 +9,9 @@ for a `{expr}` or `{expr:spec}` interpolation that the parser parses in place.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..errors import LaminaError, Source, Span
+from ..fields import Fields
 
 KEYWORDS = {
     "function", "return", "end", "for", "while", "if", "elseif",
@@ -54,13 +54,15 @@ NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 NAME_CHARS = NAME_START | DIGITS
 
 
-@dataclass(slots=True)
-class Token:
-    kind: str      # NUMBER, NUMBERS (a run in a literal), STRING, IDENT, KEYWORD, OP, NEWLINE, EOF
-    text: str
-    value: object
-    span: Span
-    spaced: bool = False   # whitespace came right before this token
+class Token(Fields):
+    __slots__ = ("kind", "text", "value", "span", "spaced")
+
+    def __init__(self, kind: str, text: str, value: object, span: Span, spaced: bool = False):
+        self.kind = kind        # NUMBER, NUMBERS (a run in a literal), STRING, IDENT, KEYWORD, OP, NEWLINE, EOF
+        self.text = text
+        self.value = value
+        self.span = span
+        self.spaced = spaced    # whitespace came right before this token
 
     def is_op(self, *texts: str) -> bool:
         return self.kind == "OP" and self.text in texts

@@ -14,10 +14,9 @@ the program's functions in interpreters of their own, here or on other machines.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Callable
 
 from ..errors import LaminaError
+from ..fields import Frozen
 
 CODE_FILENAME = "<lamina>"
 MANGLE = "L_"
@@ -49,13 +48,12 @@ def builtins_of(namespace: dict, keys=None) -> dict:
     return builtins
 
 
-@dataclass(frozen=True)
-class Host:
+class Host(Frozen):
     """How to start an interpreter like the program's: `make(directory, permissions)` (the
     Interpreter class; picklable by reference, so it travels to other processes)."""
-    make: Callable
-    directory: str | None
-    permissions: object
+
+    def __init__(self, make, directory: str | None, permissions: object):
+        self.make, self.directory, self.permissions = make, directory, permissions
 
 
 class Scope:
