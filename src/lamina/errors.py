@@ -6,7 +6,7 @@ the Lamina call stack before the command line renders the error.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .fields import Fields, Frozen
 
 KINDS = (
     "SyntaxError", "NameError", "TypeError", "ShapeError", "IndexError",
@@ -15,23 +15,27 @@ KINDS = (
 )
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Frozen):
     """A program's text and the name it is reported under (a file path or <repl>)."""
-    name: str
-    text: str
+
+    def __init__(self, name: str, text: str):
+        self.name, self.text = name, text
 
     def line(self, lineno: int) -> str:
         lines = self.text.splitlines()
         return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    source: Source
-    line: int          # 1-based
-    col: int           # 1-based
-    length: int = 1
+class Span(Frozen):
+    __slots__ = ("source", "line", "col", "length")
+
+    def __init__(self, source: Source, line: int, col: int, length: int = 1):
+        # One per token: set directly, past Frozen's check.
+        set_field = object.__setattr__
+        set_field(self, "source", source)
+        set_field(self, "line", line)           # 1-based
+        set_field(self, "col", col)             # 1-based
+        set_field(self, "length", length)
 
     def where(self) -> str:
         return f"{self.source.name}:{self.line}:{self.col}"
@@ -41,24 +45,21 @@ class Span:
         return line[self.col - 1:self.col - 1 + self.length]
 
 
-@dataclass(frozen=True)
-class Frame:
+class Frame(Frozen):
     """One Lamina call on the stack: the function and where its call stands."""
-    function: str
-    span: Span
+
+    def __init__(self, function: str, span: Span):
+        self.function, self.span = function, span
 
 
-@dataclass
-class LaminaError(Exception):
-    kind: str
-    message: str
-    span: Span | None = None
-    stack: list[Frame] = field(default_factory=list)
-    note: str | None = None
-    incomplete: bool = False   # the text ended too early: a REPL reads another line
-    located: bool = False      # span and stack are final (an error caught, then raised again)
-
-    def __post_init__(self):
+class LaminaError(Fields, Exception):
+    def __init__(self, kind: str, message: str, span: Span | None = None, stack: list[Frame] | None = None,
+                 note: str | None = None, incomplete: bool = False, located: bool = False):
+        self.kind, self.message, self.span = kind, message, span
+        self.stack = [] if stack is None else stack
+        self.note = note
+        self.incomplete = incomplete    # the text ended too early: a REPL reads another line
+        self.located = located          # span and stack are final (an error caught, then raised again)
         assert self.kind in KINDS, self.kind
         Exception.__init__(self, f"{self.kind}: {self.message}")
 

@@ -32,9 +32,8 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-
 from .errors import LaminaError
+from .fields import Frozen
 
 TEMP_SUFFIX = ".lamina-tmp"
 
@@ -48,12 +47,13 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root if root.endswith(os.sep) else root + os.sep)
 
 
-@dataclass(frozen=True)
-class Permissions:
+class Permissions(Frozen):
     """Resolved folders (or files) a run may read and write under; None: anything."""
-    read: tuple[str, ...] | None = None
-    write: tuple[str, ...] | None = None
-    sandbox: bool = False          # made by --sandbox (for messages)
+
+    def __init__(self, read: tuple[str, ...] | None = None, write: tuple[str, ...] | None = None,
+                 sandbox: bool = False):
+        self.read, self.write = read, write
+        self.sandbox = sandbox          # made by --sandbox (for messages)
 
     @classmethod
     def of(cls, read: Iterable[str] | None = None, write: Iterable[str] | None = None,

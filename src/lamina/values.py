@@ -13,11 +13,11 @@ binding could see (the runtime copies before a write into a shared value).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import LaminaError, describe_shape, shape_str
+from .fields import Frozen
 
 
 class Tracked:
@@ -233,15 +233,13 @@ def lamina_value(a):
     return float_array(a)
 
 
-@dataclass(frozen=True)
-class Range:
+class Range(Frozen):
     """The numbers a setting accepts: from low to high, each end included unless it is open;
     `whole` asks for a whole number. Optimizer and schedule settings declare one each."""
-    low: float = -math.inf
-    high: float = math.inf
-    low_open: bool = False
-    high_open: bool = True
-    whole: bool = False
+
+    def __init__(self, low: float = -math.inf, high: float = math.inf, low_open: bool = False,
+                 high_open: bool = True, whole: bool = False):
+        self.low, self.high, self.low_open, self.high_open, self.whole = low, high, low_open, high_open, whole
 
     def contains(self, v: float) -> bool:
         above = v > self.low if self.low_open else v >= self.low
