@@ -4,9 +4,10 @@
 about half a millisecond a class, which was a third of Lamina's own start-up when the syntax
 tree, the errors' spans, the tokens and the registry's records were dataclasses (bench/NOTES.md,
 "Start-up"). A class every start imports derives from Fields instead and writes its own
-__init__; Fields gives it what the dataclass did: `_fields` (the __init__'s parameters, in order), equality over them between two
-objects of one class (a name in `_uncompared` aside), a repr that shows them, and no hash.
-Frozen adds a hash over the compared fields and refuses to change a field once set.
+__init__; Fields gives it what the dataclass did: `_fields` (the __init__'s parameters, in
+order), equality over them between two objects of one class (a name in `_uncompared` aside), a
+repr that shows them, and no hash. Frozen adds a hash over the compared fields and refuses to
+change a field once set.
 """
 from __future__ import annotations
 

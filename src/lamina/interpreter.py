@@ -29,7 +29,6 @@ set_locator(current_span)    # a warning names the Lamina line that caused it
 RECURSION_LIMIT = 10_000
 
 
-
 def builtins_namespace() -> dict:
     """What every program's builtins start with: the runtime helpers and the constants. The
     builtins themselves join as a program's code names them (Interpreter.load_builtins), so
