@@ -42,14 +42,19 @@ def set_options(digits=None, limit=None, width=None) -> PrintOptions:
     return before
 
 
+def as_written(a: np.ndarray) -> np.ndarray:
+    """A float32 array as the float64 numbers its elements' shortest texts read as (0.1, not
+    0.10000000149011612): what printing and write_csv show of float32 data."""
+    return np.array([float(str(x)) for x in a.ravel()]).reshape(a.shape)
+
+
 def inline(a: np.ndarray, number=format_number, row_end: str = ";") -> str:
     """A tensor on one line, each number written by `number`: `[1, 2]` a vector, `[1, 2; 3, 4]` a
     matrix, `[1, 2;]` a 1 x n matrix (a trailing `;` ends its one row), `[1; 2]` m x 1."""
     if a.size == 0:
         return "[]"
     if a.dtype == np.float32:
-        # the shortest text that reads back to the same float32: 0.1, not 0.10000000149011612
-        a = np.array([float(str(x)) for x in a.ravel()]).reshape(a.shape)
+        a = as_written(a)
     if a.ndim == 1:
         return "[" + ", ".join(number(v) for v in a.tolist()) + "]"
     if a.shape[0] == 1:

@@ -32,6 +32,15 @@ def test_matrix_and_table_round_trip(lam, tmp_path, rng):
     assert (tmp_path / "m.csv").read_text().splitlines()[0] == "x0,x1,x2"
 
 
+def test_float32_data_is_written_as_it_prints_and_reads_back_to_the_same_float32(lam, tmp_path, rng):
+    X = rng.normal(size=(50, 3)).astype(np.float32)
+    path = str(tmp_path / "f.csv")
+    lam.run('write_csv(X, path)\nback = as_matrix(read_csv(path))', X=X, path=path)
+    cells = [c for line in (tmp_path / "f.csv").read_text().splitlines()[1:] for c in line.split(",")]
+    assert cells == [str(x) for x in X.ravel()]                      # NumPy's shortest float32 text
+    np.testing.assert_array_equal(lam.interp.get("back").astype(np.float32), X)
+
+
 def as_np(t):
     return np.column_stack([t.columns[k] for k in t.names])
 

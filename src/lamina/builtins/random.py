@@ -1,6 +1,7 @@
 """The one global random generator and the builtins that draw from it."""
 from __future__ import annotations
 
+from ..autodiff.shaping import dtype_of
 from ..rng import generator, reseed
 from ..values import as_int
 from .registry import Shape, builtin
@@ -17,9 +18,11 @@ def _dims(r, c, name: str) -> tuple:
     return (rows, as_int(c, f"{name}'s column count", minimum=0))
 
 
-def _draw(shape: tuple, draw):
+def _draw(shape: tuple, draw, dtype: str, name: str):
+    """Draws in float64, then converted: rand(n, dtype = "float32") is float32(rand(n))."""
+    kind = dtype_of(dtype, f"{name}'s dtype")
     out = draw(shape)
-    return float(out) if shape == () else out
+    return float(out) if shape == () else out.astype(kind, copy=False)
 
 
 @builtin("seed", tracked="constant", category=RANDOM,
@@ -36,20 +39,24 @@ def seed(n):
 @builtin("rand", tracked="constant", category=RANDOM,
          shapes=[Shape("rand()", "no input", "number", "One uniform number in [0, 1)."),
                  Shape("rand(n)", "length", "vector", "n uniform numbers."),
-                 Shape("rand(r, c)", "rows, columns", "matrix", "An r x c matrix of uniform numbers.")],
+                 Shape("rand(r, c)", "rows, columns", "matrix", "An r x c matrix of uniform numbers."),
+                 Shape('rand(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
+                       'The same draws in float32 (a number stays a number, float64).')],
          summary="Draws uniform random numbers in [0, 1) from the global generator.",
          examples=['seed(1)\nx = rand(2, 3)\nprint(size(x))\nprint(all(x >= 0) and all(x < 1))'],
          notes="Draws from the generator that seed(n) resets.")
-def rand(r=None, c=None):
-    return _draw(_dims(r, c, "rand"), generator().random)
+def rand(r=None, c=None, dtype="float64"):
+    return _draw(_dims(r, c, "rand"), generator().random, dtype, "rand")
 
 
 @builtin("randn", tracked="constant", category=RANDOM,
          shapes=[Shape("randn()", "no input", "number", "One standard normal number."),
                  Shape("randn(n)", "length", "vector", "n standard normal numbers."),
-                 Shape("randn(r, c)", "rows, columns", "matrix", "An r x c standard normal matrix.")],
+                 Shape("randn(r, c)", "rows, columns", "matrix", "An r x c standard normal matrix."),
+                 Shape('randn(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
+                       'The same draws in float32 (a number stays a number, float64).')],
          summary="Draws standard normal random numbers (mean 0, variance 1) from the global generator.",
          examples=['seed(1)\nz = randn(1000)\nprint(abs(mean(z)) < 0.1)'],
          notes="Draws from the generator that seed(n) resets.")
-def randn(r=None, c=None):
-    return _draw(_dims(r, c, "randn"), generator().standard_normal)
+def randn(r=None, c=None, dtype="float64"):
+    return _draw(_dims(r, c, "randn"), generator().standard_normal, dtype, "randn")

@@ -18,40 +18,47 @@ def _size(n, what: str) -> int:
     return as_int(n, what, minimum=0)
 
 
-def _filled(value: float, r, c, name: str):
+def _filled(value: float, r, c, name: str, dtype="float64"):
+    kind = shaping.dtype_of(dtype, f"{name}'s dtype")
     if c is None:
-        return np.full(_size(r, f"The length given to {name}"), value)
+        return np.full(_size(r, f"The length given to {name}"), value, dtype=kind)
     return np.full((_size(r, f"The row count given to {name}"),
-                    _size(c, f"The column count given to {name}")), value)
+                    _size(c, f"The column count given to {name}")), value, dtype=kind)
 
 
 @builtin("zeros", tracked="constant", category=CATEGORY,
          shapes=[Shape("zeros(n)", "length", "vector", "A vector of n zeros."),
-                 Shape("zeros(r, c)", "rows, columns", "matrix", "An r x c matrix of zeros.")],
+                 Shape("zeros(r, c)", "rows, columns", "matrix", "An r x c matrix of zeros."),
+                 Shape('zeros(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
+                       'In float32 (dtype = "float64", the default, like every tensor a program writes).')],
          summary="A vector or matrix filled with zeros.",
          examples=["print(zeros(3), zeros(2, 2))"],
          notes="Sizes must be whole numbers, 0 or more; zeros(0) is the empty vector [].")
-def zeros(r, c=None):
-    return _filled(0.0, r=r, c=c, name="zeros")
+def zeros(r, c=None, dtype="float64"):
+    return _filled(0.0, r=r, c=c, name="zeros", dtype=dtype)
 
 
 @builtin("ones", tracked="constant", category=CATEGORY,
          shapes=[Shape("ones(n)", "length", "vector", "A vector of n ones."),
-                 Shape("ones(r, c)", "rows, columns", "matrix", "An r x c matrix of ones.")],
+                 Shape("ones(r, c)", "rows, columns", "matrix", "An r x c matrix of ones."),
+                 Shape('ones(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
+                       'In float32 (dtype = "float64", the default, like every tensor a program writes).')],
          summary="A vector or matrix filled with ones.",
          examples=["print(ones(3), ones(1, 4))"],
          notes="ones(1, n) is a 1 x n row, which broadcasts across the rows of a matrix.")
-def ones(r, c=None):
-    return _filled(1.0, r=r, c=c, name="ones")
+def ones(r, c=None, dtype="float64"):
+    return _filled(1.0, r=r, c=c, name="ones", dtype=dtype)
 
 
 @builtin("eye", tracked="constant", category=CATEGORY,
-         shapes=[Shape("eye(n)", "size", "matrix", "The n x n identity matrix.")],
+         shapes=[Shape("eye(n)", "size", "matrix", "The n x n identity matrix."),
+                 Shape('eye(n, dtype = "float32")', "size; dtype name", "matrix",
+                       'In float32 (dtype = "float64", the default, like every tensor a program writes).')],
          summary="The n x n identity matrix: ones on the diagonal, zeros elsewhere.",
          examples=["print(eye(2))"],
          notes="eye(n) * v is v for any vector of length n.")
-def eye(n):
-    return np.eye(_size(n, "The size given to eye"))
+def eye(n, dtype="float64"):
+    return np.eye(_size(n, "The size given to eye"), dtype=shaping.dtype_of(dtype, "eye's dtype"))
 
 
 @builtin("size", tracked="constant", category=CATEGORY,

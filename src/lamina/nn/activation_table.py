@@ -25,12 +25,19 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def expit(v, out=None):
-    """The logistic function without overflow: exp(-|v|) is never above 1.
+    """The logistic function 1 / (1 + exp(-v)), in four passes over one buffer.
 
-    NumPy only (SciPy stays out of start-up); `out` may be `v` itself.
+    exp(-v) overflows to Inf for v below about -709 (-88 in float32), which gives the right
+    limit 0, so that overflow is expected and silenced. NumPy only (SciPy stays out of
+    start-up); `out` may be `v` itself.
     """
-    e = np.exp(-np.abs(v))
-    return np.divide(np.where(v >= 0, 1.0, e), 1.0 + e, out=out)
+    with np.errstate(over="ignore"):
+        if not isinstance(v, np.ndarray):
+            return 1.0 / (1.0 + np.exp(-v))
+        out = np.negative(v, out=out)
+        np.exp(out, out=out)
+    out += 1.0
+    return np.reciprocal(out, out=out)
 
 
 def erf(v):

@@ -44,20 +44,32 @@ def backward(step_grad, xs, W, U, hs, gates, need_x=True):
     T, B, I = xs.shape
     H = hs.shape[2]
     Uzr, Uh = U[:2 * H], U[2 * H:]
+    z, r, hh = gates[:, :, :H], gates[:, :, H:2 * H], gates[:, :, 2 * H:]
+    hp = hs[:-1]
+    # Every factor that does not depend on the incoming gradient, for all steps at once, so
+    # that each step of the loop below is a handful of operations:
+    #   d(hh pre-activation) = dh .* z .* (1 - hh^2),  d(z pre) = dh .* (hh - hp) .* z .* (1 - z),
+    #   d(r pre) = (d(hh pre) Uh) .* hp .* r .* (1 - r),
+    #   dh_prev = dh .* (1 - z) + (d(hh pre) Uh) .* r + [d(z pre), d(r pre)] [Uz; Ur].
+    one_minus_z = 1.0 - z
+    to_hh = z * (1.0 - hh * hh)
+    to_z = (hh - hp) * z * one_minus_z
+    to_r = hp * r * (1.0 - r)
     dA = np.empty((T, B, 3 * H), dtype=hs.dtype)        # gradients of the gates' pre-activations
     dh = np.zeros((B, H), dtype=hs.dtype)
     for t in range(T - 1, -1, -1):
         g = step_grad(t)
         if g is not None:
             dh = dh + g
-        hp, gt, d = hs[t], gates[t], dA[t]
-        z, r, hh = gt[:, :H], gt[:, H:2 * H], gt[:, 2 * H:]
-        dah = d[:, 2 * H:]
-        np.multiply(dh * z, 1.0 - hh * hh, out=dah)
+        d = dA[t]
+        dah = np.multiply(dh, to_hh[t], out=d[:, 2 * H:])
         drh = dah @ Uh                    # gradient of r .* h
-        np.multiply(dh * (hh - hp), z * (1.0 - z), out=d[:, :H])
-        np.multiply(drh * hp, r * (1.0 - r), out=d[:, H:2 * H])
-        dh = dh * (1.0 - z) + drh * r + d[:, :2 * H] @ Uzr
+        np.multiply(dh, to_z[t], out=d[:, :H])
+        np.multiply(drh, to_r[t], out=d[:, H:2 * H])
+        dh = dh * one_minus_z[t]
+        drh *= r[t]
+        dh += drh
+        dh += d[:, :2 * H] @ Uzr
     # Weight gradients for all steps at once, as in the forward.
     dA2 = dA.reshape(T * B, 3 * H)
     dW = dA2.T @ xs.reshape(T * B, I)

@@ -9,7 +9,7 @@ import numpy as np
 from ..autodiff.tape import record
 from ..errors import LaminaError
 from ..files import atomic_write, check_read, check_write
-from ..printing import format_number
+from ..printing import as_written, format_number
 from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
 from .csvfile import csv_bytes, read_records
@@ -127,6 +127,9 @@ def make_table(x, names=None) -> Table:
 
 
 def write_csv(x, path, names=None) -> None:
+    v = value_of(x)
+    if isinstance(v, np.ndarray) and v.dtype == np.float32:
+        x = as_written(v)              # 0.1 in the file, not 0.10000000149011612
     t = make_table(x, names)
     target = as_str(path, "write_csv's path")
     check_write(target, "write_csv")

@@ -92,17 +92,17 @@ class Distribution(LibObject):
 
     def pdf(self, x):
         d, a = self.scipy(), _points(x, "pdf's x")
-        return lamina_value(d.pmf(a) if self.spec.discrete else d.pdf(a))
+        return _like(d.pmf(a) if self.spec.discrete else d.pdf(a), x)
 
     def cdf(self, x):
-        return lamina_value(self.scipy().cdf(_points(x, "cdf's x")))
+        return _like(self.scipy().cdf(_points(x, "cdf's x")), x)
 
     def quantile(self, p):
         a = _points(p, "quantile's probability")
         if np.any((a < 0) | (a > 1)):
             raise LaminaError("ValueError", f"quantile of a distribution needs probabilities from 0 "
                               f"to 1, not {describe(p) if np.ndim(a) else format_number(float(a))}.")
-        return lamina_value(self.scipy().ppf(a))
+        return _like(self.scipy().ppf(a), p)
 
     def sample(self, shape: tuple, rng: np.random.Generator):
         try:
@@ -147,6 +147,14 @@ def make(family: str, args: tuple, kwargs: dict) -> Distribution:
         raise LaminaError("ValueError", f"{family}: {problem}, but got "
                           + ", ".join(f"{k} = {format_number(v)}" for k, v in params.items()) + ".")
     return Distribution(family, tuple(params.items()))
+
+
+def _like(result, x):
+    """SciPy's float64 result in the dtype of the tensor it was computed from."""
+    v = value_of(x)
+    if isinstance(v, np.ndarray) and v.dtype == np.float32:
+        return np.asarray(result, dtype=np.float32)
+    return lamina_value(result)
 
 
 def _points(x, what: str):

@@ -13,7 +13,15 @@ from ..autodiff.grad import grad
 from ..autodiff.tape import TAPE, record
 from ..errors import LaminaError
 from ..printing import html_table
-from ..values import LibObject, Record, as_float, as_int, lamina_value, numeric
+from ..values import (
+    LibObject,
+    Record,
+    as_float,
+    as_int,
+    lamina_value,
+    numeric,
+    value_of,
+)
 from ..warnings import warn
 from .args import matrix, no_nan, same_rows, shaped_like, vector
 from .separation import separation
@@ -189,6 +197,8 @@ def kmeans(X, k, rng: np.random.Generator, max_iter=300.0, restarts=10.0) -> Rec
         if best is None or result[2] < best[2]:
             best = result
     centers, labels, inertia, steps = best
+    if getattr(value_of(X), "dtype", None) == np.float32:
+        centers = centers.astype(np.float32)          # computed in float64, returned as the data
     return Record({"centers": lamina_value(centers), "labels": labels.astype(np.float64),
                    "inertia": float(inertia), "iterations": float(steps)})
 

@@ -53,7 +53,8 @@ def drop_missing(x, columns=None):
     v = value_of(x)
     if not isinstance(v, np.ndarray) or v.ndim > 2:
         raise LaminaError("TypeError", f"drop_missing takes a table, a vector or a matrix, not {describe(x)}.")
-    v = v.astype(np.float64, copy=False)
+    if v.dtype != np.float32:
+        v = v.astype(np.float64, copy=False)
     if v.ndim == 1:
         return v[~np.isnan(v)]
     return v[~np.isnan(v).any(axis=1)].copy()
