@@ -25,6 +25,8 @@ def get(target, items: tuple):
         out = v[key]
         if out.ndim == 0:
             return bool(out) if v.dtype == bool else float(out)
+        if out.base is None:            # index arrays picked into new memory: already a copy
+            return out
         return out.copy()
     if isinstance(target, (list, str)):
         return _sequence_get(target, items)
