@@ -13,7 +13,8 @@ from lamina.values import format_number
 
 N = 7
 M = np.arange(N * 3, dtype=np.float64).reshape(N, 3)
-numbers = st.one_of(st.integers(-N - 2, N + 1).map(float), st.sampled_from([0.5, -1.25, np.nan, np.inf, -np.inf, 1e300]))
+numbers = st.one_of(st.integers(-N - 2, N + 1).map(float),
+                    st.sampled_from([0.5, -1.25, np.nan, np.inf, -np.inf, 1e300]))
 
 
 def reference(v: np.ndarray, n: int):

@@ -129,6 +129,15 @@ def test_a_view_as_a_parameter_is_never_written_in_place(copies):
     assert copies == [1] and np.array_equal(data, np.arange(12.0).reshape(4, 3))
 
 
+def test_a_read_only_parameter_is_never_written_in_place(copies):
+    opt = make(RULES["adam"], [np.arange(3.0)])
+    opt.params[0].flags.writeable = False
+    new = opt.step([np.ones(3)])
+    del opt
+    assert_same(new, make(RULES["adam"], [np.arange(3.0)]).advance([np.ones(3)]))
+    assert copies == [1, 1]
+
+
 def test_a_pending_step_only_reads_the_gradients_it_holds():
     rng = np.random.default_rng(10)
     params, grads = start(rng), gradients(rng, 1)[0]

@@ -5,10 +5,10 @@ The proof is by reference counts, as `v[i] = x` proves it for an array (lang/run
 the optimizer itself, its parameter and state containers, and every array in them must be
 held exactly once (the optimizer by the caller's one local name, a container by the
 optimizer, an array by its container), and every array must own its memory (no view:
-writing into a view writes into an array someone else may hold). Any other holder, a
-program's variable, a list, a model, another optimizer made by `replace` that shares the
-containers, a tracked value or view wrapping an array, makes a count higher, and the step
-then works on a copy.
+writing into a view writes into an array someone else may hold) and be writeable. Any other
+holder, a program's variable, a list, a model, another optimizer made by `replace` that
+shares the containers, a tracked value or view wrapping an array, makes a count higher, and
+the step then works on a copy.
 
 The counts are compared with those of a probe made here and measured by the same code, so
 the proof does not depend on how many references a call itself adds in this Python.
@@ -31,7 +31,7 @@ def _counts(opt) -> list:
     counts += [("container", sys.getrefcount(params)), ("container", sys.getrefcount(state))]
     for w in params:
         if type(w) is _NDARRAY:
-            counts.append(("array", sys.getrefcount(w) if w.base is None else sys.maxsize))
+            counts.append(("array", sys.getrefcount(w) if _writable(w) else sys.maxsize))
         elif type(w) is not float:
             counts.append(("array", sys.maxsize))
     for s in state:
@@ -39,10 +39,14 @@ def _counts(opt) -> list:
         if type(s) is dict:
             for v in s.values():
                 if type(v) is _NDARRAY:
-                    counts.append(("array", sys.getrefcount(v) if v.base is None else sys.maxsize))
+                    counts.append(("array", sys.getrefcount(v) if _writable(v) else sys.maxsize))
                 elif type(v) is not float:
                     counts.append(("array", sys.maxsize))
     return counts
+
+
+def _writable(a) -> bool:
+    return a.base is None and a.flags.writeable
 
 
 def _through(opt) -> list:
