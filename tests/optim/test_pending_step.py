@@ -7,6 +7,9 @@ import weakref
 
 import numpy as np
 import pytest
+from dataclasses import replace
+
+from lamina.errors import LaminaError
 
 from lamina.optim import base
 from lamina.optim.base import make
@@ -168,3 +171,40 @@ def test_describe_and_fields_of_a_pending_optimizer():
     assert np.allclose(opt.get("_params")[0], [-0.5, -0.5], rtol=1e-7) and abs(opt.get("_params")[1] - 0.5) < 1e-7
     with pytest.raises(AttributeError):
         opt.no_such_field
+
+
+def interrupting(rule, after: int):
+    """`rule` whose in-place update is stopped by an interrupt after `after` parameters,
+    once; every other call is the rule's own."""
+    calls = []
+
+    def update_in_place(w, g, state, hp, t):
+        calls.append(1)
+        if len(calls) == after + 1:
+            w += 1000.0                                 # a part-written parameter
+            raise KeyboardInterrupt
+        rule.update_in_place(w, g, state, hp, t)
+    return replace(rule, update_in_place=update_in_place)
+
+
+def test_an_interrupted_step_on_a_copy_stays_pending_and_applies_later():
+    rng = np.random.default_rng(12)
+    params, grads = start(rng), gradients(rng, 1)[0]
+    opt = make(interrupting(RULES["adam"], 1), params)
+    new = opt.step(grads)                               # opt still held: the step works on a copy
+    with pytest.raises(KeyboardInterrupt):
+        new.params
+    assert_same(new, make(RULES["adam"], params).advance(grads))
+    assert_same(opt, make(RULES["adam"], params))
+
+
+def test_an_interrupted_step_in_place_says_its_parameters_are_lost():
+    rng = np.random.default_rng(13)
+    params, grads = start(rng), gradients(rng, 1)[0]
+    new = make(interrupting(RULES["adam"], 1), params).step(grads)
+    with pytest.raises(KeyboardInterrupt):
+        new.params
+    with pytest.raises(LaminaError) as e:
+        new.get("_params")
+    assert e.value.kind == "ValueError" and "interrupted" in e.value.message
+    assert new.get("_step") == 1.0 and new.get("lr") == 0.001     # its settings are still there

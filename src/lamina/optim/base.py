@@ -71,6 +71,9 @@ def hyperparameters(rule: Rule, lr, options: dict) -> dict:
     return {k: _check(rule, k, v) for k, v in hp.items()}
 
 
+_INTERRUPTED = "interrupted"      # the pending slot of a step stopped part way in place
+
+
 def _zeros_like(w):
     return np.zeros_like(w) if isinstance(w, np.ndarray) else 0.0
 
@@ -162,7 +165,12 @@ class Optimizer(LibObject):
 
     def __getattr__(self, name: str):
         # Called only for a missing attribute: the parameters or state of a pending step.
+        # (No local name for the pending tuple: it would hold the old optimizer too.)
         if name in ("params", "state") and self.__dict__.get("_pending") is not None:
+            if self._pending is _INTERRUPTED:
+                raise LaminaError("ValueError", "This optimizer's step was interrupted while it was "
+                                  "being applied, so its parameters are lost; start again from an "
+                                  "optimizer made before it.")
             self._apply_pending()
             return self.__dict__[name]
         raise AttributeError(f"'Optimizer' object has no attribute '{name}'")
@@ -170,16 +178,20 @@ class Optimizer(LibObject):
     def _apply_pending(self) -> None:
         source, grads = self._pending
         object.__setattr__(self, "_pending", None)
-        if not sole(source):        # someone else holds the old optimizer or one of its arrays
-            source = source.private()
-        source.advance_in_place(grads)
-        object.__setattr__(self, "params", source.params)
-        object.__setattr__(self, "state", source.state)
+        in_place = sole(source)     # else someone else holds the old optimizer or one of its arrays
+        target = source if in_place else source.private()
+        try:
+            target.advance_in_place(grads)
+        except BaseException:       # an interrupt (Ctrl-C) part way: a copy is dropped and the
+            object.__setattr__(self, "_pending", _INTERRUPTED if in_place else (source, grads))
+            raise                   # step stays pending; the old arrays, part written, are lost
+        object.__setattr__(self, "params", target.params)
+        object.__setattr__(self, "state", target.state)
 
     def __getstate__(self) -> dict:
         """For pickle and copy: the step applied, so the old optimizer does not travel along."""
         if self._pending is not None:
-            self._apply_pending()
+            self.params             # reading applies it
         return dict(self.__dict__)
 
     def advance(self, grads: list) -> "Optimizer":
