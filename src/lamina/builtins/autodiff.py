@@ -22,8 +22,13 @@ def trains(name: str):
 
 
 def _leaf(x, trainable: bool, name: str, dtype=None):
-    """A new leaf holding a copy of `x` (of `dtype`, else x's own); a list or record gives the
-    same structure of leaves."""
+    """A new leaf holding the value of `x` (of `dtype`, else x's own); a list or record gives
+    the same structure of leaves.
+
+    An array of the right dtype is held as it is, not copied: no value is ever written in
+    place while anything else holds it (`v[i] = x` and an optimizer's pending step prove sole
+    ownership by reference counts, and a trainer updates its own private copy), so the leaf
+    and the value it was made from cannot come to differ."""
     if type(x) is Tracked:
         x = x.value
     if isinstance(x, list):
@@ -31,7 +36,7 @@ def _leaf(x, trainable: bool, name: str, dtype=None):
     if isinstance(x, Record):
         return Record({k: _leaf(v, trainable, name, dtype) for k, v in x.fields.items()})
     if isinstance(x, np.ndarray):
-        return TAPE.leaf(np.array(x, dtype=dtype or (x.dtype if x.dtype == np.float32 else np.float64)),
+        return TAPE.leaf(np.asarray(x, dtype=dtype or (x.dtype if x.dtype == np.float32 else np.float64)),
                          trainable)
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         return TAPE.leaf(float(x), trainable)

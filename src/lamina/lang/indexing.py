@@ -22,9 +22,13 @@ def get(target, items: tuple):
         key = tensor_key(v.shape, items)
         if type(target) is Tracked:
             return ops.index(target, key)
+        if _picks_rows(key, v.shape):        # v[list] or m[list, :]: what fit's batches do
+            return v.take(key[0], axis=0)
         out = v[key]
         if out.ndim == 0:
             return bool(out) if v.dtype == bool else float(out)
+        if out.base is None:            # index arrays picked into new memory: already a copy
+            return out
         return out.copy()
     if isinstance(target, (list, str)):
         return _sequence_get(target, items)
@@ -33,6 +37,17 @@ def get(target, items: tuple):
     if isinstance(target, LibObject) and hasattr(target, "index_get"):   # e.g. a table: t[:, "name"]
         return target.index_get(items)
     raise LaminaError("TypeError", f"Cannot index {describe(target)}.")
+
+
+def _picks_rows(key: tuple, shape: tuple) -> bool:
+    """Whether `key` picks whole rows (elements of a vector) by one index list."""
+    first = key[0]
+    if type(first) is not np.ndarray or first.ndim != 1:
+        return False
+    if len(key) == 1:
+        return True
+    rest = key[1]
+    return type(rest) is slice and rest.step is None and not rest.start and rest.stop in (None, shape[1])
 
 
 def _sequence_get(seq, items: tuple):

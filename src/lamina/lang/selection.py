@@ -16,6 +16,8 @@ from ..errors import LaminaError, describe_shape
 from ..values import LARGEST_WHOLE, Tracked, describe, format_number
 
 ALL = slice(None, None)
+_F64 = np.dtype(np.float64)
+_min, _max = np.minimum.reduce, np.maximum.reduce
 
 
 def whole(x, what: str) -> int:
@@ -67,6 +69,14 @@ def positions(item, n: int, unit: str, container) -> np.ndarray:
                               f"{unit} of {container()}: an index list or mask is a vector (or one row or "
                               f"column){' and a mask with the shape of a matrix picks its elements' if v.dtype == bool else ''}.")
         v = v.reshape(-1)
+    if v.dtype == _F64 and len(v):
+        # The common case in few passes: every position whole and in range. Anything else
+        # (NaN, a fraction, out of range) takes the checks below, which word the error.
+        lo, hi = _min(v), _max(v)
+        if -n <= lo and hi < n:
+            idx = v.astype(np.int64)
+            if (idx == v).all():
+                return np.where(idx < 0, idx + n, idx) if lo < 0 else idx
     if v.dtype == bool:
         if len(v) != n:
             raise LaminaError("IndexError", f"A mask of length {len(v)} cannot pick {unit} of {container()}: "

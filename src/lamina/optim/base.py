@@ -15,16 +15,26 @@ same arithmetic in the same order) where it has one, else its update copied back
 the parameter's own arrays. So a trainer allocates no new weights per step, and every
 parameter and state array keeps its dtype; the optimizer values a program holds never
 change.
+
+A program's `opt = optimizer_step(opt, g)` (`step`, for a rule with an in-place form) makes
+an optimizer whose update is pending: it holds the old optimizer and the checked gradients,
+and applies them when its parameters or state are first read. By then the statement has
+rebound `opt`, so the old optimizer is often held by nothing but the pending step; when
+ownership.py proves that (no other holder of it, its containers or its arrays), the update
+is written into the old optimizer's own arrays, which the new one takes over; otherwise
+into a private() copy, as `advance` does. Same numbers either way, and an optimizer a
+program still holds never changes.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..errors import LaminaError
 from ..values import LibObject, Range
+from .ownership import sole
 from .params import Structure, flatten, match_gradients
 
 NONNEGATIVE = Range(0.0)                        # a rate, eps, weight decay: at least 0, finite
@@ -61,6 +71,9 @@ def hyperparameters(rule: Rule, lr, options: dict) -> dict:
     return {k: _check(rule, k, v) for k, v in hp.items()}
 
 
+_INTERRUPTED = "interrupted"      # the pending slot of a step stopped part way in place
+
+
 def _zeros_like(w):
     return np.zeros_like(w) if isinstance(w, np.ndarray) else 0.0
 
@@ -82,9 +95,10 @@ class Optimizer(LibObject):
     rule: Rule
     hp: dict
     structure: Structure | None = None      # None: not yet given parameters
-    params: tuple = ()
-    state: tuple = ()
+    params: tuple = field(default_factory=tuple)    # both absent while a step is pending:
+    state: tuple = field(default_factory=tuple)     # reading one applies it (__getattr__)
     t: int = 0
+    _pending: tuple | None = field(default=None, init=False, repr=False)   # (old optimizer, grads)
 
     type_name = "optimizer"
 
@@ -135,7 +149,50 @@ class Optimizer(LibObject):
         if not self.bound:
             raise LaminaError("ValueError", f"This {self.rule.name} optimizer has no parameters to "
                               f"step; give them as its first argument, {self.rule.name}(params, ...).")
-        return self.advance(match_gradients(self.structure, self.params, g, "optimizer_step"))
+        grads = match_gradients(self.structure, self.params, g, "optimizer_step")
+        if self.rule.update_in_place is None:
+            return self.advance(grads)
+        return self._deferred(grads)
+
+    def _deferred(self, grads: list) -> "Optimizer":
+        """`advance(grads)`, applied when the result's parameters or state are first read
+        (the module's docstring says why). The gradients are checked; applying cannot fail."""
+        new = replace(self, params=(), state=(), t=self.t + 1)
+        object.__delattr__(new, "params")
+        object.__delattr__(new, "state")
+        object.__setattr__(new, "_pending", (self, grads))
+        return new
+
+    def __getattr__(self, name: str):
+        # Called only for a missing attribute: the parameters or state of a pending step.
+        # (No local name for the pending tuple: it would hold the old optimizer too.)
+        if name in ("params", "state") and self.__dict__.get("_pending") is not None:
+            if self._pending is _INTERRUPTED:
+                raise LaminaError("ValueError", "This optimizer's step was interrupted while it was "
+                                  "being applied, so its parameters are lost; start again from an "
+                                  "optimizer made before it.")
+            self._apply_pending()
+            return self.__dict__[name]
+        raise AttributeError(f"'Optimizer' object has no attribute '{name}'")
+
+    def _apply_pending(self) -> None:
+        source, grads = self._pending
+        object.__setattr__(self, "_pending", None)
+        in_place = sole(source)     # else someone else holds the old optimizer or one of its arrays
+        target = source if in_place else source.private()
+        try:
+            target.advance_in_place(grads)
+        except BaseException:       # an interrupt (Ctrl-C) part way: a copy is dropped and the
+            object.__setattr__(self, "_pending", _INTERRUPTED if in_place else (source, grads))
+            raise                   # step stays pending; the old arrays, part written, are lost
+        object.__setattr__(self, "params", target.params)
+        object.__setattr__(self, "state", target.state)
+
+    def __getstate__(self) -> dict:
+        """For pickle and copy: the step applied, so the old optimizer does not travel along."""
+        if self._pending is not None:
+            self.params             # reading applies it
+        return dict(self.__dict__)
 
     def advance(self, grads: list) -> "Optimizer":
         """The optimizer after one update with `grads`: plain values, one per parameter, each
