@@ -72,11 +72,11 @@ def test_a_ctrl_c_during_the_in_place_update_waits_for_it_to_finish():
 
     calls = []
 
-    def interrupted(w, g, state, hp, t):             # Ctrl-C pressed after the first parameter
+    def interrupted(w, g, state, hp, t, scratch):    # Ctrl-C pressed after the first parameter
         if not calls:
             os.kill(os.getpid(), signal.SIGINT)
         calls.append(t)
-        adam_in_place(w, g, state, hp, t)
+        adam_in_place(w, g, state, hp, t, scratch)
 
     start = [np.array([1.0, -2.0]), np.array([0.5])]
     opt = make(swap(RULES["adam"], update_in_place=interrupted), start, lr=0.1).private()

@@ -45,8 +45,9 @@ class Run:
     def __init__(self, model: Model):
         self.model = model               # the model fit started from (never changed)
         # The current weights, optimizer state and lr: a private copy, which each batch
-        # updates in place (the model fit was given, and every snapshot, stays as it is).
-        self.optimizer = model.optimizer.private()
+        # updates in place (the model fit was given, and every snapshot, stays as it is),
+        # with scratch arrays for the update's temporaries (dropped from the model fit returns).
+        self.optimizer = model.optimizer.private(scratch=True)
         self.first_epoch = model.epochs  # epochs count over every fit of the model
         self.stop = False                # a callback sets it to end training after this epoch
         self.interrupted = False         # Ctrl-C: training ended in the middle of an epoch or after it
@@ -136,7 +137,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
         done = run.changes.get("epochs", model.epochs) - model.epochs
         print(f"fit stopped by Ctrl-C after {done} complete epoch{'s' * (done != 1)}; it returns the model "
               f"trained so far (interrupted = true).", file=sys.stderr)
-    return model.evolve(optimizer=run.optimizer, interrupted=run.interrupted, **run.changes)
+    return model.evolve(optimizer=run.optimizer.without_scratch(), interrupted=run.interrupted, **run.changes)
 
 
 def train_step(model: Model, opt: Optimizer, xb, yb, rng):
