@@ -96,6 +96,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     m = x.shape[0]
     try:
         with StopRequest() as ctrl_c:
+            held = ctrl_c.update()
             _fire(callbacks, "on_train_begin", run)
             for e in range(n_epochs):
                 epoch = run.first_epoch + e
@@ -109,7 +110,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                         break
                     xb, yb = batches.get(order, start, min(start + size, m))
                     try:
-                        loss, optimizer = train_step(model, run.optimizer, xb, yb, rng)
+                        loss, optimizer = train_step(model, run.optimizer, xb, yb, rng, held=held)
                     except KeyboardInterrupt:    # a second Ctrl-C (or one fit could not catch): the batch is dropped
                         run.interrupted = True
                         break
@@ -140,9 +141,11 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     return model.evolve(optimizer=run.optimizer.without_scratch(), interrupted=run.interrupted, **run.changes)
 
 
-def train_step(model: Model, opt: Optimizer, xb, yb, rng):
-    """One batch: (the batch's loss, the optimizer after one step)."""
-    loss, opt = shared_step(opt, lambda leaves: model.batch_loss(xb, yb, leaves, training=True, rng=rng))
+def train_step(model: Model, opt: Optimizer, xb, yb, rng, held=None):
+    """One batch: (the batch's loss, the optimizer after one step); `held` guards the update
+    against Ctrl-C (StopRequest.update)."""
+    loss, opt = shared_step(opt, lambda leaves: model.batch_loss(xb, yb, leaves, training=True, rng=rng),
+                            held)
     return loss.value, opt
 
 
