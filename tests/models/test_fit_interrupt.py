@@ -186,3 +186,23 @@ def test_a_second_ctrl_c_during_an_update_waits_for_the_update(rows, build):
     clean = fit(build([(3, "tanh"), (1, "none")], lr=0.05, seed=1), x, y, epochs=1, batch_size=4, verbose=0)
     assert clean.optimizer.t == 3
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_weights_that_are_no_longer_finite_stop_fit_at_the_epoch_end(rows, build, monkeypatch):
+    """fit checks each batch's loss, not each gradient: weights made NaN by the last batch of
+    an epoch (as a gradient holding NaN with a finite loss would) stop it there."""
+    from lamina.errors import LaminaError
+    x, y = rows
+    real, calls = fit_module.train_step, []
+
+    def step(model, opt, xb, yb, rng, **held):
+        loss, new = real(model, opt, xb, yb, rng, **held)
+        calls.append(1)
+        if len(calls) == 3:                       # the last batch of epoch 0
+            new.params[0][0, 0] = np.nan
+        return loss, new
+    monkeypatch.setattr(fit_module, "train_step", step)
+    with pytest.raises(LaminaError) as e:
+        fit(build([(1, "none")], seed=2), x, y, epochs=3, batch_size=4, verbose=0)
+    assert e.value.kind == "ValueError" and e.value.message.startswith(
+        "fit stopped at the end of epoch 0 (counted from 0): the weights are no longer finite")

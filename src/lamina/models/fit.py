@@ -122,6 +122,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                     total += loss * xb.shape[0]
                     _fire(callbacks, "on_batch_end", run, b, loss, xb.shape[0])
                 else:
+                    _check_weights(run.optimizer, epoch)
                     logs["loss"] = total / m
                     if val is not None:
                         logs["val_loss"] = float(model.batch_loss(*val, run.optimizer.params, training=False))
@@ -144,9 +145,19 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
 def train_step(model: Model, opt: Optimizer, xb, yb, rng, held=None):
     """One batch: (the batch's loss, the optimizer after one step); `held` guards the update
     against Ctrl-C (StopRequest.update)."""
+    # The gradients are not checked for NaN or Inf: one with a finite loss makes the next
+    # batch's loss (checked) or the weights at the epoch's end (checked) non-finite.
     loss, opt = shared_step(opt, lambda leaves: model.batch_loss(xb, yb, leaves, training=True, rng=rng),
-                            held)
+                            held, check_finite=False)
     return loss.value, opt
+
+
+def _check_weights(opt: Optimizer, epoch: int) -> None:
+    for p in opt.params:
+        if not np.isfinite(p).all():
+            raise LaminaError("ValueError", f"fit stopped at the end of epoch {epoch} (counted from 0): "
+                              f"the weights are no longer finite (a gradient held NaN or Inf although "
+                              f"the loss was finite). A smaller learning rate, or standardized X, often helps.")
 
 
 class Batches:

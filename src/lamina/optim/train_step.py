@@ -18,20 +18,22 @@ import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 
-from ..autodiff.grad import grad
+from ..autodiff.grad import leaf_gradients
 from ..autodiff.tape import TAPE
 from .base import Optimizer
 
 
-def train_step(opt: Optimizer, loss_of: Callable, held=None):
+def train_step(opt: Optimizer, loss_of: Callable, held=None, check_finite: bool = True):
     """(the loss, tracked as `loss_of` returned it; the optimizer after one update).
 
     `held`: a context manager that already holds Ctrl-C back during the update (fit's, see
-    models/interrupt.py), used instead of swapping the SIGINT handler for it."""
+    models/interrupt.py), used instead of swapping the SIGINT handler for it.
+    `check_finite` false: the gradients are not checked for NaN or Inf (grad's warning), for a
+    caller that checks each loss and the weights itself (fit)."""
     TAPE.reset()
     leaves = [TAPE.leaf(p, True) for p in opt.params]
     loss = loss_of(leaves)
-    grads = grad(loss, leaves, fresh=False)
+    grads = leaf_gradients(loss, leaves, check_finite)
     TAPE.reset()
     with _ctrl_c_held() if held is None else held:
         opt.advance_in_place(grads)
