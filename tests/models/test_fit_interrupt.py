@@ -32,12 +32,12 @@ def batches_with(monkeypatch, at_call: int, how: str) -> list:
     Returns the list of optimizers the completed batches produced."""
     real, done = fit_module.train_step, []
 
-    def step(model, opt, xb, yb, rng):
+    def step(model, opt, xb, yb, rng, **held):
         if len(done) + 1 == at_call and how == "raise":
             raise KeyboardInterrupt
         if len(done) + 1 == at_call:
             os.kill(os.getpid(), signal.SIGINT)
-        loss, new = real(model, opt, xb, yb, rng)
+        loss, new = real(model, opt, xb, yb, rng, **held)
         done.append(new)
         return loss, new
     monkeypatch.setattr(fit_module, "train_step", step)
@@ -158,3 +158,51 @@ def test_ctrl_c_during_fit_in_a_real_process(tmp_path):
     assert proc.returncode == 130
     assert err == (f"fit stopped by Ctrl-C after {n} complete epochs; it returns the model trained so far "
                    "(interrupted = true).\nInterrupted.\n")
+
+
+def test_a_second_ctrl_c_during_an_update_waits_for_the_update(rows, build):
+    """fit's own handler holds a second Ctrl-C back while the weights are written: both presses
+    arrive inside the 5th batch's update, which finishes whole (every parameter, and the count),
+    then fit drops out of that batch as from any second Ctrl-C."""
+    from dataclasses import replace
+
+    from lamina.optim.adam import adam_in_place
+    x, y = rows
+    calls = []
+
+    def pressed_twice(w, g, state, hp, t, scratch):
+        if t == 5 and 5 not in calls:
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+        calls.append(t)
+        adam_in_place(w, g, state, hp, t, scratch)
+
+    start = build([(3, "tanh"), (1, "none")], lr=0.05, seed=1)
+    opt = start.optimizer
+    model = start.evolve(optimizer=replace(opt, rule=replace(opt.rule, update_in_place=pressed_twice)))
+    net = fit(model, x, y, epochs=4, batch_size=4, verbose=0)
+    assert net.interrupted and net.epochs == 1                       # epoch 1 cut short, in its 2nd batch
+    assert calls.count(5) == 4 and net.optimizer.t == 5              # all four parameters of batch 5
+    clean = fit(build([(3, "tanh"), (1, "none")], lr=0.05, seed=1), x, y, epochs=1, batch_size=4, verbose=0)
+    assert clean.optimizer.t == 3
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_weights_that_are_no_longer_finite_stop_fit_at_the_epoch_end(rows, build, monkeypatch):
+    """fit checks each batch's loss, not each gradient: weights made NaN by the last batch of
+    an epoch (as a gradient holding NaN with a finite loss would) stop it there."""
+    from lamina.errors import LaminaError
+    x, y = rows
+    real, calls = fit_module.train_step, []
+
+    def step(model, opt, xb, yb, rng, **held):
+        loss, new = real(model, opt, xb, yb, rng, **held)
+        calls.append(1)
+        if len(calls) == 3:                       # the last batch of epoch 0
+            new.params[0][0, 0] = np.nan
+        return loss, new
+    monkeypatch.setattr(fit_module, "train_step", step)
+    with pytest.raises(LaminaError) as e:
+        fit(build([(1, "none")], seed=2), x, y, epochs=3, batch_size=4, verbose=0)
+    assert e.value.kind == "ValueError" and e.value.message.startswith(
+        "fit stopped at the end of epoch 0 (counted from 0): the weights are no longer finite")

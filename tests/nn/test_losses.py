@@ -140,3 +140,30 @@ def test_errors(call, kind, words):
     assert e.value.kind == kind
     for w in words:
         assert w in e.value.message
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_checked_rows_form_gives_cross_entropy_bit_for_bit(dtype):
+    """fit's batches use cross_entropy_of_rows (targets checked once per fit): the same loss and
+    the same gradient for the scores as cross_entropy(..., from = "logits"), one-hot and soft."""
+    from lamina.autodiff import ops
+    from lamina.nn.losses import cross_entropy_of_rows
+    rng = np.random.default_rng(8)
+    scores = (3 * rng.standard_normal((7, 4))).astype(dtype)
+    onehot = np.eye(4, dtype=dtype)[rng.integers(0, 4, 7)]
+    soft = rng.dirichlet(np.ones(4), 7).astype(dtype)
+    for t in (onehot, soft):
+        TAPE.reset()
+        a = TAPE.leaf(scores, True)
+        general = cross_entropy(a, t, **{"from": "logits"})
+        ga = grad(general, a)
+        TAPE.reset()
+        b = TAPE.leaf(scores, True)
+        checked = cross_entropy_of_rows(b, t)
+        gb = grad(checked, b)
+        assert checked.value == general.value and np.array_equal(ga, gb) and gb.dtype == dtype
+        TAPE.reset()
+        c = TAPE.leaf(scores, True)
+        twice = grad(ops.mul(2.0, cross_entropy_of_rows(c, t)), c)     # a gradient other than 1
+        assert np.array_equal(twice, 2.0 * gb)
+        assert cross_entropy_of_rows(scores, t) == general.value           # untracked: a number

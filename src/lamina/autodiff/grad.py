@@ -100,16 +100,45 @@ def grad(loss, wrt, fresh: bool = True):
     handed = set()
     results = [_result(x, found, handed, fresh) for _, x in leaves]
     if leaves and not found:
-        warn(f"grad(): the loss does not depend on {_named(len(leaves))}, so every gradient "
-             f"is zero; compute the loss from the values you differentiate against (a value "
-             f"built after the loss, such as a bracket or vcat of parameters, or one wrapped "
-             f"again with param(), is a new value the loss never saw).", once_key="grad: not connected")
+        _warn_unreached(len(leaves))
     bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results) if not _finite(g)]
     if bad and np.isfinite(loss.value):
-        warn(f"grad(): the loss is finite ({loss.value!r}) but the gradient for "
-             f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
-             f"took the log or sqrt of a non-positive number, or overflowed.", once_key="grad: not finite")
+        _warn_not_finite(loss, bad)
     return _rebuild(wrt, iter(results))
+
+
+def leaf_gradients(loss, leaves: list, check_finite: bool = True) -> list:
+    """`grad(loss, leaves, fresh = False)` for a trainer's own flat list of leaves, which it made
+    (so none is untracked): the gradients as the sweep made them, without the path
+    bookkeeping. With `check_finite` false the gradients are not
+    looked at for NaN or Inf: for a trainer that checks every batch's loss and its weights."""
+    gen = TAPE.gen
+    for x in leaves:
+        if x.gen != gen:          # the loss function reset the tape
+            _stale_error([(f"wrt[{i}]", x) for i, x in enumerate(leaves) if x.gen != gen])
+    _check_loss(loss)
+    found, _, _ = backward(loss, {x.node for x in leaves})
+    results = [_result(x, found, None, False) for x in leaves]
+    if leaves and not found:
+        _warn_unreached(len(leaves))
+    if check_finite:
+        bad = [f"wrt[{i}]" for i, g in enumerate(results) if not _finite(g)]
+        if bad and np.isfinite(loss.value):
+            _warn_not_finite(loss, bad)
+    return results
+
+
+def _warn_unreached(n: int) -> None:
+    warn(f"grad(): the loss does not depend on {_named(n)}, so every gradient "
+         f"is zero; compute the loss from the values you differentiate against (a value "
+         f"built after the loss, such as a bracket or vcat of parameters, or one wrapped "
+         f"again with param(), is a new value the loss never saw).", once_key="grad: not connected")
+
+
+def _warn_not_finite(loss, bad: list) -> None:
+    warn(f"grad(): the loss is finite ({loss.value!r}) but the gradient for "
+         f"{', '.join(bad)} contains NaN or Inf; an operation on the way divided by zero, "
+         f"took the log or sqrt of a non-positive number, or overflowed.", once_key="grad: not finite")
 
 
 def _named(n: int) -> str:

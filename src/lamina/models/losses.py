@@ -21,13 +21,16 @@ class Loss:
     fn: Callable                # (scores, targets) -> scalar loss (tracked when scores are)
     logits_of: str | None       # the output activation whose pre-activation the loss reads
     classification: bool
+    # (scores, targets) -> the same loss, for targets that models/data.py made (an m x units
+    # matrix of the scores' dtype) and scores of that shape: what fit's batches use
+    of_checked: Callable | None = None
 
 
 LOSSES = {
     "mse": Loss("mse", L.mse, None, False),
     "mae": Loss("mae", L.mae, None, False),
     "cross_entropy": Loss("cross_entropy", lambda s, t: L.cross_entropy(s, t, **{"from": "logits"}),
-                          "softmax", True),
+                          "softmax", True, L.cross_entropy_of_rows),
     "binary_cross_entropy": Loss("binary_cross_entropy",
                                  lambda s, t: L.binary_cross_entropy(s, t, **{"from": "logits"}),
                                  "sigmoid", True),

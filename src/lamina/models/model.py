@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..optim.base import Optimizer
-from ..values import LibObject, Record
+from ..values import LibObject, Record, value_of
 from .losses import Loss
 from .spec import ModelSpec, summary_html, summary_table
 
@@ -123,8 +123,12 @@ class Model(LibObject):
         return self.forward(x, self.params, training=False)
 
     def batch_loss(self, x, y, params, training: bool, rng=None):
-        """The loss on one batch (a tracked number when params are tracked)."""
+        """The loss on one batch (a tracked number when params are tracked); y is fit's, checked
+        and shaped by data.py."""
         out = self.forward(x, params, training, rng, logits=self.fused_logits)
+        checked = self.loss.of_checked
+        if checked is not None and np.shape(value_of(out)) == y.shape:
+            return checked(out, y)
         return self.loss.fn(out, y)
 
     # -- printing ---------------------------------------------------------------

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..autodiff.tape import record
 from ..errors import LaminaError, shape_str
-from ..values import as_str, describe, format_number, numeric
+from ..values import Tracked, as_str, describe, format_number, numeric
 from .activation_table import expit
 
 PROB_EPS = 1e-12   # probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] before a log
@@ -116,10 +116,7 @@ def cross_entropy(scores, targets, **options):
                           f"matrix of class probabilities or a vector of {m} class indices, not "
                           f"{shape_str(tv.shape)}.")
     if kind == "logits":
-        shifted = rows - rows.max(axis=1, keepdims=True)
-        logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-        # d/dlogits of -sum(t log softmax) = softmax * sum(t) - t, per row.
-        d_scores = (np.exp(logp) * t.sum(axis=1, keepdims=True) - t) / m
+        logp, d_scores = _from_logits(rows, t, m)
     else:
         clipped = np.clip(rows, PROB_EPS, 1.0)
         logp = np.log(clipped)
@@ -131,6 +128,32 @@ def cross_entropy(scores, targets, **options):
             (lambda g: np.zeros(shapes[1], tv.dtype)) if index_targets
             else (lambda g: g * d_targets.reshape(shapes[1]))]
     return record(float(loss), [scores, targets], vjps)
+
+
+def _from_logits(rows, t, m):
+    """(log softmax of each row, d loss / d rows) of the mean cross-entropy over m rows."""
+    logp = rows - rows.max(axis=1, keepdims=True)
+    e = np.exp(logp)
+    logp -= np.log(e.sum(axis=1, keepdims=True))
+    # d/dlogits of -sum(t log softmax) = softmax * sum(t) - t, per row (in place, in e).
+    np.exp(logp, out=e)
+    e *= t.sum(axis=1, keepdims=True)
+    e -= t
+    e /= m
+    return logp, e
+
+
+def cross_entropy_of_rows(scores, t):
+    """cross_entropy(scores, t, from = "logits") for an m x c matrix of scores (tracked or
+    plain) and a plain m x c float matrix t of scores' dtype that the caller has checked (fit's
+    batches): the same numbers, without the checks and the targets' gradient, which nothing
+    asks for."""
+    rows = scores.value if type(scores) is Tracked else scores
+    m = rows.shape[0]
+    logp, d_scores = _from_logits(rows, t, m)
+    loss = -(t * logp).sum() / m
+    # The sweep starts from g = 1.0, and 1.0 * d is d: no product to make then.
+    return record(float(loss), (scores,), (lambda g: d_scores if g == 1.0 else g * d_scores,))
 
 
 def binary_cross_entropy(pred, y, **options):

@@ -2,6 +2,8 @@
 Adamax (infinity norm)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .base import FRACTION, NONNEGATIVE, Rule
@@ -16,34 +18,40 @@ def _moments(g, state, hp):
     return m, v
 
 
+def _folded(hp, t):
+    """(eps', step) for w -= step * m / (sqrt(v) + eps'), the bias corrections moved out of the
+    array passes (as torch.optim.Adam does): eps' = eps*sqrt(1-beta2^t) and
+    step = lr*sqrt(1-beta2^t)/(1-beta1^t). Multiplying lr*mh/(sqrt(vh)+eps), with
+    mh = m/(1-beta1^t) and vh = v/(1-beta2^t), through by sqrt(1-beta2^t) gives it: the same
+    update up to rounding."""
+    c2 = math.sqrt(1.0 - hp["beta2"] ** t)
+    return hp["eps"] * c2, hp["lr"] * c2 / (1.0 - hp["beta1"] ** t)
+
+
 def adam_update(w, g, state, hp, t):
     m, v = _moments(g, state, hp)
-    m_hat = m / (1.0 - hp["beta1"] ** t)
-    v_hat = v / (1.0 - hp["beta2"] ** t)
-    return w - hp["lr"] * m_hat / (np.sqrt(v_hat) + hp["eps"]), {"m": m, "v": v}
+    eps, step = _folded(hp, t)
+    return w - m / (np.sqrt(v) + eps) * step, {"m": m, "v": v}
 
 
-def _moments_in_place(g, state, hp):
-    """`_moments` written into state's m and v: the same operations in the same order."""
-    m, v = state["m"], state["v"]
-    m *= hp["beta1"]
-    m += (1.0 - hp["beta1"]) * g
-    gg = (1.0 - hp["beta2"]) * g
-    gg *= g
-    v *= hp["beta2"]
-    v += gg
-    return m, v, gg
-
-
-def adam_in_place(w, g, state, hp, t):
-    m, v, scratch = _moments_in_place(g, state, hp)
-    np.divide(v, 1.0 - hp["beta2"] ** t, out=scratch)       # v_hat
-    np.sqrt(scratch, out=scratch)
-    scratch += hp["eps"]
-    step = m / (1.0 - hp["beta1"] ** t)                      # m_hat
-    step *= hp["lr"]
-    step /= scratch
-    w -= step
+def adam_in_place(w, g, state, hp, t, scratch):
+    """`adam_update` written into w, m and v: the same operations in the same order (so the
+    same bits), 12 array passes through one scratch array of w's shape, no temporaries."""
+    b1, b2 = hp["beta1"], hp["beta2"]
+    m, v, s = state["m"], state["v"], scratch
+    np.multiply(g, 1.0 - b1, out=s)
+    m *= b1
+    m += s
+    np.multiply(g, 1.0 - b2, out=s)
+    s *= g
+    v *= b2
+    v += s
+    eps, step = _folded(hp, t)
+    np.sqrt(v, out=s)
+    s += eps
+    np.divide(m, s, out=s)
+    s *= step
+    w -= s
 
 
 def adamw_update(w, g, state, hp, t):
@@ -66,7 +74,8 @@ def adamax_update(w, g, state, hp, t):
 
 ADAM = Rule("adam", ADAM_SETTINGS, ("m", "v"), adam_update,
             "m = beta1*m + (1-beta1)*g; v = beta2*v + (1-beta2)*g^2; mh = m/(1-beta1^t); "
-            "vh = v/(1-beta2^t); w -= lr*mh/(sqrt(vh)+eps)", adam_in_place)
+            "vh = v/(1-beta2^t); w -= lr*mh/(sqrt(vh)+eps), computed as torch.optim.Adam does, "
+            "w -= step*m/(sqrt(v)+eps*sqrt(1-beta2^t)) with step = lr*sqrt(1-beta2^t)/(1-beta1^t)", adam_in_place)
 ADAMW = Rule("adamw", {**ADAM_SETTINGS, "weight_decay": (0.01, NONNEGATIVE)}, ("m", "v"), adamw_update,
              "w -= lr*weight_decay*w, then the adam step")
 NADAM = Rule("nadam", ADAM_SETTINGS, ("m", "v"), nadam_update,

@@ -10,8 +10,9 @@ initially zeros, `hp` the hyperparameters and t the step number, counted from 1.
 checks the gradients a program gives and calls it. The training step that fit and
 train_loop share (optim/train_step.py) instead trains a `private()` copy, which no
 other value shares, and updates it with `advance_in_place`: the rule's in-place form
-(`update_in_place(w, g, state, hp, t)`, writing into w and the state arrays, with the
-same arithmetic in the same order) where it has one, else its update copied back into
+(`update_in_place(w, g, state, hp, t, scratch)`, writing into w and the state arrays, with the
+same arithmetic in the same order, its temporaries in `scratch`, an array of w's shape and
+dtype whose contents mean nothing between steps) where it has one, else its update copied back into
 the parameter's own arrays. So a trainer allocates no new weights per step, and every
 parameter and state array keeps its dtype; the optimizer values a program holds never
 change.
@@ -48,7 +49,7 @@ class Rule:
     slots: tuple            # names of the per-parameter state, each starting at zeros
     update: Callable        # (w, g, state, hp, t) -> (w, state)
     formula: str            # the update as the docs write it
-    update_in_place: Callable | None = None   # (w, g, state, hp, t): writes into w and state
+    update_in_place: Callable | None = None   # (w, g, state, hp, t, scratch): writes into w and state
 
     @property
     def defaults(self) -> dict:
@@ -98,6 +99,8 @@ class Optimizer(LibObject):
     params: tuple = field(default_factory=tuple)    # both absent while a step is pending:
     state: tuple = field(default_factory=tuple)     # reading one applies it (__getattr__)
     t: int = 0
+    # A trainer's private copy's scratch arrays, one per array parameter (see `private`).
+    scratch: tuple = field(default=(), repr=False)
     _pending: tuple | None = field(default=None, init=False, repr=False)   # (old optimizer, grads)
 
     type_name = "optimizer"
@@ -209,11 +212,19 @@ class Optimizer(LibObject):
             states.append({k: _as_plain(v, w) for k, v in new_s.items()})
         return replace(self, params=tuple(params), state=tuple(states), t=t)
 
-    def private(self) -> "Optimizer":
+    def private(self, scratch: bool = False) -> "Optimizer":
         """A copy whose arrays no other value shares: what a trainer updates in place, and
-        what it keeps as a snapshot (early stopping's best epoch)."""
+        what it keeps as a snapshot (early stopping's best epoch). With `scratch`, it also
+        holds one scratch array per array parameter for the in-place rule's temporaries, so
+        that its steps allocate nothing; a trainer hands out `without_scratch()` at the end."""
+        spare = tuple(np.empty_like(p) if isinstance(p, np.ndarray) else None for p in self.params) \
+            if scratch and self.rule.update_in_place is not None else ()
         return replace(self, params=tuple(_copy(p) for p in self.params),
-                       state=tuple({k: _copy(v) for k, v in s.items()} for s in self.state))
+                       state=tuple({k: _copy(v) for k, v in s.items()} for s in self.state), scratch=spare)
+
+    def without_scratch(self) -> "Optimizer":
+        """The same optimizer without a trainer's scratch arrays (the memory they hold)."""
+        return replace(self, scratch=()) if self.scratch else self
 
     def advance_in_place(self, grads: list) -> "Optimizer":
         """`advance`, writing into this optimizer itself (its arrays, and its step count and
@@ -222,13 +233,14 @@ class Optimizer(LibObject):
         t = self.t + 1
         rule, hp = self.rule, self.hp
         params = list(self.params)
+        scratch = self.scratch
         for i, (w, gw, s) in enumerate(zip(self.params, grads, self.state)):
             if not isinstance(w, np.ndarray):           # a number: a new float, as advance does
                 new_w, new_s = rule.update(w, gw, s, hp, t)
                 params[i] = float(new_w)
                 s.update({k: float(v) for k, v in new_s.items()})
             elif rule.update_in_place is not None:
-                rule.update_in_place(w, gw, s, hp, t)
+                rule.update_in_place(w, gw, s, hp, t, scratch[i] if scratch else np.empty_like(w))
             else:
                 new_w, new_s = rule.update(w, gw, s, hp, t)
                 np.copyto(w, new_w)

@@ -22,7 +22,7 @@ def train_loop(loss_fn, params, epochs, optimizer=None, returning="losses"):
     if returning not in ("losses", "all"):
         raise LaminaError("ValueError", f"train_loop's returning must be \"losses\" or \"all\", "
                           f"not \"{returning}\".")
-    opt = _optimizer(optimizer, params).private()     # trained in place (train_step.py)
+    opt = _optimizer(optimizer, params).private(scratch=True)     # trained in place (train_step.py)
     losses = np.empty(n)
     for epoch in range(n):
         def loss_of(leaves, epoch=epoch):
@@ -32,6 +32,7 @@ def train_loop(loss_fn, params, epochs, optimizer=None, returning="losses"):
         _, opt = train_step(opt, loss_of)
     if returning == "losses":
         return losses
+    opt = opt.without_scratch()
     return Record({"losses": losses, "params": opt.param_values(), "optimizer": opt})
 
 

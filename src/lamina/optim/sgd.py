@@ -1,6 +1,8 @@
 """Stochastic gradient descent, plain (with optional momentum) and Nesterov."""
 from __future__ import annotations
 
+import numpy as np
+
 from .base import FRACTION, NONNEGATIVE, Rule
 
 
@@ -9,11 +11,12 @@ def sgd_update(w, g, state, hp, t):
     return w - hp["lr"] * v, {"v": v}
 
 
-def sgd_in_place(w, g, state, hp, t):
+def sgd_in_place(w, g, state, hp, t, scratch):
     v = state["v"]
     v *= hp["momentum"]
     v += g
-    w -= hp["lr"] * v
+    np.multiply(v, hp["lr"], out=scratch)
+    w -= scratch
 
 
 def nesterov_update(w, g, state, hp, t):

@@ -9,7 +9,7 @@ wrap its arrays without a copy, and the step writes into them once the gradients
 The gradients go to the optimizer as the sweep made them (no defensive copy: the update
 only reads them, and nothing else sees them). A Ctrl-C during the update waits until it is
 done, so the weights, the optimizer state and the step count are never left half-updated
-(models/interrupt.py).
+(models/interrupt.py; fit's own handler does this for its batches).
 """
 from __future__ import annotations
 
@@ -18,19 +18,24 @@ import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 
-from ..autodiff.grad import grad
+from ..autodiff.grad import leaf_gradients
 from ..autodiff.tape import TAPE
 from .base import Optimizer
 
 
-def train_step(opt: Optimizer, loss_of: Callable):
-    """(the loss, tracked as `loss_of` returned it; the optimizer after one update)."""
+def train_step(opt: Optimizer, loss_of: Callable, held=None, check_finite: bool = True):
+    """(the loss, tracked as `loss_of` returned it; the optimizer after one update).
+
+    `held`: a context manager that already holds Ctrl-C back during the update (fit's, see
+    models/interrupt.py), used instead of swapping the SIGINT handler for it.
+    `check_finite` false: the gradients are not checked for NaN or Inf (grad's warning), for a
+    caller that checks each loss and the weights itself (fit)."""
     TAPE.reset()
     leaves = [TAPE.leaf(p, True) for p in opt.params]
     loss = loss_of(leaves)
-    grads = grad(loss, leaves, fresh=False)
+    grads = leaf_gradients(loss, leaves, check_finite)
     TAPE.reset()
-    with _ctrl_c_held():
+    with _ctrl_c_held() if held is None else held:
         opt.advance_in_place(grads)
     return loss, opt
 
