@@ -178,12 +178,12 @@ def interrupting(rule, after: int):
     once; every other call is the rule's own."""
     calls = []
 
-    def update_in_place(w, g, state, hp, t):
+    def update_in_place(w, g, state, hp, t, scratch):
         calls.append(1)
         if len(calls) == after + 1:
             w += 1000.0                                 # a part-written parameter
             raise KeyboardInterrupt
-        rule.update_in_place(w, g, state, hp, t)
+        rule.update_in_place(w, g, state, hp, t, scratch)
     return replace(rule, update_in_place=update_in_place)
 
 
