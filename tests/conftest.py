@@ -9,6 +9,7 @@ import contextlib
 import io
 import os
 import random
+import signal
 import sys
 
 import pytest
@@ -17,6 +18,12 @@ from lamina.autodiff.tape import TAPE
 from lamina.interpreter import RECURSION_LIMIT, Interpreter
 
 DEFAULT_SEED = 20261203
+
+# A run started in the background without job control (`make test &`, nohup) inherits SIGINT
+# ignored, and so would every process a test starts: the tests of Ctrl-C (fit, sweep, the
+# prompt) need it delivered. A handler, unlike an ignored signal, is not inherited across exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _run_seed() -> int:
