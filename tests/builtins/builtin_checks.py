@@ -1,6 +1,6 @@
-"""Helpers shared by the tests that call builtins' Python functions directly: a fresh tape
-around each test (imported, it is autouse in the importing module) and the Lamina error a call
-must raise."""
+"""Helpers shared by the tests that call builtins: a fresh tape around each test and a folder
+of its own to work in (imported, each is autouse in the importing module), and the Lamina error
+a call must raise."""
 import pytest
 
 from lamina.autodiff.tape import TAPE
@@ -12,6 +12,12 @@ def fresh_tape():
     TAPE.reset()
     yield
     TAPE.reset()
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_dir(tmp_path, monkeypatch):
+    """Each test runs in its own folder: builtins that write files write there."""
+    monkeypatch.chdir(tmp_path)
 
 
 def error(kind, fn, *args, **kwargs) -> str:

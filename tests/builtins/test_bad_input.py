@@ -13,6 +13,7 @@ import os
 import signal
 
 import pytest
+from builtin_checks import in_tmp_dir  # noqa: F401  (autouse fixtures)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,14 +70,6 @@ def run_checked(code: str, seconds: int = 5) -> None:
             TAPE.reset()
             reset_warnings()                           # ... or warnings(false)
             reset_options()                            # ... or print_options
-
-
-@pytest.fixture(autouse=True)
-def in_tmp_dir(tmp_path):
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    yield
-    os.chdir(cwd)
 
 
 @pytest.mark.parametrize("name", NAMES)

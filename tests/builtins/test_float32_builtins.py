@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 
 import numpy as np
 import pytest
+from builtin_checks import in_tmp_dir  # noqa: F401  (autouse fixtures)
 from test_tracked_arguments import NET, PROBES, REGISTRY, Y
 
 from lamina.errors import LaminaError
@@ -48,14 +48,6 @@ NOT_FLOAT32: dict[str, tuple[str, tuple[str, ...]]] = {
     "with_column": ("a table's number columns are float64", ("result",)),
     "train_loop": ("its losses are numbers", ("result.losses",)),
 }
-
-
-@pytest.fixture(autouse=True)
-def in_tmp_dir(tmp_path):
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    yield
-    os.chdir(cwd)
 
 
 def float64_arrays(x, path: str = "result", seen=None) -> list[tuple[str, str]]:

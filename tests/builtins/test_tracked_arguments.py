@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 
 import numpy as np
 import pytest
+from builtin_checks import fresh_tape, in_tmp_dir  # noqa: F401  (autouse fixtures)
 
 from lamina.autodiff import reductions
 from lamina.autodiff.grad import backward
@@ -129,15 +129,6 @@ PROBES: dict[str, list[str] | str] = {
 REFUSED_ARGUMENTS = ["quantile([1, 2, 3], p[0] / 10)", "choice([1, 2, 3, 4], 2, p = p ./ sum(p))",
                      "normal(0, 1).quantile(p[0] / 10)"]
 SETUP = "p = param([1.5, 2.0, 2.5, 3.0])\nq = param([0, 1; 1, 0; 1, 1; 2, 0])\nc = param([1, 0, 1, 0])\n"
-
-
-@pytest.fixture(autouse=True)
-def in_tmp_dir(tmp_path):
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    yield
-    os.chdir(cwd)
-    TAPE.reset()
 
 
 def run_probe(call: str):
