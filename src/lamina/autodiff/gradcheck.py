@@ -70,17 +70,11 @@ def check(case_id: str, fn, case: GradCase) -> list[str]:
     rng, args, kwargs, wrt, fn = _prepared(case_id, fn, case)
     TAPE.reset()
     try:
-        tracked = list(args)
-        for i in wrt:
-            tracked[i] = TAPE.leaf(args[i], False)
-        outs = _members(fn(*tracked, **kwargs))
+        tracked, outs = _tracked_call(fn, args, kwargs, wrt)
         if not any(type(o) is Tracked for o in outs):
             return [f"{case_id}: the result was not recorded on the tape"]
         weights = [random_input(np.shape(value_of(o)), "real", rng) for o in outs]
-        loss = 0.0
-        for o, w in zip(outs, weights):
-            loss = ops.add(loss, reductions.sum(ops.emul(o, w)))
-        analytic = grad(loss, [tracked[i] for i in wrt])
+        analytic = grad(_weighted_sum(outs, weights), [tracked[i] for i in wrt])
     finally:
         TAPE.reset()
 
@@ -213,21 +207,33 @@ def has_tensor(case: GradCase) -> bool:
                                                     for v in case.kwargs.values())
 
 
+def _tracked_call(fn, args, kwargs, wrt):
+    """(the arguments with args[wrt] as fresh leaves on the tape, fn's result members)."""
+    tracked = list(args)
+    for i in wrt:
+        tracked[i] = TAPE.leaf(args[i], False)
+    return tracked, _members(fn(*tracked, **kwargs))
+
+
+def _weighted_sum(outs, weights, dtype=None):
+    """sum over the result members of sum(o .* w): the scalar loss whose gradient is checked
+    (weights in `dtype` when given, so that a float32 run stays float32)."""
+    loss = 0.0
+    for o, w in zip(outs, weights):
+        w = w.astype(dtype) if dtype and isinstance(w, np.ndarray) else w
+        loss = ops.add(loss, reductions.sum(ops.emul(o, w)))
+    return loss
+
+
 def _run(fn, args, kwargs, wrt, weights, rng):
     """(result members, raw gradients for args[wrt], loss weights) of one tracked run."""
     TAPE.reset()
     try:
-        tracked = list(args)
-        for i in wrt:
-            tracked[i] = TAPE.leaf(args[i], False)
-        outs = _members(fn(*tracked, **kwargs))
+        tracked, outs = _tracked_call(fn, args, kwargs, wrt)
         if weights is None:
             weights = [random_input(np.shape(value_of(o)), "real", rng) for o in outs]
         dtype = np.float32 if any(_is32(a) for a in args) else None
-        loss = 0.0
-        for o, w in zip(outs, weights):
-            w = w.astype(dtype) if dtype and isinstance(w, np.ndarray) else w
-            loss = ops.add(loss, reductions.sum(ops.emul(o, w)))
+        loss = _weighted_sum(outs, weights, dtype)
         if type(loss) is not Tracked:
             return [value_of(o) for o in outs], None, weights
         found, _, _ = backward(loss, {tracked[i].node for i in wrt})
