@@ -14,7 +14,7 @@ import numpy as np
 from ..values import Tracked
 from .broadcast import align, unbroadcast
 from .ops import NAN, fdiv, identity, times
-from .tape import record
+from .tape import record, record1
 
 
 def _apply(x, scalar_fn, array_fn):
@@ -97,7 +97,7 @@ def abs(a):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
         sign = 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
-        return record(math.fabs(x), (a,), (times(sign),))
+        return record1(math.fabs(x), a, sign)
     return record(np.abs(x), (a,), (lambda g: g * np.sign(x),))
 
 

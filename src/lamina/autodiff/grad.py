@@ -60,7 +60,8 @@ def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
                 continue
             for k in range(0, len(entry), 3):
                 parent = entry[k]
-                contribution = entry[k + 2](g)
+                vjp = entry[k + 2]
+                contribution = vjp * g if type(vjp) is float else vjp(g)
                 old = grads.get(parent)
                 if old is None:
                     grads[parent] = contribution

@@ -27,7 +27,7 @@ from ..values import Tracked
 from .broadcast import align, unbroadcast
 from .cases import Const, GradCase
 from .indexing import build_matrix, build_vector, index, setindex  # noqa: F401  (the runtime's entry points)
-from .tape import record
+from .tape import record, record1, record2
 
 INF = math.inf
 NAN = math.nan
@@ -56,8 +56,9 @@ def identity(g):
 
 
 def times(c):
-    """The VJP `g -> c * g` for a saved float `c` (a partial: fewer objects than a closure)."""
-    return partial(operator.mul, c)
+    """The VJP `g -> c * g` for a saved number or array `c`: a Python float stands for itself
+    (see autodiff/tape.py), anything else is a partial (fewer objects than a closure)."""
+    return c if type(c) is float else partial(operator.mul, c)
 
 
 def _negate(g):
@@ -73,7 +74,7 @@ def add(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
-        return record(x + y, (a, b), (identity, identity))
+        return record2(x + y, a, b, 1.0, 1.0)
     x2, y2, sx, sy = align(x, y, "+")
     return record(x2 + y2, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(g, sy)))
 
@@ -82,21 +83,21 @@ def sub(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
-        return record(x - y, (a, b), (identity, _negate))
+        return record2(x - y, a, b, 1.0, -1.0)
     x2, y2, sx, sy = align(x, y, "-")
     return record(x2 - y2, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(-g, sy)))
 
 
 def neg(a):
     x = a.value if type(a) is Tracked else a
-    return record(-x, (a,), (_negate,))
+    return record1(-x, a, -1.0 if type(x) is float else _negate)
 
 
 def emul(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
-        return record(x * y, (a, b), (times(y), times(x)))
+        return record2(x * y, a, b, y, x)
     x2, y2, sx, sy = align(x, y, ".*")
     return record(x2 * y2, (a, b), (lambda g: unbroadcast(g * y2, sx), lambda g: unbroadcast(g * x2, sy)))
 
@@ -173,7 +174,7 @@ def mul(a, b):
     y = b.value if type(b) is Tracked else b
     if type(x) is float:
         if type(y) is float:
-            return record(x * y, (a, b), (times(y), times(x)))
+            return record2(x * y, a, b, y, x)
         return record(x * y, (a, b), (lambda g: float(np.vdot(g, y)), times(x)))
     if type(y) is float:
         return record(x * y, (a, b), (times(y), lambda g: float(np.vdot(g, x))))

@@ -18,7 +18,9 @@ newer value, so no reference cycles form.
 
 A VJP takes the gradient of the entry's value and returns the gradient for that
 parent, in the parent's shape (a Python float for a scalar); it must not modify
-the gradient it is given.
+the gradient it is given. A VJP may also be a Python float c, which means
+`g -> c * g`: the scalar paths record their partial derivatives that way, so a
+scalar op creates no closure (`record1`, `record2`).
 
 The tape also remembers who reset it (`tape_reset()`, or a builtin such as fit()
 that resets it while it trains, see `resets_by`), so that a TapeError about a stale
@@ -103,11 +105,15 @@ class Tape:
 
     def _append(self) -> int:
         count = self.count = self.count + 1
-        if count > self.warn_entries and not self.warned:
+        if count > self.warn_entries:
+            self.warn_size()
+        return self.first_node + count - 1
+
+    def warn_size(self) -> None:
+        if not self.warned:
             self.warned = True
             warn(f"the autodiff tape holds more than {self.warn_entries:,} entries; "
                  "call tape_reset() between independent computations to free them")
-        return self.first_node + count - 1
 
     def leaf(self, value, trainable: bool) -> Tracked:
         return Tracked(value, self._append(), self.gen, trainable)
@@ -128,10 +134,44 @@ def record(value, inputs, vjps):
     """
     tape = TAPE
     gen = tape.gen
-    entry = []
+    entry = ()
     for x, vjp in zip(inputs, vjps):
         if type(x) is Tracked and x.gen == gen:
             entry += (x.node, x.entry, vjp)
     if not entry:
         return value
-    return Tracked(value, tape._append(), gen, False, tuple(entry))
+    count = tape.count = tape.count + 1
+    if count > tape.warn_entries:
+        tape.warn_size()
+    return Tracked(value, tape.first_node + count - 1, gen, False, entry)
+
+
+def record1(value, a, vjp):
+    """`record(value, (a,), (vjp,))` without the tuples: the one-input ops' fast path."""
+    tape = TAPE
+    gen = tape.gen
+    if type(a) is not Tracked or a.gen != gen:
+        return value
+    count = tape.count = tape.count + 1
+    if count > tape.warn_entries:
+        tape.warn_size()
+    return Tracked(value, tape.first_node + count - 1, gen, False, (a.node, a.entry, vjp))
+
+
+def record2(value, a, b, vjp_a, vjp_b):
+    """`record(value, (a, b), (vjp_a, vjp_b))` without the tuples: the two-input ops' fast path."""
+    tape = TAPE
+    gen = tape.gen
+    if type(a) is Tracked and a.gen == gen:
+        if type(b) is Tracked and b.gen == gen:
+            entry = (a.node, a.entry, vjp_a, b.node, b.entry, vjp_b)
+        else:
+            entry = (a.node, a.entry, vjp_a)
+    elif type(b) is Tracked and b.gen == gen:
+        entry = (b.node, b.entry, vjp_b)
+    else:
+        return value
+    count = tape.count = tape.count + 1
+    if count > tape.warn_entries:
+        tape.warn_size()
+    return Tracked(value, tape.first_node + count - 1, gen, False, entry)

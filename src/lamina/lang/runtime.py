@@ -57,21 +57,33 @@ def binary(op: str, a, b):
     raise LaminaError("TypeError", f"Cannot apply '{op}' to {describe(a)} and {describe(b)}.{hint}")
 
 
+def _scalar_or_tracked(a, b) -> bool:
+    """Both operands floats or tracked values: autodiff.ops takes them as they are (binary's
+    checks and conversions would change nothing), the scalar tape's fast path."""
+    return (type(a) is Tracked or type(a) is float) and (type(b) is Tracked or type(b) is float)
+
+
 def add(a, b):
     if type(a) is float and type(b) is float:
         return a + b
+    if _scalar_or_tracked(a, b):
+        return ops.add(a, b)
     return binary("+", a, b)
 
 
 def sub(a, b):
     if type(a) is float and type(b) is float:
         return a - b
+    if _scalar_or_tracked(a, b):
+        return ops.sub(a, b)
     return binary("-", a, b)
 
 
 def mul(a, b):
     if type(a) is float and type(b) is float:
         return a * b
+    if _scalar_or_tracked(a, b):
+        return ops.mul(a, b)
     return binary("*", a, b)
 
 
