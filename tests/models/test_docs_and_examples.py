@@ -126,3 +126,7 @@ def test_a_progress_bar_on_a_terminal_and_silence_with_verbose_0(tmp_path):
     assert "epoch 5/5" in shown and "ex/s" in shown and "loss" in shown and "done 5" in shown, shown
     quiet = run_on_a_terminal(BAR.format(options=", verbose = 0"), tmp_path)
     assert "epoch" not in quiet and "done 5" in quiet, quiet
+    # true and false read as 1 and 0, as in Keras.
+    for options, bar in ((", verbose = false", False), (", verbose = true", True)):
+        out = run_on_a_terminal(BAR.format(options=options), tmp_path)
+        assert ("epoch 5/5" in out) == bar and "done 5" in out, out

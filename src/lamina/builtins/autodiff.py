@@ -46,12 +46,12 @@ def _leaf(x, trainable: bool, name: str, dtype=None):
 
 @builtin("param", tracked="constant", category=CATEGORY,
          shapes=[Shape("param(x)", "number or tensor", "tracked value",
-                       "A new trainable leaf on the tape holding a copy of x."),
+                       "A new trainable leaf on the tape holding the value of x."),
                  Shape("param(values)", "list or record of numbers/tensors", "same structure",
                        "Wraps each member, keeping the list or record shape."),
                  Shape('param(x, dtype = "float32")', "number, tensor, list or record; dtype name",
                        "tracked value(s)", "The tensors converted to float32 (or \"float64\") first.")],
-         summary="Makes a trainable value: a new leaf on the autodiff tape holding a copy of x. "
+         summary="Makes a trainable value: a new leaf on the autodiff tape holding the value of x. "
                  "Every operation on it is recorded so that grad() can differentiate through it.",
          examples=["w = param([1.0, 2.0])\nloss = sum(w .^ 2)\nprint(grad(loss, wrt = w))",
                    "p = param({w = [0.5, -0.5], b = 0.0})\nprint(p.w, p.b)"],
@@ -60,14 +60,15 @@ def _leaf(x, trainable: bool, name: str, dtype=None):
                "record entries that refer to their inputs by node id. Wrapping an already tracked "
                "value makes a fresh leaf from its number, which is how a value is carried across "
                "tape_reset(). A tensor keeps its dtype unless dtype is given (\"float32\" or "
-               "\"float64\"); numbers are always float64.")
+               "\"float64\"); numbers are always float64. Values are immutable in Lamina, so the "
+               "leaf shares x's array instead of copying it; no program can tell the difference.")
 def param(x, dtype=None):
     return _leaf(x, True, "param", _dtype(dtype, "param"))
 
 
 @builtin("track", tracked="constant", category=CATEGORY,
          shapes=[Shape("track(x)", "number or tensor", "tracked value",
-                       "A new non-trainable leaf holding a copy of x."),
+                       "A new non-trainable leaf holding the value of x."),
                  Shape("track(values)", "list or record of numbers/tensors", "same structure",
                        "Wraps each member, keeping the list or record shape."),
                  Shape('track(x, dtype = "float32")', "number, tensor, list or record; dtype name",
@@ -75,7 +76,7 @@ def param(x, dtype=None):
          summary="Records a value on the autodiff tape without marking it trainable: it can still "
                  "be differentiated against with grad(), but optimizers leave it alone.",
          examples=["x = track(3.0)\ny = x ^ 2 + 2 * x\nprint(grad(y, wrt = x))"],
-         notes="Exactly like param() on the tape (a new leaf holding a copy of x); the only "
+         notes="Exactly like param() on the tape (a new leaf holding the value of x); the only "
                "difference is the trainable mark that optimizers and models look at.")
 def track(x, dtype=None):
     return _leaf(x, False, "track", _dtype(dtype, "track"))

@@ -112,7 +112,8 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
                  Shape("fit(model, X, Y, early_stopping = patience)", "epochs", "model",
                        "Stops after patience epochs without improvement; keeps the best weights."),
                  Shape("fit(model, X, Y, verbose = 0)", "0, 1 or 2", "model",
-                       "0 silent; 1 a progress bar on a terminal; 2 a line per epoch.")],
+                       "0 (or false) silent; 1 (or true) a progress bar on a terminal; 2 a line "
+                       "per epoch.")],
          summary="Trains a model on the rows of X and Y with mini-batches and returns the trained "
                  "model, whose loss_history holds one loss per epoch; the model it was called on is "
                  "unchanged.",

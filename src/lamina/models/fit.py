@@ -77,7 +77,8 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     size = as_int(batch_size, "fit's batch_size", minimum=1)
     if not isinstance(shuffle, bool):
         raise LaminaError("TypeError", f"fit's shuffle must be true or false, not {describe(shuffle)}.")
-    level = as_int(verbose, "fit's verbose", minimum=0)
+    # true and false read as 1 and 0, as in Keras (and as an if reads them).
+    level = int(verbose) if isinstance(verbose, bool) else as_int(verbose, "fit's verbose", minimum=0)
     if level > 2:
         raise LaminaError("ValueError", f"fit's verbose must be 0, 1 or 2, not {level}.")
     (x, y), val = _validation(model, x, y, validation_split, validation_data)

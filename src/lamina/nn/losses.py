@@ -134,10 +134,11 @@ def _from_logits(rows, t, m):
     """(log softmax of each row, d loss / d rows) of the mean cross-entropy over m rows."""
     logp = rows - rows.max(axis=1, keepdims=True)
     e = np.exp(logp)
-    logp -= np.log(e.sum(axis=1, keepdims=True))
-    # d/dlogits of -sum(t log softmax) = softmax * sum(t) - t, per row (in place, in e).
-    np.exp(logp, out=e)
-    e *= t.sum(axis=1, keepdims=True)
+    total = e.sum(axis=1, keepdims=True)
+    logp -= np.log(total)
+    # d/dlogits of -sum(t log softmax) = softmax * sum(t) - t, per row (in place, in e), with
+    # softmax = e / total: one division per row instead of a second exp over the matrix.
+    e *= t.sum(axis=1, keepdims=True) / total
     e -= t
     e /= m
     return logp, e
