@@ -48,6 +48,41 @@ def test_grad_can_be_called_again_and_its_results_are_not_shared():
     assert g3 is not g4 and not np.shares_memory(g3, g4)
 
 
+def test_a_fresh_gradient_is_handed_out_without_a_copy_and_a_held_one_is_copied():
+    """grad hands out the array a VJP made when nothing else holds it (no copy); an array a VJP
+    closure still holds (or a view) is copied, so the caller still owns what it gets."""
+    made = []
+
+    def fresh_vjp(g):
+        out = g * np.array([1.0, 2.0])
+        made.append(id(out))
+        return out
+    kept, big = np.array([5.0, 6.0]), np.array([7.0, 8.0, 9.0])
+    w = B.param(np.array([3.0, 4.0]))
+    v = B.param(np.array([1.0, 1.0]))
+    u = B.param(np.array([2.0, 2.0]))
+    y = record(1.0, (w, v, u), (fresh_vjp, lambda g: kept, lambda g: big[:2]))
+    gw, gv, gu = grad(y, [w, v, u])
+    assert id(gw) == made[0]                                         # handed out as made
+    assert gv is not kept and not np.shares_memory(gv, kept)         # the closure holds it
+    assert not np.shares_memory(gu, big) and gu.base is None         # a view: copied
+    gv[:] = 99.0
+    gu[:] = 99.0
+    np.testing.assert_array_equal(grad(y, v), [5.0, 6.0])
+    np.testing.assert_array_equal(kept, [5.0, 6.0])
+    np.testing.assert_array_equal(big, [7.0, 8.0, 9.0])
+
+
+def test_the_cross_entropy_gradient_held_by_its_vjp_is_copied():
+    scores = B.param(np.array([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]]))
+    from lamina.nn.losses import cross_entropy
+    loss = cross_entropy(scores, np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    first = grad(loss, scores)
+    expected = first.copy()
+    first[:] = 99.0
+    np.testing.assert_array_equal(grad(loss, scores), expected)
+
+
 def test_accumulation_never_writes_into_a_shared_gradient():
     x = B.param(np.array([1.0, 2.0]))
     y = ops.add(ops.add(x, x), x)      # identity VJPs hand the same array to every parent

@@ -21,6 +21,7 @@ gives one gradient per item; a tracked vector passed as wrt is one target.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -196,10 +197,33 @@ def _result(x: Tracked, found: dict, handed: set, fresh: bool = True):
         if type(g) is not np.ndarray:
             return np.full(x.value.shape, g, dtype=dtype)
         return g if g.dtype == dtype else g.astype(dtype)
-    if not owned or x.node in handed or type(g) is not np.ndarray or g.dtype != dtype:
+    if x.node in handed or type(g) is not np.ndarray or g.dtype != dtype or \
+            not (owned or _unshared(g)):
         return np.array(g, dtype=dtype)           # never hand out an array the tape may share
     handed.add(x.node)
     return g
+
+
+def _unshared(g) -> bool:
+    """Whether nothing but the sweep's `found` holds array g and g owns its memory: a
+    contribution the sweep stored as a VJP made it (most are fresh products), which no closure,
+    view or other node's gradient holds, so it can be handed out without a copy. Counted
+    against a probe with the same holders (`_sweep_holders`), so that it does not depend on
+    how many references a call adds in this Python."""
+    return g.base is None and sys.getrefcount(g) <= _SWEEP_HOLDERS
+
+
+def _count(g) -> int:
+    return sys.getrefcount(g)
+
+
+def _sweep_holders() -> int:
+    found = {0: (np.zeros(1), False)}              # as _result sees a gradient: in found, and
+    g, owned = found.get(0, (None, False))         # bound to its local g, passed one call down
+    return _count(g)
+
+
+_SWEEP_HOLDERS = _sweep_holders()
 
 
 def _collect(wrt, path: str, out: list) -> None:
