@@ -8,7 +8,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lamina.errors import LaminaError
+from lamina.errors import LaminaError, ProgramExit
 from lamina.interpreter import Interpreter
 
 
@@ -29,6 +29,8 @@ def run_quietly(text: str) -> None:
         except LaminaError as err:
             assert err.kind != "InternalError", err.render()
             err.render()
+        except ProgramExit:        # text that calls exit(): the program ended, as it asked
+            pass
 
 
 @settings(max_examples=scaled(2500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
