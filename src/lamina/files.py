@@ -32,6 +32,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
+
 from .errors import LaminaError
 from .fields import Frozen
 

@@ -173,7 +173,7 @@ def html_table(header: list[str], rows: list[list[str]], right: list[bool] | Non
                caption: str | None = None, footer: list[str] = ()) -> str:
     """A report's table as HTML: header cells, rows of text cells (column j flush right where
     right[j] is true), a caption above and footer lines below."""
-    from html import escape    # for notebooks only: not loaded at start-up
+    from html import escape  # for notebooks only: not loaded at start-up
     right = right or [False] * len(header)
 
     def cells(tag: str, row: list[str]) -> str:

@@ -81,12 +81,10 @@ def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
         top = max(grads)
 
 
-def grad(loss, wrt, fresh: bool = True):
+def grad(loss, wrt):
     """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record).
-
-    `fresh`: every array handed out is one no one else holds (what a program gets); a
-    trainer that only reads the gradients passes False and gets the sweep's arrays as
-    they are, without copies."""
+    Every array handed out is one no one else holds (a trainer that only reads the gradients
+    uses `leaf_gradients`, which hands out the sweep's arrays as they are)."""
     leaves = []                                   # (path, Tracked)
     _collect(wrt, "{arg:wrt}", leaves)
     gen = TAPE.gen
@@ -100,7 +98,7 @@ def grad(loss, wrt, fresh: bool = True):
                               f"differentiates with respect to values made by param() or track().")
     found, _, _ = backward(loss, {x.node for _, x in leaves})
     handed = set()
-    results = [_result(x, found, handed, fresh) for _, x in leaves]
+    results = [_result(x, found, handed) for _, x in leaves]
     if leaves and not found:
         _warn_unreached(len(leaves))
     bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results) if not _finite(g)]
@@ -110,9 +108,9 @@ def grad(loss, wrt, fresh: bool = True):
 
 
 def leaf_gradients(loss, leaves: list, check_finite: bool = True) -> list:
-    """`grad(loss, leaves, fresh = False)` for a trainer's own flat list of leaves, which it made
-    (so none is untracked): the gradients as the sweep made them, without the path
-    bookkeeping. With `check_finite` false the gradients are not
+    """`grad(loss, leaves)` for a trainer's own flat list of leaves, which it made (so none is
+    untracked): the gradients as the sweep made them (shared arrays included, not copied:
+    the trainer only reads them), without the path bookkeeping. With `check_finite` false the gradients are not
     looked at for NaN or Inf: for a trainer that checks every batch's loss and its weights."""
     gen = TAPE.gen
     for x in leaves:
@@ -186,7 +184,8 @@ def _finite(g) -> bool:
 def _result(x: Tracked, found: dict, handed: set, fresh: bool = True):
     """The gradient handed out for `x`: its shape and dtype, a float for a number, zeros if
     unreached. (Where float32 and float64 tensors meet, a float32 value's gradient may arrive as
-    float64: it is rounded back here.)"""
+    float64: it is rounded back here.) `fresh` false: the sweep's array as it is, for
+    leaf_gradients; else one nobody else holds."""
     g, owned = found.get(x.node, (None, False))
     if g is None:
         return 0.0 if type(x.value) is float else np.zeros(x.value.shape, dtype=x.value.dtype)

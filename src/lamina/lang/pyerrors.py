@@ -265,7 +265,7 @@ def _suggest(name: str, exc: BaseException) -> str:
 
 def did_you_mean(name: str, known) -> str:
     """` Did you mean 'a' or 'b'?` for the names closest to a misspelt one, or ""."""
-    import difflib    # on an error only: not loaded at start-up
+    import difflib  # on an error only: not loaded at start-up
     close = difflib.get_close_matches(name, sorted(known), n=3)
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 

@@ -16,7 +16,15 @@ import numpy as np
 from ..autodiff.tape import is_live
 from ..errors import LaminaError
 from ..printing import format_number
-from ..values import LibObject, as_float, as_int, describe, lamina_value, value_of
+from ..values import (
+    LibObject,
+    as_float,
+    as_int,
+    describe,
+    lamina_value,
+    tensor_dtype,
+    value_of,
+)
 
 
 @dataclass(frozen=True)
@@ -150,11 +158,9 @@ def make(family: str, args: tuple, kwargs: dict) -> Distribution:
 
 
 def _like(result, x):
-    """SciPy's float64 result in the dtype of the tensor it was computed from."""
-    v = value_of(x)
-    if isinstance(v, np.ndarray) and v.dtype == np.float32:
-        return np.asarray(result, dtype=np.float32)
-    return lamina_value(result)
+    """SciPy's float64 result in the dtype of the tensor it was computed from (a number for a
+    number)."""
+    return lamina_value(np.asarray(result, dtype=tensor_dtype(x)))
 
 
 def _points(x, what: str):

@@ -20,7 +20,7 @@ from ..values import (
     as_int,
     lamina_value,
     numeric,
-    value_of,
+    tensor_dtype,
 )
 from ..warnings import warn
 from .args import matrix, no_nan, same_rows, shaped_like, vector
@@ -197,8 +197,7 @@ def kmeans(X, k, rng: np.random.Generator, max_iter=300.0, restarts=10.0) -> Rec
         if best is None or result[2] < best[2]:
             best = result
     centers, labels, inertia, steps = best
-    if getattr(value_of(X), "dtype", None) == np.float32:
-        centers = centers.astype(np.float32)          # computed in float64, returned as the data
+    centers = centers.astype(tensor_dtype(X), copy=False)   # computed in float64, returned as the data
     return Record({"centers": lamina_value(centers), "labels": labels.astype(np.float64),
                    "inertia": float(inertia), "iterations": float(steps)})
 

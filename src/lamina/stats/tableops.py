@@ -11,7 +11,16 @@ import numpy as np
 from ..autodiff.tape import is_live
 from ..errors import LaminaError, shape_str
 from ..printing import html_table
-from ..values import LibObject, Record, as_int, as_str, describe, is_function, value_of
+from ..values import (
+    LibObject,
+    Record,
+    as_int,
+    as_str,
+    describe,
+    float_array,
+    is_function,
+    value_of,
+)
 from .args import flag, matrix
 from .data import MISSING
 from .summary import layout, short
@@ -53,8 +62,7 @@ def drop_missing(x, columns=None):
     v = value_of(x)
     if not isinstance(v, np.ndarray) or v.ndim > 2:
         raise LaminaError("TypeError", f"drop_missing takes a table, a vector or a matrix, not {describe(x)}.")
-    if v.dtype != np.float32:
-        v = v.astype(np.float64, copy=False)
+    v = float_array(v)                 # float32 stays float32
     if v.ndim == 1:
         return v[~np.isnan(v)]
     return v[~np.isnan(v).any(axis=1)].copy()
