@@ -5,6 +5,7 @@ Errors are rendered by console.py, for here and the REPL. Exit status: 0 ok, 1 r
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -194,7 +195,12 @@ def _after_file(argv: list[str], file: str, rest: list[str]) -> list[str]:
 
 
 def entry() -> None:
-    sys.exit(main())
+    status = main()
+    # Objects still alive at exit are freed by the interpreter's shutdown, whose garbage
+    # collections would walk all of NumPy's and ours: about 8 ms of a 110 ms `lamina -e`.
+    # Frozen, they are skipped; reference counts still free (and close) everything else.
+    gc.freeze()
+    sys.exit(status)
 
 
 if __name__ == "__main__":
