@@ -264,9 +264,11 @@ class Range(Frozen):
 
 
 def as_tensor(x, what: str) -> np.ndarray:
+    """The array behind x, float32 or float64 as it is (a caller converts once, to the dtype it
+    computes in: widening a float32 X first cost fit a copy twice X's size)."""
     v = value_of(x)
     if isinstance(v, np.ndarray):
-        return v if v.dtype == np.float64 else v.astype(np.float64)
+        return float_array(v)
     raise LaminaError("TypeError", f"{what} must be a vector or matrix, not {describe(x)}.")
 
 

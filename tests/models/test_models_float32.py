@@ -136,3 +136,18 @@ def test_a_float32_training_step_computes_every_gradient_in_float32(run, layers)
     TAPE.reset()
     assert len(found) == len(leaves)
     assert [g.dtype for g, _ in found.values()] == [np.float32] * len(leaves)
+
+
+def test_fit_takes_a_float32_X_as_it_is_and_converts_a_float64_one_once():
+    # fit, predict and evaluate check X with models/data.features; a float32 X used to be
+    # widened to float64 and narrowed back: two copies of the data on every call.
+    from lamina.models.data import features
+    from lamina.models.layers.dense import dense_layer
+    from lamina.models.spec import input_spec
+    spec = dense_layer(input_spec(4.0), 2.0, "relu")
+    x32 = np.random.default_rng(0).standard_normal((50, 4)).astype(np.float32)
+    assert features(x32, spec, "fit", np.float32) is x32
+    x64 = np.random.default_rng(1).standard_normal((50, 4))
+    got = features(x64, spec, "fit", np.float32)
+    assert got.dtype == np.float32 and np.array_equal(got, x64.astype(np.float32))
+    assert features(x32, spec, "fit", np.float64).dtype == np.float64     # a float64 model widens
