@@ -2,7 +2,8 @@
 
 A case module defines `cases()`, a list of dicts:
     {"name": str, "sizes": str, "dtype": str, "impls": {peer: callable | str},
-     optional "notes": [str], "repeat": int,
+     optional "notes": [str], "repeat": int, "rounds": int (at least that many processes per
+     peer, for a case whose speed varies from process to process),
      "goal": {"peer": name, "within": ratio} or {"under_s": seconds},
      "per": [count, "op"]       (also report each median per op),
      "allocator": True          (measure every peer with and without the malloc thresholds),
@@ -142,7 +143,7 @@ def measure_case(path: pathlib.Path, index: int, case: dict, args, base_env: dic
     on every peer alike instead of on whichever happened to run during it.
     """
     memory = case.get("kind") == "memory"
-    rounds = 1 if memory else args.rounds
+    rounds = 1 if memory else max(args.rounds, case.get("rounds", 0))
     per_round = -(-case.get("repeat", args.repeat) // rounds)
     results = {}
     for _ in range(rounds):
