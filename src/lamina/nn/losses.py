@@ -116,32 +116,52 @@ def cross_entropy(scores, targets, **options):
                           f"matrix of class probabilities or a vector of {m} class indices, not "
                           f"{shape_str(tv.shape)}.")
     if kind == "logits":
-        logp, d_scores = _from_logits(rows, t, m)
+        loss, d_scores, shifted, log_total = _from_logits(rows, t, m)
+        log_p = lambda: shifted - log_total
     else:
         clipped = np.clip(rows, PROB_EPS, 1.0)
         logp = np.log(clipped)
         d_scores = np.where(rows == clipped, -t / clipped, 0.0) / m
-    loss = -(t * logp).sum() / m
-    d_targets = -logp / m
+        loss = -(t * logp).sum() / m
+        log_p = lambda: logp
     shapes = [s.shape, tv.shape]
     vjps = [lambda g: g * d_scores.reshape(shapes[0]),
             (lambda g: np.zeros(shapes[1], tv.dtype)) if index_targets
-            else (lambda g: g * d_targets.reshape(shapes[1]))]
+            else (lambda g: g * (-log_p() / m).reshape(shapes[1]))]
     return record(float(loss), [scores, targets], vjps)
 
 
 def _from_logits(rows, t, m):
-    """(log softmax of each row, d loss / d rows) of the mean cross-entropy over m rows."""
-    logp = rows - rows.max(axis=1, keepdims=True)
-    e = np.exp(logp)
-    total = e.sum(axis=1, keepdims=True)
-    logp -= np.log(total)
+    """(the mean cross-entropy over m rows, d loss / d rows, the rows less each row's max,
+    the log of each row's sum of exp of those): log softmax is the third less the fourth."""
+    shifted = rows - rows.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    total = _row_sums(e)
+    log_total = np.log(total)
+    t_sum = _row_sums(t)
+    # -sum(t * log softmax) = sum(t_sum * log_total) - sum(t * shifted): two dot products, and
+    # no m x c temporary (both terms are >= 0 for targets >= 0, so nothing cancels).
+    loss = (np.vdot(t_sum, log_total) - np.vdot(t, shifted)) / m
     # d/dlogits of -sum(t log softmax) = softmax * sum(t) - t, per row (in place, in e), with
     # softmax = e / total: one division per row instead of a second exp over the matrix.
-    e *= t.sum(axis=1, keepdims=True) / total
+    e *= t_sum / total
     e -= t
     e /= m
-    return logp, e
+    return loss, e, shifted, log_total
+
+
+_ONES: dict = {}
+
+
+def _row_sums(a):
+    """a.sum(axis=1, keepdims=True), as a product with a column of ones: for the few columns
+    of a classifier's scores, NumPy's reduction costs twice as much per call (its loop restarts
+    on every row)."""
+    key = (a.shape[1], a.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        ones = _ONES[key] = np.ones((a.shape[1], 1), a.dtype)
+    return a @ ones
 
 
 def cross_entropy_of_rows(scores, t):
@@ -151,8 +171,7 @@ def cross_entropy_of_rows(scores, t):
     asks for."""
     rows = scores.value if type(scores) is Tracked else scores
     m = rows.shape[0]
-    logp, d_scores = _from_logits(rows, t, m)
-    loss = -(t * logp).sum() / m
+    loss, d_scores, _, _ = _from_logits(rows, t, m)
     # The sweep starts from g = 1.0, and 1.0 * d is d: no product to make then.
     return record(float(loss), (scores,), (lambda g: d_scores if g == 1.0 else g * d_scores,))
 
