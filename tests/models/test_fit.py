@@ -273,6 +273,33 @@ def test_class_indices_and_one_hot_rows_train_the_same(blobs, build):
     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("options", [{"shuffle": False}, {"validation_split": 0.25},
+                                     {"validation_split": 0.25, "shuffle": False, "batch_size": 7}])
+def test_class_indices_train_as_one_hot_rows_do_with_every_batching(blobs, build, options):
+    """fit keeps class indices as indices and one-hots each batch (and the held-out rows):
+    the same histories and weights, bit for bit, as the one-hot matrix gives."""
+    x, labels = blobs
+    net = build([(4, "relu"), (3, "softmax")], inputs=3, loss="cross_entropy", seed=3)
+    a = fit(net, x, labels, epochs=3, verbose=0, **options)
+    b = fit(net, x, np.eye(3)[labels.astype(int)], epochs=3, verbose=0, **options)
+    for name in ("loss_history", "val_loss_history"):
+        np.testing.assert_array_equal(a.get(name), b.get(name))
+    for wa, wb in zip(a.params, b.params):
+        np.testing.assert_array_equal(wa, wb)
+    assert len(a.get("val_loss_history")) == (3 if "validation_split" in options else 0)
+
+
+def test_fit_keeps_class_indices_as_a_vector(blobs, build):
+    """No m x units one-hot matrix for fit (evaluate, which scores every row, still gets one)."""
+    from lamina.models.fit import data_of
+    x, labels = blobs
+    net = build([(3, "softmax")], inputs=3, loss="cross_entropy", seed=2)
+    _, y = data_of(net, x, labels, "fit", indices=True)
+    assert y.dtype == np.int64 and np.array_equal(y, labels)
+    _, rows = data_of(net, x, labels, "evaluate")
+    assert np.array_equal(rows, np.eye(3)[labels.astype(int)])
+
+
 def test_an_early_stopped_model_keeps_its_epoch_through_save_and_load(build, tmp_path):
     from lamina.models.save import load_model, save_model
     rng = np.random.default_rng(2)

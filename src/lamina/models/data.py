@@ -6,7 +6,8 @@ with input(steps, features), each row a sequence step after step; the first laye
 may check X further (embedding: tokens). Y has one column per output unit;
 a vector of m is one target per example, the m x 1 matrix, when the last layer
 has one unit. For cross_entropy, Y may instead be a vector of m class indices
-(0 to units - 1), which becomes the m x units one-hot matrix.
+(0 to units - 1), which becomes the m x units one-hot matrix (fit keeps the indices and
+one-hots each batch's rows).
 """
 from __future__ import annotations
 
@@ -37,8 +38,10 @@ def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=dtype)
 
 
-def targets(Y, m: int, units: int, loss, who: str, dtype=np.float64) -> np.ndarray:
-    """Y as an m x units matrix of the model's `dtype` (class indices become one-hot rows)."""
+def targets(Y, m: int, units: int, loss, who: str, dtype=np.float64, indices: bool = False) -> np.ndarray:
+    """Y as an m x units matrix of the model's `dtype` (class indices become one-hot rows).
+    With `indices`, class indices stay a vector of m int64s (fit's batches one-hot their own
+    rows, see `one_hot`), so the m x units matrix is never made."""
     y = as_tensor(Y, f"{who}'s Y")
     if y.ndim != 2 and y.ndim != 1:
         raise LaminaError("ShapeError", f"{who}: Y must be a vector or matrix, not {describe_shape(y.shape)}.")
@@ -47,7 +50,8 @@ def targets(Y, m: int, units: int, loss, who: str, dtype=np.float64) -> np.ndarr
                           f"they need one row per example each.")
     if loss.name == "cross_entropy" and (y.ndim == 1 or (y.shape[1] == 1 and units > 1)):
         # class indices: a vector, or one column (as argmax(P, axis = 1) gives them)
-        return _one_hot(y.reshape(-1), units, who).astype(dtype, copy=False)
+        idx = _class_indices(y.reshape(-1), units, who)
+        return idx if indices else one_hot(idx, units, dtype)
     if y.ndim == 1:
         if units != 1:
             raise LaminaError("ShapeError", f"{who}: Y is {describe_shape(y.shape)} (one target per example), but the "
@@ -65,13 +69,22 @@ def targets(Y, m: int, units: int, loss, who: str, dtype=np.float64) -> np.ndarr
     return np.ascontiguousarray(y, dtype=dtype)
 
 
-def _one_hot(y: np.ndarray, units: int, who: str) -> np.ndarray:
+def _class_indices(y: np.ndarray, units: int, who: str) -> np.ndarray:
     idx = y.astype(np.int64)
     bad = (idx != y) | (idx < 0) | (idx >= units)
     if np.any(bad):
         raise LaminaError("ValueError", f"{who}: with cross_entropy a vector Y holds class indices, "
                           f"whole numbers from 0 to {units - 1} (one per output unit), but it holds "
                           f"{float(y[bad][0]):g}.")
-    onehot = np.zeros((y.shape[0], units))
-    onehot[np.arange(y.shape[0]), idx] = 1.0
-    return onehot
+    return idx
+
+
+def one_hot(idx: np.ndarray, units: int, dtype=np.float64, out: np.ndarray | None = None) -> np.ndarray:
+    """The len(idx) x units rows with a 1 in each row's column idx[i] (written into `out` when
+    given: a reused buffer of that shape and dtype)."""
+    if out is None:
+        out = np.zeros((idx.shape[0], units), dtype)
+    else:
+        out.fill(0.0)
+    out[np.arange(idx.shape[0]), idx] = 1.0
+    return out

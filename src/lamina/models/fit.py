@@ -31,7 +31,7 @@ from .callbacks.early_stopping import EarlyStopping
 from .callbacks.history import History
 from .callbacks.progress import Progress
 from .callbacks.schedule import ScheduleCallback
-from .data import features, targets
+from .data import features, one_hot, targets
 from .interrupt import StopRequest
 from .model import Model
 from .spec import ModelSpec
@@ -64,15 +64,17 @@ def check_model(model, who: str) -> Model:
     return model
 
 
-def data_of(model: Model, X, Y, who: str):
+def data_of(model: Model, X, Y, who: str, indices: bool = False):
+    """(x, y) checked and shaped for `model` (models/data.py); `indices`: class indices stay
+    a vector of int64s."""
     x = features(X, model.spec, who, model.dtype)
-    return x, targets(Y, x.shape[0], model.spec.shapes[-1].width, model.loss, who, model.dtype)
+    return x, targets(Y, x.shape[0], model.spec.shapes[-1].width, model.loss, who, model.dtype, indices)
 
 
 def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,
         validation_data=None, early_stopping=None, verbose=1):
     model = check_model(model, "fit")
-    x, y = data_of(model, X, Y, "fit")
+    x, y = data_of(model, X, Y, "fit", indices=True)
     n_epochs = as_int(epochs, "fit's epochs", minimum=0)
     size = as_int(batch_size, "fit's batch_size", minimum=1)
     if not isinstance(shuffle, bool):
@@ -92,7 +94,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     callbacks.append(Progress(level, n_epochs, x.shape[0]))
 
     run = Run(model)
-    batches = Batches(x, y)
+    batches = Batches(x, y, model.spec.shapes[-1].width)
     rng = np.random.default_rng([model.seed, SHUFFLE_STREAM, model.epochs])
     m = x.shape[0]
     try:
@@ -164,26 +166,34 @@ def _check_weights(opt: Optimizer, epoch: int) -> None:
 class Batches:
     """A batch's rows of x and y, gathered into arrays reused from batch to batch (one pair
     for full batches, one for the shorter last one). A batch is used only by its own step:
-    the step's tracked values, whose VJPs read it, are gone when train_step returns."""
+    the step's tracked values, whose VJPs read it, are gone when train_step returns.
+    A y of class indices (a vector) gives each batch its one-hot rows, `units` wide."""
 
-    def __init__(self, x: np.ndarray, y: np.ndarray):
-        self.x, self.y = x, y
-        self.buffers: dict = {}
+    def __init__(self, x: np.ndarray, y: np.ndarray, units: int):
+        self.x, self.y, self.units = x, y, units
+        self.buffers: dict = {}       # rows -> (x rows, y rows)
+        self.one_hots: dict = {}      # rows -> one-hot rows, for a y of class indices
 
     def get(self, order, start: int, stop: int):
-        if order is None:                      # no shuffling: the rows in place, as views
-            return self.x[start:stop], self.y[start:stop]
         n = stop - start
-        if n not in self.buffers:
-            self.buffers[n] = (np.empty((n, *self.x.shape[1:]), self.x.dtype),
-                               np.empty((n, *self.y.shape[1:]), self.y.dtype))
-        xb, yb = self.buffers[n]
-        rows = order[start:stop]
-        # mode "clip": with the default "raise", take writes through a temporary copy when given
-        # `out` (which tripled its time); the rows come from a permutation, so none is clipped.
-        np.take(self.x, rows, axis=0, out=xb, mode="clip")
-        np.take(self.y, rows, axis=0, out=yb, mode="clip")
-        return xb, yb
+        if order is None:                      # no shuffling: the rows in place, as views
+            xb, yb = self.x[start:stop], self.y[start:stop]
+        else:
+            if n not in self.buffers:
+                self.buffers[n] = (np.empty((n, *self.x.shape[1:]), self.x.dtype),
+                                   np.empty((n, *self.y.shape[1:]), self.y.dtype))
+            xb, yb = self.buffers[n]
+            rows = order[start:stop]
+            # mode "clip": with the default "raise", take writes through a temporary copy when
+            # given `out` (which tripled its time); the rows come from a permutation, so none is
+            # clipped.
+            np.take(self.x, rows, axis=0, out=xb, mode="clip")
+            np.take(self.y, rows, axis=0, out=yb, mode="clip")
+        if yb.ndim == 2:
+            return xb, yb
+        if n not in self.one_hots:
+            self.one_hots[n] = np.empty((n, self.units), self.x.dtype)
+        return xb, one_hot(yb, self.units, out=self.one_hots[n])
 
 
 def _fire(callbacks, hook: str, *args) -> None:
@@ -214,4 +224,7 @@ def _validation(model: Model, x, y, split, data):
                           f"it needs at least one on each side.")
     perm = np.random.default_rng([model.seed, SPLIT_STREAM]).permutation(m)
     held, kept = np.sort(perm[:n_val]), np.sort(perm[n_val:])
-    return (x[kept], y[kept]), (x[held], y[held])
+    y_held = y[held]
+    if y_held.ndim == 1:                     # class indices (fit's y): the loss takes one-hot rows
+        y_held = one_hot(y_held, model.spec.shapes[-1].width, x.dtype)
+    return (x[kept], y[kept]), (x[held], y_held)
