@@ -57,7 +57,7 @@ def loss_for(spec: ModelSpec, loss: str):
                           "output layer, or another layer with an activation): input(n) |> "
                           f"dense(units, activation = ...) |> compile(...){ends}.")
     kind = get_loss(loss, spec.layers[-1].activation)
-    if kind.name == "cross_entropy" and spec.shapes[-1].width < 2:
+    if kind.name == "cross_entropy" and spec.outputs < 2:
         raise LaminaError("ValueError", "cross_entropy needs a last layer of at least 2 units (one per "
                           "class); for two classes with one unit use binary_cross_entropy.")
     return kind

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, describe_shape
+from ..nn.losses import one_hot
 from ..values import as_tensor
 
 
@@ -77,14 +78,3 @@ def _class_indices(y: np.ndarray, units: int, who: str) -> np.ndarray:
                           f"whole numbers from 0 to {units - 1} (one per output unit), but it holds "
                           f"{float(y[bad][0]):g}.")
     return idx
-
-
-def one_hot(idx: np.ndarray, units: int, dtype=np.float64, out: np.ndarray | None = None) -> np.ndarray:
-    """The len(idx) x units rows with a 1 in each row's column idx[i] (written into `out` when
-    given: a reused buffer of that shape and dtype)."""
-    if out is None:
-        out = np.zeros((idx.shape[0], units), dtype)
-    else:
-        out.fill(0.0)
-    out[np.arange(idx.shape[0]), idx] = 1.0
-    return out

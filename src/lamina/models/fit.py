@@ -24,6 +24,7 @@ import sys
 import numpy as np
 
 from ..errors import LaminaError
+from ..nn.losses import one_hot
 from ..optim.base import Optimizer
 from ..optim.train_step import train_step as shared_step
 from ..values import as_float, as_int, describe
@@ -31,7 +32,7 @@ from .callbacks.early_stopping import EarlyStopping
 from .callbacks.history import History
 from .callbacks.progress import Progress
 from .callbacks.schedule import ScheduleCallback
-from .data import features, one_hot, targets
+from .data import features, targets
 from .interrupt import StopRequest
 from .model import Model
 from .spec import ModelSpec
@@ -68,7 +69,7 @@ def data_of(model: Model, X, Y, who: str, indices: bool = False):
     """(x, y) checked and shaped for `model` (models/data.py); `indices`: class indices stay
     a vector of int64s."""
     x = features(X, model.spec, who, model.dtype)
-    return x, targets(Y, x.shape[0], model.spec.shapes[-1].width, model.loss, who, model.dtype, indices)
+    return x, targets(Y, x.shape[0], model.spec.outputs, model.loss, who, model.dtype, indices)
 
 
 def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,
@@ -94,7 +95,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     callbacks.append(Progress(level, n_epochs, x.shape[0]))
 
     run = Run(model)
-    batches = Batches(x, y, model.spec.shapes[-1].width)
+    batches = Batches(x, y, model.spec.outputs)
     rng = np.random.default_rng([model.seed, SHUFFLE_STREAM, model.epochs])
     m = x.shape[0]
     try:
@@ -226,5 +227,5 @@ def _validation(model: Model, x, y, split, data):
     held, kept = np.sort(perm[:n_val]), np.sort(perm[n_val:])
     y_held = y[held]
     if y_held.ndim == 1:                     # class indices (fit's y): the loss takes one-hot rows
-        y_held = one_hot(y_held, model.spec.shapes[-1].width, x.dtype)
+        y_held = one_hot(y_held, model.spec.outputs, x.dtype)
     return (x[kept], y[kept]), (x[held], y_held)

@@ -144,7 +144,7 @@ class Model(LibObject):
         opt = self.optimizer
         how = (self.schedule.describe() if self.schedule is not None
                else f"{opt.rule.name}(lr = {opt.hp['lr']:g})")
-        outputs = self.spec.shapes[-1].width
+        outputs = self.spec.outputs
         head = (f"Model: {self.spec.input_text()} -> {outputs} output{'s' * (outputs != 1)}, "
                 f"loss {self.loss.name}, optimizer {how}, seed {self.seed}")
         if not self.epochs:

@@ -32,7 +32,7 @@ class ModelSpec(LibObject):
         if name == "inputs":
             return float(self.inputs)
         if name == "outputs":
-            return float(self.shapes[-1].width)
+            return float(self.outputs)
         if name == "layers":
             return [Record(layer.record_fields()) for layer in self.layers]
         return super().get(name)
@@ -49,6 +49,11 @@ class ModelSpec(LibObject):
         for layer in self.layers:
             out.append(layer.output(out[-1]))
         return out
+
+    @property
+    def outputs(self) -> int:
+        """The width of the last layer's output (one column of Y per unit)."""
+        return self.shapes[-1].width
 
     def widths(self) -> list[int]:
         return [s.width for s in self.shapes]

@@ -89,10 +89,18 @@ def _class_targets(t, m, c, dtype):
         bad = t[~valid][0]
         raise LaminaError("ValueError", f"cross_entropy's class indices must be whole numbers from "
                           f"0 to {c - 1}, but got {format_number(bad)}.")
-    idx = t.astype(np.int64)
-    onehot = np.zeros((m, c), dtype=dtype)
-    onehot[np.arange(m), idx] = 1.0
-    return onehot
+    return one_hot(t.astype(np.int64), c, dtype)
+
+
+def one_hot(idx: np.ndarray, units: int, dtype=np.float64, out: np.ndarray | None = None) -> np.ndarray:
+    """The len(idx) x units rows with a 1 in each row's column idx[i] (written into `out` when
+    given: a reused buffer of that shape and dtype)."""
+    if out is None:
+        out = np.zeros((idx.shape[0], units), dtype)
+    else:
+        out.fill(0.0)
+    out[np.arange(idx.shape[0]), idx] = 1.0
+    return out
 
 
 def cross_entropy(scores, targets, **options):
