@@ -93,11 +93,7 @@ class Model(LibObject):
     def layer_params(self, params=None) -> list[list]:
         """The flat weights split per layer, as many as each layer's `parameters` names."""
         flat = list(self.params if params is None else params)
-        out, start = [], 0
-        for shapes in self.spec.parameter_shapes():
-            out.append(flat[start:start + len(shapes)])
-            start += len(shapes)
-        return out
+        return [flat[part] for part in self.spec.parameter_slices]
 
     def evolve(self, **changes) -> Model:
         return replace(self, **changes)

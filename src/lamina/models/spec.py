@@ -62,6 +62,15 @@ class ModelSpec(LibObject):
         """Each layer's {name: shape} of weights, in order."""
         return [layer.parameters(data) for layer, data in zip(self.layers, self.shapes)]
 
+    @cached_property
+    def parameter_slices(self) -> tuple[slice, ...]:
+        """Each layer's slice of the model's flat weight list (fit splits it on every batch)."""
+        slices, start = [], 0
+        for shapes in self.parameter_shapes():
+            slices.append(slice(start, start + len(shapes)))
+            start += len(shapes)
+        return tuple(slices)
+
     def parameter_counts(self) -> list[int]:
         return [sum(r * c for r, c in shapes.values()) for shapes in self.parameter_shapes()]
 
