@@ -179,3 +179,23 @@ print(optimizer_step(sgd([1.0, 2.0], 0.5), [1.0, 1.0]).params, optimizer_step(sg
     with pytest.raises(LaminaError) as e:
         run("print(adam(lr = 0.1).params)")
     assert "settings only" in e.value.message
+
+
+@table
+def test_a_track_value_is_frozen_and_the_others_train_as_alone(make):
+    # track() marks a value not trainable: the optimizer keeps it and its state as they are
+    # (torch.optim skips a tensor without requires_grad); the trainable ones step exactly as
+    # they would in an optimizer of their own.
+    TAPE.reset()
+    from lamina.builtins.autodiff import param, track
+    opt = make(Record({"w": param(M.copy()), "b": track(V.copy())}), 0.1)
+    alone = make(Record({"w": param(M.copy())}), 0.1)
+    g = np.array([[0.5, -1.0], [2.0, 0.25]])
+    for _ in range(3):
+        opt = B.optimizer_step(opt, Record({"w": g, "b": np.ones(3)}))
+        alone = B.optimizer_step(alone, Record({"w": g}))
+    assert np.array_equal(opt.get("params").fields["b"], V)
+    assert all(np.array_equal(v, 0.0 * V) for v in opt.state[1].values())
+    assert np.array_equal(opt.get("params").fields["w"], alone.get("params").fields["w"])
+    assert opt.describe().endswith("2 parameters (1 frozen), 3 steps>")
+

@@ -164,7 +164,7 @@ def test_a_pending_optimizer_pickles_and_copies_with_its_step_applied(how):
 
 def test_describe_and_fields_of_a_pending_optimizer():
     opt = make(RULES["adam"], [np.zeros(2), 1.0], lr=0.5).step([np.ones(2), 1.0])
-    assert opt.describe() == "<optimizer adam(lr=0.5, beta1=0.9, beta2=0.999, eps=1e-08), 2 parameters, 1 steps>"
+    assert opt.describe() == "<optimizer adam(lr=0.5, beta1=0.9, beta2=0.999, eps=1e-08), 2 parameters, 1 step>"
     opt = make(RULES["adam"], [np.zeros(2), 1.0], lr=0.5).step([np.ones(2), 1.0])
     assert opt.get("_step") == 1.0
     # Adam's first step moves every parameter by lr against the gradient's sign

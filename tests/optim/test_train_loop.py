@@ -141,3 +141,21 @@ def test_two_interpreters_resolve_names_in_their_own_programs():
     b.run("f = p -> (p - 5) ^ 2\nr = train_loop(\"f\", 0.0, 2, optimizer = sgd(0.0, 0.1))")
     np.testing.assert_allclose(a.get("r"), [1.0, 0.64])      # (0 - 1)^2, then w = 0.2
     np.testing.assert_allclose(b.get("r"), [25.0, 16.0])     # (0 - 5)^2, then w = 1
+
+
+def test_a_track_value_stays_as_it_is_and_is_still_differentiated(run):
+    # w trains (sgd, lr 0.01: w <- w - 0.01 * 2w each epoch); b, given as track(), is frozen,
+    # and the loss function still sees it tracked (the loss depends on it).
+    lines, interp = run("""
+p = {w = param([1.0, -2.0]), b = track(3.0)}
+r = train_loop(q -> sum(q.w .* q.w) + q.b * q.b, p, 4, optimizer = "sgd", returning = "all")
+print(r.params.b, r.optimizer)
+""")
+    assert lines == ["3 <optimizer sgd(lr=0.01, momentum=0), 2 parameters (1 frozen), 4 steps>"]
+    r = interp.get("r")
+    w = np.array([1.0, -2.0])
+    for _ in range(4):
+        w = w - 0.01 * (2.0 * w)
+    assert np.array_equal(r.fields["params"].fields["w"], w)
+    losses = r.fields["losses"]
+    assert np.allclose(losses, [5.0 * 0.98 ** (2 * e) + 9.0 for e in range(4)], rtol=1e-15, atol=0)

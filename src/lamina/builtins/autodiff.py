@@ -75,9 +75,17 @@ def param(x, dtype=None):
                        "tracked value(s)", "The tensors converted to float32 (or \"float64\") first.")],
          summary="Records a value on the autodiff tape without marking it trainable: it can still "
                  "be differentiated against with grad(), but optimizers leave it alone.",
-         examples=["x = track(3.0)\ny = x ^ 2 + 2 * x\nprint(grad(y, wrt = x))"],
+         examples=["x = track(3.0)\ny = x ^ 2 + 2 * x\nprint(grad(y, wrt = x))",
+                   "p = {w = param([1.0, 2.0]), b = track(3.0)}\n"
+                   "opt = optimizer_step(sgd(p, lr = 0.1), {w = [1.0, 1.0], b = 1.0})\n"
+                   "print(opt.params)\nprint(opt)"],
          notes="Exactly like param() on the tape (a new leaf holding the value of x); the only "
-               "difference is the trainable mark that optimizers and models look at.")
+               "difference is the trainable mark that optimizers look at. An optimizer given a "
+               "track() value among its parameters keeps it frozen: optimizer_step, train_loop "
+               "and their relatives leave it (and its optimizer state) as it is, whatever its "
+               "gradient, as torch.optim skips a tensor that does not require a gradient. The "
+               "mark belongs to the value the optimizer was made with; train_loop's own loss "
+               "function still gets the frozen value tracked, so grad() works on it.")
 def track(x, dtype=None):
     return _leaf(x, False, "track", _dtype(dtype, "track"))
 

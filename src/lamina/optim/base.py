@@ -127,7 +127,10 @@ class Optimizer(LibObject):
     def describe(self) -> str:
         settings = ", ".join(f"{k}={v:g}" for k, v in self.hp.items())
         n = len(self.params)
-        return f"<optimizer {self.rule.name}({settings}), {n} parameter{'s' if n != 1 else ''}, {self.t} steps>"
+        frozen = sum(self.structure.frozen) if self.bound else 0
+        held = f" ({frozen} frozen)" if frozen else ""
+        return (f"<optimizer {self.rule.name}({settings}), {n} parameter{'s' if n != 1 else ''}{held}, "
+                f"{self.t} step{'s' if self.t != 1 else ''}>")
 
     @property
     def bound(self) -> bool:
@@ -206,7 +209,11 @@ class Optimizer(LibObject):
             return self.private().advance_in_place(grads)
         t = self.t + 1
         params, states = [], []
-        for w, gw, s in zip(self.params, grads, self.state):
+        for i, (w, gw, s) in enumerate(zip(self.params, grads, self.state)):
+            if self.structure.is_frozen(i):          # a track() value: kept as it is
+                params.append(w)
+                states.append(s)
+                continue
             new_w, new_s = self.rule.update(w, gw, s, self.hp, t)
             params.append(_as_plain(new_w, w))
             states.append({k: _as_plain(v, w) for k, v in new_s.items()})
@@ -234,7 +241,10 @@ class Optimizer(LibObject):
         rule, hp = self.rule, self.hp
         params = list(self.params)
         scratch = self.scratch
+        frozen = self.structure.is_frozen
         for i, (w, gw, s) in enumerate(zip(self.params, grads, self.state)):
+            if frozen(i):                               # a track() value: kept as it is
+                continue
             if not isinstance(w, np.ndarray):           # a number: a new float, as advance does
                 new_w, new_s = rule.update(w, gw, s, hp, t)
                 params[i] = float(new_w)

@@ -5,7 +5,7 @@ matched against them (and checked) and plain values rebuilt in the same shape.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,6 +40,13 @@ class Structure:
     kind: str              # "one", "list" or "record"
     keys: tuple            # record field names, in order (empty otherwise)
     count: int
+    # Per parameter, whether it was given as a track() value: an optimizer keeps it (and its
+    # state) as it is, as torch.optim skips a tensor without requires_grad. Not part of the
+    # layout: train_loop's parameters match an optimizer's whatever their marks.
+    frozen: tuple = field(default=(), compare=False)
+
+    def is_frozen(self, i: int) -> bool:
+        return bool(self.frozen) and self.frozen[i]
 
     def label(self, i: int) -> str:
         if self.kind == "one":
@@ -65,17 +72,22 @@ class Structure:
 
 
 def flatten(params, what: str):
-    """(Structure, list of fresh plain values) for one value, a list or a record."""
+    """(Structure, list of fresh plain values) for one value, a list or a record; a track()
+    value among them is frozen (see Structure.frozen)."""
     if isinstance(params, Record):
-        keys = tuple(params.fields)
+        keys, given = tuple(params.fields), list(params.fields.values())
         items = [plain_copy(v, f"{what} '{k}'") for k, v in params.fields.items()]
-        structure = Structure("record", keys, len(keys))
+        kind = "record"
     elif isinstance(params, list):
+        keys, given = (), params
         items = [plain_copy(v, f"{what} {i}") for i, v in enumerate(params)]
-        structure = Structure("list", (), len(items))
+        kind = "list"
     else:
+        keys, given = (), [params]
         items = [plain_copy(params, what)]
-        structure = Structure("one", (), 1)
+        kind = "one"
+    frozen = tuple(type(v) is Tracked and not v.trainable for v in given)
+    structure = Structure(kind, keys, len(items), frozen if any(frozen) else ())
     if not items:
         raise LaminaError("ValueError", f"{what} must hold at least one value, but the "
                           f"{structure.kind} is empty.")

@@ -31,7 +31,8 @@ def train_step(opt: Optimizer, loss_of: Callable, held=None, check_finite: bool 
     `check_finite` false: the gradients are not checked for NaN or Inf (grad's warning), for a
     caller that checks each loss and the weights itself (fit)."""
     TAPE.reset()
-    leaves = [TAPE.leaf(p, True) for p in opt.params]
+    frozen = opt.structure.is_frozen
+    leaves = [TAPE.leaf(p, not frozen(i)) for i, p in enumerate(opt.params)]
     loss = loss_of(leaves)
     grads = leaf_gradients(loss, leaves, check_finite)
     TAPE.reset()
