@@ -165,6 +165,36 @@ def test_validation_histories(blobs, build):
     assert fit(net, x, labels, epochs=2, verbose=0).get("val_loss_history").shape == (0,)
 
 
+def test_val_loss_history_has_every_epoch_at_its_place_over_fits(blobs, build):
+    # val_loss_history[e] is epoch e's validation loss over every fit: NaN for the epochs of a
+    # fit without validation (before or after), empty while no epoch was validated.
+    x, labels = blobs
+    net = build([(6, "tanh"), (3, "softmax")], inputs=3, loss="cross_entropy", lr=0.02, seed=1)
+    plain = fit(net, x[:100], labels[:100], epochs=2, verbose=0)
+    assert plain.get("val_loss_history").shape == (0,)
+    checked = fit(plain, x[:100], labels[:100], epochs=3, validation_data=[x[100:], labels[100:]], verbose=0)
+    val = checked.get("val_loss_history")
+    assert val.shape == (5,) and np.isnan(val[:2]).all() and not np.isnan(val[2:]).any()
+    assert val[4] == pytest.approx(evaluate(checked, x[100:], labels[100:]).fields["loss"], rel=1e-12)
+    after = fit(checked, x[:100], labels[:100], epochs=2, verbose=0)
+    again = after.get("val_loss_history")
+    assert again.shape == (7,) and np.array_equal(again[:5], val, equal_nan=True) and np.isnan(again[5:]).all()
+    assert "validation loss" not in after.describe().splitlines()[-1]
+
+
+def test_early_stopping_after_a_fit_without_validation_names_the_kept_epochs_loss(build):
+    rng = np.random.default_rng(2)
+    x, xv = rng.standard_normal((30, 5)), rng.standard_normal((30, 5))
+    y, yv = rng.standard_normal(30), rng.standard_normal(30)          # pure noise: it overfits
+    net = fit(build([(32, "relu"), (1, "none")], inputs=5, lr=0.05, seed=0), x, y, epochs=3, verbose=0)
+    stopped = fit(net, x, y, epochs=200, validation_data=[xv, yv], early_stopping=3, verbose=0)
+    val = stopped.get("val_loss_history")
+    assert len(val) == stopped.epochs and np.isnan(val[:3]).all()
+    best = int(np.nanargmin(val))
+    assert stopped.weights_epoch == best
+    assert evaluate(stopped, xv, yv).fields["loss"] == pytest.approx(val[best], rel=1e-12)
+    assert f"validation loss {float(f'{val[best]:.4g}'):g}" in stopped.describe().splitlines()[-1]
+
 def test_early_stopping_stops_and_keeps_the_best_weights(build):
     rng = np.random.default_rng(2)
     x, xv = rng.standard_normal((30, 5)), rng.standard_normal((30, 5))
@@ -232,7 +262,9 @@ def test_fit_resets_the_tape(run):
     ('fit(net, [1, 2; 3, 4], [1, 2], validation_split = 0.3, validation_data = [[1, 2], [1]])',
      "ValueError", "not both"),
     ('fit(net, [1, 2; 3, 4], [1, 2], validation_data = [1, 2])', "TypeError",
-     "validation_data must be a list [Xv, Yv]"),
+     "validation_data must be a list [Xv, Yv], not a vector"),
+    ('fit(net, [1, 2; 3, 4], [1, 2], validation_data = [[1, 2; 3, 4]])', "ValueError",
+     "validation_data must be a list of two items, [Xv, Yv], not of 1."),
     ('fit(net, [1, 2; 3, 4], [1, 2], validation_data = [[1, 2, 3], [1]])', "ShapeError",
      "fit's validation_data: X is a vector of length 3"),
     ('fit(net, [1, 2; 3, 4], [1, 2], early_stopping = 0)', "ValueError", "early_stopping"),

@@ -26,7 +26,9 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
               "units and b the 1 x units bias row; {table} for embedding; {gain, bias} for "
               "layer_norm; gru_init's nine for gru), "
               "loss, seed, optimizer (its current settings, lr included), schedule, epochs, "
-              "loss_history, val_loss_history and lr_history (one number per epoch over every fit), "
+              "loss_history and lr_history (one number per epoch over every fit), val_loss_history "
+              "(the same, NaN for the epochs of a fit without validation; empty while none was "
+              "validated), "
               "and interrupted (true when Ctrl-C stopped the fit that returned it). "
               "print(net) shows a summary like Keras's.")
 
@@ -133,7 +135,8 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
                "optimizer. loss_history[e] is the mean of epoch e's batch losses, weighted by batch "
                "size, with dropout on (so with one batch per epoch, loss_history[0] is the loss "
                "before the first step); val_loss_history[e] is the loss on the validation rows "
-               "after epoch e, dropout off. lr_history[e] is the rate epoch e used. Histories and "
+               "after epoch e, dropout off (NaN for an epoch of a fit without validation, once "
+               "any epoch was validated; empty before). lr_history[e] is the rate epoch e used. Histories and "
                "epochs accumulate over repeated fits, and the optimizer's state carries over. "
                "validation_split holds out round(m * fraction) rows chosen at random from a "
                "generator seeded by the compile seed (the same rows on every fit of that model): "

@@ -208,9 +208,12 @@ def _validation(model: Model, x, y, split, data):
     if data is not None:
         if fraction:
             raise LaminaError("ValueError", "fit takes validation_split or validation_data, not both.")
-        if not (isinstance(data, list) and len(data) == 2):
+        if not isinstance(data, list):
             raise LaminaError("TypeError", f"fit's validation_data must be a list [Xv, Yv], not "
                               f"{describe(data)}.")
+        if len(data) != 2:
+            raise LaminaError("ValueError", f"fit's validation_data must be a list of two items, "
+                              f"[Xv, Yv], not of {len(data)}.")
         return (x, y), data_of(model, data[0], data[1], "fit's validation_data")
     if not fraction:
         return (x, y), None

@@ -20,7 +20,8 @@ Fields a program reads (`net.loss_history`, ...):
                          evaluate compute in (X and Y are converted to it)
     epochs               epochs trained so far (over every fit)
     loss_history         one training loss per epoch (over every fit)
-    val_loss_history     one validation loss per epoch (empty without validation)
+    val_loss_history     one validation loss per epoch, NaN for an epoch of a fit without
+                         validation (empty while no epoch was validated)
     lr_history           the learning rate each epoch used
     interrupted          whether Ctrl-C stopped the fit that made it (fit.py); not saved
 """
@@ -148,7 +149,7 @@ class Model(LibObject):
         held = self.epochs - 1 if self.weights_epoch is None else self.weights_epoch
         tail = f"trained {self.epochs} epoch{'s' * (self.epochs != 1)}: loss " \
                f"{_fmt(self.loss_history[0])} -> {_fmt(self.loss_history[held])}"
-        if self.val_loss_history.size > held:
+        if self.val_loss_history.size > held and not np.isnan(self.val_loss_history[held]):
             tail += f", validation loss {_fmt(self.val_loss_history[held])}"
         if held != self.epochs - 1:
             tail += f" (the weights of epoch {held}, kept by early stopping)"

@@ -173,6 +173,7 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
             if val is not None and val.size:
                 ax.plot(np.arange(val.size), val, fmt, label="validation loss")
         pos = np.concatenate([loss, val if val is not None else []])
+        pos = pos[~np.isnan(pos)]             # epochs of a fit without validation are NaN
         if pos.size and np.all(pos > 0) and pos.max() / pos.min() > 100:
             ax.set_yscale("log")
         decorate(ax, True, title, xlabel or "epoch", ylabel or "loss")

@@ -15,14 +15,24 @@ class History(Callback):
     def on_epoch_end(self, run, epoch: int, logs: dict) -> None:
         self.lr.append(logs["lr"])
         self.loss.append(logs["loss"])
-        if "val_loss" in logs:
-            self.val_loss.append(logs["val_loss"])
+        self.val_loss.append(logs.get("val_loss", np.nan))
 
     def on_train_end(self, run) -> None:
         old = run.model
         run.changes.update(
             epochs=old.epochs + len(self.loss),
             loss_history=np.concatenate([old.loss_history, self.loss]),
-            val_loss_history=np.concatenate([old.val_loss_history, self.val_loss]),
+            val_loss_history=_validation_losses(old.val_loss_history, old.epochs, self.val_loss),
             lr_history=np.concatenate([old.lr_history, self.lr]),
             weights_epoch=None if self.loss else old.weights_epoch)
+
+
+def _validation_losses(old: np.ndarray, old_epochs: int, new: list) -> np.ndarray:
+    """The validation loss of every epoch, NaN for an epoch of a fit without validation; empty
+    while no epoch was validated. So val_loss_history[e] is always epoch e's."""
+    if not old.size and all(np.isnan(new)):
+        return old
+    # An old history shorter than its epochs: epochs before validation began (or a file saved
+    # before histories were aligned), which were not validated.
+    earlier = np.full(old_epochs - old.size, np.nan)
+    return np.concatenate([earlier, old, new])
