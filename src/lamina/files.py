@@ -107,6 +107,8 @@ def _check(mode: str, path: str, who: str, permissions: Permissions | None) -> s
     perms = current() if permissions is None else permissions
     if "\0" in path:
         raise LaminaError("ValueError", f"{who}'s path holds a NUL character, which no file's name has.")
+    if not path:
+        raise LaminaError("ValueError", f"{who}'s path is empty; it needs the name of a file.")
     resolved = resolve(path)
     if perms.allows(mode, resolved):
         return resolved

@@ -211,3 +211,13 @@ def test_a_path_with_a_nul_character_is_a_value_error():
         check_read("a\0b.csv", "read_csv")
     assert (e.value.kind, e.value.message) == ("ValueError", "read_csv's path holds a NUL character, which no "
                                                              "file's name has.")
+
+
+@pytest.mark.parametrize("program", ['save_model(input(1) |> dense(1) |> compile(seed = 1), "")',
+                                     'load_model("")', 'read_csv("")', 'write_csv(table({a = [1.0]}), "")'])
+def test_an_empty_path_says_so(program, run):
+    # Not "Is a directory" or "no file ''": every reader and writer checks its path here.
+    who = program.split("(")[0]
+    with pytest.raises(LaminaError) as e:
+        run(program)
+    assert (e.value.kind, e.value.message) == ("ValueError", f"{who}'s path is empty; it needs the name of a file.")
