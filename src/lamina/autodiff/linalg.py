@@ -9,6 +9,7 @@ to the result (NaN in, NaN out); least squares needs finite numbers (LAPACK's SV
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -74,7 +75,10 @@ def lu_solve(factors, B: np.ndarray) -> np.ndarray:
 def inv(a):
     """The inverse of a square matrix; its VJP is -Y' G Y' for Y = inv(A)."""
     A = square(a.value if type(a) is Tracked else a, "inv(A)")
-    Y = lu_solve(lu(A, "inv(A)"), np.eye(len(A), dtype=A.dtype)) if A.size else np.zeros((0, 0), A.dtype)
+    if np.isnan(A).any():                     # LAPACK's pivoting can step around a NaN
+        Y = np.full(A.shape, np.nan, A.dtype)
+    else:
+        Y = lu_solve(lu(A, "inv(A)"), np.eye(len(A), dtype=A.dtype)) if A.size else np.zeros((0, 0), A.dtype)
     return record(Y, (a,), (lambda g: -(Y.T @ g @ Y.T),))
 
 
@@ -82,7 +86,9 @@ def det(a):
     """The determinant. Its gradient is the adjugate's transpose, taken from an SVD so that it is
     exact for a singular matrix too: adj(A)' = det(U) det(V) U diag(prod of the other s) V'."""
     A = square(a.value if type(a) is Tracked else a, "det(A)")
-    out = float(np.linalg.det(A)) if A.size else 1.0
+    # A NaN anywhere makes the determinant NaN (LAPACK's pivoting can step around one: NumPy
+    # gives det([NaN, 1; 1, 1]) = 0).
+    out = math.nan if np.isnan(A).any() else float(np.linalg.det(A)) if A.size else 1.0
 
     def vjp(g):
         if not A.size:
@@ -152,7 +158,10 @@ def solve(a, b):
                           f"not {describe_shape(np.shape(B))}.")
     if A.shape[0] != A.shape[1]:
         return _least_squares(a, b, A, B)
-    x = lu_solve(lu(A, "solve(A, b)"), B) if A.size else np.zeros(B.shape, tensor_dtype(A, B))
+    if np.isnan(A).any():                     # as inv: a NaN in A makes every unknown NaN
+        x = np.full(B.shape, np.nan, tensor_dtype(A, B))
+    else:
+        x = lu_solve(lu(A, "solve(A, b)"), B) if A.size else np.zeros(B.shape, tensor_dtype(A, B))
     AT = A.T
 
     def vjp_b(g):

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from ..autodiff import ops, shaping
+from ..autodiff import indexing, ops, shaping
 from ..errors import LaminaError
 from ..printing import format_value
 from ..values import (
@@ -114,11 +114,18 @@ def append(seq, item):
         if type(seq) is not Tracked and type(item) is not Tracked:
             return np.append(v, np.asarray(item, dtype=v.dtype))      # the vector's dtype
         return shaping.vcat([seq, item])
-    if isinstance(v, np.ndarray) and v.size == 0:
-        return [item]
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        return _elements(seq) + [item]       # anything but a number: a list
     if isinstance(seq, list):
         return seq + [item]
     raise LaminaError("TypeError", f"append needs a list or vector, not {describe(seq)}.")
+
+
+def _elements(v) -> list:
+    """A vector's elements as a list of numbers (each tracked, if the vector is)."""
+    if type(v) is Tracked:
+        return [indexing.index(v, (i,)) for i in range(v.value.size)]
+    return [float(x) for x in v]
 
 
 @builtin("concat", category=CORE,
@@ -126,7 +133,8 @@ def append(seq, item):
                        "The items of a followed by the items of b.")],
          summary="Joins two lists (or two vectors) end to end.",
          examples=['print(concat([1, 2], [3]))\nprint(concat(["a"], ["b", "c"]))'],
-         notes="For matrices use hcat and vcat, which follow the vector-as-column rule. "
+         notes="For matrices use hcat and vcat, which follow the vector-as-column rule. `[]` "
+               "joins a list as the empty list, so a loop can start from acc = []. "
                "Differentiable for vectors (each part's gradient is its block).",
          grad=[GradCase(((3,), (2,)))])
 def concat(a, b):
@@ -135,7 +143,16 @@ def concat(a, b):
         return shaping.vcat([a, b])
     if isinstance(a, list) and isinstance(b, list):
         return a + b
+    # [] is an empty list as much as an empty vector (as in append)
+    if isinstance(a, list) and _empty_vector(vb):
+        return list(a)
+    if isinstance(b, list) and _empty_vector(va):
+        return list(b)
     raise LaminaError("TypeError", f"concat needs two lists or two vectors, not {describe(a)} and {describe(b)}.")
+
+
+def _empty_vector(v) -> bool:
+    return isinstance(v, np.ndarray) and v.ndim == 1 and v.size == 0
 
 
 @builtin("keys", tracked="constant", category=CORE,

@@ -82,6 +82,8 @@ def _pick(xs, items, idx):
          grad=[GradCase(((5,), Const(8.0)), reseed=True), GradCase(((4, 2), Const(3.0)), {"replace": False}, reseed=True),
                GradCase(((5,),), reseed=True), GradCase(((3, 2),), reseed=True)])
 def choice(xs, n=None, replace=True, p=None):
+    if type(xs) is Tracked and type(xs.value) is float:
+        xs = xs.value                  # a count (choice(k)): what is drawn has no gradient
     items = _items(xs, "choice's items")
     m = len(items)
     if m == 0:

@@ -1,6 +1,8 @@
 """Types and text: asking what a value is, converting, and working with strings."""
 from __future__ import annotations
 
+import re
+
 from ..errors import LaminaError
 from ..printing import format_value
 from ..values import as_str, describe, type_name
@@ -58,18 +60,23 @@ def format_(x, spec):
                  Shape("number(b)", "bool", "number", "true is 1, false is 0.")],
          summary="Converts text (or a bool) to a number.",
          examples=['print(number("2.5") * 2)\nprint(number(true))'],
-         notes="Accepts the number syntax of Lamina literals plus `NaN`, `Inf` and `-Inf`; anything "
-               "else is a ValueError.")
+         notes="Accepts the number syntax of Lamina literals (ASCII digits, an optional sign, "
+               "fraction and exponent: \"-2.5e3\") plus `NaN`, `Inf` and `-Inf` in any letter case, "
+               "with spaces around; anything else (\"1_000\", \"infinity\", other scripts' "
+               "digits) is a ValueError.")
 def number(x):
     if isinstance(x, bool):
         return 1.0 if x else 0.0
     if isinstance(x, float):
         return x
     text = as_str(x, "number's argument").strip()
-    try:
-        return float(text)
-    except ValueError:
-        raise LaminaError("ValueError", f'"{x}" is not a number.') from None
+    if not NUMBER_TEXT.fullmatch(text):
+        raise LaminaError("ValueError", f'"{x}" is not a number.')
+    return float(text)
+
+
+# Python's float() also takes "1_000", "infinity" and any script's digits
+NUMBER_TEXT = re.compile(r"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf)|nan", re.ASCII | re.IGNORECASE)
 
 
 @builtin("join", tracked="constant", category=TEXT,

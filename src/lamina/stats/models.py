@@ -239,6 +239,8 @@ def pca(X, k=None) -> Record:
     n, d = A.shape
     if n < 2:
         raise LaminaError("ValueError", "pca needs at least 2 rows.")
+    if d == 0:
+        raise LaminaError("ValueError", f"pca needs at least one column (variable); X is {n}x0.")
     kk = min(n, d) if k is None else as_int(k, "pca's k", minimum=1)
     if kk > min(n, d):
         raise LaminaError("ValueError", f"pca of a {n}x{d} matrix has at most {min(n, d)} components, not {kk}.")
