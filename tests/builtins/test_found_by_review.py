@@ -60,3 +60,16 @@ def test_pca_of_no_columns_says_so(run):
     with pytest.raises(LaminaError) as e:
         run("r = pca(zeros(3, 0))")
     assert (e.value.kind, e.value.message) == ("ValueError", "pca needs at least one column (variable); X is 3x0.")
+
+
+@pytest.mark.parametrize("program, message", [
+    ("choice([1, 2, 3], 3, replace = false, p = [0.5, 0.5, 0])",
+     "choice cannot draw 3 distinct items when p gives only 2 of them a probability above 0."),
+    ("choice([1, 2, 3], 2, p = [0 / 0, 0.5, 0.5])",
+     "choice's p must hold 3 probabilities (one per item), each at least 0, summing to 1."),
+])
+def test_choice_with_bad_probabilities_says_so(run, program, message):
+    # both were InternalErrors from NumPy's generator
+    with pytest.raises(LaminaError) as e:
+        run(program)
+    assert (e.value.kind, e.value.message) == ("ValueError", message)

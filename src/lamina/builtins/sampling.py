@@ -92,7 +92,7 @@ def choice(xs, n=None, replace=True, p=None):
     if p is not None:
         refuse_tracked("choice's p", (p,))
         weights = vector(p, "choice's p")
-        if weights.size != m or np.any(weights < 0) or abs(weights.sum() - 1) > 1e-8:
+        if weights.size != m or not np.all(weights >= 0) or not abs(weights.sum() - 1) <= 1e-8:
             raise LaminaError("ValueError", f"choice's p must hold {m} probabilities (one per item), "
                               f"each at least 0, summing to 1.")
     with_replacement = flag(replace, "choice's replace")
@@ -104,6 +104,9 @@ def choice(xs, n=None, replace=True, p=None):
     count = _count(n, "choice's count")
     if not with_replacement and count > m:
         raise LaminaError("ValueError", f"choice cannot draw {count} distinct items from {m}.")
+    if not with_replacement and weights is not None and count > np.count_nonzero(weights):
+        raise LaminaError("ValueError", f"choice cannot draw {count} distinct items when p gives only "
+                          f"{np.count_nonzero(weights)} of them a probability above 0.")
     idx = generator().choice(m, size=count, replace=with_replacement, p=weights)
     return _pick(xs, items, idx)
 
