@@ -19,10 +19,15 @@ FACTORS = ("From a table, a text column among the predictors counts as categorie
            "codes a factor: one 0/1 column per value except the first in sorted order (the "
            "reference), named after the column and the value (arm with values drug and placebo "
            "gives the term armplacebo, whose coefficient is the difference from drug).")
+NO_INTERCEPT = ("Without an intercept the first text column among the predictors gets a column for "
+                "every value, armdrug and armplacebo, since no intercept stands for its reference; "
+                "later text columns still leave out their first value (R's lm(y ~ dose + arm - 1) "
+                "codes them the same way).")
 
 
-def _from_table(t: Table, response, predictors, fn: str):
-    """(X, y, names, response name) from a table, a response column and predictor columns."""
+def _from_table(t: Table, response, predictors, fn: str, every_level: bool = False):
+    """(X, y, names, response name) from a table, a response column and predictor columns; with
+    every_level (no intercept) the first text column keeps its reference value too."""
     target = as_str(response, f"{fn}'s response column")
     if not isinstance(t.get(target), np.ndarray):
         raise LaminaError("TypeError", f"{fn}'s response column '{target}' holds text; the response "
@@ -34,7 +39,21 @@ def _from_table(t: Table, response, predictors, fn: str):
     else:
         raise LaminaError("TypeError", f"{fn}'s predictors must be a list of column names, not {describe(predictors)}.")
     X, terms = design(t, names)
+    if every_level:
+        X, terms = _with_reference(t, names, X, terms)
     return X, as_matrix(t, [target])[:, 0], terms, target
+
+
+def _with_reference(t: Table, names: list, X: np.ndarray, terms: list):
+    """X and terms with the first text column's reference indicator put before its others."""
+    for at, n in enumerate(names):
+        c = t.get(n)
+        if not isinstance(c, np.ndarray):
+            # Every column before it is numeric, one column each, so its block starts at `at`.
+            first = min(c)
+            column = np.array([s == first for s in c], dtype=np.float64)
+            return np.insert(X, at, column, axis=1), terms[:at] + [n + first] + terms[at:]
+    return X, terms
 
 
 @builtin("linreg", tracked="refuses", category=CATEGORY,
@@ -59,17 +78,22 @@ def _from_table(t: Table, response, predictors, fn: str):
                "fit solves min |y - A b|^2 for A = [1, X] (an SVD via NumPy's lstsq). The residual "
                "variance is sigma^2 = RSS / (n - p), the coefficients' covariance sigma^2 (A'A)^-1, "
                "so se = sqrt of its diagonal, t = coef / se, and p = 2 P(T > |t|) under Student's t "
-               "with n - p degrees of freedom (SciPy). R^2 = 1 - RSS / TSS, adjusted R^2 = 1 - (1 - "
-               "R^2)(n - 1) / (n - p), and the F statistic tests all slopes against zero. Without an "
-               "intercept TSS is taken about 0, as R does. Fields: coef, se, t, p, terms (aligned, "
-               "intercept first), intercept, weights (the slopes), r2, adj_r2, sigma, df, fstat, f_p, "
-               "fitted, residuals, n; predictions are X * fit.weights + fit.intercept. NaNs, "
-               "collinear columns and too few rows are ValueErrors. " + FACTORS)
+               "with n - p degrees of freedom (SciPy). R^2 = MSS / (MSS + RSS), where the explained sum "
+               "of squares MSS is that of the fitted values about their mean (about 0 without an "
+               "intercept, as R does), adjusted R^2 = 1 - (1 - R^2)(n - 1) / (n - p), and the F "
+               "statistic (MSS / k) / sigma^2, with k slopes, tests them all against zero; neither "
+               "is ever negative, and an exact fit has R^2 = 1 and F = Inf. A response with nothing "
+               "to explain (every value the same, or every value 0 without an intercept) has R^2, "
+               "adjusted R^2, F and its p-value NaN (R warns \"essentially perfect fit\" there). "
+               "Fields: coef, se, t, p, terms (aligned, intercept first), intercept, weights (the slopes), r2, adj_r2, sigma, df, fstat, f_p, "
+               "fitted, residuals, n; predictions are X * fit.weights + fit.intercept. NaN or Inf "
+               "in X or y, collinear columns and too few rows are ValueErrors. " + FACTORS + " " + NO_INTERCEPT)
 def linreg(X, y, names=None, intercept=True):
     refuse_tracked("linreg", (X, y))
     response = "y"
     if isinstance(X, Table):
-        X, y, names, response = _from_table(X, response=y, predictors=names, fn="linreg")
+        X, y, names, response = _from_table(X, response=y, predictors=names, fn="linreg",
+                                            every_level=intercept is False)
     return LR.fit(X, y=y, intercept=intercept, names=names, response=response)
 
 
@@ -81,7 +105,8 @@ def linreg(X, y, names=None, intercept=True):
          examples=["x = [0, 1, 2, 3, 4]\ny = x .^ 2 - 2 * x + 1\nprint(round(polyfit(x, y, 2), 6))",
                    "p = polyfit([1, 2, 3], [2, 4, 6], 1)\nprint(round(p, 6), round(polyval(p, 10), 6))"],
          notes="Solves the least-squares problem on the Vandermonde matrix [x^d, ..., x, 1] (NumPy's "
-               "lstsq). It needs more distinct x values than the degree; NaNs are a ValueError. "
+               "lstsq). It needs more distinct x values than the degree; NaN or Inf in x or y is a "
+               "ValueError. "
                "Evaluate the result with polyval.")
 def polyfit(x, y, degree):
     refuse_tracked("polyfit", (x, y))
@@ -120,7 +145,8 @@ def polyval(p, x):
                "the start and after each iteration (plot(fit) draws it). Without a penalty the "
                "standard errors come from the observed information (X'WX)^-1 with W = p(1 - p), and "
                "p values from the normal distribution, as R's glm and statsmodels report; with l2 > 0 "
-               "they are NaN. Labels must be 0 or 1, with both classes present. Data that a line "
+               "they are NaN. X must hold finite numbers (no NaN or Inf), l2 must be finite and at "
+               "least 0, and labels must be 0 or 1, with both classes present. Data that a line "
                "separates has no finite maximum-likelihood fit: completely (every 1 on one side, every "
                "0 on the other) or quasi-completely (the same, with examples of both classes on the "
                "line). logreg finds out by linear programming (as R's detectseparation does), warns, "

@@ -3,9 +3,13 @@
 The coefficients solve min |y - A b|^2 with A = [1, X] (NumPy's lstsq, an SVD);
 then, with n rows, p coefficients and df = n - p:
     sigma^2 = RSS / df,  Cov(b) = sigma^2 (A'A)^-1,  se = sqrt(diag Cov(b)),
-    t = b / se,  p = 2 P(T_df > |t|),  R^2 = 1 - RSS / TSS,
-    adjusted R^2 = 1 - (1 - R^2) (n - i) / df,  F = ((TSS - RSS) / (p - i)) / (RSS / df),
-where i is 1 with an intercept (TSS about the mean) and 0 without (TSS about 0), as in R.
+    t = b / se,  p = 2 P(T_df > |t|),  R^2 = MSS / (MSS + RSS),
+    adjusted R^2 = 1 - (1 - R^2) (n - i) / df,  F = (MSS / (p - i)) / (RSS / df),
+where i is 1 with an intercept and 0 without, and the explained sum of squares MSS is taken
+from the fitted values about their mean with an intercept and about 0 without, as R's
+summary.lm does: a sum of squares, so R^2 and F are never negative. When the response does not
+vary (every value the same with an intercept, every value 0 without) there is nothing to
+explain: R^2, adjusted R^2, F and its p-value are NaN.
 """
 from __future__ import annotations
 
@@ -70,10 +74,19 @@ class LinearModel(LibObject):
         return linreg_html(self)
 
 
+def finite(a: np.ndarray, what: str, fn: str) -> np.ndarray:
+    """a without NaN or Inf; checked here because LAPACK fails on Inf (and prints to the terminal)."""
+    no_nan(a, what)
+    if not np.isfinite(a).all():
+        raise LaminaError("ValueError", f"{what} contains Inf; {fn} needs finite numbers, so remove "
+                          "those rows first.")
+    return a
+
+
 def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
     from scipy import stats
-    A = no_nan(matrix(X, "linreg's predictors X"), "linreg's predictors X")
-    b = no_nan(vector(y, "linreg's response y"), "linreg's response y")
+    A = finite(matrix(X, "linreg's predictors X"), "linreg's predictors X", "linreg")
+    b = finite(vector(y, "linreg's response y"), "linreg's response y", "linreg")
     if A.shape[0] != b.size:
         raise LaminaError("ShapeError", f"linreg needs one response per row of X, but X has "
                           f"{A.shape[0]} rows and y has {b.size} values.")
@@ -99,12 +112,15 @@ def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
     with np.errstate(divide="ignore", invalid="ignore"):
         t = coef / se
     pvals = 2 * stats.t.sf(np.abs(t), df)
-    tss = float(((b - b.mean()) ** 2).sum()) if with_intercept else float(b @ b)
     i = 1 if with_intercept else 0
-    r2 = 1 - rss / tss if tss > 0 else float("nan")
+    # Tested on the data itself: a sum of squares about a rounded mean is never exactly 0.
+    varies = b.max() > b.min() if with_intercept else bool(b.any())
+    centred = fitted - fitted.mean() if with_intercept else fitted
+    mss = float(centred @ centred)
+    r2 = mss / (mss + rss) if varies else float("nan")
     adj = 1 - (1 - r2) * (n - i) / df
-    if p - i > 0 and rss > 0:
-        fstat = ((tss - rss) / (p - i)) / sigma2
+    if p - i > 0 and varies:
+        fstat = (mss / (p - i)) / sigma2 if sigma2 > 0 else float("inf")    # an exact fit, as in R
         f_p = float(stats.f.sf(fstat, p - i, df))
     else:
         fstat = f_p = float("nan")

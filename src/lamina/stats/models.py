@@ -18,6 +18,7 @@ from ..values import (
     Record,
     as_float,
     as_int,
+    format_number,
     lamina_value,
     numeric,
     tensor_dtype,
@@ -29,8 +30,9 @@ from .summary import coefficient_table, layout, short
 
 
 def polyfit(x, y, degree):
-    a = no_nan(vector(x, "polyfit's x"), "polyfit's x")
-    b = no_nan(vector(y, "polyfit's y"), "polyfit's y")
+    from .linreg import finite
+    a = finite(vector(x, "polyfit's x"), "polyfit's x", "polyfit")
+    b = finite(vector(y, "polyfit's y"), "polyfit's y", "polyfit")
     if a.size != b.size:
         raise LaminaError("ShapeError", f"polyfit needs x and y of the same length, but got {a.size} and {b.size}.")
     d = as_int(degree, "polyfit's degree", minimum=0)
@@ -121,8 +123,8 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
     from scipy import optimize, stats
 
     from ..nn.losses import binary_cross_entropy
-    from .linreg import _names
-    A = no_nan(matrix(X, "logreg's predictors X"), "logreg's predictors X")
+    from .linreg import _names, finite
+    A = finite(matrix(X, "logreg's predictors X"), "logreg's predictors X", "logreg")
     t = no_nan(vector(y, "logreg's labels y"), "logreg's labels y")
     same_rows(A, t, "logreg's X and y")
     if not np.all((t == 0) | (t == 1)):
@@ -131,8 +133,9 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
         raise LaminaError("ValueError", f"logreg needs examples of both classes, but every label is "
                           f"{int(t[0])}.")
     penalty = as_float(l2, "logreg's l2")
-    if penalty < 0:
-        raise LaminaError("ValueError", "logreg's l2 must be at least 0.")
+    if not 0 <= penalty < np.inf:
+        raise LaminaError("ValueError", f"logreg's l2 must be a finite number at least 0, not "
+                          f"{format_number(penalty)}.")
     iters = as_int(max_iter, "logreg's max_iter", minimum=1)
     n, d = A.shape
 
