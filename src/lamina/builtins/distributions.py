@@ -49,7 +49,8 @@ def uniform(*args, **kwargs):
     "each a success with probability p.",
     "d = binomial(10, 0.5)\nprint(d.mean, round(d.pdf(5), 4), round(d.cdf(5), 4))\nprint(d.quantile([0.05, 0.95]))",
     "Discrete: pdf(d, k) is the probability mass P(X = k), 0 for a k that is not a whole number "
-    "from 0 to n. n is a whole number (at least 0) and p lies from 0 to 1."))
+    "from 0 to n, and quantile(d, q) is the least k with cdf(d, k) >= q (0 for q = 0, as R's "
+    "qbinom). n is a whole number (at least 0) and p lies from 0 to 1."))
 def binomial(*args, **kwargs):
     refuse_tracked("binomial", args + tuple(kwargs.values()))
     return Dist.make("binomial", args, kwargs)
@@ -59,7 +60,8 @@ def binomial(*args, **kwargs):
     "poisson", "rate", "The Poisson distribution: the number of events in an interval when they "
     "occur independently at an average rate.",
     "d = poisson(3)\nprint(d.mean, d.var, round(d.pdf(0), 4), round(d.cdf(3), 4))",
-    "Discrete: pdf(d, k) is P(X = k) = rate^k exp(-rate) / k!, for whole k >= 0. rate must be "
+    "Discrete: pdf(d, k) is P(X = k) = rate^k exp(-rate) / k!, for whole k >= 0, and "
+    "quantile(d, q) is the least k with cdf(d, k) >= q (0 for q = 0, as R's qpois). rate must be "
     "greater than 0."))
 def poisson(*args, **kwargs):
     refuse_tracked("poisson", args + tuple(kwargs.values()))
@@ -87,7 +89,8 @@ NAMES = ("gamma and beta name no distribution because they are the names of the 
     "Density proportional to (1 + x^2 / df)^(-(df + 1) / 2); symmetric about 0, with heavier tails "
     "than normal(0, 1), which it approaches as df grows. df must be greater than 0 and need not be "
     "whole (Welch's t_test gives fractional df). The mean 0 exists for df > 1 and the variance "
-    "df / (df - 2) for df > 2; otherwise they read Inf, as SciPy gives them."))
+    "df / (df - 2) for df > 2. Otherwise they read as SciPy gives them: for 1 < df <= 2 the "
+    "variance is Inf, and for df <= 1 the mean reads Inf and the variance NaN (neither exists)."))
 def student_t(*args, **kwargs):
     refuse_tracked("student_t", args + tuple(kwargs.values()))
     return Dist.make("student_t", args, kwargs)

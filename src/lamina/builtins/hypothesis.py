@@ -47,7 +47,9 @@ SIDES = ("alternative = \"less\" or \"greater\" makes the test one-sided (the in
                "method and alternative. The table form is R's t.test(col ~ group, data = t): the "
                "groups are the column's two values in sorted order, the first one x. NaN in the "
                "data is a ValueError (drop_missing(t) removes those rows first), as are constant "
-               "data (se = 0) and too few values. The numbers agree with SciPy's ttest_1samp, "
+               "data (se = 0: values all equal, or differing by rounding alone, as R's \"data are "
+               "essentially constant\"; a sample whose max - min is at most 10 eps max |x| has "
+               "variance 0) and too few values. The numbers agree with SciPy's ttest_1samp, "
                "ttest_ind and ttest_rel.")
 def t_test(x, y=None, by=None, mu=0.0, paired=False, equal_var=False, alternative="two-sided",
            conf_level=0.95):

@@ -14,10 +14,13 @@ AXIS_NOTE = ("Without an axis every element counts (a matrix is one sample); axi
              "giving one per row as an m x 1 column, as for sum and mean.")
 NAN_NOTE = ("A NaN in the data makes the result NaN; skipnan = true leaves NaNs out instead.")
 V, M = (5,), (4, 3)
+CONSTANT_NOTE = ("Values count as constant when they are all equal or differ by rounding "
+                 "alone (max - min at most 10 eps max |x|, so [0.1, 0.1, 0.1], whose mean is off in "
+                 "the last digit, is constant).")
 ORDER_NOTE = ("Differentiable: the gradient of an order statistic goes to the element it came "
               "from (on ties, to one of them), and a value between two order statistics passes "
-              "its gradient to both, in the interpolation's proportions; a NaN left out by skipnan "
-              "gets none.")
+              "its gradient to both, in the interpolation's proportions (all of it to an infinite "
+              "one, which is then the value); a NaN left out by skipnan gets none.")
 
 
 def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
@@ -33,7 +36,8 @@ def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
          examples=["print(median([3, 1, 4, 1, 5]), median([1, 2, 3, 4]))",
                    "m = [1, 5; 2, 8; 9, 0]\nprint(median(m, axis = 0), median(m, axis = 1))",
                    "x = [1, 0 / 0, 3]    # 0 / 0 is NaN\nprint(median(x), median(x, skipnan = true))"],
-         notes="With an even count the median is the mean of the two middle values. "
+         notes="With an even count the median is the mean of the two middle values, computed as "
+               "quantile(x, 0.5) computes it (so it does not overflow near the largest float). "
                + AXIS_NOTE + " " + NAN_NOTE + " " + ORDER_NOTE,
          grad=[GradCase((V,)), GradCase(((4,),)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1})])
 def median(x, axis=None, skipnan=False):
@@ -89,7 +93,10 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
                    "print(quantile(m, [0.25, 0.75], axis = 0))",
                    "print(round(quantile(normal(0, 1), 0.975), 4))"],
          notes="Linear interpolation between order statistics (R's default type 7, NumPy's "
-               "'linear'): the q-quantile of n sorted values sits at position q * (n - 1). "
+               "'linear'): the q-quantile of n sorted values sits at position q * (n - 1): the "
+               "order statistic there when that is a whole number, else lo + f (hi - lo) between "
+               "its neighbours lo and hi, f the fractional part. An infinite neighbour is the "
+               "result (quantile([1, 2, 1 / 0], 0.75) is Inf), and -Inf and Inf give NaN. "
                "Probabilities outside 0 to 1 are a ValueError. With several qs and axis 0 the result "
                "has one row per q and one column per column of x; with axis 1 one row per row of x "
                "and one column per q. " + AXIS_NOTE + " " + NAN_NOTE + " Given a distribution, "
@@ -132,7 +139,8 @@ def cov(x, y=None, ddof=1.0, skipnan=False):
          examples=["print(corr([1, 2, 3, 4], [2, 4, 6, 8]), corr([1, 2, 3], [3, 2, 1]))",
                    "X = [1, 2, 5; 2, 4, 3; 3, 5, 2; 4, 9, 1]\nprint(round(corr(X), 3))"],
          notes="cov(x, y) / (std(x) * std(y)); the ddof cancels. A constant variable has no "
-               "correlation: the result is NaN. A NaN makes the results that involve it NaN; "
+               "correlation: the results that involve it are NaN (its own diagonal entry too). "
+               + CONSTANT_NOTE + " A NaN makes the results that involve it NaN; "
                "skipnan = true drops every row that has a NaN in any column used. Differentiable "
                "in x and y.",
          grad=[GradCase((V, V)), GradCase(((6, 3),))])
@@ -149,8 +157,9 @@ def corr(x, y=None, skipnan=False):
          examples=["print(round(zscore([2, 4, 6]), 4))",
                    "print(round(zscore([1, 10; 2, 20; 3, 30], axis = 0), 4))"],
          notes="(x - mean(x)) / std(x) with the sample standard deviation (ddof = 1, as MATLAB's "
-               "zscore; pass ddof = 0 for SciPy's default). A constant slice gives NaN (0 / 0). "
-               + AXIS_NOTE + " " + NAN_NOTE + " To scale the columns of a data matrix, and the test "
+               "zscore; pass ddof = 0 for SciPy's default). A constant slice gives NaN (0 / 0), and "
+               "its gradient is NaN. " + CONSTANT_NOTE + " " + AXIS_NOTE + " " + NAN_NOTE + " "
+               "To scale the columns of a data matrix, and the test "
                "set with the training set's means, see standardize. Differentiable, through the "
                "mean and the standard deviation as well.",
          grad=[GradCase((V,)), GradCase((M,), {"axis": 0}), GradCase(((3, 4),), {"axis": 1, "ddof": 0})])

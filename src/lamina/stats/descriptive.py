@@ -32,7 +32,7 @@ def _setup(x, axis, skipnan, what: str):
 
 def median(x, axis=None, skipnan=False):
     a, k, skip = _setup(x, axis, skipnan, "median")
-    out = lamina_value(quiet(np.nanmedian if skip else np.median, a, axis=k, keepdims=k is not None))
+    out = lamina_value(order_quantiles(a, np.asarray(0.5), k, skip, keepdims=k is not None))
     return record(out, (x,), (lambda g: shaped_like(_order_grad(g, a, k, np.asarray(0.5), skip), x),))
 
 
@@ -50,16 +50,54 @@ def quantile(x, q, axis=None, skipnan=False):
     if np.any(np.isnan(qs)) or np.any((qs < 0) | (qs > 1)):
         raise LaminaError("ValueError", "quantile's probabilities must lie from 0 to 1.")
     one = qs.ndim == 0 and k is not None      # one q along an axis: a row or column, as sum gives
-    if a.size == 0:               # NumPy cannot take quantiles of nothing; they are NaN
-        kept = () if k is None else (a.shape[1 - k],) if a.ndim == 2 else ()
-        result = np.full(qs.shape + kept, np.nan, dtype=a.dtype)
-        if one:
-            result = result.reshape((1, -1) if k == 0 else (-1, 1))
-    else:
-        result = quiet(np.nanquantile if skip else np.quantile, a, qs, axis=k, keepdims=one).astype(a.dtype, copy=False)
+    result = order_quantiles(a, qs, k, skip, keepdims=one)
     if k == 1 and qs.ndim == 1:
         result = result.T               # rows of the input stay rows
     return record(lamina_value(result), (x,), (lambda g: shaped_like(_order_grad(g, a, k, qs, skip), x),))
+
+
+def _position(q, m):
+    """Where the q-quantile of m sorted values sits, q (m - 1) = lo + frac: (lo, hi, frac)."""
+    pos = np.asarray(q, dtype=np.float64) * (m - 1)
+    lo = np.maximum(np.floor(pos), 0)
+    frac = np.where(m > 0, pos - lo, 0.0)
+    return lo.astype(np.intp), np.maximum(np.minimum(lo + 1, m - 1), 0).astype(np.intp), frac
+
+
+def between(lo, hi, frac):
+    """R's type 7 step lo + frac (hi - lo) from the order statistic lo towards hi (>= lo), with
+    its limits where one is infinite (an infinite end wins; -Inf and Inf give NaN) and without
+    overflow; frac = 0 is lo itself. For frac >= 0.5 it steps back from hi, as NumPy does, so
+    that it stays within [lo, hi]."""
+    with np.errstate(all="ignore"):
+        diff = hi - lo
+        out = np.where(frac >= 0.5, hi - diff * (1 - frac), lo + diff * frac)
+        finite = np.isfinite(lo) & np.isfinite(hi)
+        out = np.where(finite & np.isinf(diff), lo * (1 - frac) + hi * frac, out)
+        ends = np.where(np.isinf(lo) & np.isinf(hi) & (lo != hi), np.nan, np.where(np.isinf(lo), lo, hi))
+        out = np.where(finite, out, ends)
+        return np.where(frac == 0, lo, out)
+
+
+def order_quantiles(a: np.ndarray, qs: np.ndarray, k=None, skip: bool = False, keepdims: bool = False):
+    """The qs-quantiles of a (all of it, or along axis k) by R's type 7 rule, shaped as
+    np.quantile shapes them: qs's shape, then the dimensions that remain. A slice with a NaN
+    gives NaN (unless skip leaves NaNs out), as does an empty one."""
+    b = a.reshape(-1) if k is None else np.moveaxis(a, k, -1)
+    srt = np.sort(b, axis=-1)                       # NaNs last
+    nan = np.isnan(b)
+    n = nan.shape[-1] - nan.sum(axis=-1, keepdims=True) if skip else np.full(b.shape[:-1] + (1,), b.shape[-1])
+    lo, hi, frac = _position(np.reshape(qs, -1), n)
+    if srt.shape[-1] == 0:
+        out = np.full(lo.shape, np.nan)
+    else:
+        out = between(np.take_along_axis(srt, lo, -1), np.take_along_axis(srt, hi, -1), frac)
+    bad = (n == 0) if skip else nan.any(axis=-1, keepdims=True)
+    out = np.where(bad, np.nan, out).astype(a.dtype, copy=False)
+    out = np.moveaxis(out, -1, 0).reshape(np.shape(qs) + b.shape[:-1])
+    if keepdims:
+        out = np.expand_dims(out, np.ndim(qs) + (a.ndim - 1 if k is None else k))
+    return out[()] if out.ndim == 0 else out
 
 
 def _slices(a: np.ndarray, k) -> np.ndarray:
@@ -73,7 +111,8 @@ def _unslice(ga: np.ndarray, a: np.ndarray, k) -> np.ndarray:
 
 def _order_grad(g, a: np.ndarray, k, qs: np.ndarray, skip: bool) -> np.ndarray:
     """The gradient of quantiles qs by linear interpolation between order statistics: the
-    weights 1 - f and f go to the two sorted values at position q (n - 1) = lo + f."""
+    weights 1 - f and f go to the two sorted values at position q (n - 1) = lo + f (all of it to
+    an infinite one, which is then the quantile)."""
     rows = _slices(a, k)
     s, n = rows.shape
     per_slice = np.reshape(g, (1, -1)) if k is None else (
@@ -90,12 +129,12 @@ def _order_grad(g, a: np.ndarray, k, qs: np.ndarray, skip: bool) -> np.ndarray:
             continue
         order = np.argsort(values, kind="stable")   # NaNs last
         for j, q in enumerate(np.atleast_1d(qs)):
-            pos = float(q) * (m - 1)
-            lo = int(np.floor(pos))
-            hi = min(lo + 1, m - 1)
-            frac = pos - lo
-            out[i, order[lo]] += per_slice[i, j] * (1.0 - frac)
-            out[i, order[hi]] += per_slice[i, j] * frac
+            lo, hi, frac = _position(q, m)
+            lo, hi, frac = order[int(lo)], order[int(hi)], float(frac)
+            if np.isinf(values[lo]) != np.isinf(values[hi]):    # the infinite end is the quantile
+                frac = 0.0 if np.isinf(values[lo]) or frac == 0 else 1.0
+            out[i, lo] += per_slice[i, j] * (1.0 - frac)
+            out[i, hi] += per_slice[i, j] * frac
     return _unslice(out, a, k)
 
 

@@ -110,7 +110,11 @@ class Distribution(LibObject):
         if np.any((a < 0) | (a > 1)):
             raise LaminaError("ValueError", f"quantile of a distribution needs probabilities from 0 "
                               f"to 1, not {describe(p) if np.ndim(a) else format_number(float(a))}.")
-        return _like(self.scipy().ppf(a), p)
+        d = self.scipy()
+        q = d.ppf(a)
+        if self.spec.discrete:      # SciPy's ppf(0) is one below the support; R's is its least value
+            q = np.where(a == 0, d.support()[0], q)
+        return _like(q, p)
 
     def sample(self, shape: tuple, rng: np.random.Generator):
         try:

@@ -29,9 +29,10 @@ ALTERNATIVES = {"two-sided": "not equal to", "less": "less than", "greater": "gr
 
 
 def p_text(p: float) -> str:
+    """"p-value = 0.04189", or "p-value < 2.2e-16" for a bound, as R's format.pval prints it."""
     if p != p:
-        return "NaN"
-    return "< 2.2e-16" if p < 2.2e-16 else short(p, 4)
+        return "p-value = NaN"
+    return "p-value < 2.2e-16" if p < 2.2e-16 else f"p-value = {short(p, 4)}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,7 +71,7 @@ class TestResult(LibObject):
         """(the line of the statistic, the lines about the hypothesis and interval, the estimate
         names, the estimates)."""
         stat = (f"{self.statistic_name} = {short(self.statistic, 5)}, df = {short(self.df, 5)}, "
-                f"p-value = {p_text(self.p)}")
+                f"{p_text(self.p)}")
         about = []
         if self.alternative:
             about.append(f"alternative hypothesis: {self.null} is {ALTERNATIVES[self.alternative]} "

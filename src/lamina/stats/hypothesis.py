@@ -28,6 +28,7 @@ from ..values import as_float, as_str, describe, value_of
 from ..warnings import warn
 from .args import data, flag, no_nan, vector
 from .htest import ALTERNATIVES, TestResult
+from .moments import constant, power_scale
 
 
 def _alternative(alternative, fn: str) -> str:
@@ -53,6 +54,20 @@ def _sample(x, what: str, at_least: int) -> np.ndarray:
     if not np.isfinite(a).all():
         raise LaminaError("ValueError", f"{what} holds Inf; a test needs finite numbers.")
     return a
+
+
+def _scale(a: np.ndarray) -> float:
+    return float(power_scale(a))
+
+
+def _moments(a: np.ndarray, scale: float) -> tuple[float, float]:
+    """The mean of a, and its sample variance in units of scale (squared), 0 when a is constant
+    (its spread only rounding)."""
+    b = a / scale
+    mean = float(b.mean() * scale)
+    if a.size < 2 or constant(a):
+        return mean, 0.0
+    return mean, float(b.var(ddof=1))
 
 
 def _p_and_ci(dist, stat: float, est: float, se: float, alt: str, level: float):
@@ -95,8 +110,9 @@ def t_test(x, y=None, mu=0.0, paired=False, equal_var=False, alternative="two-si
         else:
             what, data_text = "true mean", f"x ({a.size} values)"
             method, est_names = "One Sample t-test", ("mean of x",)
-        n, est = a.size, float(a.mean())
-        se = float(a.std(ddof=1) / math.sqrt(n))
+        n, scale = a.size, _scale(a)
+        est, v = _moments(a, scale)
+        se = math.sqrt(v / n) * scale
         df, estimate = n - 1.0, est
     else:
         b = _sample(y, "t_test's y", 1)
@@ -104,8 +120,9 @@ def t_test(x, y=None, mu=0.0, paired=False, equal_var=False, alternative="two-si
         if nx + ny < 3 or (not same_var and (nx < 2 or ny < 2)):
             raise LaminaError("ValueError", f"t_test needs at least 2 values in each sample (Welch) or 3 "
                               f"in all (equal_var = true), but x has {nx} and y has {ny}.")
-        vx = a.var(ddof=1) / nx if nx > 1 else 0.0
-        vy = b.var(ddof=1) / ny if ny > 1 else 0.0
+        scale = max(_scale(a), _scale(b))       # variances in its units neither underflow nor overflow
+        (mx, vx), (my, vy) = _moments(a, scale), _moments(b, scale)
+        vx, vy = vx / nx, vy / ny
         if same_var:
             df = nx + ny - 2.0
             pooled = ((nx - 1) * (vx * nx) + (ny - 1) * (vy * ny)) / df
@@ -115,8 +132,9 @@ def t_test(x, y=None, mu=0.0, paired=False, equal_var=False, alternative="two-si
             se = math.sqrt(vx + vy)
             df = (vx + vy) ** 2 / (vx ** 2 / (nx - 1) + vy ** 2 / (ny - 1)) if se > 0 else math.nan
             method = "Welch Two Sample t-test"
-        est = float(a.mean() - b.mean())
-        estimate = np.array([a.mean(), b.mean()])
+        se *= scale
+        est = mx - my
+        estimate = np.array([mx, my])
         what = "true difference in means"
         if groups is None:
             data_text, est_names = f"x ({nx} values) and y ({ny} values)", ("mean of x", "mean of y")
@@ -126,8 +144,8 @@ def t_test(x, y=None, mu=0.0, paired=False, equal_var=False, alternative="two-si
             data_text = f"{column} by {by} ({first}: {nx} values, {second}: {ny} values)"
             est_names = (f"mean in group {first}", f"mean in group {second}")
     if not se > 0:
-        raise LaminaError("ValueError", "t_test: the data are constant (the standard error is 0), so "
-                          "t is undefined.")
+        raise LaminaError("ValueError", "t_test: the data are constant (or differ by rounding alone, "
+                          "so their standard error is 0), and t is undefined.")
     stat = (est - null) / se
     p, ci = _p_and_ci(stats.t(df), stat, est, se, alt, level)
     extra["stderr"] = se
@@ -140,10 +158,19 @@ def t_test_by(t, column, by, **settings) -> TestResult:
     (R's t.test(column ~ by, data = t)); the groups come in sorted order."""
     from .table import as_table
     table = as_table(t, "t_test's first argument")
-    name, group = as_str(column, "t_test's column"), as_str(by, "t_test's by")
+    name = as_str(column, "t_test's column")
+    if by is None:
+        raise LaminaError("TypeError", f"t_test of a table compares a column between two groups and "
+                          f"needs by = \"group column\": t_test(t, \"{name}\", by = \"group\").")
+    group = as_str(by, "t_test's by")
     values = table.get(name)
     if not isinstance(values, np.ndarray):
         raise LaminaError("TypeError", f"t_test needs a numeric column, but '{name}' holds text.")
+    if np.isnan(values).any():
+        raise LaminaError("ValueError", f"t_test's column '{name}' contains NaN; drop those rows "
+                          f"first with drop_missing(t).")
+    if np.isinf(values).any():
+        raise LaminaError("ValueError", f"t_test's column '{name}' holds Inf; a test needs finite numbers.")
     keys = np.asarray(table.get(group), dtype=object)
     if any(k != k for k in keys):
         raise LaminaError("ValueError", f"t_test's by column '{group}' has missing values (NaN); "
@@ -224,7 +251,10 @@ def _goodness_of_fit(observed: np.ndarray, p, stats) -> TestResult:
         if probs.size != k:
             raise LaminaError("ShapeError", f"chisq_test needs one probability per count, but got {k} "
                               f"counts and {probs.size} probabilities.")
-        if (probs < 0).any() or abs(probs.sum() - 1) > math.sqrt(np.finfo(float).eps):
+        if (probs < 0).any():
+            raise LaminaError("ValueError", f"chisq_test's p must be probabilities (at least 0), but "
+                              f"p[{int(np.argmax(probs < 0))}] is {format_number(float(probs[probs < 0][0]))}.")
+        if abs(probs.sum() - 1) > math.sqrt(np.finfo(float).eps):
             raise LaminaError("ValueError", f"chisq_test's p must be probabilities (at least 0) that sum "
                               f"to 1, but they sum to {format_number(float(probs.sum()))}; divide them "
                               f"by their sum.")
@@ -288,11 +318,12 @@ def corr_test(x, y, method="pearson", alternative="two-sided", conf_level=0.95) 
     if a.size != b.size:
         raise LaminaError("ShapeError", f"corr_test needs one y per x, but got {a.size} and {b.size}.")
     for name, v in (("x", a), ("y", b)):
-        if np.all(v == v[0]):
+        if constant(v):
             raise LaminaError("ValueError", f"corr_test: {name} is constant, so its correlation is undefined.")
     if kind == "spearman":
         a, b = stats.rankdata(a), stats.rankdata(b)
     n = a.size
+    a, b = a / _scale(a), b / _scale(b)         # r does not change; tiny squares do not underflow
     da, db = a - a.mean(), b - b.mean()
     r = float(np.clip(da @ db / math.sqrt((da @ da) * (db @ db)), -1.0, 1.0))
     df = n - 2.0

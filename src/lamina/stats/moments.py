@@ -26,6 +26,30 @@ def _setup(x, axis, skipnan, what: str):
     return a, axis_of(a.shape, axis, what), flag(skipnan, f"{what}'s skipnan")
 
 
+def constant(a: np.ndarray, axis=None, skip: bool = False, keepdims: bool = False):
+    """Whether each slice of a (all of a, or along axis) is constant: its values all equal, or
+    spread by no more than rounding (max - min <= 10 eps max |x|), where a mean and a standard
+    deviation are rounding noise (R's t.test calls such data "essentially constant"). A slice
+    with a NaN is not (unless skip leaves NaNs out), nor is an empty one."""
+    big, small = (np.fmax, np.fmin) if skip else (np.maximum, np.minimum)
+    hi = big.reduce(a, axis=axis, keepdims=keepdims, initial=-np.inf)
+    lo = small.reduce(a, axis=axis, keepdims=keepdims, initial=np.inf)
+    with np.errstate(all="ignore"):
+        spread = hi - lo
+        tol = 10 * np.finfo(a.dtype).eps * np.maximum(np.abs(hi), np.abs(lo))
+        return (hi == lo) | ((spread >= 0) & np.isfinite(spread) & (spread <= tol))
+
+
+def power_scale(a: np.ndarray, axis=None):
+    """A power of 2 near max |a| (of each slice along axis, kept as a row), 1 for zeros or
+    non-finite values: in its units squares of tiny or huge values neither underflow nor
+    overflow, and dividing by it is exact."""
+    with np.errstate(all="ignore"):
+        top = np.max(np.abs(a), axis=axis, keepdims=axis is not None, initial=0.0)
+        usable = (top > 0) & np.isfinite(top)
+        return np.where(usable, np.ldexp(1.0, np.frexp(np.where(usable, top, 1.0))[1] - 1), 1.0)
+
+
 def _ddof(ddof, what: str) -> int:
     return as_int(ddof, f"{what}'s ddof", minimum=0)
 
@@ -75,7 +99,8 @@ def zscore(x, axis=None, ddof=1.0, skipnan=False):
     d = _ddof(ddof, "zscore")
     center = quiet(np.nanmean if skip else np.mean, a, axis=k, keepdims=True)
     spread = np.sqrt(quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d, keepdims=True))
-    out = lamina_value(quiet(np.divide, a - center, spread))
+    flat = constant(a, k, skip, keepdims=True)     # its spread is rounding noise: 0 / 0
+    out = lamina_value(np.where(flat, np.nan, quiet(np.divide, a - center, spread)))
 
     def vjp(g):
         # z = e / s: dz/dx = (g - mean(g)) / s - e * sum(g e) / (d s^3), per slice
@@ -85,7 +110,7 @@ def zscore(x, axis=None, ddof=1.0, skipnan=False):
             mean_g = gg.sum(axis=k, keepdims=True) / keep.sum(axis=k, keepdims=True)
             inner = (gg * dev).sum(axis=k, keepdims=True)
             gx = (gg - mean_g) / spread - dev * inner / (dof * spread ** 3)
-        return shaped_like(np.where(keep, gx, 0.0), x)
+        return shaped_like(np.where(keep, np.where(flat, np.nan, gx), 0.0), x)
     return record(out, (x,), (vjp,))
 
 
@@ -171,16 +196,20 @@ def corr(x, y=None, skipnan=False):
     a = _pairs(x, y, "corr")
     rows = _kept_rows(a, flag(skipnan, "corr's skipnan"))
     n, k = int(rows.sum()), a.shape[1]
+    unit = power_scale(a[rows], 0)              # r does not change; tiny squares do not underflow
+    flat = constant(a[rows], 0)
     if n < 2:
         c = np.full((k, k), np.nan, dtype=a.dtype)
     else:
-        c = np.clip(np.atleast_2d(quiet(np.corrcoef, a[rows], rowvar=False)), -1.0, 1.0).astype(a.dtype)
+        c = np.clip(np.atleast_2d(quiet(np.corrcoef, a[rows] / unit, rowvar=False)), -1.0, 1.0).astype(a.dtype)
+        c[flat, :] = c[:, flat] = np.nan        # a constant variable has no correlation
 
     def columns_grad(g):
-        # R = S / (s s') with S the covariance and s its diagonal's roots
+        # R = S / (s s') with S the covariance and s its diagonal's roots, in units of unit
         if n < 2:
             return np.full(a.shape, np.nan)
-        e = _centred(a, rows)
+        e = _centred(a / unit, rows)
+        e[:, flat] = 0.0                        # as for an exactly constant column: NaN
         s_mat = e.T @ e / (n - 1)
         s = np.sqrt(np.diag(s_mat))
         gr = _matrix_grad(g, k, y)
@@ -188,5 +217,5 @@ def corr(x, y=None, skipnan=False):
             r = s_mat / np.outer(s, s)
             gs = gr / np.outer(s, s)
             gs[np.diag_indices(k)] -= ((gr * r).sum(axis=1) + (gr * r).sum(axis=0)) / (2 * np.diag(s_mat))
-        return e @ (gs + gs.T) / (n - 1)
+        return e @ (gs + gs.T) / ((n - 1) * unit)
     return _record_pairs(_matrix_result(c, y), x, y, columns_grad)
