@@ -101,8 +101,20 @@ def _excerpt(span: Span) -> list[str]:
         return []
     gutter = str(span.line)
     pad = " " * len(gutter)
-    caret = " " * (span.col - 1) + "^" * max(1, min(span.length, len(line) - span.col + 1))
+    start = span.col - 1
+    caret = _under(line[:start]) + "^" * max(1, sum(map(_columns, line[start:start + span.length])))
     return [f"  {pad} |", f"  {gutter} | {line}", f"  {pad} | {caret}"]
+
+
+def _under(prefix: str) -> str:
+    """Blank space as wide as `prefix` on a terminal: its tabs kept (they reach the same tab
+    stop under the line), a wide East Asian character two columns."""
+    return "".join("\t" if c == "\t" else " " * _columns(c) for c in prefix)
+
+
+def _columns(c: str) -> int:
+    import unicodedata  # on an error only: not loaded at start-up
+    return 2 if unicodedata.east_asian_width(c) in "WF" else 1
 
 
 def shape_str(shape: tuple) -> str:

@@ -1,15 +1,19 @@
 """Loops compiled fast (lang/loops.py): which names the fast copy trusts, and that a top-level
-loop's own function never shows in an error."""
+loop's own function never shows in an error; the values `for i = a to b step s` runs through."""
 from __future__ import annotations
 
 import contextlib
 import io
+import math
+from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lamina.errors import Source
 from lamina.interpreter import Interpreter
-from lamina.lang import loops
+from lamina.lang import loops, runtime
 from lamina.lang.parser import parse
 
 
@@ -59,3 +63,60 @@ def test_the_fast_copy_and_the_generic_one_agree_on_every_kind_of_start():
     assert run("s = 1\n" + loop)[0] == "12\n"                 # 2, 5, 12
     assert run("s = [1, 2]\n" + loop)[0] == "[12, 20]\n"
     assert run("s = 1 / 0\n" + loop)[0] == "Inf\n"
+
+
+# -- fractional steps -----------------------------------------------------------------
+@pytest.mark.parametrize("start, stop, step, values", [
+    (0, 0.3, 0.1, [0, 0.1, 0.2, 0.3]),                      # 0.1 * 3 is 0.30000000000000004
+    (0, 0.9999999999, 0.5, [0, 0.5]),
+    (0.5, 1.4999999999, None, [0.5]),
+    (0, 0.7, 0.1, [0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5, 0.6000000000000001, 0.7]),
+    (0.3, 0, -0.1, [0.3, 0.19999999999999998, 0.09999999999999998, 0]),
+    (-0.3, 0, 0.1, [-0.3, -0.19999999999999998, -0.09999999999999998, 0]),
+    (1, 0, -0.25, [1, 0.75, 0.5, 0.25, 0]),
+    (0.5, 0.5, None, [0.5]),
+    (0.5, 0.4, None, []),
+    (0, -0.1, 0.1, []),
+    (0, 0.1, -0.1, []),
+    (1, 1.0000000001, 0.5, [1]),
+])
+def test_a_fractional_step_stays_within_the_bounds_and_ends_at_the_stop(start, stop, step, values):
+    assert list(runtime.for_range(start, stop, step)) == values
+
+
+def test_zero_to_one_by_tenths_has_eleven_values_ending_at_exactly_one():
+    up = list(runtime.for_range(0.0, 1.0, 0.1))
+    down = list(runtime.for_range(1.0, 0.0, -0.1))
+    assert len(up) == len(down) == 11
+    assert up[0] == 0.0 and up[-1] == 1.0 and down[0] == 1.0 and down[-1] == 0.0
+    assert all(0 <= x <= 1 for x in up + down)
+    assert up == sorted(up) and down == sorted(down, reverse=True)
+
+
+def test_a_for_loop_with_a_fractional_step_runs_those_values():
+    out, err = run("for i = 0 to 0.9999999999 step 0.5\n  print(i)\nend for\n"
+                   "for i = 0 to 0.3 step 0.1\nend for\nprint(i)\n")
+    assert err is None and out == "0\n0.5\n0.3\n"
+
+
+def decimals(low: int, high: int, places: int):
+    return st.integers(low * 10**places, high * 10**places).map(lambda k: Fraction(k, 10**places))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(a=decimals(-100, 100, 4), s=decimals(-10, 10, 3).filter(bool), k=st.integers(-3, 2000),
+       off=st.sampled_from([0, 0, 0, 1, -1, 5, -5, 5000]))
+def test_a_decimal_range_has_its_exact_count_and_every_value_within_bounds(a, s, k, off):
+    # b near a + k * s: on it (the count the rounding allowance must reach), or a little off
+    # either side, by at least 0.0001 (a count the allowance must not reach).
+    b = a + k * s + Fraction(off, 10**4)
+    n = (b - a) / s
+    count = math.floor(n) + 1 if n >= 0 else 0
+    values = list(runtime.for_range(float(a), float(b), float(s)))
+    assert len(values) == count
+    low, high = sorted((float(a), float(b)))
+    assert all(low <= x <= high for x in values)
+    if count:
+        assert values[0] == float(a)
+    if count and n == int(n):
+        assert values[-1] == float(b)

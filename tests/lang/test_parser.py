@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from lamina.errors import LaminaError, Source
+from lamina.errors import LaminaError, Source, Span
 from lamina.lang import ast as A
+from lamina.lang import compiler
 from lamina.lang.parser import parse
 
 
@@ -147,3 +148,58 @@ def test_compound_assignment_keeps_its_operator():
 def test_anonymous_function_defaults():
     node = one("(u, k = 2) -> u * k")
     assert node.params == ["u", "k"] and [d.value for d in node.defaults] == [2.0]
+
+
+# -- where an error points -------------------------------------------------------------
+def caret_line(err: LaminaError) -> str:
+    return err.render().splitlines()[4]
+
+
+def test_the_caret_keeps_the_tabs_of_the_line_above_it():
+    with pytest.raises(LaminaError) as info:
+        parse(Source("t", "if true\n\tx = (1 + )\nend"))
+    assert info.value.render().splitlines()[3:5] == ["  2 | \tx = (1 + )", "    | \t         ^"]
+
+
+@pytest.mark.parametrize("line, col, length, caret", [
+    ("\t\tx = 1", 3, 1, "\t\t^"),
+    ("  \t y", 5, 1, "  \t ^"),
+    ('\ts = "日本" + )', 13, 1, "\t" + " " * 13 + "^"),     # a wide character takes two columns
+    ('s = "日本"', 5, 4, "    " + "^" * 6),
+    ("ｘ = 1", 3, 1, "   ^"),                               # a fullwidth letter too
+    ("é = 1", 3, 1, "  ^"),                                 # a narrow one does not
+])
+def test_the_caret_pads_as_the_line_is_shown(line, col, length, caret):
+    err = LaminaError("TypeError", "m", Span(Source("t", line), 1, col, length))
+    assert caret_line(err) == "    | " + caret
+
+
+def deeply_nested(lines: list[str]) -> LaminaError:
+    with pytest.raises(LaminaError) as info:
+        compiler.compile_program(parse(Source("t", "\n".join(lines) + "\n")), {})
+    return info.value
+
+
+@pytest.mark.parametrize("lines, phase, line", [
+    (["x = 1", "y = 2", "print(" + "+".join(["x"] * 3000) + ")"], "compile", 3),    # CPython's compiler
+    (["x = 2", "y = " + "^".join(["x"] * 5000)], "parse", 2),                        # right-nested
+    (["x = 2", "y = " + "(" * 5000 + "x" + ")" * 5000], "parse", 2),
+    (["x = 1", "z = [1]", "y = " + "+".join(["x"] * 60000)], "compile", 3),         # Lamina's compiler
+    (["function f(x)", "  y = 1", "  return " + "+".join(["x"] * 3000), "end"], "compile", 3),
+])
+def test_a_statement_nested_too_deeply_is_the_one_the_error_points_at(lines, phase, line):
+    err = deeply_nested(lines)
+    assert err.kind == "SyntaxError"
+    assert err.message == (f"This statement is nested too deeply to {phase}; split it into several "
+                           "statements.")
+    start = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    assert (err.span.line, err.span.col, err.span.length) == (line, start + 1, len(lines[line - 1]) - start)
+
+
+def test_too_many_nested_loops_point_at_the_loop_that_is_one_too_many():
+    lines = ["x = 0"] + [" " * i + f"for i{i} = 1 to 1" for i in range(25)] + [" " * 25 + "x += 1"]
+    err = deeply_nested(lines + ["end"] * 25)
+    assert err.message == ("Too many loops and try blocks are nested here to compile (about 20 at "
+                           "most); move the inner ones into a function.")
+    assert lines[err.span.line - 1].lstrip().startswith("for ") and err.span.line > 10
+    assert err.span.col == len(lines[err.span.line - 1]) - len(lines[err.span.line - 1].lstrip()) + 1

@@ -217,3 +217,19 @@ class Continue(Node):
 class Program(Fields):
     def __init__(self, body: list[Node]):
         self.body = body
+
+
+def start_of(node: Node) -> Span:
+    """The span of the first token of a node's text (its own span is the token that names it:
+    the `=` of an assignment, the operator of `a + b`)."""
+    first, stack = node.span, [node]
+    while stack:
+        x = stack.pop()
+        if type(x) is Span:
+            if x.source is first.source and (x.line, x.col) < (first.line, first.col):
+                first = x
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, (Node, Param)):
+            stack.extend(getattr(x, f) for f in x._fields)
+    return first

@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import LaminaError
 from . import ast as A
 from . import loops
+from .parser import too_deep
 from .scope import CODE_FILENAME, mangle
 
 NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> Lamina node
@@ -128,8 +129,16 @@ class Compiler:
                 warnings.simplefilter("ignore")   # e.g. "'float' object is not callable": a runtime TypeError for us
                 return compile(module, CODE_FILENAME, "exec")
         except (SyntaxError, RecursionError, MemoryError) as exc:
-            first = program.body[0].span if program.body else None
-            raise LaminaError("SyntaxError", f"The program is nested too deeply to compile ({exc}).", first) from None
+            raise self.too_deep(module, exc) from None
+
+    def too_deep(self, module: py.Module, exc: Exception) -> LaminaError:
+        """CPython's compiler refused a chunk: too many nested blocks in one function (a
+        SyntaxError at the block's line), or a statement too deep for its recursion."""
+        if isinstance(exc, SyntaxError) and "nested blocks" in str(exc) and exc.lineno:
+            node = self.nodes[exc.lineno - 1]
+            return LaminaError("SyntaxError", "Too many loops and try blocks are nested here to compile "
+                               "(about 20 at most); move the inner ones into a function.", A.start_of(node))
+        return too_deep(A.start_of(self.nodes[deepest_statement(module) - 1]), "compile")
 
     def block(self, body: list[A.Node], top: bool = False) -> list[py.stmt]:
         out = []
@@ -139,6 +148,12 @@ class Compiler:
 
     # -- statements ------------------------------------------------------------------
     def statement(self, node: A.Node, top: bool = False) -> list[py.stmt]:
+        try:
+            return self.plain_statement(node, top)
+        except RecursionError:
+            raise too_deep(A.start_of(node), "compile") from None
+
+    def plain_statement(self, node: A.Node, top: bool) -> list[py.stmt]:
         if top and isinstance(node, loops.LOOPS) and not self.in_top_loop:
             return [self.at(s, node) for s in self.top_loop(node)]
         handler = STATEMENTS[type(node)]
@@ -443,13 +458,14 @@ class Compiler:
 
     def e_Logical(self, node: A.Logical):
         """`a and b` short-circuits on bools; when `a` is a tensor (a mask) both sides are
-        evaluated and combined elementwise (`_mask_and`), so the right side is compiled twice."""
+        evaluated and combined elementwise (`_mask_and`), so the right side is compiled twice.
+        When a bool `a` does not decide, the result is `b`: a mask stays one (`_logic_rest`)."""
         op = py.And() if node.op == "and" else py.Or()
         t = self.temp()
         is_tensor = py.Compare(helper("_type", py.NamedExpr(py.Name(t, py.Store()), self.expr(node.left))),
                                [py.Is()], [load("_ndarray")])
         elementwise = helper("_mask_and" if node.op == "and" else "_mask_or", load(t), self.expr(node.right))
-        plain = py.BoolOp(op, [helper("_truth", load(t)), helper("_truth", self.expr(node.right))])
+        plain = py.BoolOp(op, [helper("_truth", load(t)), helper("_logic_rest", self.expr(node.right))])
         return py.IfExp(is_tensor, elementwise, plain)
 
     def e_Transpose(self, node: A.Transpose):
@@ -545,6 +561,20 @@ def place(tree: py.AST) -> None:
                 stack.extend((c, line) for c in child if isinstance(c, py.AST))
             elif isinstance(child, py.AST):
                 stack.append((child, line))
+
+
+def deepest_statement(tree: py.AST) -> int:
+    """The line (a node id) of the innermost statement on the deepest path through `tree`."""
+    deepest, line = -1, 1
+    stack = [(tree, 0, 1)]
+    while stack:
+        n, depth, at = stack.pop()
+        if isinstance(n, py.stmt):
+            at = n.lineno
+        if depth > deepest:
+            deepest, line = depth, at
+        stack.extend((child, depth + 1, at) for child in py.iter_child_nodes(n))
+    return line
 
 
 def global_names(code: tuple) -> set[str]:

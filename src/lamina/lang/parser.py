@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..errors import LaminaError, Source
+from ..errors import LaminaError, Source, Span
 from . import ast as A
 from .expressions import ExpressionParser
 from .lexer import KEYWORDS, Token, tokenize
@@ -41,6 +41,13 @@ class Parser(ExpressionParser):
         return body
 
     def statement(self) -> A.Node:
+        start = self.tok.span
+        try:
+            return self.plain_statement()
+        except RecursionError:
+            raise too_deep(start, "parse") from None
+
+    def plain_statement(self) -> A.Node:
         tok = self.tok
         if tok.kind == "KEYWORD":
             handler = {
@@ -290,6 +297,15 @@ class Parser(ExpressionParser):
         if not self.at_line_end(self.tok):
             raise self.error(f"Expect the end of the line after the import, found {self.describe(self.tok)}.")
         return A.Import(kw.span, spec, is_path, alias, tok.span, alias_span)
+
+
+def too_deep(start: Span, phase: str) -> LaminaError:
+    """Python's recursion ran out on the statement starting at `start`; the error underlines
+    the statement's line from there."""
+    line = start.source.line(start.line)
+    span = Span(start.source, start.line, start.col, max(1, len(line) - start.col + 1))
+    return LaminaError("SyntaxError", f"This statement is nested too deeply to {phase}; split it into "
+                       "several statements.", span)
 
 
 def parse(source: Source) -> A.Program:

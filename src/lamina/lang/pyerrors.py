@@ -110,7 +110,9 @@ def _fill_arg_markers(message: str, node: A.Node | None) -> str:
         name = source_text(arg) if arg is not None else None
         return (name or ("the value" if key.isdigit() else key)) + item
     callee = source_text(node.callee) if isinstance(node, A.Call) else None
-    message = re.sub(r"\{callee\|([^}]*)\}", lambda m: callee or m.group(1), message)
+    # `{callee|x}`: the callee's text or x; `{'callee|x}`: the callee's text quoted, or x.
+    message = re.sub(r"\{('?)callee\|([^}]*)\}",
+                     lambda m: (f"'{callee}'" if m.group(1) else callee) if callee else m.group(2), message)
     return re.sub(r"\{arg:(\w+)\}((?:\[\d+\]|\.\w+)?)", replace, message)
 
 
@@ -293,8 +295,14 @@ def translate_call_error(f, exc: TypeError, name: str | None = None, node: A.Nod
                         "(indices start at 0).")
         return LaminaError("TypeError", message)
     text = re.sub(r"\bL_(\w+)", r"\1", text)
+    own = function_name(f) if f is not None and callable(f) else "anonymous"
+    own = ("The anonymous function" if text.startswith("<lambda>()")
+           else "The function" if own == "anonymous" else f"'{own}'")
     text = re.sub(r"^[\w.<>]+\(\) ", "", text).replace("positional ", "")
-    subject = f"'{label}'" if label else "The function"
+    if text.startswith("missing "):
+        text = "is " + text
+    # The name the call site writes, quoted, when it has one (CALLEE: filled in once known).
+    subject = "{'callee|" + own + "}" if name == CALLEE else f"'{name}'" if name else own
     msg = f"{subject} {text}."
     unknown = re.search(r"unexpected keyword argument '(\w+)'", text)
     if unknown:

@@ -239,6 +239,12 @@ def mask_or(a, b):
     return _mask_logic("or", a, b, np.logical_or)
 
 
+def logic_rest(b):
+    """The right side of `a and b` or `a or b` when a (a bool or number) did not decide: a mask
+    as it is, so `true and m` is `m` elementwise; anything else as a condition."""
+    return b if _logical(b) else truth(b)
+
+
 def _mask_logic(word: str, a, b, fn):
     if not _logical(a):
         truth(a)                              # the error for a numeric tensor as a condition
@@ -433,8 +439,28 @@ def for_range(start, stop, step=None):
     if a == int(a) and s == int(s):
         end = math.floor(b) + 1 if s > 0 else math.ceil(b) - 1
         return map(float, range(int(a), end, int(s)))
-    count = math.floor((b - a) / s * (1 + 1e-12) + 1e-9) + 1
-    return (a + k * s for k in range(max(count, 0)))
+    n = (b - a) / s
+    if n < 0:
+        return iter(())
+    if math.isinf(n):                         # more steps than a float counts: never ends
+        return (a + k * s for k in itertools.count())
+    # Rounding a, b and s to floats and dividing moves n by a few ulps of these magnitudes:
+    # `0 to 0.3 step 0.1` has n = 2.9999999999999996 and 4 values. (Capped at half a step: for
+    # a step far below the bounds' ulps the estimate is huge or infinite.)
+    slack = min(4 * sys.float_info.epsilon * ((abs(a) + abs(b)) / abs(s) + n), 0.5)
+    return _steps(a, b, s, math.floor(n + slack) + 1, slack * abs(s))
+
+
+def _steps(a: float, b: float, s: float, count: int, near: float):
+    """a, a + s, ...: `count` values, the last of them b itself when rounding puts it past b or
+    within `near` of it (so `0 to 0.3 step 0.1` ends at 0.3, as MATLAB's colon does)."""
+    for k in range(count - 1):
+        yield a + k * s
+    if count > 1:
+        last = a + (count - 1) * s
+        yield b if (last - b) * s > 0 or abs(last - b) <= near else last
+    elif count == 1:
+        yield a
 
 
 def _bound(x, what: str) -> float:
@@ -488,7 +514,7 @@ HELPERS = {
     "_transpose": transpose,
     "_lt": lt, "_le": le, "_gt": gt, "_ge": ge, "_eq": eq, "_ne": ne,
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
-    "_mask_and": mask_and, "_mask_or": mask_or, "_ndarray": np.ndarray,
+    "_mask_and": mask_and, "_mask_or": mask_or, "_logic_rest": logic_rest, "_ndarray": np.ndarray,
     "_field": field, "_set_field": set_field, "_index": index,
     "_set_index": set_index, "_set_index_var": set_index_var, "_set_item_var": set_item_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
