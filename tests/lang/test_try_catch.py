@@ -65,6 +65,17 @@ def test_a_bug_in_lamina_is_not_caught():
     assert "KeyError" in raised.message
 
 
+@pytest.mark.parametrize("error", [NameError("name 'math' is not defined", name="math"),
+                                   UnboundLocalError("cannot access local variable 'x'")])
+def test_a_name_error_in_lamina_s_own_code_is_an_internal_error_not_an_undefined_variable(error):
+    # It used to read "NameError: Undefined variable 'math'", as if the program had a typo.
+    def trouble():
+        raise error
+    out, raised = run_with(trouble)
+    assert isinstance(raised, LaminaError) and raised.kind == "InternalError"
+    assert raised.message.startswith(type(error).__name__)
+
+
 def test_the_caught_span_and_stack_are_those_the_command_line_prints():
     """The record of a caught error matches the report of the same error left uncaught."""
     body = ("function f(v)\n    return g(v)\nend function\nfunction g(v)\n    return v * [1, 2]\nend function\n"

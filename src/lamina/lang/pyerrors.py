@@ -219,10 +219,11 @@ def _translate(exc: BaseException, node, frames) -> LaminaError:
         name = function_label(frames[-1][0]) if frames else "a function"
         return LaminaError("RecursionError", f"Too many nested calls ({len(frames)} deep, in {name}); "
                            "check that the recursion reaches a base case.")
-    if isinstance(exc, UnboundLocalError):
+    # A NameError raised inside a builtin's own Python is Lamina's bug, not an undefined variable.
+    if isinstance(exc, UnboundLocalError) and _raised_by_compiled_code(exc):
         name = _python_name(exc)
         return LaminaError("NameError", read_before_assigned(name))
-    if isinstance(exc, NameError):
+    if isinstance(exc, NameError) and _raised_by_compiled_code(exc):
         name = _python_name(exc)
         return LaminaError("NameError", f"Undefined variable '{name}'.{_suggest(name, exc)}")
     if isinstance(exc, TypeError) and _raised_by_compiled_code(exc):
