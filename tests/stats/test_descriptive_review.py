@@ -161,3 +161,19 @@ def test_student_t_moments_match_the_notes(lam):
     assert lam.eval("student_t(1.5).mean") == 0.0 and lam.eval("student_t(2).var") == INF
     assert lam.eval("student_t(3).var") == 3.0
     assert "for df <= 1 the mean reads Inf and the variance NaN" in spec_of("student_t").notes
+
+
+def test_describe_takes_its_quartiles_by_the_same_rule(run):
+    lines, interp = run("d = describe([1, 2, 1 / 0])")
+    x = interp.get("d").columns["x"]
+    assert list(x[3:]) == [1.0, 1.5, 2.0, INF, INF]          # min, 25%, 50%, 75%, max (were NaN)
+
+
+def test_standardize_gives_a_constant_column_exact_zeros(run):
+    # the docs' "a constant column becomes 0s": its rounded mean (0.10000000000000002) used to
+    # leave -1.4e-17, and a rounding-noise s scaled that up to -0.816
+    _, interp = run("a = standardize([0.1; 0.1; 0.1])\nb = standardize([0.1, NaN, 0.1])\n"
+                    "c = standardize([1, 0.1; 2, 0.1; 3, 0.1])")
+    assert np.array_equal(interp.get("a"), np.zeros((3, 1)))
+    assert np.array_equal(interp.get("b"), [0.0, np.nan, 0.0], equal_nan=True)
+    assert np.array_equal(interp.get("c"), [[-1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])

@@ -28,13 +28,19 @@ SMALL = 'write_csv({x = [1, 2, 3, 4], y = [2.1, 3.9, 6.2, 7.8], group = ["a", "b
                "and an empty cell (or NA, NaN, N/A) is NaN. A number is written with the ASCII digits "
                "0-9, an optional sign, decimal point and exponent (7, -2.5, .5, 3e-4), or is Inf, inf, "
                "-Inf; anything else is text, even where Python would read a number: 1_000, \"1,000\", "
-               "١٢ and Infinity are text. Quoted fields may hold the "
-               "separator and line breaks. Blank lines are skipped. The file must be UTF-8 (a byte "
+               "١٢ and Infinity are text. A field in quotes may hold the "
+               "separator, line breaks and quotes (each written twice, \"\") and keeps its text "
+               "exactly, spaces included (a number in quotes is still a number); an unquoted field is "
+               "trimmed of the spaces around it. sep may be any one character but a quote or a line "
+               "break. Empty "
+               "lines (and lines of only spaces) are skipped; a line holding only \"\" is a row with "
+               "one empty field. The file must be UTF-8 (a byte "
                "order mark is skipped); lines end with \\n, \\r\\n or \\r. A line may be at most "
                "1,048,576 bytes and a field at most 131,072 characters, so reading a file that is "
                "not CSV (say /dev/zero) stops with an error instead of filling memory. The whole file "
                "is checked before a table is returned: bytes that are not UTF-8, a NUL byte, an "
-               "over-long line or field, a row with the wrong number of fields, or text in a numeric "
+               "over-long line or field, a quote that is never closed, a row with the wrong number of "
+               "fields, or text in a numeric "
                "column is a ValueError naming the file, the line and the column, so nothing is "
                "half-read. Relative paths are relative to the working directory. Under lamina "
                "--allow-read or --sandbox, a file outside the allowed folders is a PermissionError. "
@@ -53,7 +59,10 @@ def read_csv(path, sep=",", text=None):
                    'write_csv([1, 2; 3, 4], "m.csv", names = ["a", "b"])\nprint(read_csv("m.csv"))'],
          notes="Numbers are written as print writes them (the shortest text that reads back to the "
                "same float64, NaN as NaN), so read_csv(path) gives back exactly the values written. "
-               "Text that holds a comma or a quote is quoted. The file is UTF-8 with \\n line ends. "
+               "Text that holds a comma, a quote or a line break, or begins or ends with a space, is "
+               "written in quotes (a quote inside as two), and an empty string alone on its line as "
+               "\"\", so read_csv gives every string back exactly (read a text column whose cells "
+               "look like numbers with text = [...]). The file is UTF-8 with \\n line ends. "
                "An existing file is replaced atomically: the text goes to a temporary file in the same "
                "folder, which then takes the file's place, so a crash leaves the old file or the new "
                "one, never half of one. Under lamina --allow-write or --sandbox, a path outside the "
@@ -68,7 +77,8 @@ def write_csv(x, path, names=None):
          summary="Makes a table from a record of equally long columns or from a matrix.",
          examples=['t = table({city = ["Oslo", "Rome"], temp = [4.5, 15.2]})\nprint(t)\nprint(t.temp)',
                    'print(table([1, 2; 3, 4], ["a", "b"]))'],
-         notes=TABLE_NOTE + " Columns are copied; the table never changes after it is made.")
+         notes=TABLE_NOTE + " Columns are copied; the table never changes after it is made. The "
+               "names of table(X, names) must be unique: a name given twice is a ValueError.")
 def table(x, names=None):
     refuse_tracked("table", (x,))
     return DT.make_table(x, names=names)

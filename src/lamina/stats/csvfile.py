@@ -5,11 +5,12 @@ a line (so /dev/zero or a file without newlines is an error, not an endless read
 line decoded as UTF-8 on its own (so an error names the line, the column and the byte)
 and handed to Python's csv module. A line ends at \\n, \\r\\n or a lone \\r. A field longer
 than the csv module's limit (131,072 characters) is an error naming its line and column.
+An unquoted field is trimmed of spaces; a quoted one keeps its text exactly.
 """
 from __future__ import annotations
 
 import csv
-import io
+import re
 
 from ..errors import LaminaError
 
@@ -17,6 +18,8 @@ LINE_LIMIT = 1 << 20                      # bytes in one line, its end not count
 FIELD_LIMIT = csv.field_size_limit()      # characters in one field: the csv module's (not changed)
 CHUNK = 1 << 20
 BOM = b"\xef\xbb\xbf"                      # the byte order mark some programs write first
+_SPECIAL = re.compile(r'[,"\r\n]')        # text that write_csv quotes (and text with edge spaces)
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class _Bad:
@@ -153,18 +156,35 @@ def _scan(text: str, delimiter: str, limit: int | None = None) -> tuple[int, boo
     return column, False
 
 
+def _field_pattern(delimiter: str) -> re.Pattern:
+    """A separator and the field after it, as the csv module reads it: a quoted part ("" inside
+    is a quote; group 1 the opening quote, group 2 the closing one) and the text up to the next
+    separator, or text that does not begin with a quote."""
+    d = re.escape(delimiter)
+    return re.compile(rf'{d}(?:(")[^"]*(?:""[^"]*)*("?)[^{d}\r\n]*|[^{d}\r\n]*)')
+
+
 def read_records(path: str, name: str, delimiter: str) -> list[tuple[int, list[str]]]:
     """(line number, fields) of each record that is not blank; line numbers count from 1, a
-    record that spans lines (a quoted field holding a newline) gets its last line's."""
+    record that spans lines (a quoted field holding a newline) gets its last line's. A blank
+    line is empty or holds only spaces; a line holding "" is a record of one empty field."""
     with open(path, "rb") as f:
         lines = _Lines(f, name, delimiter)
         reader = csv.reader(lines, delimiter=delimiter)
-        records = []
+        field, records = _field_pattern(delimiter), []
         try:
             for row in reader:
+                text = "".join(lines.pending)
                 lines.record_done()
-                if row and (row[0].strip() or any(cell.strip() for cell in row)):   # not blank
-                    records.append((lines.number, row))
+                if '"' not in text:
+                    row = [cell.strip() for cell in row]
+                    if row and (len(row) > 1 or row[0]):          # not blank
+                        records.append((lines.number, row))
+                    continue
+                found = field.findall(delimiter + text)        # (opening quote, closing quote) of each field
+                if found[-1] == ('"', ""):
+                    _never_closed(lines, text, field)
+                records.append((lines.number, [c if q else c.strip() for c, (q, _) in zip(row, found)]))
         except csv.Error as exc:
             column, long = _scan("".join(lines.pending), delimiter, FIELD_LIMIT)
             if long:
@@ -174,8 +194,25 @@ def read_records(path: str, name: str, delimiter: str) -> list[tuple[int, list[s
     return records
 
 
+def _never_closed(lines: _Lines, text: str, field: re.Pattern):
+    # the csv module ends such a field at the end of the file instead of failing
+    at = list(field.finditer(lines.delimiter + text))[-1].start()     # where its quote is in text
+    line = lines.start + len(_LINE_END.findall(text, 0, at))
+    column = _scan(text[:at], lines.delimiter)[0]
+    lines.fail(f"has a quote opened on line {line}, column {column} that is never closed (the file "
+               f"ends inside the quoted field)")
+
+
 def csv_bytes(rows: list[list[str]]) -> bytes:
-    """The rows as UTF-8 CSV text, each line ended by \\n."""
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
-    return out.getvalue().encode("utf-8")
+    """The rows as UTF-8 CSV text, each line ended by \\n. A field is quoted when it holds a comma,
+    a quote or a line break, begins or ends with a space (read_csv trims unquoted fields) or
+    begins with a byte order mark; a row of one empty field is written "" (an empty line would
+    be blank)."""
+    return "".join(",".join(_quoted(f) for f in row) + "\n" if row != [""] else '""\n'
+                   for row in rows).encode("utf-8")
+
+
+def _quoted(field: str) -> str:
+    if field != field.strip() or field.startswith("\ufeff") or _SPECIAL.search(field):
+        return '"' + field.replace('"', '""') + '"'
+    return field

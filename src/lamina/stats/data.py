@@ -13,6 +13,8 @@ from ..printing import as_written, format_number
 from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
 from .csvfile import csv_bytes, read_records
+from .descriptive import order_quantiles
+from .moments import constant
 from .table import Table, as_table, column
 
 MISSING = {"", "NA", "NaN", "nan", "N/A"}     # read as NaN in a numeric column
@@ -35,6 +37,9 @@ def read_csv(path, sep=",", text=None) -> Table:
     delimiter = as_str(sep, "read_csv's sep")
     if len(delimiter) != 1:
         raise LaminaError("ValueError", f"read_csv's sep must be one character, not \"{delimiter}\".")
+    if delimiter in '"\r\n':
+        raise LaminaError("ValueError", "read_csv's sep cannot be a quote or a line break; those have "
+                          "their own meaning in a CSV file.")
     forced = _names(text, "read_csv's text columns")
     check_read(name, "read_csv")
     try:
@@ -43,7 +48,7 @@ def read_csv(path, sep=",", text=None) -> Table:
         raise LaminaError("ValueError", f"read_csv cannot read \"{name}\": {exc.strerror or exc}.") from None
     if not records:
         raise LaminaError("ValueError", f"read_csv: \"{name}\" is empty; it needs a header line of column names.")
-    header = [h.strip() for h in records[0][1]]
+    header = records[0][1]
     _check_header(header, name)
     for k in forced:
         if k not in header:
@@ -57,31 +62,37 @@ def read_csv(path, sep=",", text=None) -> Table:
     columns = {}
     for j, col in enumerate(header):
         cells = [(line, row[j]) for line, row in rows]
-        columns[col] = _text(cells) if col in forced else _parse_column(cells, name, j, col)
+        columns[col] = [c for _, c in cells] if col in forced else _parse_column(cells, name, j, col)
     return Table(columns)
 
 
 def _check_header(header: list[str], name: str) -> None:
     for j, h in enumerate(header):
-        if not h:
+        if not h.strip():
             raise LaminaError("ValueError", f"read_csv: \"{name}\" line 1, column {j + 1} has an empty column name.")
+    twice = _repeated(header)
+    if twice is not None:
+        raise LaminaError("ValueError", f"read_csv: \"{name}\" names column '{twice}' twice.")
+
+
+def _repeated(names: list[str]):
+    """The first name that occurs a second time, or None."""
     seen = set()
-    for h in header:
-        if h in seen:
-            raise LaminaError("ValueError", f"read_csv: \"{name}\" names column '{h}' twice.")
-        seen.add(h)
-
-
-def _text(cells) -> list[str]:
-    return [c.strip() for _, c in cells]
+    for k in names:
+        if k in seen:
+            return k
+        seen.add(k)
+    return None
 
 
 def _parse_column(cells, name: str, j: int, col: str):
-    """Numbers when the first filled cell is a number (then every cell must be); else text."""
-    texts = _text(cells)
+    """Numbers when the first filled cell is a number (then every cell must be); else text.
+    Unquoted cells come trimmed; a quoted number may have spaces around it, quoted text keeps them."""
+    cells_text = [c for _, c in cells]
+    texts = [c.strip() for c in cells_text]
     first = next((t for t in texts if t not in MISSING), None)
     if first is not None and _number(first) is None:
-        return texts
+        return cells_text
     filled = [t for t in texts if t not in MISSING]
     if not _ODD.search("".join(filled)):     # only digits, points, signs, exponents: float() reads them as NUMBER does
         try:
@@ -123,6 +134,9 @@ def make_table(x, names=None) -> Table:
     given = _names(names, "table's column names") or [f"x{j}" for j in range(m.shape[1])]
     if len(given) != m.shape[1]:
         raise LaminaError("ValueError", f"table got {len(given)} column names for {m.shape[1]} columns.")
+    twice = _repeated(given)
+    if twice is not None:
+        raise LaminaError("ValueError", f"table's column names name column '{twice}' twice.")
     return Table({k: m[:, j].copy() for j, k in enumerate(given)})
 
 
@@ -209,9 +223,14 @@ def standardize(X, like=None, ddof=1.0):
     if a.ndim != ref.ndim or (a.ndim == 2 and a.shape[1] != ref.shape[1]):
         raise LaminaError("ShapeError", f"standardize's like must have the data's columns: "
                           f"{describe(ref)} does not fit {describe(X)}.")
+    flat = constant(ref, 0, skip=True)              # (essentially) constant columns
     center = np.nanmean(ref, axis=0) if ref.size else np.zeros(ref.shape[1:])
+    with np.errstate(all="ignore"):
+        # a constant column's own value, which its rounded mean may miss by an ulp: its 0s exact
+        center = np.where(flat, np.fmax.reduce(ref, axis=0, initial=-np.inf), center)
     spread = np.nanstd(ref, axis=0, ddof=d) if ref.shape[0] > d else np.zeros(ref.shape[1:])
-    scaled = (spread > 0) & np.isfinite(spread)       # the columns whose s is not replaced by 1
+    # the columns whose s is not replaced by 1 (in a constant one, s is rounding noise)
+    scaled = (spread > 0) & np.isfinite(spread) & ~flat
     spread = np.where(scaled, spread, 1.0)
     out = (a - center) / spread
 
@@ -245,7 +264,7 @@ def summarize(x) -> Table:
     for k, c in cols.items():
         ok = c[~np.isnan(c)]
         if ok.size:
-            q = np.quantile(ok, [0, 0.25, 0.5, 0.75, 1])
+            q = order_quantiles(ok, np.array([0, 0.25, 0.5, 0.75, 1]))
             sd = float(np.std(ok, ddof=1)) if ok.size > 1 else math.nan
             out[k] = np.array([ok.size, ok.mean(), sd, q[0], q[1], q[2], q[3], q[4]], dtype=np.float64)
         else:
