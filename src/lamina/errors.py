@@ -21,8 +21,16 @@ class Source(Frozen):
     def __init__(self, name: str, text: str):
         self.name, self.text = name, text
 
+    def lines(self) -> list[str]:
+        """The lines as the lexer counts them: split at "\n" only (str.splitlines would also
+        split at a form feed, U+2028 and other separators, and show the wrong line)."""
+        lines = self.text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return [line[:-1] if line.endswith("\r") else line for line in lines]
+
     def line(self, lineno: int) -> str:
-        lines = self.text.splitlines()
+        lines = self.lines()
         return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
 
 
@@ -97,7 +105,7 @@ class ProgramExit(BaseException):
 
 def _excerpt(span: Span) -> list[str]:
     line = span.source.line(span.line)
-    if not line and span.line > len(span.source.text.splitlines()):
+    if not line and span.line > len(span.source.lines()):
         return []
     gutter = str(span.line)
     pad = " " * len(gutter)

@@ -49,3 +49,11 @@ def test_question_mark_with_piped_input():
         "NameError: There is no builtin named 'no_such'. Did you mean nrows?",
         "SyntaxError: '?' takes a name: ?mean for a builtin's page, ?f for a function, ?h or ?h.f for a "
         "module and its members; '1 + 2' is not one."]
+
+
+def test_piped_input_ending_inside_a_block_reports_it():
+    # It used to drop the unfinished block without a word and exit 0.
+    r = subprocess.run([sys.executable, "-m", "lamina"], input="print(1)\nfor i = 0 to 1\n    print(i)\n",
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (2, "1\n")
+    assert r.stderr.splitlines()[0] == "SyntaxError: The 'for' block opened at line 1 is never closed; expect 'end for'."

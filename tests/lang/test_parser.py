@@ -203,3 +203,12 @@ def test_too_many_nested_loops_point_at_the_loop_that_is_one_too_many():
                            "most); move the inner ones into a function.")
     assert lines[err.span.line - 1].lstrip().startswith("for ") and err.span.line > 10
     assert err.span.col == len(lines[err.span.line - 1]) - len(lines[err.span.line - 1].lstrip()) + 1
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\u2028", "\x0b", "\x85"])
+def test_the_line_under_the_caret_is_the_lexers_line(separator):
+    # Source.line used str.splitlines, which also splits at these: the excerpt showed 'b'
+    from lamina.interpreter import Interpreter
+    with pytest.raises(LaminaError) as e:
+        Interpreter().run(f"# a{separator}b\nprint(yy)\n", "ff.lam")
+    assert e.value.render().splitlines()[1:4] == ["  --> ff.lam:2:7", "    |", "  2 | print(yy)"]

@@ -166,7 +166,7 @@ class Module(LibObject):
 
     def _source_lines(self) -> list[str]:
         nodes = self.namespace.get(NODES_KEY, ())
-        return nodes[0].span.source.text.splitlines() if nodes else []
+        return nodes[0].span.source.lines() if nodes else []
 
 
 def function_help(name: str, fn) -> list[str]:
@@ -184,7 +184,7 @@ def function_help(name: str, fn) -> list[str]:
         params = ", ".join(unmangle(a) for a in fn.__code__.co_varnames[:fn.__code__.co_argcount])
     doc = []
     if isinstance(node, A.FunctionDef):
-        source, line = node.span.source.text.splitlines(), node.span.line
+        source, line = node.span.source.lines(), node.span.line
         doc = _comment_block(source, line - 2, step=-1) or _comment_block(source, line, step=1)
     return [f"{name}({params})"] + doc
 

@@ -30,7 +30,10 @@ def _plain_reader():
     def read() -> str:
         text = line()
         while not is_complete(text):
-            text += "\n" + line()
+            try:
+                text += "\n" + line()
+            except EOFError:
+                return text     # an unfinished entry at the end: running it reports what is open
         return text
     return read
 
