@@ -88,3 +88,9 @@ def test_inspect_gives_the_builtins_page_without_running_its_examples():
     assert inspect("w", 1, names).text == "w: a vector of length 3\n[1, 2, 3]"
     assert inspect("f(w", 1, names).text == "function f(a, by = 2)"
     assert inspect("1 + 2", 2, names) is None
+
+
+def test_inspect_shows_nothing_for_a_word_in_a_comment_or_a_string():
+    assert inspect("# sum of it", 3) is None
+    assert inspect('s = "mean"', 6) is None
+    assert inspect('print("{mean([1])}")', 11).name == "mean"     # an interpolation is code

@@ -352,8 +352,12 @@ def call_at(text: str, cursor: int) -> CallSite | None:
 
 def inspect(text: str, cursor: int, names: Names | None = None) -> Inspection | None:
     """What shift-tab or hover shows: the page of the builtin under the cursor (or of the call
-    the cursor is in), or a line about a variable."""
+    the cursor is in), or a line about a variable; nothing in a comment or a string, where a
+    word is only text."""
     names = names or Names()
+    state = scan(text[:cursor])
+    if state.in_comment or state.in_string:
+        return None
     candidates = []
     span = word_at(text, cursor)
     if span is not None:

@@ -79,7 +79,7 @@ class Client:
 def client():
     c = Client()
     result = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-    caps = result["capabilities"]
+    caps = c.capabilities = result["capabilities"]
     assert caps["hoverProvider"] and caps["definitionProvider"] and caps["documentSymbolProvider"]
     assert caps["completionProvider"]["triggerCharacters"] == ["."]
     c.notify("initialized", {})
@@ -256,3 +256,120 @@ def test_modules_try_catch_and_compound_assignment_in_a_real_folder(client, tmp_
                                                                        ("twice", 3, "twice(x, by = 2)")]
     client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     assert client.diagnostics() == []
+
+
+@pytest.mark.parametrize("terms", [500, 2000])
+def test_a_long_flat_expression_is_analysed(client, terms):
+    """`1 + 1 + ...` is a tree as deep as it is long; its walk must not run out of recursion."""
+    found = open_doc(client, "x = " + " + ".join(["1"] * terms) + "\nprint(zz)\n")
+    assert [(d["range"], d["message"]) for d in found] == [(rng(1, 6, 8), "Undefined variable 'zz'.")]
+
+
+SHADOWED = """\
+x = 1
+function f(x)
+    return x
+end function
+function g(v)
+    return v
+end function
+function k(v)
+    return v
+end function
+"""
+LOCALS = """\
+zqtop = 1
+function f(zqalpha)
+    zqaleph = 2
+    return zq
+end function
+function g(b)
+    return zq
+end function
+"""
+
+
+def test_hover_and_completion_see_the_names_of_the_scope_at_the_cursor(client):
+    open_doc(client, SHADOWED)
+    assert client.request("textDocument/definition", at(2, 11)) == {"uri": URI, "range": rng(1, 11, 12)}
+    hover = client.request("textDocument/hover", at(2, 11))["contents"]["value"]
+    assert hover == "```lamina\nfunction f(x)\n```\n\nparameter, line 2"
+    hover = client.request("textDocument/hover", at(8, 11))["contents"]["value"]
+    assert hover == "```lamina\nfunction k(v)\n```\n\nparameter, line 8"
+    open_doc(client, LOCALS)
+
+    def labels(line, character):
+        return [i["label"] for i in client.request("textDocument/completion", at(line, character))["items"]]
+    assert labels(3, 13) == ["zqaleph", "zqalpha", "zqtop"]
+    assert labels(6, 13) == ["zqtop"]                      # not f's locals
+
+
+def test_go_to_definition_in_a_module_counts_in_the_negotiated_encoding(tmp_path):
+    (tmp_path / "emo.lam").write_text('s = "😀😀"; val = 1\n', encoding="utf-8")
+    uri = (tmp_path / "main.lam").as_uri()
+    for offered, chosen, start in [(["utf-8", "utf-16", "utf-32"], "utf-8", 16), (["utf-32"], "utf-32", 10),
+                                   (None, "utf-16", 12)]:
+        c = Client()
+        try:
+            general = {"general": {"positionEncodings": offered}} if offered else {}
+            result = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": general})
+            assert result["capabilities"]["positionEncoding"] == chosen
+            c.notify("initialized", {})
+            c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lamina", "version": 1,
+                                                                "text": "import emo\nw = emo.val\n"}})
+            assert c.diagnostics() == []
+            found = c.request("textDocument/definition", {"textDocument": {"uri": uri},
+                                                          "position": {"line": 1, "character": 9}})
+            assert found == {"uri": (tmp_path / "emo.lam").resolve().as_uri(), "range": rng(0, start, start + 3)}
+        finally:
+            c.close()
+
+
+def test_lines_end_only_at_the_protocols_line_terminators(client):
+    """LSP's lines end at \\n, \\r\\n and \\r, not at the other separators of str.splitlines."""
+    assert client.capabilities["textDocumentSync"]["change"] == 1     # whole texts: pygls splits changes by splitlines
+    found = open_doc(client, "# note\u2028more\nvalue = 1\nprint(yy)\n")
+    assert [d["range"] for d in found] == [rng(2, 6, 8)]
+    hover = client.request("textDocument/hover", at(1, 1))["contents"]["value"]
+    assert hover == "```lamina\nvalue = 1\n```\n\nvariable, line 2"
+    assert client.request("textDocument/definition", at(1, 1)) == {"uri": URI, "range": rng(1, 0, 5)}
+    assert [d["range"] for d in open_doc(client, "# a\x0cb\nprint(yy)\n")] == [rng(1, 6, 8)]
+    assert client.request("textDocument/hover", at(1, 2))["contents"]["value"].startswith("# print\n")
+    assert open_doc(client, "x = 1\rprint(x)\r") == []                # read as the command line reads it
+    found = open_doc(client, "x = 1\rprint(y)\r\nz = 2\n")
+    assert [(d["range"], d["message"]) for d in found] == [(rng(1, 6, 7), "Undefined variable 'y'.")]
+    assert client.request("textDocument/definition", at(2, 0)) == {"uri": URI, "range": rng(2, 0, 1)}
+
+
+def test_hover_shows_nothing_for_a_word_in_a_comment_or_a_string(client):
+    open_doc(client, '# sum of it\ns = "mean"\n')
+    assert client.request("textDocument/hover", at(0, 3)) is None
+    assert client.request("textDocument/hover", at(1, 6)) is None
+    assert client.request("textDocument/hover", at(1, 0))["contents"]["value"].endswith("variable, line 2")
+
+
+def test_requests_on_a_document_not_open_find_nothing(client, tmp_path):
+    uri = (tmp_path / "gone.lam").as_uri()
+    where = {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 2}}
+    for opened in (False, True):
+        if opened:
+            client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lamina",
+                                                                    "version": 1, "text": "print(1)\n"}})
+            assert client.diagnostics() == []
+            assert client.request("textDocument/hover", where) is not None
+            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+            assert client.diagnostics() == []
+        assert client.request("textDocument/hover", where) is None
+        assert client.request("textDocument/completion", where)["items"] == []
+        assert client.request("textDocument/definition", where) is None
+        assert client.request("textDocument/signatureHelp", where) is None
+        assert client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}}) == []
+
+
+def test_a_byte_order_mark_is_the_first_character_of_the_client_text(client):
+    found = open_doc(client, "\ufeffprint(yy)\nx = 1\n")
+    assert [d["range"] for d in found] == [rng(0, 7, 9)]
+    assert client.request("textDocument/hover", at(0, 2))["contents"]["value"].startswith("# print\n")
+    open_doc(client, "\ufeffx = 1\nprint(x)\n")
+    assert client.request("textDocument/definition", at(1, 6)) == {"uri": URI, "range": rng(0, 1, 2)}
+    assert client.request("textDocument/hover", at(0, 1))["contents"]["value"].endswith("variable, line 1")

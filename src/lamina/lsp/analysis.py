@@ -6,7 +6,8 @@ parses, the tree is walked with the scoping the compiler gives it (Python's: a f
 assignments are its locals, anything else is read from the enclosing scope, then the
 builtins): a name that nothing defines is an error, and so is a builtin called with
 arguments it cannot take (calls.py). Every definition and every use of a name is kept, for
-go-to-definition, hover, completion and the outline.
+go-to-definition, hover, completion and the outline, and so is each function's and lambda's
+scope with the lines it spans, for the names seen from a cursor.
 
 `import` binds its alias to the module's file, found as the run would find it (modules.py);
 `h.name` is checked against the module's top-level names, read by parsing its file. A name
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import partial
 
 from ..builtins.registry import load_all
 from ..errors import LaminaError, Source, Span
@@ -78,6 +80,9 @@ class Analysis:
     definitions: list[Definition] = field(default_factory=list)
     uses: list[Use] = field(default_factory=list)
     parsed: bool = False
+    top: Scope | None = None                   # the document's top level (None: it did not parse)
+    # (first line, last line, scope) of each function and lambda, an outer one before the inner
+    scopes: list[tuple[int, int, Scope]] = field(default_factory=list)
 
     @property
     def symbols(self) -> list[Definition]:
@@ -85,13 +90,26 @@ class Analysis:
         top-level variable."""
         return [d for d in self.definitions if d.top and d.kind in ("function", "variable", "module")]
 
-    def definition_at(self, line: int, col: int) -> Definition | None:
-        """The definition of the name at (1-based) line and column, if it is the program's own."""
+    def use_at(self, line: int, col: int) -> Use | None:
+        """The use of a name at (1-based) line and column."""
         for use in self.uses:
             s = use.span
             if s.line == line and s.col <= col <= s.col + s.length:
-                return use.definition
+                return use
         return None
+
+    def definition_at(self, line: int, col: int) -> Definition | None:
+        """The definition of the name at (1-based) line and column, if it is the program's own."""
+        use = self.use_at(line, col)
+        return None if use is None else use.definition
+
+    def scope_at(self, line: int) -> Scope | None:
+        """The innermost scope (function, lambda or the top level) whose lines hold `line`."""
+        found = self.top
+        for first, last, scope in self.scopes:
+            if first <= line <= last:
+                found = scope
+        return found
 
 
 def analyse(text: str, name: str = "<document>") -> Analysis:
@@ -202,24 +220,27 @@ class _Walker:
 
     # -- uses --------------------------------------------------------------------------------
     def program(self, program: A.Program) -> None:
-        scope = Scope(None, top=True)
+        scope = self.out.top = Scope(None, top=True)
         self.collect(scope, program.body)
-        self.block(scope, program.body)
+        self.block(scope, program.body, END)
 
-    def block(self, scope: Scope, body: list[A.Node]) -> None:
-        for stmt in body:
-            self.statement(scope, stmt)
+    def block(self, scope: Scope, body: list[A.Node], end: int) -> None:
+        """`end`: the block's last line."""
+        for i, stmt in enumerate(body):
+            # a statement's lines run to the next one's (a function's blank lines and `end` included)
+            self.statement(scope, stmt, A.start_of(body[i + 1]).line - 1 if i + 1 < len(body) else end)
 
-    def statement(self, scope: Scope, stmt: A.Node) -> None:
+    def statement(self, scope: Scope, stmt: A.Node, end: int) -> None:
         if isinstance(stmt, A.FunctionDef):
             self.use(stmt.span, scope.find(stmt.name))
             inner = Scope(scope, top=False)
+            self.out.scopes.append((stmt.span.line, end, inner))
             for p in stmt.params:
                 if p.default is not None:
                     self.expr(scope, p.default)
                 self.use(p.span, self.define(inner, p.name, "parameter", p.span))
             self.collect(inner, stmt.body)
-            self.block(inner, stmt.body)
+            self.block(inner, stmt.body, end)
         elif isinstance(stmt, A.Assign):
             target = stmt.target
             while not isinstance(target, A.Name):
@@ -233,21 +254,21 @@ class _Walker:
             self.expr(scope, stmt.value)
         elif isinstance(stmt, (A.ForRange, A.ForIn)):
             self.children(scope, stmt, skip="body")
-            self.block(scope, stmt.body)
+            self.block(scope, stmt.body, end)
         elif isinstance(stmt, A.While):
             self.expr(scope, stmt.cond)
-            self.block(scope, stmt.body)
+            self.block(scope, stmt.body, end)
         elif isinstance(stmt, A.If):
             for cond, branch in stmt.branches:
                 self.expr(scope, cond)
-                self.block(scope, branch)
-            self.block(scope, stmt.orelse or [])
+                self.block(scope, branch, end)
+            self.block(scope, stmt.orelse or [], end)
         elif isinstance(stmt, A.Try):
-            self.block(scope, stmt.body)
+            self.block(scope, stmt.body, end)
             if stmt.var is not None:
                 self.use(stmt.var_span or stmt.span, scope.find(stmt.var))
-            self.block(scope, stmt.handler or [])
-            self.block(scope, stmt.final or [])
+            self.block(scope, stmt.handler or [], end)
+            self.block(scope, stmt.final or [], end)
         elif isinstance(stmt, A.Import):
             self.import_stmt(scope, stmt)
         else:
@@ -269,23 +290,36 @@ class _Walker:
                                              f"{broken.kind}: {broken.message}{where}", broken.kind))
 
     def expr(self, scope: Scope, node) -> None:
-        if isinstance(node, A.Name):
-            self.name(scope, node)
-        elif isinstance(node, A.Lambda):
-            for d in node.defaults:                  # evaluated where the lambda is written
-                self.expr(scope, d)
-            inner = Scope(scope, top=False)
-            for p in node.params:
-                self.define(inner, p, "parameter", node.span)
-            self.expr(inner, node.body)
-        elif isinstance(node, A.Call):
-            self.call(scope, node)
-            self.children(scope, node)
-        elif isinstance(node, (A.Field, A.MethodCall)):
-            self.children(scope, node)
-            self.member(scope, node)
-        elif isinstance(node, A.Node):
-            self.children(scope, node)
+        # A stack, not recursion: `1 + 1 + ...` with thousands of terms parses (the parser
+        # loops) into a tree as deep as it is long. Its items are (scope, node) or a step to
+        # take once the nodes pushed after it are done.
+        todo = [(scope, node)]
+        while todo:
+            item = todo.pop()
+            if callable(item):
+                item()
+                continue
+            scope, node = item
+            if isinstance(node, A.Name):
+                self.name(scope, node)
+                continue
+            if isinstance(node, A.Lambda):
+                todo.append(partial(self.lambda_body, scope, node))
+                todo.extend((scope, d) for d in reversed(node.defaults))   # evaluated where it is written
+                continue
+            if isinstance(node, A.Call):
+                self.call(scope, node)
+            elif isinstance(node, (A.Field, A.MethodCall)):
+                todo.append(partial(self.member, scope, node))
+            if isinstance(node, A.Node):
+                todo.extend((scope, child) for child in reversed(_parts(node)))
+
+    def lambda_body(self, scope: Scope, node: A.Lambda) -> None:
+        inner = Scope(scope, top=False)
+        self.out.scopes.append((*_lines(node), inner))
+        for p in node.params:
+            self.define(inner, p, "parameter", node.span)
+        self.expr(inner, node.body)
 
     def member(self, scope: Scope, node: A.Field | A.MethodCall) -> None:
         """`h.name` on a module: the module's definition of name, or the run's NameError."""
@@ -300,28 +334,21 @@ class _Walker:
 
     def module_of(self, scope: Scope, node) -> modules.ModuleInfo | None:
         """The module a name (`h`) or a module's member (`prep.util`) holds, if it is one."""
-        if isinstance(node, A.Name):
-            d = scope.find(node.name)
-        elif isinstance(node, A.Field):
-            outer = self.module_of(scope, node.target)
-            d = outer.names.get(node.name) if outer is not None else None
-        else:
+        path = []
+        while isinstance(node, A.Field):
+            path.append(node.name)
+            node = node.target
+        if not isinstance(node, A.Name):
             return None
-        if d is None or d.kind != "module" or d.module is None:
-            return None
-        return module_names(d.module)
+        d = scope.find(node.name)
+        for name in reversed(path):
+            info = _module(d)
+            d = info.names.get(name) if info is not None else None
+        return _module(d)
 
     def children(self, scope: Scope, node: A.Node, skip: str = "") -> None:
-        for f in node._fields:
-            if f not in ("span", skip):
-                self.nested(scope, getattr(node, f))
-
-    def nested(self, scope: Scope, value) -> None:
-        if isinstance(value, A.Node):
-            self.expr(scope, value)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                self.nested(scope, item)
+        for child in _parts(node, skip):
+            self.expr(scope, child)
 
     def name(self, scope: Scope, node: A.Name) -> None:
         d = scope.find(node.name)
@@ -359,6 +386,39 @@ class _Walker:
 
     def use(self, span: Span, d: Definition | None) -> None:
         self.out.uses.append(Use(span, d))
+
+
+END = 1 << 62      # the last line of the document's top level: no line is after it
+
+
+def _module(d: Definition | None) -> modules.ModuleInfo | None:
+    return module_names(d.module) if d is not None and d.kind == "module" and d.module else None
+
+
+def _parts(node: A.Node, skip: str = "") -> list[A.Node]:
+    """A node's child nodes, in order (its lists and tuples of them flattened)."""
+    out, todo = [], [getattr(node, f) for f in reversed(node._fields) if f not in ("span", skip)]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, A.Node):
+            out.append(value)
+        elif isinstance(value, (list, tuple)):
+            todo.extend(reversed(value))
+    return out
+
+
+def _lines(node: A.Node) -> tuple[int, int]:
+    """The first and last lines of a node's text."""
+    lines, todo = [], [node]
+    while todo:
+        x = todo.pop()
+        if type(x) is Span:
+            lines.append(x.line)
+        elif isinstance(x, (list, tuple)):
+            todo.extend(x)
+        elif isinstance(x, (A.Node, A.Param)):
+            todo.extend(getattr(x, f) for f in x._fields)
+    return min(lines), max(lines)
 
 
 def _param_text(p: A.Param) -> str:

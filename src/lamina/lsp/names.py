@@ -2,28 +2,47 @@
 tree, not from running it. A function is shown with its parameters and the comment lines
 just above it; a variable with the line that first assigns it; a variable assigned a
 record literal (or given fields with `r.f = ...`) offers those fields after a dot; an
-imported module offers its top-level names (read from its file) after a dot."""
+imported module offers its top-level names (read from its file) after a dot. Names are
+those seen from the cursor: a function's locals inside it, its parameter over a global of
+the same name, no other function's locals."""
 from __future__ import annotations
 
 from ..completion import Candidate, Names
 from ..errors import Source
-from .analysis import Analysis, Definition, module_names
+from .analysis import Analysis, Definition, Scope, module_names
 
 
 class DocumentNames(Names):
-    def __init__(self, analysis: Analysis | None):
+    def __init__(self, analysis: Analysis | None, at: tuple[int, int] | None = None):
+        """`at`: the cursor's (1-based) line and column; None: the top level."""
         self.analysis = analysis
-        self.by_name: dict[str, Definition] = {}
-        for d in analysis.definitions if analysis else []:
-            # the top-level definition wins over a local one of the same name
-            if d.name not in self.by_name or (d.top and not self.by_name[d.name].top):
-                self.by_name[d.name] = d
+        self.at = at
+        self.scope: Scope | None = None
+        if analysis is not None:
+            self.scope = analysis.scope_at(at[0]) if at else analysis.top
+
+    def visible(self) -> dict[str, Definition]:
+        """The names seen from the cursor, an inner scope's over an outer one's."""
+        out, scope = {}, self.scope
+        while scope is not None:
+            for name, d in scope.names.items():
+                out.setdefault(name, d)
+            scope = scope.parent
+        return out
+
+    def lookup(self, name: str) -> Definition | None:
+        """What `name` means at the cursor: the use there, as go-to-definition finds it, if
+        it is that name; else the name as the cursor's scope sees it."""
+        use = self.analysis.use_at(*self.at) if self.analysis is not None and self.at else None
+        if use is not None and use.span.text() == name:
+            return use.definition
+        return self.scope.find(name) if self.scope is not None else None
 
     def names(self) -> list[Candidate]:
-        return [_candidate(d) for d in self.by_name.values()]
+        return [_candidate(d) for d in self.visible().values()]
 
     def members(self, path: list[str]) -> list[Candidate]:
-        d = self.by_name.get(path[0])
+        d = self.lookup(path[0])
         for name in path[1:]:
             d = _member(d, name)
         if d is not None and d.kind == "module":
@@ -34,7 +53,7 @@ class DocumentNames(Names):
 
     def definition(self, path: list[str]) -> Definition | None:
         """The definition a dotted name stands for: `f`, or a module's member `h.f`."""
-        d = self.by_name.get(path[0])
+        d = self.lookup(path[0])
         for name in path[1:]:
             d = _member(d, name)
         return d
@@ -44,7 +63,7 @@ class DocumentNames(Names):
         return d if d is not None and d.kind == "function" else None
 
     def describe(self, name: str) -> str | None:
-        d = self.by_name.get(name)
+        d = self.lookup(name)
         return None if d is None else _describe(d, self.analysis.source)
 
     def describe_member(self, path: list[str], name: str) -> str | None:

@@ -6,7 +6,9 @@ completion and signature help share the engine of the REPL and the kernel
 (completion.py), fed with the document's own names; go-to-definition and the outline
 come from the analysis. Go-to-definition of an imported module opens its file, and of a
 module's member (`h.fit`) its definition there. While a document does not parse, the names of its last version
-that did are used, so completion keeps working as a line is typed.
+that did are used, so completion keeps working as a line is typed. Lines and columns are
+counted as the protocol counts them (text.py). A request on a document that is neither open
+nor a file gets no answer (null, or nothing found).
 """
 from __future__ import annotations
 
@@ -15,12 +17,12 @@ from importlib.metadata import PackageNotFoundError, version
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
-from pygls.workspace import ServerTextPosition
 
 from ..builtins.registry import load_all
 from ..completion import call_at, complete, inspect, shape_parameters
 from .analysis import Analysis, analyse
 from .names import DocumentNames
+from .text import Text
 
 try:
     VERSION = version("lamina")
@@ -35,33 +37,36 @@ SYMBOL_KINDS = {"function": lsp.SymbolKind.Function, "module": lsp.SymbolKind.Mo
 
 class LaminaServer(LanguageServer):
     def __init__(self):
-        super().__init__("lamina-lsp", VERSION)
+        # Whole texts: pygls applies an incremental change at lines it splits with
+        # str.splitlines, which are not the protocol's (text.py).
+        super().__init__("lamina-lsp", VERSION, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
         self.latest: dict[str, Analysis] = {}     # uri -> the analysis of its current text
         self.parsed: dict[str, Analysis] = {}     # uri -> that of its last text that parsed
 
+    def text(self, uri: str) -> Text | None:
+        """The document's text: the open one's, else its file's; None when there is neither."""
+        try:
+            raw = self.workspace.get_text_document(uri).source
+        except (OSError, ValueError):
+            return None
+        return Text(raw, self.workspace.position_codec)
+
     def refresh(self, uri: str) -> None:
         doc = self.workspace.get_text_document(uri)
-        found = analyse(doc.source, doc.path or uri)
+        text = Text(doc.source, self.workspace.position_codec)
+        found = analyse(text.text, doc.path or uri)
         self.latest[uri] = found
         if found.parsed:
             self.parsed[uri] = found
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, version=doc.version, diagnostics=[
-                lsp.Diagnostic(range=self.span_range(uri, p.span), message=p.message, source="lamina",
+                lsp.Diagnostic(range=text.range(p.span), message=p.message, source="lamina",
                                severity=lsp.DiagnosticSeverity.Error, code=p.kind)
                 for p in found.problems]))
 
-    def names(self, uri: str) -> DocumentNames:
-        return DocumentNames(self.parsed.get(uri) or self.latest.get(uri))
-
-    def span_range(self, uri: str, span) -> lsp.Range:
-        doc = self.workspace.get_text_document(uri)
-        start = ServerTextPosition(span.line - 1, span.col - 1)
-        end = ServerTextPosition(span.line - 1, span.col - 1 + span.length)
-        return lsp.Range(doc.position_to_client_units(start), doc.position_to_client_units(end))
-
-    def offset(self, uri: str, position: lsp.Position) -> int:
-        return self.workspace.get_text_document(uri).offset_at_position(position)
+    def names(self, uri: str, at: tuple[int, int] | None = None) -> DocumentNames:
+        """The document's names as seen from `at` (see DocumentNames)."""
+        return DocumentNames(self.parsed.get(uri) or self.latest.get(uri), at)
 
 
 server = LaminaServer()
@@ -88,8 +93,10 @@ def did_close(ls: LaminaServer, params: lsp.DidCloseTextDocumentParams):
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
 def hover(ls: LaminaServer, params: lsp.HoverParams):
     uri = params.text_document.uri
-    text = ls.workspace.get_text_document(uri).source
-    found = inspect(text, ls.offset(uri, params.position), ls.names(uri))
+    text = ls.text(uri)
+    if text is None:
+        return None
+    found = inspect(text.text, text.offset(params.position), ls.names(uri, text.at(params.position)))
     if found is None:
         return None
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found.text))
@@ -98,8 +105,10 @@ def hover(ls: LaminaServer, params: lsp.HoverParams):
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
 def completion(ls: LaminaServer, params: lsp.CompletionParams):
     uri = params.text_document.uri
-    text = ls.workspace.get_text_document(uri).source
-    found = complete(text, ls.offset(uri, params.position), ls.names(uri))
+    text = ls.text(uri)
+    if text is None:
+        return lsp.CompletionList(is_incomplete=False, items=[])
+    found = complete(text.text, text.offset(params.position), ls.names(uri, text.at(params.position)))
     return lsp.CompletionList(is_incomplete=False, items=[
         lsp.CompletionItem(label=c.text, kind=KINDS[c.kind], detail=c.detail or None)
         for c in found.candidates])
@@ -108,12 +117,10 @@ def completion(ls: LaminaServer, params: lsp.CompletionParams):
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: LaminaServer, params: lsp.DefinitionParams):
     uri = params.text_document.uri
-    found = ls.parsed.get(uri)
-    if found is None:
+    found, text = ls.parsed.get(uri), ls.text(uri)
+    if found is None or text is None:
         return None
-    doc = ls.workspace.get_text_document(uri)
-    at = doc.position_from_client_units(params.position)
-    d = found.definition_at(at.line + 1, at.character + 1)
+    d = found.definition_at(*text.at(params.position))
     if d is None:
         return None
     if d.kind == "module":
@@ -121,33 +128,24 @@ def definition(ls: LaminaServer, params: lsp.DefinitionParams):
             return None
         return lsp.Location(uri=_file_uri(d.module), range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)))
     if d.span.source is not found.source:          # a module's member, in the module's file
-        return lsp.Location(uri=_file_uri(d.span.source.name), range=_file_range(d.span))
-    return lsp.Location(uri=uri, range=ls.span_range(uri, d.span))
+        module = Text(d.span.source.text, ls.workspace.position_codec)
+        return lsp.Location(uri=_file_uri(d.span.source.name), range=module.range(d.span))
+    return lsp.Location(uri=uri, range=text.range(d.span))
 
 
 def _file_uri(path: str) -> str:
     return pathlib.Path(path).resolve().as_uri()
 
 
-def _file_range(span) -> lsp.Range:
-    """A span of a file that need not be open, in UTF-16 code units as LSP counts them."""
-    line = span.source.line(span.line)
-
-    def units(col: int) -> int:
-        return len(line[:col - 1].encode("utf-16-le")) // 2
-    return lsp.Range(lsp.Position(span.line - 1, units(span.col)),
-                     lsp.Position(span.line - 1, units(span.col + span.length)))
-
-
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def symbols(ls: LaminaServer, params: lsp.DocumentSymbolParams):
     uri = params.text_document.uri
-    found = ls.parsed.get(uri)
-    if found is None:
+    found, text = ls.parsed.get(uri), ls.text(uri)
+    if found is None or text is None:
         return []
     out = []
     for d in found.symbols:
-        where = ls.span_range(uri, d.span)
+        where = text.range(d.span)
         is_function = d.kind == "function"
         out.append(lsp.DocumentSymbol(
             name=d.name, detail=f"({', '.join(d.params)})" if is_function else None,
@@ -159,11 +157,13 @@ def symbols(ls: LaminaServer, params: lsp.DocumentSymbolParams):
                 lsp.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[" "]))
 def signature_help(ls: LaminaServer, params: lsp.SignatureHelpParams):
     uri = params.text_document.uri
-    text = ls.workspace.get_text_document(uri).source
-    call = call_at(text, ls.offset(uri, params.position))
+    text = ls.text(uri)
+    if text is None:
+        return None
+    call = call_at(text.text, text.offset(params.position))
     if call is None:
         return None
-    own = ls.names(uri).function(call.callee, call.path)
+    own = ls.names(uri, text.at(params.position)).function(call.callee, call.path)
     if own is not None:
         shapes = [(f"{call.callee}({', '.join(own.params)})", None)]
     elif call.callee in load_all():
