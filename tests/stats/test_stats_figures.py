@@ -97,3 +97,39 @@ def test_the_docs_build_writes_figures_beside_the_pages(tmp_path, monkeypatch):
     assert build.main(["build", str(out), "--check"]) == 0
     (out / "hist.png").unlink()
     assert build.main(["build", str(out), "--check"]) == 1
+
+
+@pytest.mark.parametrize("program, words", [
+    ("scatter([1, 2], [1, 2], size = -5)", "scatter's size is a marker's area in points squared, a finite "
+                                           "number at least 0, not -5."),
+    ("scatter([1, 2], [1, 2], size = 0 / 0)", "not NaN."),
+    ("bar([1, 1 / 0])", "bar's heights must be finite numbers, but one is Inf"),
+    ("bar([0 / 0, 1])", "but one is NaN"),
+])
+def test_what_matplotlib_would_take_and_then_fail_to_save_is_refused_at_once(lam, program, words):
+    # a negative size used to leave a figure that no savefig could write, and a NaN bar vanished
+    err = lam.error(program)
+    assert err.kind == "ValueError" and words in err.message
+
+
+def test_bars_with_the_same_label_are_two_bars(lam, tmp_path):
+    lam.run('bar(["a", "a", "b"], [1, 2, 3])')
+    from lamina.stats import figures
+    ax = figures.axes()
+    assert [p.get_height() for p in ax.patches] == [1.0, 2.0, 3.0]
+    assert [p.get_x() + p.get_width() / 2 for p in ax.patches] == [0.0, 1.0, 2.0]   # not stacked
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "a", "b"]
+    figures.close()
+
+
+def test_a_discrete_distribution_with_a_vast_support_is_drawn_at_2001_values(lam, tmp_path):
+    # plot(poisson(1e11)) was an InternalError (arange of 600,000 values is fine, of more is not)
+    path = tmp_path / "p.png"
+    lam.run("plot(poisson(1e11))\nsavefig(path)", path=str(path))
+    check_png(path)
+
+
+def test_savefig_of_a_name_that_is_only_an_ending_writes_that_file(lam, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    lam.run('plot([1, 2])\nsavefig(".png")')          # was "Format '' is not supported"
+    assert (tmp_path / ".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -49,7 +49,8 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
                    "scatter(X[:, 0], X[:, 1], color = r.labels, title = \"two clusters\")\n"
                    "savefig(\"scatter.png\")\nprint(unique(r.labels))"],
          notes="color may be one matplotlib color name for every dot or one number per dot, mapped "
-               "through the viridis color map. " + COMMON)
+               "through the viridis color map. size is each dot's area in points squared (20 by "
+               "default), finite and at least 0. " + COMMON)
 def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):
     FG.scatter(x, y=y, color=color, label=label, title=title, xlabel=xlabel, ylabel=ylabel, size=size)
 
@@ -72,7 +73,9 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
                  Shape(f"bar(names, heights, {OPTIONS})", "the same, options", "no output", "With titles.")],
          summary="Draws a bar chart.",
          examples=['bar(["setosa", "versicolor", "virginica"], [50, 48, 52], title = "counts")\nsavefig("bar.png")\nprint("saved")'],
-         notes="Bars are drawn in the order given. " + COMMON)
+         notes="Bars are drawn in the order given, one per height: a repeated label is a bar "
+               "of its own. Heights must be finite (NaN or Inf is a ValueError). With more than "
+               "50 bars, 11 of the labels are shown. " + COMMON)
 def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
     FG.bar(x, heights=heights, label=label, title=title, xlabel=xlabel, ylabel=ylabel)
 

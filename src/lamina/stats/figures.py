@@ -9,6 +9,7 @@ end of a cell.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 from contextlib import contextmanager
@@ -192,7 +193,9 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
 def _plot_distribution(ax, d, label, title, xlabel, ylabel):
     lo, hi = d.quantile(0.001), d.quantile(0.999)
     if d.spec.discrete:
-        ks = np.arange(np.floor(lo), np.ceil(hi) + 1)
+        first, last = np.floor(lo), np.ceil(hi)
+        # a support too wide to draw value by value (poisson(1e11)): 2,001 whole values across it
+        ks = np.arange(first, last + 1) if last - first <= 2000 else np.unique(np.round(np.linspace(first, last, 2001)))
         ax.vlines(ks, 0, d.pdf(ks), label=label or d.describe())
         ax.plot(ks, d.pdf(ks), "o")
     else:
@@ -244,7 +247,11 @@ def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, 
                               f"use a name such as \"red\" or a code such as \"#1f77b4\".")
         if not isinstance(c, str) and c.size != xs.size:
             raise LaminaError("ShapeError", f"scatter's color needs one value per point ({xs.size}), not {c.size}.")
-    ax.scatter(xs, ys, c=c, s=as_float(size, "scatter's size"), label=label,
+    area = as_float(size, "scatter's size")
+    if not 0 <= area < math.inf:           # matplotlib takes any; the figure could not be saved then
+        raise LaminaError("ValueError", f"scatter's size is a marker's area in points squared, a finite "
+                          f"number at least 0, not {format_number(area)}.")
+    ax.scatter(xs, ys, c=c, s=area, label=label,
                cmap="viridis" if c is not None and not isinstance(c, str) else None)
     decorate(ax, label, title, xlabel, ylabel)
 
@@ -275,11 +282,19 @@ def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
         if isinstance(x, list) and all(isinstance(s, str) for s in x):
             names = list(x)
         else:
-            from ..printing import format_number
             names = [format_number(v) for v in vector(x, "bar's labels")]
         if len(names) != hs.size:
             raise LaminaError("ShapeError", f"bar needs one label per bar, but got {len(names)} labels and {hs.size} heights.")
-    ax.bar(names, hs, label=label)
+    if not np.isfinite(hs).all():
+        bad = hs[~np.isfinite(hs)][0]
+        raise LaminaError("ValueError", f"bar's heights must be finite numbers, but one is "
+                          f"{format_number(bad)}; drop it (or give it a height) first.")
+    # Positions 0, 1, ... with the labels as tick labels: a repeated label is a bar of its own
+    # (matplotlib's categorical axis would stack them), and many bars label only some ticks.
+    positions = np.arange(hs.size)
+    ax.bar(positions, hs, label=label)
+    shown = positions if hs.size <= 50 else np.linspace(0, hs.size - 1, 11).round().astype(int)
+    ax.set_xticks(shown, [names[i] for i in shown])
     decorate(ax, label, title, xlabel, ylabel)
 
 
@@ -299,7 +314,8 @@ def savefig(path, dpi=100.0):
     if folder and not os.path.isdir(folder):
         raise LaminaError("ValueError", f"savefig cannot write \"{target}\": the folder \"{folder}\" does not exist.")
     resolution = as_int(dpi, "savefig's dpi", minimum=10)
-    kind = os.path.splitext(target)[1].lower().lstrip(".")
+    # the ending itself (splitext reads ".png" as a name without one)
+    kind = next(f for f in FORMATS if target.lower().endswith(f)).lstrip(".")
     fig = _state["fig"]
     try:
         with drawing("savefig", TOO_BIG):
