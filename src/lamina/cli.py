@@ -116,13 +116,13 @@ def main(argv: list[str] | None = None) -> int:
     # The two common forms skip argparse, whose parser costs more start-up time than the rest
     # of this module (its formatter imports shutil, its messages gettext and locale). With a
     # first word that is no option, argparse would give the same (tests/cli/test_cli.py).
-    if len(argv) == 2 and argv[0] == "-e" and not argv[1].startswith("-"):
+    if len(argv) == 2 and argv[0] == "-e":
         return run_text(argv[1], "<-e>")
     if argv and not argv[0].startswith("-"):
         return run_file(argv[0], argv[1:])
     parser = argument_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_code_attached(argv))
         permissions = permissions_of(args)
     except SystemExit as exc:
         return 2 if exc.code else 0
@@ -194,7 +194,26 @@ def _after_file(argv: list[str], file: str, rest: list[str]) -> list[str]:
     return ["--"] + rest if k >= 2 and argv[k - 1] == "--" and argv[k - 2] == file else rest
 
 
+def _code_attached(argv: list[str]) -> list[str]:
+    """argv with each `-e CODE` among lamina's own options written `-e=CODE`: the word after -e
+    is the code even when it starts with '-' (as python -c takes it), where argparse would
+    read `-e "-(2)"` as an option without its value."""
+    out, i = list(argv), 0
+    while i < len(out) and out[i].startswith("-") and out[i] != "--":
+        if out[i] == "-e" and i + 1 < len(out):
+            out[i:i + 2] = ["-e=" + out[i + 1]]
+        elif out[i] in ("--allow-read", "--allow-write"):
+            i += 1                     # its value
+        i += 1
+    return out
+
+
 def entry() -> None:
+    # Started with its output or error stream closed (`lamina ... >&-`), Python has None there:
+    # the program runs with that stream discarded, as after `| head` closes its pipe.
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))
     status = main()
     # Objects still alive at exit are freed by the interpreter's shutdown, whose garbage
     # collections would walk all of NumPy's and ours: about 8 ms of a 110 ms `lamina -e`.

@@ -126,7 +126,8 @@ def test_the_common_forms_skip_argparse_and_read_as_it_does():
         args = parser.parse_args(["-e", code])
         assert (args.code, args.file, args.arguments) == (code, None, []), code
     code = "import sys, lamina.cli\nlamina.cli.main(sys.argv[1:])\nprint('argparse' in sys.modules)"
-    for argv, out in ((["-e", "print(2)"], ["2", "False"]), (["-e", "-1"], ["True"])):
+    for argv, out in ((["-e", "print(2)"], ["2", "False"]), (["-e", "-1"], ["False"]),
+                      (["--sandbox", "-e", "-1"], ["True"])):
         r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60)
         assert r.stdout.split() == out, r.stderr
 
@@ -250,3 +251,42 @@ def test_a_program_imports_from_its_own_folder_not_the_current_one(tmp_path: pat
     (tmp_path / "project" / "main.lam").write_text("import tools\nprint(tools.name)\n")
     r = subprocess.run(LAMINA + ["project/main.lam"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stdout, r.stderr) == (0, "project tools\n", "")
+
+
+@pytest.mark.parametrize("argv, printed", [
+    (["-e", "print(-(2))"], "-2\n"),
+    (["-e", "-(2)\nprint(1)"], "1\n"),                      # argparse read this as -e without code
+    (["--sandbox", "-e", "-1\nprint(2)"], "2\n"),
+    (["--allow-read", "/tmp", "-e", "-1\nprint(3)"], "3\n"),
+])
+def test_the_word_after_e_is_the_code_even_when_it_starts_with_a_minus(argv, printed):
+    r = run(*argv)
+    assert (r.returncode, r.stdout, r.stderr) == (0, printed, "")
+
+
+def test_a_closed_output_discards_it_and_a_full_disk_is_a_lamina_error():
+    closed = subprocess.run(LAMINA + ["-e", "print(1)\nprint(zz)"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, timeout=60,
+                            preexec_fn=lambda: os.close(1))
+    assert closed.returncode == 1 and closed.stderr.startswith("NameError: Undefined variable 'zz'.")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(LAMINA + ["-e", "print(1)"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert r.returncode == 1
+    assert r.stderr.startswith("ValueError: print cannot write the output: No space left on device.")
+
+
+def test_docs_build_refuses_a_file_and_leaves_other_markdown_alone(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    r = subprocess.run(LAMINA + ["docs", "build", str(tmp_path / "afile")], capture_output=True, text=True,
+                       timeout=300)
+    assert (r.returncode, r.stderr) == (2, f"lamina docs: {tmp_path / 'afile'} is a file, not a folder for the pages\n")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "mine.md").write_text("# my notes\n")
+    (notes / "mine.png").write_bytes(b"mine")
+    (notes / "gone.md").write_text("# gone\n\nBuiltin index · Core\n\n![figure](gone.png)\n")  # a builtin since removed
+    (notes / "gone.png").write_bytes(b"its figure")
+    r = subprocess.run(LAMINA + ["docs", "build", str(notes)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0
+    assert (notes / "mine.md").read_text() == "# my notes\n" and (notes / "mine.png").read_bytes() == b"mine"
+    assert not (notes / "gone.md").exists() and not (notes / "gone.png").exists() and (notes / "abs.md").exists()

@@ -37,7 +37,13 @@ CORE = "Core"
                "beyond 1000 elements (see print_options). Strings inside lists and records are "
                "quoted, a string on its own is not.")
 def print_(*values):
-    sys.stdout.write(" ".join(format_value(v) for v in values) + "\n")
+    text = " ".join(format_value(v) for v in values) + "\n"
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:
+        raise                      # the reader went away (`| head`): the command line stops quietly
+    except OSError as exc:         # a full disk, an I/O error: as write_csv says it
+        raise LaminaError("ValueError", f"print cannot write the output: {exc.strerror or exc}.") from None
 
 
 def _option(x, what: str, low: int):

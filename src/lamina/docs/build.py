@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import re
 import sys
 
 from ..files import atomic_write
@@ -27,17 +28,33 @@ def main(argv: list[str]) -> int:
         print(f"lamina docs: {exc}", file=sys.stderr)
         return 1
     out = pathlib.Path(args.dir)
+    if out.exists() and not out.is_dir():
+        print(f"lamina docs: {out} is a file, not a folder for the pages", file=sys.stderr)
+        return 2
     if args.check:
         return check(out, pages)
     out.mkdir(parents=True, exist_ok=True)
-    for old in [*out.glob("*.md"), *out.glob("*.png")]:
-        if old.name not in pages:
+    # Pages of builtins that are gone, and figures no page shows any more, are removed, but
+    # only pages this command wrote and figures they showed: DIR may hold the user's own notes.
+    ours = [p for p in out.glob("*.md") if _is_page(p)]
+    shown = {name for p in ours for name in re.findall(r"!\[figure\]\(([^)/]+\.png)\)", p.read_text("utf-8"))}
+    for old in ours + [out / name for name in shown]:
+        if old.name not in pages and old.exists():
             old.unlink()
     for name, text in pages.items():     # bytes: a figure an example drew
         data = text if isinstance(text, bytes) else text.encode("utf-8")
         atomic_write(str(out / name), lambda f, data=data: f.write(data))
     print(f"wrote {len(pages)} pages to {out}")
     return 0
+
+
+def _is_page(path: pathlib.Path) -> bool:
+    """Whether a Markdown file is a builtin page (its third line names the builtin index)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [f.readline() for _ in range(3)][2].startswith("Builtin index · ")
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def check(out: pathlib.Path, pages: dict[str, str]) -> int:
