@@ -283,16 +283,16 @@ def translate_call_error(f, exc: TypeError, name: str | None = None, node: A.Nod
     from ..printing import function_name
     text = str(exc)
     label = name or (function_name(f) if f is not None and callable(f) else None)
-    if name == CALLEE:   # the name the call site writes, filled in once the site is known
-        label = "{callee|" + (function_name(f) if f is not None and callable(f) else "anonymous") + "}"
     m = re.search(r"'([\w.]+)' object is not callable", text)
     if m:
         kind = m.group(1).rsplit(".", 1)[-1]
         what = describe(f) if f is not None else PY_KINDS.get(kind, "not a function")
-        subject = f"'{label}'" if label else "This value"
+        # A callee written as a literal (`[1, 2](0)`) has no name: "This value".
+        subject = ("{'callee|This value}" if name == CALLEE else f"'{label}'" if label else "This value")
         message = f"{subject} is {what}, not a function, so it cannot be called."
-        if kind in ("ndarray", "Tracked", "list", "str") and label:
-            message += (f" To index it, use square brackets: {label}[{_call_arguments(node)}] "
+        if kind in ("ndarray", "Tracked", "list", "str"):
+            written = "{callee|value}" if name == CALLEE else label or "value"
+            message += (f" To index it, use square brackets: {written}[{_call_arguments(node)}] "
                         "(indices start at 0).")
         return LaminaError("TypeError", message)
     text = re.sub(r"\bL_(\w+)", r"\1", text)
