@@ -133,3 +133,21 @@ def test_savefig_of_a_name_that_is_only_an_ending_writes_that_file(lam, tmp_path
     monkeypatch.chdir(tmp_path)
     lam.run('plot([1, 2])\nsavefig(".png")')          # was "Format '' is not supported"
     assert (tmp_path / ".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_histogram_of_many_bins_is_one_step_curve_with_numpys_counts(lam, tmp_path):
+    # 100,000 bins were 100,000 patches: minutes to draw; 1e9 bins were killed for memory
+    path = tmp_path / "h.png"
+    lam.run("seed(3)\nx = randn(1000)\nhist(x, 100000)")
+    from lamina.stats import figures
+    ax = figures.axes()
+    assert len(ax.patches) == 0 and len(ax.collections) == 1
+    x = lam.interp.get("x")
+    counts, _ = np.histogram(x, 100000)
+    top = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert top.max() == counts.max() and top.min() == 0
+    lam.run("savefig(path)", path=str(path))
+    check_png(path)
+    err = lam.error("hist([1, 2, 3], 1e9)")
+    assert err.kind == "ValueError" and err.message == (
+        "hist draws at most 1,000,000 bins, not 1,000,000,000; histogram(x, bins) gives the counts of more.")

@@ -62,7 +62,8 @@ def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, 
          summary="Draws a histogram of the values of a tensor.",
          examples=["seed(0)\nx = normal(0, 1).sample(1000)\nhist(x, 30, title = \"1000 normal draws\", xlabel = \"x\")\n"
                    "savefig(\"hist.png\")\nprint(sum(histogram(x, 30).counts))"],
-         notes="The bins are those histogram(x, bins) counts; NaNs are left out. " + COMMON)
+         notes="The bins are those histogram(x, bins) counts; NaNs are left out. More than 500 bins are "
+               "drawn as one filled step curve, and at most 1,000,000 bins are drawn. " + COMMON)
 def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
     FG.hist(x, bins=bins, label=label, title=title, xlabel=xlabel, ylabel=ylabel)
 
