@@ -122,7 +122,14 @@ def _under(prefix: str) -> str:
 
 def _columns(c: str) -> int:
     import unicodedata  # on an error only: not loaded at start-up
+    if unicodedata.combining(c):
+        return 0
     return 2 if unicodedata.east_asian_width(c) in "WF" else 1
+
+
+def display_width(text: str) -> int:
+    """Columns `text` takes on a terminal: a wide East Asian character two, a combining mark none."""
+    return len(text) if text.isascii() else sum(map(_columns, text))
 
 
 def shape_str(shape: tuple) -> str:

@@ -99,3 +99,16 @@ def test_a_column_name_that_merge_would_make_twice_is_an_error():
     with pytest.raises(LaminaError) as info:
         TO.merge(a, b, on="k")
     assert info.value.message.startswith("merge: both tables have a column 'v', which would become 'v_y'")
+
+
+def test_wide_characters_and_tabs_keep_the_columns_aligned():
+    # 日本 takes four terminal columns, not two; a tab in a cell pushed the next column right
+    t = Table({"name": ["日本", "ab", "tab\there", "e\u0301x"], "v": np.array([1.0, 2.0, 3.0, 4.0])})
+    assert t.describe().splitlines() == [
+        "table: 4 rows x 2 columns",
+        "   name       v",
+        "0  日本       1",
+        "1  ab         2",
+        "2  tab\\there  3",
+        "3  e\u0301x         4",
+    ]

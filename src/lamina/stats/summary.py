@@ -5,6 +5,7 @@ import html
 
 import numpy as np
 
+from ..errors import display_width
 from ..printing import format_number, html_table
 
 
@@ -21,8 +22,12 @@ def layout(header: list[str], rows: list[list[str]], left: int = 1, right: list 
     flush right, or, when `right` is given, column j flush right where right[j] is true."""
     if right is None:
         right = [j >= left for j in range(len(header))]
-    widths = [max(len(row[j]) for row in [header] + rows) for j in range(len(header))]
-    return ["  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, widths, right)).rstrip()
+    widths = [max(display_width(row[j]) for row in [header] + rows) for j in range(len(header))]
+
+    def padded(c: str, w: int, flush_right: bool) -> str:
+        pad = " " * (w - display_width(c))
+        return pad + c if flush_right else c + pad
+    return ["  ".join(padded(c, w, r) for c, w, r in zip(row, widths, right)).rstrip()
             for row in [header] + rows]
 
 

@@ -168,9 +168,13 @@ class Table(LibObject):
         return head, rows, right, f"... {n - shown} more rows" if shown < n else ""
 
 
+# A tab or line break in a text cell would break the columns: shown escaped, as R does.
+CELL_ESCAPES = str.maketrans({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
 def _cell(x) -> str:
     if not isinstance(x, (float, np.floating)):
-        return str(x)
+        return str(x).translate(CELL_ESCAPES)
     if x == x and abs(x) < 1e15 and x == int(x):
         return format_number(float(x))      # whole numbers in full: counts, seeds, ids
     return short(x)
