@@ -373,3 +373,25 @@ def test_a_byte_order_mark_is_the_first_character_of_the_client_text(client):
     open_doc(client, "\ufeffx = 1\nprint(x)\n")
     assert client.request("textDocument/definition", at(1, 6)) == {"uri": URI, "range": rng(0, 1, 2)}
     assert client.request("textDocument/hover", at(0, 1))["contents"]["value"].endswith("variable, line 1")
+
+
+def test_a_burst_of_changes_is_analysed_once_and_a_request_sees_the_latest_text(client):
+    # every keystroke was analysed in turn: seconds each on a long file, the diagnostics lagging
+    open_doc(client, PROGRAM)
+    first = VERSION[0] + 1
+    for k in range(30):
+        VERSION[0] += 1
+        client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": VERSION[0]},
+                                                 "contentChanges": [{"text": f"x = y{k}\n"}]})
+    while True:
+        message = client.notifications.get(timeout=TIMEOUT)
+        if message["method"] == "textDocument/publishDiagnostics":
+            break
+    assert message["params"]["version"] > first
+    assert [d["message"] for d in message["params"]["diagnostics"]] == ["Undefined variable 'y29'."]
+    VERSION[0] += 1
+    client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": VERSION[0]},
+                                             "contentChanges": [{"text": PROGRAM.replace("scale", "grow")}]})
+    own = client.request("textDocument/hover", at(5, 10))["contents"]["value"]
+    assert own == "```lamina\nfunction grow(v, by = 2)\n```\n\nScale a value."
+    assert client.diagnostics() == []

@@ -1,7 +1,9 @@
 """`lamina lsp`: the language server, over stdio, on pygls.
 
-Each open document is analysed (analysis.py) when it opens and after every change, and
-its problems are published as diagnostics (an empty list once they are fixed). Hover,
+Each open document is analysed (analysis.py) when it opens and once its changes settle
+(SETTLE_S after the last, so a burst of keystrokes costs one analysis, not one each: a
+40,000-line file takes seconds), and its problems are published as diagnostics (an empty
+list once they are fixed). A request that needs the names analyses a pending change first. Hover,
 completion and signature help share the engine of the REPL and the kernel
 (completion.py), fed with the document's own names; go-to-definition and the outline
 come from the analysis. Go-to-definition of an imported module opens its file, and of a
@@ -12,6 +14,7 @@ nor a file gets no answer (null, or nothing found).
 """
 from __future__ import annotations
 
+import asyncio
 import pathlib
 from importlib.metadata import PackageNotFoundError, version
 
@@ -33,6 +36,7 @@ KINDS = {"builtin": lsp.CompletionItemKind.Function, "function": lsp.CompletionI
          "variable": lsp.CompletionItemKind.Variable, "field": lsp.CompletionItemKind.Field,
          "keyword": lsp.CompletionItemKind.Keyword, "module": lsp.CompletionItemKind.Module}
 SYMBOL_KINDS = {"function": lsp.SymbolKind.Function, "module": lsp.SymbolKind.Module}
+SETTLE_S = 0.15
 
 
 class LaminaServer(LanguageServer):
@@ -42,6 +46,7 @@ class LaminaServer(LanguageServer):
         super().__init__("lamina-lsp", VERSION, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
         self.latest: dict[str, Analysis] = {}     # uri -> the analysis of its current text
         self.parsed: dict[str, Analysis] = {}     # uri -> that of its last text that parsed
+        self.pending: dict[str, asyncio.TimerHandle] = {}   # uri -> its analysis to come
 
     def text(self, uri: str) -> Text | None:
         """The document's text: the open one's, else its file's; None when there is neither."""
@@ -51,7 +56,22 @@ class LaminaServer(LanguageServer):
             return None
         return Text(raw, self.workspace.position_codec)
 
+    def refresh_soon(self, uri: str) -> None:
+        self.cancel(uri)
+        self.pending[uri] = asyncio.get_running_loop().call_later(SETTLE_S, self.refresh, uri)
+
+    def cancel(self, uri: str) -> None:
+        handle = self.pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+
+    def settled(self, uri: str) -> None:
+        """The analysis of the current text, now, if a change is waiting for one."""
+        if uri in self.pending:
+            self.refresh(uri)
+
     def refresh(self, uri: str) -> None:
+        self.cancel(uri)
         doc = self.workspace.get_text_document(uri)
         text = Text(doc.source, self.workspace.position_codec)
         found = analyse(text.text, doc.path or uri)
@@ -66,6 +86,7 @@ class LaminaServer(LanguageServer):
 
     def names(self, uri: str, at: tuple[int, int] | None = None) -> DocumentNames:
         """The document's names as seen from `at` (see DocumentNames)."""
+        self.settled(uri)
         return DocumentNames(self.parsed.get(uri) or self.latest.get(uri), at)
 
 
@@ -79,12 +100,13 @@ def did_open(ls: LaminaServer, params: lsp.DidOpenTextDocumentParams):
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: LaminaServer, params: lsp.DidChangeTextDocumentParams):
-    ls.refresh(params.text_document.uri)
+    ls.refresh_soon(params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: LaminaServer, params: lsp.DidCloseTextDocumentParams):
     uri = params.text_document.uri
+    ls.cancel(uri)
     ls.latest.pop(uri, None)
     ls.parsed.pop(uri, None)
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -117,6 +139,7 @@ def completion(ls: LaminaServer, params: lsp.CompletionParams):
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: LaminaServer, params: lsp.DefinitionParams):
     uri = params.text_document.uri
+    ls.settled(uri)
     found, text = ls.parsed.get(uri), ls.text(uri)
     if found is None or text is None:
         return None
@@ -140,6 +163,7 @@ def _file_uri(path: str) -> str:
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def symbols(ls: LaminaServer, params: lsp.DocumentSymbolParams):
     uri = params.text_document.uri
+    ls.settled(uri)
     found, text = ls.parsed.get(uri), ls.text(uri)
     if found is None or text is None:
         return []
