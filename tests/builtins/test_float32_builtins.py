@@ -43,7 +43,6 @@ NOT_FLOAT32: dict[str, tuple[str, tuple[str, ...]]] = {
     "histogram": (COUNTS, ("result.counts",)), "kmeans": (COUNTS, ("result.labels",)),
     **{name: (STATISTICS, ("result",)) for name in ("chisq_test", "corr_test", "t_test", "describe", "linreg",
                                                     "logreg", "polyfit")},
-    "parallel_map": ("the elements of a tensor it maps over are numbers", ("result",)),
     "sweep": ("a configuration's settings are numbers", ("result",)),
     "with_column": ("a table's number columns are float64", ("result",)),
     "train_loop": ("its losses are numbers", ("result.losses",)),

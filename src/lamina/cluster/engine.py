@@ -22,7 +22,7 @@ import socket
 import sys
 from dataclasses import dataclass, field
 
-from ..errors import LaminaError
+from ..errors import LaminaError, ProgramExit
 from ..models.callbacks import progress
 from .package import Package
 from .worker import Outcome, run_task, running_in_worker
@@ -73,6 +73,8 @@ def _serially(package: Package, run: Run, bar: "Bar") -> None:
             return
         run.outcomes[i] = outcome
         bar.done(outcome)
+        if outcome.exit is not None:
+            raise ProgramExit(outcome.exit)
         if outcome.error is not None and run.stop_on_error:
             return
 
@@ -174,6 +176,9 @@ def _on_ray(package: Package, run: Run, bar: "Bar") -> None:
                 outcome = _result(ray, ref, i, run)
                 run.outcomes[i] = outcome
                 bar.done(outcome)
+                if outcome.exit is not None:       # exit(code) in a call ends the program, as without Ray
+                    _cancel(ray, pending)
+                    raise ProgramExit(outcome.exit)
                 if outcome.error is not None and run.stop_on_error:
                     following = len(run.items)
                     _cancel(ray, pending)

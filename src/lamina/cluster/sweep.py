@@ -152,7 +152,7 @@ def _grid_seeds(configs: list[dict]) -> list[int]:
 
 def sweep_result(value, taken: tuple) -> dict:
     """A training function's result as the row's numbers (runs where the function ran)."""
-    if isinstance(value, float | int) and not isinstance(value, bool):
+    if (isinstance(value, float | int) and not isinstance(value, bool)) or type(value) is Tracked:
         fields = {"result": value}
     elif isinstance(value, Record):
         fields = dict(value.fields)
@@ -161,12 +161,17 @@ def sweep_result(value, taken: tuple) -> dict:
                           f"numbers, not {describe(value)}.")
     for k, v in fields.items():
         if type(v) is Tracked:
-            raise LaminaError("TypeError", f"sweep's training function returned a tracked value in {k}; "
+            where = f" in {k}" if isinstance(value, Record) else ""
+            raise LaminaError("TypeError", f"sweep's training function returned a tracked value{where}; "
                               f"return detach(...) of it (a tape does not leave its worker).")
         if not isinstance(v, float | int) or isinstance(v, bool):
             raise LaminaError("TypeError", f"sweep's training function must return numbers, but its "
                               f"result's {k} is {describe(v)}.")
         if k in taken or k in RESERVED:
+            if not isinstance(value, Record):
+                raise LaminaError("ValueError", f"sweep's training function returned a number, whose column "
+                                  f"{k} is also a column of the configuration; return a record such as "
+                                  f"{{score = ...}} instead.")
             raise LaminaError("ValueError", f"sweep's training function returned a field {k}, which is "
                               f"also a column of the configuration; give it another name.")
     return {k: float(v) for k, v in fields.items()}
@@ -220,7 +225,12 @@ def parallel_map(scope, f, xs, workers=None, address=None, seed=None):
     for o in run.outcomes:
         if o is not None and o.error is not None:
             err = o.error
-            err.note = f"in item {o.index} of the parallel_map" + (f" at {place}" if place else "")
-            err.located = True
+            err.note = f"in item {o.index} of the parallel_map"
+            if err.span is not None:      # where it happened in f; else it is placed at this call
+                err.note += f" at {place}" if place else ""
+                err.located = True
             raise err
-    return bracket(tuple(o.value for o in run.outcomes))
+    out = bracket(tuple(o.value for o in run.outcomes))
+    if isinstance(xs, np.ndarray) and xs.dtype == np.float32 and isinstance(out, np.ndarray):
+        return out.astype(np.float32)      # numbers back from a float32 vector: float32, as map's
+    return out

@@ -21,7 +21,7 @@ import types
 from dataclasses import dataclass
 
 from ..autodiff.tape import TAPE
-from ..errors import LaminaError, Source, Span
+from ..errors import LaminaError, ProgramExit, Source, Span
 from ..lang import ast as A
 from ..lang import modules
 from ..lang.compiler import NODES_KEY, node_of
@@ -54,6 +54,7 @@ class Outcome:
     output: str = ""                     # what it printed
     warnings: str = ""                   # what it wrote to standard error (warnings)
     seconds: float = 0.0                 # the call alone, without compiling
+    exit: int | None = None              # the status of an exit(code) the call made: the caller ends too
 
 
 def run_task(package: Package, index: int, item, seed: int, check) -> Outcome:
@@ -71,22 +72,25 @@ def run_task(package: Package, index: int, item, seed: int, check) -> Outcome:
                 reseed(seed)
                 start = time.perf_counter()
                 try:
-                    value = built.interp.call(built.function, argument)
+                    value = _placed(built.interp.call, package.function, built.function, argument)
                 finally:
                     outcome.seconds = time.perf_counter() - start
-                outcome.value = _checked(check, value, package.function)
+                outcome.value = _placed(check, package.function, value)
             except LaminaError as exc:
                 outcome.error = exc
+            except ProgramExit as exc:     # travels back (a Ray worker must not end), to end the caller
+                outcome.exit = exc.code
     finally:
         _RUNNING.pop()
     outcome.output, outcome.warnings = out.getvalue(), err.getvalue()
     return outcome
 
 
-def _checked(check, value, function):
-    """The check's verdict on a result; an error about it points at the function's definition."""
+def _placed(action, function, *args):
+    """`action(*args)`; an error with no place of its own (the function called with the wrong
+    number of arguments, a result the check refuses) points at the function's definition."""
     try:
-        return check(value)
+        return action(*args)
     except LaminaError as exc:
         if exc.span is None and isinstance(function, FunctionRef):
             exc.span = Span(function.source, function.line, function.col)
