@@ -5,7 +5,7 @@ lamina`, Sphinx, MkDocs, nbconvert and rich highlight `.lam` files and ```lamina
 The words come from the language's own lexer and parser (keywords, the blocks `end` closes,
 the `for` header's `to`, `step`, `in`, the import's `as`) and the builtin registry (builtins,
 read on first use), so no second list of names exists. `%` is an operator. Text the language would reject (a character it does not know, a string left open
-at the end of its line, an unknown escape) is an Error token.
+at the end of its line, an unknown escape, a number run into a name) is an Error token.
 """
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ class LaminaLexer(RegexLexer):
             (words(WORD_OPERATORS, suffix=r"\b"), Operator.Word),
             (words(PLAIN_KEYWORDS + ("function",), suffix=r"\b"), Keyword),
             (NAME, Name),
+            (r"(?>%s)[A-Za-z_]\w*" % NUMBER.pattern, Error),     # a malformed number: 1_000, 0x10
             (NUMBER.pattern, Number.Float),
             (r"\|>|->|==|!=|<=|>=|\.\*|\./|\.\^|[-+*/]=|[-+*/^<>=%\\']", Operator),
             (r"[()\[\]{},;:.]", Punctuation),

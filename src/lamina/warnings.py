@@ -59,5 +59,5 @@ def warn(message: str, span: Span | None = None, once_key: object = None) -> boo
         CHANNEL.seen.add(key)
     where = f" ({span.source.name}:{span.line})" if span is not None else ""
     sys.stdout.flush()    # after what the program printed so far
-    print(f"warning: {message}{where}", file=sys.stderr)
+    print(f"warning: {message}{where}", file=sys.stderr, flush=True)   # before later output, in a notebook too
     return True

@@ -18,9 +18,9 @@ from importlib.metadata import PackageNotFoundError, version
 from ipykernel.kernelbase import Kernel
 
 from ..completion import LiveNames, complete, inspect
-from ..errors import LaminaError, ProgramExit, Source
+from ..errors import LaminaError, ProgramExit
 from ..interpreter import Interpreter
-from ..lang.parser import parse
+from ..lang.parser import parse_entry
 from ..models.callbacks import progress
 from ..stats import figures
 from . import DISPLAY_NAME
@@ -128,7 +128,7 @@ class LaminaKernel(Kernel):
     # -- the editor's questions ------------------------------------------------------------
     async def do_is_complete(self, code):
         try:
-            parse(Source("<cell>", code))
+            parse_entry(code, "<cell>")
         except LaminaError as err:
             if err.incomplete:
                 return {"status": "incomplete", "indent": "    "}

@@ -311,3 +311,18 @@ def too_deep(start: Span, phase: str) -> LaminaError:
 def parse(source: Source) -> A.Program:
     return Parser(tokenize(source), source).program()
 
+
+# A string (closed or not) or a comment, on a line being typed.
+_STRING_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"?|#[^\n]*')
+
+
+def parse_entry(text: str, name: str = "<repl>"):
+    """Parse an entry being typed. A last line ending in a `\\` (not in a comment) continues
+    on a line still to come, as in a file: the entry is incomplete (a SyntaxError saying so)."""
+    if not text.endswith("\\"):
+        return parse(Source(name, text))
+    program = parse(Source(name, text + "\n"))
+    comment = [m for m in _STRING_OR_COMMENT.finditer(text.rpartition("\n")[2]) if m.group().startswith("#")]
+    if not comment:
+        raise LaminaError("SyntaxError", "The line ends in '\\': it continues on the next.", incomplete=True)
+    return program

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ..errors import LaminaError, Source
-from ..lang.parser import BLOCK_ENDS, BLOCK_KEYWORDS, parse
+from ..errors import LaminaError
+from ..lang.parser import BLOCK_ENDS, BLOCK_KEYWORDS, parse_entry
 
 UNIT = "    "
 # A string (closed or not), a comment, a word, or what ends a statement.
@@ -49,13 +49,14 @@ def dedent_last_line(text: str) -> str:
 
 def is_complete(text: str) -> bool:
     """Whether the entry can run: a `?` question, or a program that parses or is wrong for a
-    reason more lines would not fix (its error is shown when it runs)."""
+    reason more lines would not fix (its error is shown when it runs, once the blocks it opens
+    are closed: the rest of a block, run line by line, would only add errors of its own)."""
     if not text.strip() or text.lstrip().startswith("?"):
         return True
     try:
-        parse(Source("<repl>", text))
+        parse_entry(text)
     except LaminaError as err:
-        return not err.incomplete
+        return not err.incomplete and open_blocks(text) == 0
     except RecursionError:
         return True
     return True
