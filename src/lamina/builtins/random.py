@@ -1,6 +1,8 @@
 """The one global random generator and the builtins that draw from it."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..autodiff.shaping import dtype_of
 from ..rng import generator, reseed
 from ..values import as_int
@@ -18,11 +20,16 @@ def _dims(r, c, name: str) -> tuple:
     return (rows, as_int(c, f"{name}'s column count", minimum=0))
 
 
-def _draw(shape: tuple, draw, dtype: str, name: str):
-    """Draws in float64, then converted: rand(n, dtype = "float32") is float32(rand(n))."""
+def _draw(shape: tuple, draw, dtype: str, name: str, below_one: bool = False):
+    """Draws in float64, then converted: rand(n, dtype = "float32") is float32(rand(n)), but below 1."""
     kind = dtype_of(dtype, f"{name}'s dtype")
     out = draw(shape)
-    return float(out) if shape == () else out.astype(kind, copy=False)
+    if shape == ():
+        return float(out)
+    out = out.astype(kind, copy=False)
+    if below_one:                      # a draw just below 1 rounds up to 1 in float32: keep [0, 1)
+        np.minimum(out, np.nextafter(kind(1), kind(0)), out=out)
+    return out
 
 
 @builtin("seed", tracked="constant", category=RANDOM,
@@ -46,7 +53,7 @@ def seed(n):
          examples=['seed(1)\nx = rand(2, 3)\nprint(size(x))\nprint(all(x >= 0) and all(x < 1))'],
          notes="Draws from the generator that seed(n) resets.")
 def rand(r=None, c=None, dtype="float64"):
-    return _draw(_dims(r, c, "rand"), generator().random, dtype, "rand")
+    return _draw(_dims(r, c, "rand"), generator().random, dtype, "rand", below_one=True)
 
 
 @builtin("randn", tracked="constant", category=RANDOM,

@@ -10,7 +10,7 @@ from ..autodiff import ops, shaping
 from ..errors import LaminaError
 from ..rng import generator
 from ..stats.args import flag, vector
-from ..values import Tracked, as_int, describe, value_of
+from ..values import Tracked, as_int, describe, dtype_name, float_array, value_of
 from .registry import Const, GradCase, Shape, builtin, refuse_tracked
 
 RANDOM = "Random"
@@ -41,15 +41,15 @@ def randint(lo, hi, r=None, c=None):
 
 
 def _items(xs, what: str):
-    """The items to choose among: a list, a vector's elements or a matrix's rows."""
+    """The items to choose among: a list, a vector's elements, a matrix's rows, or range(k) for a
+    count k (not an array of k numbers: choice(1e12, 3) draws three)."""
     v = value_of(xs)
     if isinstance(v, list):
         return v
     if isinstance(v, np.ndarray) and v.ndim in (1, 2):
-        return v if v.dtype == np.float64 else v.astype(np.float64)     # a mask's items are 0/1
+        return float_array(v)          # float32 stays float32; a mask's items are 0/1 (float64)
     if isinstance(v, float) and not isinstance(v, bool):
-        n = as_int(v, what, minimum=1)
-        return np.arange(n, dtype=np.float64)
+        return range(as_int(v, what, minimum=1))
     raise LaminaError("TypeError", f"{what} must be a list, a tensor or a count, not {describe(xs)}.")
 
 
@@ -57,6 +57,8 @@ def _pick(xs, items, idx):
     """The items at positions idx: list items, or a gather of elements or rows (differentiable)."""
     if isinstance(items, list):
         return [items[i] for i in idx]
+    if isinstance(items, range):
+        return np.asarray(idx, dtype=np.float64)
     if type(xs) is Tracked:
         return shaping.take(xs, idx)
     return items[idx].copy()
@@ -91,16 +93,20 @@ def choice(xs, n=None, replace=True, p=None):
     weights = None
     if p is not None:
         refuse_tracked("choice's p", (p,))
+        # float32 probabilities (a float32 softmax) sum to 1 only to float32's precision
+        tolerance = 1e-8 if dtype_name(p) != "float32" else float(np.sqrt(np.finfo(np.float32).eps))
         weights = vector(p, "choice's p")
-        if weights.size != m or not np.all(weights >= 0) or not abs(weights.sum() - 1) <= 1e-8:
+        if weights.size != m or not np.all(weights >= 0) or not abs(weights.sum() - 1) <= tolerance:
             raise LaminaError("ValueError", f"choice's p must hold {m} probabilities (one per item), "
                               f"each at least 0, summing to 1.")
+        weights = weights / weights.sum()          # to the float64 sum that NumPy checks
     with_replacement = flag(replace, "choice's replace")
     if n is None:
         i = int(generator().choice(m, p=weights))
         if type(xs) is Tracked:
             return ops.index(xs, (i,) if xs.value.ndim == 1 else (i, slice(None)))
-        return _pick(xs, items, [i])[0]
+        item = _pick(xs, items, [i])[0]
+        return float(item) if isinstance(item, np.floating) else item     # numbers are float64
     count = _count(n, "choice's count")
     if not with_replacement and count > m:
         raise LaminaError("ValueError", f"choice cannot draw {count} distinct items from {m}.")

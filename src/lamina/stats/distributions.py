@@ -40,6 +40,12 @@ def _positive(name: str):
     return lambda p: "" if p[name] > 0 else f"{name} must be greater than 0"
 
 
+def _rate(p):
+    """A rate's scale, 1 / rate, is what SciPy takes: it must not overflow to Inf."""
+    return "" if p["rate"] > 0 and math.isfinite(1.0 / p["rate"]) else \
+        "rate must be greater than 0, and 1 / rate finite"
+
+
 def _both_positive(first: str, second: str):
     return lambda p: _positive(first)(p) or _positive(second)(p)
 
@@ -48,20 +54,21 @@ FAMILIES = {
     "normal": Family(("mu", "sigma"), (0.0, 1.0), False, _positive("sigma"),
                      lambda st, p: st.norm(p["mu"], p["sigma"])),
     "uniform": Family(("low", "high"), (0.0, 1.0), False,
-                      lambda p: "" if p["low"] < p["high"] else "low must be less than high",
+                      lambda p: "" if p["low"] < p["high"] and math.isfinite(p["high"] - p["low"]) else
+                      "low must be less than high, and high - low finite",
                       lambda st, p: st.uniform(p["low"], p["high"] - p["low"])),
     "binomial": Family(("n", "p"), (), True,
                        lambda p: "" if 0 <= p["p"] <= 1 else "p must lie from 0 to 1",
                        lambda st, p: st.binom(int(p["n"]), p["p"])),
     "poisson": Family(("rate",), (), True, _positive("rate"),
                       lambda st, p: st.poisson(p["rate"])),
-    "exponential": Family(("rate",), (1.0,), False, _positive("rate"),
+    "exponential": Family(("rate",), (1.0,), False, _rate,
                           lambda st, p: st.expon(scale=1.0 / p["rate"])),
     "student_t": Family(("df",), (), False, _positive("df"), lambda st, p: st.t(p["df"])),
     "chi2": Family(("df",), (), False, _positive("df"), lambda st, p: st.chi2(p["df"])),
     "f_dist": Family(("df1", "df2"), (), False, _both_positive("df1", "df2"),
                      lambda st, p: st.f(p["df1"], p["df2"])),
-    "gamma_dist": Family(("shape", "rate"), (1.0,), False, _both_positive("shape", "rate"),
+    "gamma_dist": Family(("shape", "rate"), (1.0,), False, lambda p: _positive("shape")(p) or _rate(p),
                          lambda st, p: st.gamma(p["shape"], scale=1.0 / p["rate"])),
     "beta_dist": Family(("a", "b"), (), False, _both_positive("a", "b"),
                         lambda st, p: st.beta(p["a"], p["b"])),

@@ -312,9 +312,9 @@ def merge(t1, t2, on, how="inner") -> Table:
 
 def _key(table: Table, keys: list[str], i: int):
     """The row's key, or None when a part of it is missing (a missing key matches nothing)."""
-    parts = tuple(table.columns[k][i] for k in keys)
-    if any(isinstance(p, float) and p != p for p in parts):
+    if any(missing(table.columns[k][i:i + 1])[0] for k in keys):     # NaN, or "", NA, N/A text
         return None
+    parts = tuple(table.columns[k][i] for k in keys)
     return tuple(float(p) if not isinstance(p, str) else p for p in parts)
 
 
