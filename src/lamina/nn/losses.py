@@ -149,7 +149,11 @@ def _from_logits(rows, t, m):
     t_sum = _row_sums(t)
     # -sum(t * log softmax) = sum(t_sum * log_total) - sum(t * shifted): two dot products, and
     # no m x c temporary (both terms are >= 0 for targets >= 0, so nothing cancels).
-    loss = (np.vdot(t_sum, log_total) - np.vdot(t, shifted)) / m
+    t_shifted = np.vdot(t, shifted)
+    if not np.isfinite(t_shifted):
+        # A score of -Inf where the target is 0 contributes nothing (0 * log 0 is 0), as in torch.
+        t_shifted = np.where(t == 0, 0.0, t * shifted).sum()
+    loss = (np.vdot(t_sum, log_total) - t_shifted) / m
     # d/dlogits of -sum(t log softmax) = softmax * sum(t) - t, per row (in place, in e), with
     # softmax = e / total: one division per row instead of a second exp over the matrix.
     e *= t_sum / total
@@ -196,8 +200,10 @@ def binary_cross_entropy(pred, y, **options):
         loss = np.sum(np.maximum(x, 0.0) - x * t + np.log1p(np.exp(-np.abs(x)))) / n
         dx, dt = (expit(x) - t) / n, -x / n
     else:
-        p = np.clip(x, PROB_EPS, 1.0 - PROB_EPS)
+        # In float64: 1 - PROB_EPS rounds to 1 in float32, where the clip would not keep log(1 - p) finite.
+        x64 = x.astype(np.float64, copy=False)
+        p = np.clip(x64, PROB_EPS, 1.0 - PROB_EPS)
         loss = -np.sum(t * np.log(p) + (1.0 - t) * np.log1p(-p)) / n
-        dx = np.where(x == p, (p - t) / (p * (1.0 - p)), 0.0) / n
-        dt = -(np.log(p) - np.log1p(-p)) / n
+        dx = (np.where(x64 == p, (p - t) / (p * (1.0 - p)), 0.0) / n).astype(x.dtype, copy=False)
+        dt = (-(np.log(p) - np.log1p(-p)) / n).astype(t.dtype, copy=False)
     return _scalar_loss(loss, [pred, y], [dx, dt])
