@@ -101,7 +101,7 @@ def _extreme(a, axis, arg, what: str, skipnan: bool):
     if type(x) is float:
         return a
     axis = check_axis(x.shape, axis, what)
-    if x.size == 0:
+    if x.size == 0 and (axis is None or x.shape[axis] == 0):   # 0 rows reduced along each row: 0 results
         raise LaminaError("ValueError", f"{what} of an empty {shape_str(x.shape)} is undefined.")
     shape = x.shape
     if skipnan:

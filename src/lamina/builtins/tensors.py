@@ -34,7 +34,7 @@ def _filled(value: float, r, c, name: str, dtype="float64"):
          summary="A vector or matrix filled with zeros.",
          examples=["print(zeros(3), zeros(2, 2))"],
          notes="Sizes must be whole numbers, 0 or more; zeros(0) is the empty vector [].")
-def zeros(r, c=None, dtype="float64"):
+def zeros(r, c=None, *, dtype="float64"):
     return _filled(0.0, r=r, c=c, name="zeros", dtype=dtype)
 
 
@@ -46,7 +46,7 @@ def zeros(r, c=None, dtype="float64"):
          summary="A vector or matrix filled with ones.",
          examples=["print(ones(3), ones(1, 4))"],
          notes="ones(1, n) is a 1 x n row, which broadcasts across the rows of a matrix.")
-def ones(r, c=None, dtype="float64"):
+def ones(r, c=None, *, dtype="float64"):
     return _filled(1.0, r=r, c=c, name="ones", dtype=dtype)
 
 
@@ -57,7 +57,7 @@ def ones(r, c=None, dtype="float64"):
          summary="The n x n identity matrix: ones on the diagonal, zeros elsewhere.",
          examples=["print(eye(2))"],
          notes="eye(n) * v is v for any vector of length n.")
-def eye(n, dtype="float64"):
+def eye(n, *, dtype="float64"):
     return np.eye(_size(n, "The size given to eye"), dtype=shaping.dtype_of(dtype, "eye's dtype"))
 
 
@@ -190,9 +190,9 @@ def _arg_extreme(x, axis, skipnan, name: str):
         if skipnan and v != v:
             raise LaminaError("ValueError", f"{name}(x, skipnan = true) of NaN is undefined: nothing is left.")
         return 0.0
-    if v.size == 0:
-        raise LaminaError("ValueError", f"{name} of an empty {shape_str(v.shape)} is undefined.")
     k = check_axis(v.shape, axis_arg(axis), name)
+    if v.size == 0 and (k is None or v.shape[k] == 0):   # 0 rows searched along each row: 0 results
+        raise LaminaError("ValueError", f"{name} of an empty {shape_str(v.shape)} is undefined.")
     if skipnan and np.isnan(v).all(axis=k).any():
         where = "x" if k is None else ("a column" if k == 0 else "a row")
         raise LaminaError("ValueError", f"{name}(x, skipnan = true) is undefined where {where} holds only "
