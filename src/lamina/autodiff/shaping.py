@@ -122,6 +122,15 @@ def dtype_of(name, what: str):
     raise LaminaError("ValueError", f'{what} must be "float64" or "float32", not {shown}.')
 
 
+def like_items_of(out, xs):
+    """`out`, built from the items of `xs` (map, parallel_map): float32 when xs is a float32
+    tensor and out a tensor (its items were numbers, which are float64 on their own)."""
+    v = value_of(xs)
+    if isinstance(v, np.ndarray) and v.dtype == np.float32 and type(value_of(out)) is np.ndarray:
+        return astype(out, np.float32)
+    return out
+
+
 def astype(a, dtype):
     """A tensor converted to `dtype` (a fresh array even when it has it already); its gradient
     is converted back. A number stays a number: numbers are always float64."""

@@ -216,11 +216,7 @@ def _items(xs, fn: str) -> list:
 def map_(xs, f):
     from ..lang.runtime import bracket, call
     f = _callable(f, "map's function", "map")
-    out = bracket(tuple(call(f, (x,)) for x in _items(xs, "map")))
-    v = value_of(xs)
-    if isinstance(v, np.ndarray) and v.dtype == np.float32 and type(value_of(out)) is np.ndarray:
-        return shaping.astype(out, np.float32)     # numbers back from a float32 vector: float32
-    return out
+    return shaping.like_items_of(bracket(tuple(call(f, (x,)) for x in _items(xs, "map"))), xs)
 
 
 @builtin("filter", category=CORE,

@@ -27,7 +27,7 @@ def _draw(shape: tuple, draw, dtype: str, name: str, below_one: bool = False):
     if shape == ():
         return float(out)
     out = out.astype(kind, copy=False)
-    if below_one:                      # a draw just below 1 rounds up to 1 in float32: keep [0, 1)
+    if below_one and kind is np.float32:    # a draw just below 1 rounds up to 1 in float32: keep [0, 1)
         np.minimum(out, np.nextafter(kind(1), kind(0)), out=out)
     return out
 

@@ -17,6 +17,7 @@ from functools import partial
 
 import numpy as np
 
+from ..autodiff.shaping import like_items_of
 from ..errors import LaminaError
 from ..lang.pyerrors import current_place
 from ..lang.runtime import bracket
@@ -230,7 +231,4 @@ def parallel_map(scope, f, xs, workers=None, address=None, seed=None):
                 err.note += f" at {place}" if place else ""
                 err.located = True
             raise err
-    out = bracket(tuple(o.value for o in run.outcomes))
-    if isinstance(xs, np.ndarray) and xs.dtype == np.float32 and isinstance(out, np.ndarray):
-        return out.astype(np.float32)      # numbers back from a float32 vector: float32, as map's
-    return out
+    return like_items_of(bracket(tuple(o.value for o in run.outcomes)), xs)

@@ -293,13 +293,11 @@ def merge(t1, t2, on, how="inner") -> Table:
             raise LaminaError("TypeError", f"merge: key column '{k}' holds numbers in one table and text "
                               f"in the other; make them the same kind.")
     index: dict = {}
-    for j in range(right.nrows):
-        key = _key(right, keys, j)
+    for j, key in enumerate(_row_keys(right, keys)):
         if key is not None:
             index.setdefault(key, []).append(j)
     pairs, matched = [], set()
-    for i in range(left.nrows):
-        key = _key(left, keys, i)
+    for i, key in enumerate(_row_keys(left, keys)):
         found = index.get(key, []) if key is not None else []
         pairs += [(i, j) for j in found]
         matched.update(found)
@@ -310,12 +308,15 @@ def merge(t1, t2, on, how="inner") -> Table:
     return _joined(left, right, keys, pairs)
 
 
-def _key(table: Table, keys: list[str], i: int):
-    """The row's key, or None when a part of it is missing (a missing key matches nothing)."""
-    if any(missing(table.columns[k][i:i + 1])[0] for k in keys):     # NaN, or "", NA, N/A text
-        return None
-    parts = tuple(table.columns[k][i] for k in keys)
-    return tuple(float(p) if not isinstance(p, str) else p for p in parts)
+def _row_keys(table: Table, keys: list[str]) -> list:
+    """Each row's key, or None where a part of it is missing (NaN, or "", NA, N/A text): a
+    missing key matches nothing."""
+    gone = np.zeros(table.nrows, dtype=bool)
+    for k in keys:
+        gone |= missing(table.columns[k])
+    columns = [table.columns[k] for k in keys]
+    return [None if gone[i] else tuple(c[i] if isinstance(c, list) else float(c[i]) for c in columns)
+            for i in range(table.nrows)]
 
 
 def _joined(left: Table, right: Table, keys: list[str], pairs: list) -> Table:
