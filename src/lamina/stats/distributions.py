@@ -107,7 +107,9 @@ class Distribution(LibObject):
 
     def pdf(self, x):
         d, a = self.scipy(), _points(x, "pdf's x")
-        return _like(d.pmf(a) if self.spec.discrete else d.pdf(a), x)
+        with np.errstate(invalid="ignore"):     # SciPy's pmf at Inf computes Inf - Inf
+            density = d.pmf(a) if self.spec.discrete else d.pdf(a)
+        return _like(np.where(np.isinf(a), 0.0, density), x)    # no mass at infinity
 
     def cdf(self, x):
         return _like(self.scipy().cdf(_points(x, "cdf's x")), x)
