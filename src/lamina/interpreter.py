@@ -44,10 +44,12 @@ def _bound_to(scope: Scope, spec):
     return bound
 
 
-def _run_module(text: str, path: str, name: str) -> dict:
-    """Run a module's text in a namespace of its own; returns the namespace. Errors pass on as
-    they are, so the importer's traceback reaches into the module's frames."""
-    interp = Interpreter(os.path.dirname(path))
+def _run_module(permissions: Permissions, text: str, path: str, name: str) -> dict:
+    """Run a module's text in a namespace of its own, under its importer's permissions (which
+    the interpreters its builtins start, such as parallel_map's, inherit); returns the
+    namespace. Errors pass on as they are, so the importer's traceback reaches into the
+    module's frames."""
+    interp = Interpreter(os.path.dirname(path), permissions)
     label = f"<import {name}>"    # its top level in a call stack: `import helpers, called at ...`
     for chunk in interp.compile(text, path):
         exec(chunk.replace(co_name=label, co_qualname=label), interp.namespace)
@@ -86,7 +88,7 @@ class Interpreter:
                 builtins[key] = _bound_to(self.scope, spec) if spec.scoped else spec.fn
 
     def import_module(self, spec: str, is_path: bool):
-        return modules.load(spec, is_path, self.directory, _run_module)
+        return modules.load(spec, is_path, self.directory, partial(_run_module, self.permissions))
 
     def compile(self, text: str, name: str, echo: bool = False, result: bool = False) -> tuple:
         """The program's code objects (run them with run_code); a SyntaxError before any runs.

@@ -69,14 +69,22 @@ def search_folders(directory: str | None) -> list[str]:
 def resolve(spec: str, is_path: bool, directory: str | None) -> str:
     """The path of the module's file, as it will be shown in messages."""
     file = spec if is_path else spec + ".lam"
+    what = f'"{spec}"' if is_path else f"'{spec}'"
+    if not os.path.basename(file):
+        raise LaminaError("ImportError", f"No module {what}: an import path names a file, such as \"lib/prep.lam\".")
     folders = [""] if os.path.isabs(file) else search_folders(directory)
+    folder_named_so = None      # a folder named like the file (ls shows it): said so
     for folder in folders:
         candidate = os.path.normpath(os.path.join(folder, file))
         if candidate in SHIPPED or os.path.isfile(candidate):
             return candidate
+        if folder_named_so is None and os.path.isdir(candidate):
+            folder_named_so = candidate
     where = ", ".join(f or "." for f in folders)
     path_note = "" if os.environ.get("LAMINA_PATH") else " (LAMINA_PATH is not set)"
-    what = f'"{spec}"' if is_path else f"'{spec}'"
+    if folder_named_so is not None:
+        raise LaminaError("ImportError", f"No module {what}: there is no file {file} in {where}{path_note}; "
+                          f"{folder_named_so} is a folder.")
     raise LaminaError("ImportError", f"No module {what}: there is no {file} in {where}{path_note}.")
 
 
@@ -145,8 +153,10 @@ class Module(LibObject):
         """The module's leading comment, its functions with theirs, and its other values."""
         lines = [f"module {self.name} ({self.path})"]
         source = self._source_lines()
-        header = _comment_block(source, 0, step=1)
-        if len(header) == len(source) or not source[len(header)].strip():   # a blank line after it
+        start = next((i for i, line in enumerate(source) if line.strip()), len(source))
+        header = _comment_block(source, start, step=1)
+        after = source[start + len(header)] if start + len(header) < len(source) else ""
+        if after.split(None, 1)[:1] != ["function"]:     # else it is the first function's comment
             lines += ["  " + c for c in header]
         functions, values = [], []
         for field in self.field_names():
@@ -156,8 +166,10 @@ class Module(LibObject):
                 call, *doc = function_help(field, value)
                 functions.append(["  " + call] + ["      " + line for line in doc])
             elif not isinstance(value, Module):
-                text = format_value(value)
-                values.append(f"  {field} = {text if len(text) <= 60 else describe(value)}")
+                text = format_value(value, quote_strings=True, top=False)    # as code writes it
+                if len(text) > 60 or "\n" in text:
+                    text = describe(value)
+                values.append(f"  {field} = {text}")
         if functions:
             lines += ["", "Functions:"] + [line for f in functions for line in f]
         if values:
