@@ -129,6 +129,11 @@ def test_import_forms_and_their_names():
     assert (node.spec, node.is_path, node.alias) == ("lib/prep.lam", True, "prep")
     with pytest.raises(LaminaError, match="is not a name the module can be bound to"):
         one('import "lib/2-prep.lam"')
+    # the lexer's names are ASCII: a file named mød.lam could be bound to nothing a program can write
+    with pytest.raises(LaminaError, match="The file name 'mød' is not a name"):
+        one('import "dossier é/mød.lam"')
+    with pytest.raises(LaminaError, match=r'by its path: `import "h/x.lam" as name`'):
+        one("import h.x")
 
 
 def test_try_with_catch_and_finally():

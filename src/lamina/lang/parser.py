@@ -280,7 +280,9 @@ class Parser(ExpressionParser):
             self.advance()
             spec, is_path = tok.text, False
             if self.tok.is_op("."):
-                raise self.error(f"Import a file in another folder by its path: `import \"{spec}/...lam\" "
+                after = self.peek()
+                leaf = after.text if after.kind == "IDENT" else "..."
+                raise self.error(f"Import a file in another folder by its path: `import \"{spec}/{leaf}.lam\" "
                                  "as name`.", self.tok)
         else:
             raise self.error(f"Expect a module name or a \"path.lam\" after 'import'. Found {self.describe(tok)}.")
@@ -291,7 +293,7 @@ class Parser(ExpressionParser):
             alias, alias_span = name.text, name.span
         else:
             alias = os.path.splitext(os.path.basename(spec))[0] if is_path else spec
-            if not re.fullmatch(r"[A-Za-z_]\w*", alias) or alias in KEYWORDS:
+            if not re.fullmatch(r"[A-Za-z_]\w*", alias, re.ASCII) or alias in KEYWORDS:
                 raise self.error(f"The file name '{alias}' is not a name the module can be bound to; "
                                  "write `import \"...\" as name`.", tok)
         if not self.at_line_end(self.tok):
