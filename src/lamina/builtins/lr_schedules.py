@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import math
 
+from ..errors import LaminaError
 from ..models.callbacks.schedule import make
+from ..values import format_number
 from .registry import Shape, builtin
 
 CATEGORY = "Optimizers & training"
@@ -15,6 +17,17 @@ COMMON = ("The value only describes the schedule; give it to compile(optimizer =
           "of its range is a ValueError. ")
 SETUP = ("X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0.0; 1.0; 1.0; 2.0]\n"
          "spec = input(2) |> dense(4, activation = \"relu\") |> dense(1, activation = \"none\")\n")
+
+
+def _within(schedule, low="min_lr", high="lr"):
+    """The schedule, once its setting `low` is found at most `high`: a rate that only ever falls
+    (or, for lr_adaptive, stays within [min_lr, max_lr]) cannot start below its floor."""
+    s = schedule.settings
+    if s[low] > s[high]:
+        name = schedule.kind.name
+        raise LaminaError("ValueError", f"{name}'s {low} ({format_number(s[low])}) must be at most its "
+                          f"{high} ({format_number(s[high])}).")
+    return schedule
 
 
 def _shapes(name, args, description):
@@ -36,9 +49,9 @@ def _shapes(name, args, description):
                "epochs (default 5) without one, the rate becomes max(lr * factor, min_lr) and the "
                "count starts again. Like Keras's ReduceLROnPlateau (without cooldown). Ranges: "
                "patience a whole number of at least 1, factor above 0 and at most 1, min_lr at "
-               "least 0. " + COMMON)
+               "least 0 and at most lr. " + COMMON)
 def lr_plateau(lr=None, patience=5, base="adam", factor=0.5, min_lr=0.0):
-    return make("lr_plateau", lr=lr, base=base, patience=patience, factor=factor, min_lr=min_lr)
+    return _within(make("lr_plateau", lr=lr, base=base, patience=patience, factor=factor, min_lr=min_lr))
 
 
 @builtin("lr_adaptive", tracked="constant", category=CATEGORY,
@@ -52,11 +65,13 @@ def lr_plateau(lr=None, patience=5, base="adam", factor=0.5, min_lr=0.0):
                    "print(net.lr_history[1] == 0.05 * 1.05 or net.lr_history[1] == 0.05 * 0.5)"],
          notes="After each epoch the training loss is compared with the previous epoch's: lower "
                "multiplies the rate by grow (default 1.05, at least 1), higher by cut (default 0.5, "
-               "above 0 and at most 1), equal leaves it; the result is kept within [min_lr, max_lr]. "
+               "above 0 and at most 1), equal leaves it; the result is kept within [min_lr, max_lr], "
+               "which must hold lr. "
                "The first epoch of a model has nothing to compare with. The classic bold driver "
                "also undoes a step that raised the loss; this one only changes the rate. " + COMMON)
 def lr_adaptive(lr=None, base="adam", grow=1.05, cut=0.5, min_lr=0.0, max_lr=math.inf):
-    return make("lr_adaptive", lr=lr, base=base, grow=grow, cut=cut, min_lr=min_lr, max_lr=max_lr)
+    schedule = make("lr_adaptive", lr=lr, base=base, grow=grow, cut=cut, min_lr=min_lr, max_lr=max_lr)
+    return _within(_within(schedule), "lr", "max_lr")
 
 
 @builtin("lr_step", tracked="constant", category=CATEGORY,
@@ -68,9 +83,9 @@ def lr_adaptive(lr=None, base="adam", grow=1.05, cut=0.5, min_lr=0.0, max_lr=mat
                    "net = net.fit(X, Y, epochs = 6)\nprint(net.lr_history)"],
          notes="Epoch e (from 0) uses max(lr * factor ^ floor(e / every), min_lr), as PyTorch's "
                "StepLR with gamma = factor. every is a whole number of at least 1 (default 10); "
-               "factor above 0 and at most 1. " + COMMON)
+               "factor above 0 and at most 1; min_lr at most lr. " + COMMON)
 def lr_step(lr=None, every=10, base="adam", factor=0.5, min_lr=0.0):
-    return make("lr_step", lr=lr, base=base, every=every, factor=factor, min_lr=min_lr)
+    return _within(make("lr_step", lr=lr, base=base, every=every, factor=factor, min_lr=min_lr))
 
 
 @builtin("lr_cosine", tracked="constant", category=CATEGORY,

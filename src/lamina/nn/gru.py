@@ -240,6 +240,8 @@ def gru_forward(X, h0, w):
                           f"{shape_str(hv.shape)}; for a batch pass X as a list of input x batch "
                           f"matrices, one per step.")
     cols = np.reshape(xv, (-1, 1)) if np.ndim(xv) < 2 else xv
+    if cols.shape[1] == 0:
+        return []                       # no steps, no states (as for an empty list of steps)
     steps = [cols[:, t] for t in range(cols.shape[1])]
 
     def x_grad(dxs):
