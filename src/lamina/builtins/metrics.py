@@ -26,8 +26,10 @@ def _binary(name: str, what: str, formula: str, example: str):
                 notes=f"{formula[0].upper() + formula[1:]}, counting true positives (tp), false "
                       f"positives (fp) and false negatives (fn) for the positive class. A ratio with "
                       f"nothing to count (0 / 0) is 0, as in scikit-learn. With average = \"binary\" "
-                      f"(the default) the labels may hold at most two classes; \"macro\" averages the "
-                      f"per-class scores with equal weight, \"micro\" pools the counts. " + LABELS)
+                      f"(the default) the labels may hold at most two classes, and when they hold two, "
+                      f"positive must be one of them (a ValueError otherwise); \"macro\" averages the "
+                      f"per-class scores with equal weight, \"micro\" pools the counts; both score every "
+                      f"class, so positive is an error with them. " + LABELS)
 
 
 EXAMPLE = "y = [1, 0, 1, 1, 0, 1]\npred = [1, 0, 0, 1, 1, 1]\n"
@@ -48,20 +50,20 @@ def accuracy(y_true, y_pred):
 
 @builtin("precision", tracked="constant", **_binary("precision", "precision", "tp / (tp + fp), the share of predicted "
                                  "positives that are right", EXAMPLE + "print(precision(y, pred))"))
-def precision(y_true, y_pred, positive=1.0, average="binary"):
+def precision(y_true, y_pred, positive=None, average="binary"):
     return MT.precision(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
 @builtin("recall", tracked="constant", **_binary("recall", "recall", "tp / (tp + fn), the share of true positives "
                              "that are found", EXAMPLE + "print(recall(y, pred), recall(y, pred, positive = 0))"))
-def recall(y_true, y_pred, positive=1.0, average="binary"):
+def recall(y_true, y_pred, positive=None, average="binary"):
     return MT.recall(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
 @builtin("f1", tracked="constant", **_binary("f1", "F1 score", "2 tp / (2 tp + fp + fn), the harmonic mean of "
                          "precision and recall",
                          EXAMPLE + "print(f1(y, pred))\nprint(round(f1([0, 1, 2, 2], [0, 2, 2, 1], average = \"macro\"), 4))"))
-def f1(y_true, y_pred, positive=1.0, average="binary"):
+def f1(y_true, y_pred, positive=None, average="binary"):
     return MT.f1(y_true, y_pred=y_pred, positive=positive, average=average)
 
 

@@ -21,8 +21,14 @@ def evaluate(model, X, Y) -> Record:
     scores = model.forward(x, model.params, training=False, logits=model.fused_logits)
     fields = {"loss": float(model.loss.fn(scores, y))}
     if model.loss.name == "cross_entropy":
-        fields["accuracy"] = float(np.mean(scores.argmax(axis=1) == y.argmax(axis=1)))
+        fields["accuracy"] = _share(scores.argmax(axis=1) == y.argmax(axis=1), scores)
     elif model.loss.name == "binary_cross_entropy":
         # scores are logits here: logit >= 0 is probability >= 0.5
-        fields["accuracy"] = float(np.mean((scores >= 0.0) == (y >= 0.5)))
+        fields["accuracy"] = _share((scores >= 0.0) == (y >= 0.5), scores)
     return Record(fields)
+
+
+def _share(hits: np.ndarray, scores: np.ndarray) -> float:
+    """The share of hits, NaN (as the loss is) where a score is NaN: argmax and >= would read a
+    NaN score as a class and count it right or wrong."""
+    return float("nan") if np.isnan(scores).any() else float(np.mean(hits))

@@ -12,7 +12,7 @@ import numpy as np
 from ..autodiff.tape import record
 from ..errors import LaminaError, shape_str
 from ..printing import format_number
-from ..values import as_float, as_int, as_str
+from ..values import as_float, as_int, as_str, value_of
 from .args import data, no_nan, shaped_like
 
 
@@ -21,19 +21,30 @@ def labels(y, what: str) -> np.ndarray:
     if a.ndim == 2 and a.shape[1] == 0:
         raise LaminaError("ShapeError", f"{what} is a {shape_str(a.shape)} matrix, with no columns to "
                           f"read labels from.")
+    no_nan(a, what)     # before argmax, which would read a NaN score as the largest
     if a.ndim == 2:
-        a = a.reshape(-1) if 1 in a.shape else a.argmax(axis=1).astype(np.float64)
-    return no_nan(a, what)
+        a = a.reshape(-1) if a.shape[1] == 1 else a.argmax(axis=1).astype(np.float64)
+    return a
 
 
 def pair(y_true, y_pred, name: str):
     t, p = labels(y_true, f"{name}'s true labels"), labels(y_pred, f"{name}'s predictions")
     if t.size != p.size:
         raise LaminaError("ShapeError", f"{name} needs one prediction per true label, but got "
-                          f"{t.size} labels and {p.size} predictions.")
+                          f"{t.size} labels and {p.size} predictions." + _row_note(y_true, y_pred))
     if t.size == 0:
         raise LaminaError("ValueError", f"{name} of no examples is undefined.")
     return t, p
+
+
+def _row_note(y_true, y_pred) -> str:
+    """Why a 1 x k matrix gave one label, for a mismatch in counts."""
+    for y, what in ((y_true, "true labels"), (y_pred, "predictions")):
+        shape = np.shape(value_of(y))
+        if len(shape) == 2 and shape[0] == 1 and shape[1] > 1:
+            return (f" The {what} are a {shape_str(shape)} matrix, which counts as one example's class "
+                    f"scores; write a row of labels as a column (x') or a vector.")
+    return ""
 
 
 def class_labels(y_true, y_pred, name: str):
@@ -75,12 +86,19 @@ def _score(name: str, y_true, y_pred, positive, average, combine) -> float:
     t, p = class_labels(y_true, y_pred, name)
     mode = as_str(average, f"{name}'s average")
     if mode == "binary":
-        pos = as_float(positive, f"{name}'s positive label")
+        pos = 1.0 if positive is None else as_float(positive, f"{name}'s positive label")
         classes = np.union1d(t, p)
         if classes.size > 2:
             raise LaminaError("ValueError", f"{name} with average = \"binary\" needs two classes, but "
                               f"the labels hold {classes.size}; pass average = \"macro\" or \"micro\".")
+        if classes.size == 2 and pos not in classes:
+            raise LaminaError("ValueError", f"{name}'s positive label is {format_number(pos)}, but the "
+                              f"labels are {format_number(classes[0])} and {format_number(classes[1])}; "
+                              f"pass positive = one of them.")
         return combine(*_per_class(t, p, pos))
+    if mode in ("macro", "micro") and positive is not None:
+        raise LaminaError("ValueError", f"{name} with average = \"{mode}\" scores every class, so it "
+                          f"takes no positive label; leave out positive, or pass average = \"binary\".")
     if mode == "macro":
         return float(np.mean([combine(*_per_class(t, p, c)) for c in np.union1d(t, p)]))
     if mode == "micro":
@@ -89,15 +107,15 @@ def _score(name: str, y_true, y_pred, positive, average, combine) -> float:
     raise LaminaError("ValueError", f"{name}'s average must be \"binary\", \"macro\" or \"micro\", not \"{mode}\".")
 
 
-def precision(y_true, y_pred, positive=1.0, average="binary") -> float:
+def precision(y_true, y_pred, positive=None, average="binary") -> float:
     return _score("precision", y_true, y_pred, positive, average, lambda tp, fp, fn: _ratio(tp, tp + fp))
 
 
-def recall(y_true, y_pred, positive=1.0, average="binary") -> float:
+def recall(y_true, y_pred, positive=None, average="binary") -> float:
     return _score("recall", y_true, y_pred, positive, average, lambda tp, fp, fn: _ratio(tp, tp + fn))
 
 
-def f1(y_true, y_pred, positive=1.0, average="binary") -> float:
+def f1(y_true, y_pred, positive=None, average="binary") -> float:
     return _score("f1", y_true, y_pred, positive, average, lambda tp, fp, fn: _ratio(2 * tp, 2 * tp + fp + fn))
 
 
@@ -124,7 +142,7 @@ def r2_score(y_true, y_pred):
     """The mean over columns of 1 - R / T, R = sum((t - p)^2) and T = sum((t - mean(t))^2); its
     gradient is 2 (t - p) / (k T) for p and, for t, -2 (t - p) / (k T) + 2 R (t - mean(t)) / (k T^2)."""
     t, p = data(y_true, "r2_score's true values"), data(y_pred, "r2_score's predictions")
-    if t.shape != p.shape and t.size == p.size and (t.ndim == 1 or p.ndim == 1):
+    if t.shape != p.shape and t.size == p.size and all(a.ndim == 1 or 1 in a.shape for a in (t, p)):
         t, p = t.reshape(-1), p.reshape(-1)
     if t.shape != p.shape:
         raise LaminaError("ShapeError", f"r2_score needs true values and predictions of one shape, "
