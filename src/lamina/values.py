@@ -249,7 +249,8 @@ class Range(Frozen):
     def check(self, value, what: str) -> float:
         v = float(as_int(value, what)) if self.whole else as_float(value, what)
         if not self.contains(v):
-            raise LaminaError("ValueError", f"{what} must be {self.words()}, not {format_number(v)}.")
+            finite = "finite and " if v == self.high == math.inf else ""
+            raise LaminaError("ValueError", f"{what} must be {finite}{self.words()}, not {format_number(v)}.")
         return v
 
     def words(self) -> str:

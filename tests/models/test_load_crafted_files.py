@@ -198,7 +198,7 @@ CASES = {
     "hp_text": (setter(["optimizer", "hp", "lr"], "fast"), "its header's optimizer.hp.lr is \"fast\", not a number."),
     "hp_range": (setter(["optimizer", "hp", "beta1"], 2), "its header's optimizer.hp.beta1: adam's beta1 must be "
                  "from 0 up to (not including) 1, not 2."),
-    "hp_inf": (setter(["optimizer", "hp", "lr"], float("inf")), "its header's optimizer.hp.lr: adam's lr must be at least 0, not Inf."),
+    "hp_inf": (setter(["optimizer", "hp", "lr"], float("inf")), "its header's optimizer.hp.lr: adam's lr must be finite and at least 0, not Inf."),
     "hp_extra": (setter(["optimizer", "hp", "momentum"], 0.9), "its header's optimizer.hp has a field 'momentum' that "
                  "it never has (its fields are lr, beta1, beta2, eps)."),
     "hp_missing": (remover(["optimizer", "hp", "eps"]), "its header's optimizer.hp lacks the field 'eps'."),

@@ -86,7 +86,8 @@ def test_fields_and_base(run):
 
 
 @pytest.mark.parametrize("source, kind, words", [
-    ('lr_plateau(lr = 0)', "ValueError", "lr must be above 0"),
+    ('lr_plateau(lr = 0)', "ValueError", "lr must be finite and above 0, not 0."),
+    ('lr_step(lr = Inf, every = 2)', "ValueError", "lr_step's lr must be finite and above 0, not Inf."),
     ('lr_plateau(lr = 0.1, patience = 0)', "ValueError", "patience must be at least 1"),
     ('lr_plateau(lr = 0.1, factor = 1.5)', "ValueError", "factor must be above 0 and at most 1"),
     ('lr_plateau(lr = 0.1, factor = 0)', "ValueError", "factor must be above 0"),

@@ -133,6 +133,10 @@ def test_against_torch():
     (lambda: cross_entropy(LOGITS, CLASSES, **{"from": "odds"}), "ValueError", ["logits", "probs"]),
     (lambda: cross_entropy(LOGITS, CLASSES, reduction="sum"), "TypeError", ["reduction"]),
     (lambda: binary_cross_entropy(np.ones(2), np.ones(3)), "ShapeError", ["binary_cross_entropy"]),
+    (lambda: binary_cross_entropy(np.full(2, 0.5), np.array([2.0, 0.0])), "ValueError",
+     ["labels must lie from 0 to 1", "not 2."]),
+    (lambda: binary_cross_entropy(np.ones(2), np.array([1.0, -0.5]), **{"from": "logits"}), "ValueError",
+     ["not -0.5."]),
 ])
 def test_errors(call, kind, words):
     with pytest.raises(LaminaError) as e:

@@ -82,7 +82,7 @@ def cross_entropy(scores, targets, **options):
          examples=["print(round(binary_cross_entropy([0.9, 0.2], [1, 0]), 4))\n"
                    "print(round(binary_cross_entropy([2.0, -1.0], [1, 0], from = \"logits\"), 4))",
                    "print(binary_cross_entropy([1.0, 0.0], [0, 1]) < 100)   # clipped, not Inf"],
-         notes="Shapes as for mse; the labels may also be soft (between 0 and 1). From logits the "
+         notes="Shapes as for mse; the labels may also be soft (between 0 and 1; a label outside that is a ValueError). From logits the "
                "loss is computed as max(z, 0) - z .* y + log(1 + exp(-abs(z))), which never "
                "overflows, with gradient (sigmoid(z) - y) / n. " + EPS_NOTE,
          grad=[GradCase(((4,), Const(np.array([1.0, 0.0, 1.0, 0.0]))), domain="unit"),

@@ -194,6 +194,10 @@ def binary_cross_entropy(pred, y, **options):
     x, t = _pair(pred, y, "binary_cross_entropy")
     if x.size == 0:                # the mean of no elements is NaN, as mean([]) is
         return _scalar_loss(math.nan, [pred, y], [np.zeros(x.shape, x.dtype), np.zeros(t.shape, t.dtype)])
+    if np.any((t < 0) | (t > 1)):
+        bad = t[(t < 0) | (t > 1)].flat[0]
+        raise LaminaError("ValueError", f"binary_cross_entropy's labels must lie from 0 to 1 (the "
+                          f"probability of class 1), not {format_number(float(bad))}.")
     n = x.size
     if kind == "logits":
         # log(1 + exp(-|x|)) + max(x, 0) - x*y is the same loss without overflow.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ...errors import LaminaError
 from ...optim.base import Optimizer
 from ...optim.registry import get
-from ...values import LibObject, Range, as_float, describe
+from ...values import LibObject, Range, as_float, describe, format_number
 from . import Callback
 
 PLATEAU_THRESHOLD = 1e-4    # an epoch improves on the best when below best * (1 - this)
@@ -118,7 +118,7 @@ def make(name: str, lr, base, **settings) -> Schedule:
     opt = get(base)
     rate = opt.hp["lr"] if lr is None else as_float(lr, f"{name}'s lr")
     if not 0.0 < rate < math.inf:
-        raise LaminaError("ValueError", f"{name}'s lr must be above 0, not {rate:g}.")
+        raise LaminaError("ValueError", f"{name}'s lr must be finite and above 0, not {format_number(rate)}.")
     kind = KINDS[name]
     checked = {"lr": rate}
     for key, value in settings.items():
