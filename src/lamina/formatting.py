@@ -2,8 +2,9 @@
 
 `spec_number` writes a number with a format spec of Python's mini-language (`.2f`, `5d`,
 `>10`, `,`); printing.py applies it to every number of a value. `block` lays a tensor too wide
-for one line out on several aligned lines (about `digits` significant digits each), eliding
-the middle of one with more than `limit` elements, as Julia and NumPy do.
+for one line out on several aligned lines, each element written by `cell` (`short`: about
+`digits` significant digits; or a spec), eliding the middle of one with more than `limit`
+elements, as Julia and NumPy do.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from .values import format_number
 
 SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<z>z)?(?P<alt>#)?(?P<zero>0)?"
                   r"(?P<width>\d+)?(?P<grouping>[,_])?(?:\.(?P<precision>\d+))?(?P<type>[bcdeEfFgGnosxX%])?", re.S)
-WHOLE_TYPES = set("bcdnoxX")
+WHOLE_TYPES = set("bcdoxX")
 SPEC_HELP = ("a spec is [[fill]align][sign][0][width][,][.precision][type], as in Python: .2f, 8.3e, 5d, "
              ">10, ^9, +.1%")
 
@@ -42,15 +43,28 @@ def spec_number(x: float, spec: str) -> str:
         return _python(format_number(x), spec)
     if kind in WHOLE_TYPES:
         if not whole:
+            hint = "use a spec like .0f to round it" if math.isfinite(x) else f"a spec like .0f writes {format_number(x)}"
             raise LaminaError("ValueError", f"The format spec '{spec}' writes whole numbers, but got "
-                              f"{format_number(x)}; use a spec like .0f to round it.")
+                              f"{format_number(x)}; {hint}.")
+        if kind == "c" and not (0 <= x < 0x110000 and not 0xD800 <= x < 0xE000):
+            raise LaminaError("ValueError", f"The format spec '{spec}' writes the character with a code point, "
+                              f"but {format_number(x)} is none (0 to 1114111, less the surrogates 55296 to 57343).")
         return _python(int(x), spec)
     if kind is None and parts["precision"] is not None:
         spec += "g"
-    elif kind is None and whole and abs(x) < 1e15:
+    elif kind in (None, "n") and parts["precision"] is None and whole and abs(x) < 1e15:
         return _python(int(x), spec)
+    if not math.isfinite(x) and parts["zero"] and parts["align"] is None:
+        spec = _unparse(dict(parts, zero=None))  # NaN and Inf padded with spaces, as C and NumPy pad them
     text = _python(x, spec)
     return text.replace("nan", "NaN").replace("NAN", "NaN").replace("inf", "Inf").replace("INF", "Inf")
+
+
+def _unparse(parts: dict) -> str:
+    """The spec of `parts` (parse_spec's) again."""
+    precision = "" if parts["precision"] is None else "." + parts["precision"]
+    return "".join(parts[k] or "" for k in ("fill", "align", "sign", "z", "alt", "zero", "width", "grouping")) + \
+        precision + (parts["type"] or "")
 
 
 def spec_text(text: str, spec: str, what: str) -> str:
@@ -65,12 +79,14 @@ def spec_text(text: str, spec: str, what: str) -> str:
 def _python(value, spec: str) -> str:
     try:
         return format(value, spec)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:
         raise LaminaError("ValueError", f"The format spec '{spec}' does not apply: {exc} ({SPEC_HELP}).") from None
 
 
 # -- numbers to about `digits` significant digits ---------------------------------------------
 def short(x, digits: int) -> str:
+    """x to `digits` significant digits, never more than the shortest text that reads back to x
+    has (0.1 at 20 digits is 0.1, as NumPy writes it, not 0.10000000000000000555)."""
     x = float(x)
     if x != x:
         return "NaN"
@@ -80,62 +96,62 @@ def short(x, digits: int) -> str:
         return str(int(x))
     if 10 ** digits <= abs(x) < 1e7:            # 1142.86 at 3 digits: 1143, not 1.14e+03
         return str(round(x))
-    return f"{x + 0.0:.{digits}g}"
+    mantissa = repr(x).split("e")[0].replace("-", "").replace(".", "").strip("0")
+    return f"{x + 0.0:.{min(digits, max(1, len(mantissa)))}g}"
 
 
 # -- the block layout ---------------------------------------------------------------------------
-def block(a: np.ndarray, header: str, digits: int, limit: float, width: float) -> str:
-    """A matrix on aligned lines, or a vector wrapped over lines, under a header line."""
+def block(a: np.ndarray, header: str, cell, limit: float, width: float) -> str:
+    """A matrix on aligned lines, or a vector wrapped over lines, under a header line; `cell`
+    writes one element."""
     if a.ndim == 1:
-        return "\n".join([header] + _vector_lines(a, digits, limit, width))
-    return "\n".join([header] + _matrix_lines(a, digits, limit, width))
+        return "\n".join([header] + _vector_lines(a, cell, limit, width))
+    return "\n".join([header] + _matrix_lines(a, cell, limit, width))
 
 
 EDGE_ROWS = 5       # rows kept at each end when a large matrix is elided
 EDGE_LINES = 3      # lines kept at each end when a long vector is elided
 
 
-def _vector_lines(a: np.ndarray, digits: int, limit: float, width: float) -> list[str]:
+def _vector_lines(a: np.ndarray, cell, limit: float, width: float) -> list[str]:
     n = a.size
     most = max(1, int((width - 1) // 3)) if math.isfinite(width) else n   # cells a line can hold
     if n > limit and n > 2 * EDGE_LINES * most + most:
         # elided for sure: only the cells that can be shown are written (a vector of 10^7 prints at once)
         span = EDGE_LINES * most
-        head = [short(v, digits) for v in a[:span].tolist()]
-        tail = [short(v, digits) for v in a[n - span:].tolist()]
-        w = max(len(c) for c in head + tail)
-        per_line = max(1, int((width - 1) // (w + 2)))
+        cells = [cell(v) for v in a[:span].tolist()] + [cell(v) for v in a[n - span:].tolist()]
+    else:
+        cells = [cell(v) for v in a.tolist()]
+    per_line = max(1, int((width - 1) // (max(len(c) for c in cells) + 2))) if math.isfinite(width) else n
+    if n > limit and -(-n // per_line) > 2 * EDGE_LINES + 1:
         k = EDGE_LINES * per_line
-        return (_lines(head[:k], w, per_line) + [" " + "⋮".rjust(w)] + _lines(tail[len(tail) - k:], w, per_line))
-    cells = [short(v, digits) for v in a.tolist()]
-    w = max(len(c) for c in cells)
-    per_line = max(1, int((width - 1) // (w + 2))) if math.isfinite(width) else n
-    lines = _lines(cells, w, per_line)
-    if n > limit and len(lines) > 2 * EDGE_LINES + 1:
-        return lines[:EDGE_LINES] + [" " + "⋮".rjust(w)] + _lines(cells[n - EDGE_LINES * per_line:], w, per_line)
-    return lines
+        head, tail = cells[:k], cells[len(cells) - k:]
+        w = max(len(c) for c in head + tail)          # of the cells shown, as NumPy aligns them
+        return _lines(head, w, per_line) + [" " + "⋮".rjust(w)] + _lines(tail, w, per_line)
+    return _lines(cells, max(len(c) for c in cells), per_line)
 
 
 def _lines(cells: list[str], w: int, per_line: int) -> list[str]:
     return [" " + "  ".join(c.rjust(w) for c in cells[i:i + per_line]) for i in range(0, len(cells), per_line)]
 
 
-def _matrix_lines(a: np.ndarray, digits: int, limit: float, width: float) -> list[str]:
+def _matrix_lines(a: np.ndarray, cell, limit: float, width: float) -> list[str]:
     m, n = a.shape
     rows = list(range(m))
     if a.size > limit and m > 2 * EDGE_ROWS:
         rows = rows[:EDGE_ROWS] + [None] + rows[-EDGE_ROWS:]
     shown = [r for r in rows if r is not None]
     if a.size <= limit and math.isfinite(width) and 1 + sum(
-            max(len(short(v, digits)) for v in a[:, j].tolist()) + 2 for j in range(n)) - 2 > width:
-        return _column_blocks(a, digits, width)
+            max(len(cell(v)) for v in a[:, j].tolist()) + 2 for j in range(n)) - 2 > width:
+        return _column_blocks(a, cell, width)
     fit = width if a.size > limit else math.inf
     most = int(fit // 3) + 1 if math.isfinite(fit) else n       # more columns than this never fit
     candidates = list(range(n)) if n <= 2 * most else list(range(most)) + list(range(n - most, n))
-    columns = {j: [short(v, digits) for v in a[shown, j].tolist()] for j in candidates}
+    columns = {j: [cell(v) for v in a[shown, j].tolist()] for j in candidates}
     widths = [max(len(c) for c in columns[j]) for j in candidates]
     left, right = _fitting_columns(widths, fit)
-    order = [candidates[j] for j in left] + ([None] + [candidates[j] for j in right] if right else [])
+    elided = len(left) + len(right) < n            # `…` marks the columns left out, even with none on its right
+    order = [candidates[j] for j in left] + ([None] + [candidates[j] for j in right] if elided else [])
     width_of = dict(zip(candidates, widths))
     lines, i = [], 0
     for r in rows:
@@ -150,10 +166,10 @@ def _matrix_lines(a: np.ndarray, digits: int, limit: float, width: float) -> lis
     return lines
 
 
-def _column_blocks(a: np.ndarray, digits: int, width: float) -> list[str]:
+def _column_blocks(a: np.ndarray, cell, width: float) -> list[str]:
     """Every element of a matrix too wide for the width, as MATLAB shows one: the columns in
     blocks that fit, each under a line naming its columns."""
-    columns = [[short(v, digits) for v in a[:, j].tolist()] for j in range(a.shape[1])]
+    columns = [[cell(v) for v in a[:, j].tolist()] for j in range(a.shape[1])]
     widths = [max(len(c) for c in col) for col in columns]
     blocks, start, used = [], 0, 1
     for j, w in enumerate(widths):
@@ -170,7 +186,7 @@ def _column_blocks(a: np.ndarray, digits: int, width: float) -> list[str]:
 
 
 def _fitting_columns(widths: list[int], width: float) -> tuple[list[int], list[int]]:
-    """The columns shown from the left and from the right (empty: all shown from the left)."""
+    """The columns shown from the left and from the right (all from the left when all fit)."""
     n = len(widths)
     if 1 + sum(w + 2 for w in widths) - 2 <= width:
         return list(range(n)), []
@@ -197,13 +213,13 @@ def _fitting_columns(widths: list[int], width: float) -> tuple[list[int], list[i
 EDGE_ITEMS = 3      # elements (and rows) kept at each end on one line
 
 
-def compact(a: np.ndarray, digits: int, limit: float, row_end: str = "") -> str:
-    """A tensor on one line with about `digits` significant digits; with more than `limit`
-    elements, the middle elements of each row and the middle rows are left out (`…`)."""
+def compact(a: np.ndarray, cell, limit: float, row_end: str = "") -> str:
+    """A tensor on one line, each element written by `cell`; with more than `limit` elements,
+    the middle elements of each row and the middle rows are left out (`…`)."""
     elide = a.size > limit
     if a.ndim == 1:
-        return "[" + _items(a, digits, elide) + "]"
-    rows = [_items(row, digits, elide) for row in _edges(a, elide)]
+        return "[" + _items(a, cell, elide) + "]"
+    rows = [_items(row, cell, elide) for row in _edges(a, elide)]
     if elide and a.shape[0] > 2 * EDGE_ITEMS:
         rows = rows[:EDGE_ITEMS] + ["…"] + rows[EDGE_ITEMS:]
     return "[" + "; ".join(rows) + (row_end if a.shape[0] == 1 else "") + "]"
@@ -215,8 +231,8 @@ def _edges(a, elide: bool):
     return list(a)
 
 
-def _items(v: np.ndarray, digits: int, elide: bool) -> str:
-    cells = [short(x, digits) for x in _edges(v, elide)]
+def _items(v: np.ndarray, cell, elide: bool) -> str:
+    cells = [cell(x) for x in _edges(v, elide)]
     if elide and len(v) > 2 * EDGE_ITEMS:
         cells = cells[:EDGE_ITEMS] + ["…"] + cells[EDGE_ITEMS:]
     return ", ".join(cells)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .fields import Fields
-from .formatting import block, compact, spec_number, spec_text
+from .formatting import block, compact, short, spec_number, spec_text
 from .values import LibObject, Record, Tracked, describe, format_number
 
 
@@ -62,16 +62,21 @@ def inline(a: np.ndarray, number=format_number, row_end: str = ";") -> str:
     return "[" + "; ".join(", ".join(number(v) for v in row) for row in a.tolist()) + "]"
 
 
-def format_tensor(a: np.ndarray, top: bool = True, row_end: str = ";") -> str:
-    """Exact and inline when that fits in the width; else a block (top level) or one line."""
+def format_tensor(a: np.ndarray, top: bool = True, row_end: str = ";", spec: str | None = None) -> str:
+    """Exact and inline when that fits in the width; else a block (top level) or one line. With
+    a format `spec` every element is written with it, in the same layout."""
     opts = OPTIONS
+    number = format_number if spec is None else (lambda x: spec_number(x, spec))
     if a.size * 3 <= opts.width + 1:          # only then can the exact text fit
-        text = inline(a, row_end=row_end)
+        text = inline(a, number, row_end)
         if len(text) <= opts.width:
             return text
+    cell = (lambda x: short(x, opts.digits)) if spec is None else number
+    if a.dtype == np.float32:                 # each element as its shortest float32 text reads
+        cell = (lambda x, write=cell: write(float(str(np.float32(x)))))
     if not top:
-        return compact(a, opts.digits, opts.limit, row_end)
-    return block(a, _header(a), opts.digits, opts.limit, opts.width)
+        return compact(a, cell, opts.limit, row_end)
+    return block(a, _header(a), cell, opts.limit, opts.width)
 
 
 def _header(a: np.ndarray) -> str:
@@ -119,7 +124,8 @@ def format_value(v, quote_strings: bool = False, spec: str | None = None, top: b
             pieces = [(_Text(f"{k}="), (x, True)) for k, x in v.fields.items()]
             stack.extend(_joined(pieces, ", "))
         else:
-            out.append(_format_one(v, quoted, spec, top and len(out) == 0 and not stack))
+            alone = len(out) == 0 and not stack       # the value itself, not an item of it
+            out.append(_format_one(v, quoted, spec, top and alone, alone))
     return "".join(out)
 
 
@@ -133,7 +139,7 @@ def _joined(items: list, sep: str) -> list:
     return entries[::-1]
 
 
-def _format_one(v, quoted: bool, spec: str | None = None, top: bool = False) -> str:
+def _format_one(v, quoted: bool, spec: str | None = None, top: bool = False, alone: bool = False) -> str:
     if type(v) is Tracked:
         v = v.value
     if isinstance(v, bool):
@@ -145,9 +151,8 @@ def _format_one(v, quoted: bool, spec: str | None = None, top: bool = False) -> 
     if v is None:
         return "none"
     if isinstance(v, np.ndarray):
-        if spec is not None:
-            return inline(v, lambda x: spec_number(x, spec), ";" if top else "")
-        return format_tensor(v, top)
+        # `{r:.1f}` writes a 1 x n matrix as its row, as `{r}` does (runtime.show)
+        return format_tensor(v, top, "" if spec is not None and alone and not top else ";", spec)
     if isinstance(v, LibObject):
         return v.describe()
     if callable(v):

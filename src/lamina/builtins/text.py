@@ -5,7 +5,7 @@ import re
 
 from ..errors import LaminaError
 from ..printing import format_value
-from ..values import as_str, describe, type_name
+from ..values import as_str, describe, type_name, value_of
 from .registry import Shape, builtin
 
 TEXT = "Text & types"
@@ -65,6 +65,7 @@ def format_(x, spec):
                "with spaces around; anything else (\"1_000\", \"infinity\", other scripts' "
                "digits) is a ValueError.")
 def number(x):
+    x = value_of(x)                              # a tracked number is a number too
     if isinstance(x, bool):
         return 1.0 if x else 0.0
     if isinstance(x, float):
