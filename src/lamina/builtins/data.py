@@ -150,7 +150,8 @@ def best(t, name, largest=False):
          notes="Like pandas' describe: NaNs are left out and count says how many values remain; std "
                "is the sample standard deviation (ddof = 1) and the quartiles use linear "
                "interpolation, as quantile does. Text columns are skipped. The result is a table "
-               "whose first column, stat, names each row, so describe(t).mean is not a field: read "
+               "whose first column, stat (stat_ when the table has a column named stat), names "
+               "each row, so describe(t).mean is not a field: read "
                "a statistic with describe(t)[1, \"x\"] or compute it with mean(t.x).")
 def describe(x):
     refuse_tracked("describe", (x,))

@@ -8,6 +8,7 @@ from .registry import Shape, builtin, refuse_tracked
 CATEGORY = "Data"
 SALES = ('t = table({shop = ["north", "south", "north", "east", "south", "north"],\n'
          '           units = [12, 7, 9, 4, 11, 6], price = [2.5, 3.0, 2.5, 4.0, 3.0, 2.0]})\n')
+TWICE = "A column named twice counts once, as in pandas."
 NEW_TABLE = "Every table operation returns a new table; the one it was given is unchanged."
 
 
@@ -53,7 +54,7 @@ def with_column(t, name, values):
          summary="Removes columns from a table.",
          examples=[SALES + 'print(columns(drop_columns(t, "price")), columns(drop_columns(t, ["shop", "units"])))'],
          notes="An unknown column is a NameError naming the table's columns. To keep some columns "
-               "instead, index them: t[:, [\"a\", \"b\"]]. " + NEW_TABLE)
+               "instead, index them: t[:, [\"a\", \"b\"]]. " + TWICE + " " + NEW_TABLE)
 def drop_columns(t, names):
     return TO.drop_columns(t, names=names)
 
@@ -67,9 +68,10 @@ def drop_columns(t, names):
          examples=[SALES + 'print(sort_rows(t, "units", descending = true))\nprint(sort_rows(t, ["shop", "price"]).units)',
                    "print(sort_rows([3, 1; 1, 2; 2, 0], 0))"],
          notes="The sort is stable: rows with equal keys keep their order. Numbers sort by value and "
-               "text by Unicode code point; missing values (NaN) come last in either direction, as "
-               "in sort. With several columns the first decides and the next ones break ties. "
-               + NEW_TABLE)
+               "text by Unicode code point; missing values (NaN, and empty, NA or N/A text) come last "
+               "in either direction, as in pandas and R. With several columns the first decides and "
+               "the next ones break ties. sort_rows(X, [j, k]) sorts a matrix by several columns. "
+               + TWICE + " " + NEW_TABLE)
 def sort_rows(x, by, descending=False):
     refuse_tracked("sort_rows", (x,))
     return TO.sort_rows(x, by=by, descending=descending)
@@ -86,7 +88,7 @@ def sort_rows(x, by, descending=False):
          notes="Groups come in sorted order of their keys. The grouped table prints its groups and "
                "their sizes; its fields are by (the column names), keys (a table with one row per "
                "group), sizes and table. A missing value in a key column is a ValueError: "
-               "drop_missing(t, \"col\") first.")
+               "drop_missing(t, \"col\") first. " + TWICE)
 def group_by(t, by):
     return TO.group_by(t, by=by)
 
@@ -128,6 +130,6 @@ def aggregate(g, f, columns=None):
                "missing: NaN in a numeric column, \"\" in a text one. A missing key matches nothing. "
                "The key columns come first, then t1's other columns, then t2's; a name both tables "
                "use for another column gets _x (from t1) and _y (from t2). A key column must hold "
-               "numbers in both tables or text in both. " + NEW_TABLE)
+               "numbers in both tables or text in both. " + TWICE + " " + NEW_TABLE)
 def merge(t1, t2, on, how="inner"):
     return TO.merge(t1, t2=t2, on=on, how=how)

@@ -204,12 +204,29 @@ def _never_closed(lines: _Lines, text: str, field: re.Pattern):
 
 
 def csv_bytes(rows: list[list[str]]) -> bytes:
-    """The rows as UTF-8 CSV text, each line ended by \\n. A field is quoted when it holds a comma,
-    a quote or a line break, begins or ends with a space (read_csv trims unquoted fields) or
-    begins with a byte order mark; a row of one empty field is written "" (an empty line would
-    be blank)."""
-    return "".join(",".join(_quoted(f) for f in row) + "\n" if row != [""] else '""\n'
-                   for row in rows).encode("utf-8")
+    """The rows (the first the header) as UTF-8 CSV text, each line ended by \\n. A field is
+    quoted when it holds a comma, a quote or a line break, begins or ends with a space (read_csv
+    trims unquoted fields) or begins with a byte order mark; a row of one empty field is written
+    "" (an empty line would be blank). A field or line longer than read_csv's limits is a
+    ValueError: the file could not be read back."""
+    lines = []
+    for i, row in enumerate(rows):
+        line = ",".join(_quoted(f) for f in row) if row != [""] else '""'
+        if len(line) > FIELD_LIMIT:          # else every field and line is short enough
+            _check_limits(i, row, rows[0], line)
+        lines.append(line + "\n")
+    return "".join(lines).encode("utf-8")
+
+
+def _check_limits(i: int, row: list[str], header: list[str], line: str) -> None:
+    where = "the header" if i == 0 else f"row {i - 1}"
+    for name, f in zip(header, row):
+        if len(f) > FIELD_LIMIT:
+            raise LaminaError("ValueError", f"write_csv: {where}, column '{name}' holds {len(f):,} "
+                              f"characters, more than the {FIELD_LIMIT:,} read_csv reads in one field.")
+    if any(len(part.encode("utf-8")) > LINE_LIMIT for part in _LINE_END.split(line)):
+        raise LaminaError("ValueError", f"write_csv: {where} would make a line longer than "
+                          f"{LINE_LIMIT:,} bytes, the most read_csv reads in one line.")
 
 
 def _quoted(field: str) -> str:

@@ -123,6 +123,9 @@ def _names(x, what: str) -> list[str]:
 def make_table(x, names=None) -> Table:
     """A table from a record of columns, or from a matrix (and column names)."""
     if isinstance(x, Table):
+        if names is not None:
+            raise LaminaError("TypeError", "Column names are for a matrix's columns; a table's columns "
+                              "have their names already.")
         return x
     if isinstance(x, Record):
         if names is not None:
@@ -147,6 +150,9 @@ def write_csv(x, path, names=None) -> None:
     t = make_table(x, names)
     target = as_str(path, "write_csv's path")
     check_write(target, "write_csv")
+    if not t.columns:
+        raise LaminaError("ValueError", "write_csv: the table has no columns, so the file would have "
+                          "no header line and read_csv could not read it back.")
     text = csv_bytes([t.names] + [[_field(c[i]) for c in t.columns.values()] for i in range(t.nrows)])
     try:
         atomic_write(target, lambda f: f.write(text))
@@ -155,7 +161,9 @@ def write_csv(x, path, names=None) -> None:
 
 
 def _field(x) -> str:
-    return format_number(x) if isinstance(x, (float, np.floating)) else x
+    if not isinstance(x, (float, np.floating)):
+        return x
+    return "-0" if x == 0 and math.copysign(1.0, x) < 0 else format_number(x)   # print writes 0
 
 
 def as_matrix(t, names=None) -> np.ndarray:
@@ -260,7 +268,10 @@ def summarize(x) -> Table:
     else:
         m = data(x, "describe's argument")
         cols = {"x": m} if m.ndim == 1 else {f"x{j}": m[:, j] for j in range(m.shape[1])}
-    out = {"stat": list(STATS)}
+    label = "stat"
+    while label in cols:            # a column of the table named stat keeps its name and numbers
+        label += "_"
+    out = {label: list(STATS)}
     for k, c in cols.items():
         ok = c[~np.isnan(c)]
         if ok.size:

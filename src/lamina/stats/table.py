@@ -8,7 +8,8 @@ the operations on tables).
 
 A table made by `sweep` knows which of its columns are the swept parameters (`swept`), so that
 `plot(t, "loss")` can draw the metric against them; its rows taken in another order or number
-(`sort_rows`, `t[a:b, :]`) keep that knowledge.
+(`sort_rows`, `t[a:b, :]`) and its columns added, changed or dropped (`t.x = v`, `drop_columns`)
+keep that knowledge.
 """
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ class Table(LibObject):
         if len(lengths) > 1:
             raise LaminaError("ShapeError", "A table's columns must all have the same length, but got "
                               + ", ".join(f"{k}: {len(c)}" for k, c in columns.items()) + ".")
+        if any(not k.strip() for k in columns):
+            raise LaminaError("ValueError", "A column name cannot be empty or only spaces (read_csv "
+                              "could not read such a name back).")
         self.columns = columns
         self.swept = tuple(n for n in swept if n in columns)
 
@@ -74,6 +78,9 @@ class Table(LibObject):
         from ..lang.selection import bounds, is_list, position, positions
         if len(items) == 1 and isinstance(items[0], str):
             return self.get(items[0])
+        if isinstance(items[0], list) and items[0] and all(isinstance(c, str) for c in items[0]):
+            raise LaminaError("TypeError", "A table's first index picks rows, by number or mask; pick "
+                              "columns by name with t[:, [\"a\", \"b\"]].")
         if len(items) > 2:
             raise LaminaError("IndexError", f"A table takes at most two indices (rows, columns); got {len(items)}.")
         rows, cols = items[0], (items[1] if len(items) == 2 else slice(None, None))
@@ -115,7 +122,7 @@ class Table(LibObject):
         if name not in self.columns:
             if not (isinstance(rows, slice) and rows == slice(None, None)):
                 self.get(name)
-            return Table({**self.columns, name: column(value, name)})
+            return self.with_field(name, value)
         if isinstance(rows, slice):
             picked = np.arange(n)[bounds(rows, n)]
         elif is_list(rows):
@@ -144,35 +151,37 @@ class Table(LibObject):
             new = list(old)
             for i, t in zip(picked, texts):
                 new[i] = t
-        return Table({**self.columns, name: new})
+        return Table({**self.columns, name: new}, self.swept)
 
     # -- printing -------------------------------------------------------------------
     def describe(self) -> str:
         head, rows, right, more = self._report()
         if not self.columns:
             return head
-        lines = layout([""] + self.names, rows, right=right)
+        lines = layout([""] + [cell(n) for n in self.names], rows, right=right)
         return "\n".join([head] + lines + ([more] if more else []))
 
     def html(self) -> str:
         head, rows, right, more = self._report()
-        return html_table([""] + self.names, rows, right, caption=head, footer=[more])
+        return html_table([""] + [cell(n) for n in self.names], rows, right, caption=head, footer=[more])
 
     def _report(self) -> tuple:
         """(heading, the rows shown, which columns are flush right, the line about rows not shown)."""
         n = self.nrows
         head = f"table: {n} row{'s' * (n != 1)} x {len(self.columns)} column{'s' * (len(self.columns) != 1)}"
         shown = n if n <= SHOWN_ROWS + 2 else SHOWN_ROWS
-        rows = [[str(i)] + [_cell(c[i]) for c in self.columns.values()] for i in range(shown)]
+        rows = [[str(i)] + [cell(c[i]) for c in self.columns.values()] for i in range(shown)]
         right = [False] + [isinstance(c, np.ndarray) for c in self.columns.values()]
         return head, rows, right, f"... {n - shown} more rows" if shown < n else ""
 
 
-# A tab or line break in a text cell would break the columns: shown escaped, as R does.
+# A tab or line break in a text cell (or a column name) would break the columns: shown escaped,
+# as R does.
 CELL_ESCAPES = str.maketrans({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
-def _cell(x) -> str:
+def cell(x) -> str:
+    """A cell as a table prints it (a group key too)."""
     if not isinstance(x, (float, np.floating)):
         return str(x).translate(CELL_ESCAPES)
     if x == x and abs(x) < 1e15 and x == int(x):

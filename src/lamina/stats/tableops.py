@@ -23,16 +23,17 @@ from ..values import (
 )
 from .args import flag, matrix
 from .data import MISSING
-from .summary import layout, short
-from .table import SHOWN_ROWS, Table, as_table, column
+from .summary import layout
+from .table import SHOWN_ROWS, Table, as_table, cell, column
 
 
 def _names(x, what: str, table: Table) -> list[str]:
-    """One column name or a list of them, each checked against the table."""
+    """One column name or a list of them, each checked against the table; a name given twice
+    counts once (as in pandas: sorting, grouping or joining by a column twice is by it once)."""
     if isinstance(x, str):
         names = [x]
     elif isinstance(x, list) and x and all(isinstance(s, str) for s in x):
-        names = list(x)
+        names = list(dict.fromkeys(x))
     else:
         raise LaminaError("TypeError", f"{what} must be a column name or a list of column names, "
                           f"not {describe(x)}.")
@@ -77,9 +78,7 @@ def with_column(t, name, values) -> Table:
                           f"a table passes no gradient, so the gradient for column '{key}' would be lost. "
                           f"Pass detach(v) to store its numbers.")
     if not table.columns:
-        return Table({key: column(values, key)}) if key else Table({})
-    if not key:
-        raise LaminaError("ValueError", "A column name cannot be empty.")
+        return Table({key: column(values, key)})
     v = value_of(values)
     if isinstance(v, (float, int)) and not isinstance(v, bool):
         col = np.full(table.nrows, float(v))
@@ -92,13 +91,13 @@ def with_column(t, name, values) -> Table:
                               f"{table.nrows} rows, but the column has {len(col)} values.")
     columns = dict(table.columns)
     columns[key] = col
-    return Table(columns)
+    return Table(columns, table.swept)
 
 
 def drop_columns(t, names) -> Table:
     table = as_table(t, "drop_columns's first argument")
     gone = set(_names(names, "drop_columns's columns", table))
-    return Table({k: c for k, c in table.columns.items() if k not in gone})
+    return Table({k: c for k, c in table.columns.items() if k not in gone}, table.swept)
 
 
 # -- rows: filter and sort -----------------------------------------------------------------
@@ -118,7 +117,8 @@ def sort_rows(x, by, descending=False):
         keys = [x.columns[n] for n in _names(by, "sort_rows's columns", x)]
     else:
         m = matrix(x, "sort_rows's data")
-        cols = [by] if not isinstance(by, list) else by
+        b = value_of(by)
+        cols = b.tolist() if isinstance(b, np.ndarray) and b.ndim == 1 else by if isinstance(by, list) else [by]
         if not cols:
             raise LaminaError("ValueError", "sort_rows needs at least one column to sort by.")
         picked = []
@@ -130,12 +130,14 @@ def sort_rows(x, by, descending=False):
             picked.append(m[:, j])
         keys = picked
     order = np.lexsort([_rank(k, down) for k in reversed(keys)])   # stable: ties keep their order
-    return x.take(order) if isinstance(x, Table) else m[order].copy()
+    if isinstance(x, Table):
+        return x.take(order)
+    return m[order].reshape(-1) if np.ndim(value_of(x)) == 1 else m[order].copy()   # a vector stays one
 
 
 def _rank(col, down: bool) -> np.ndarray:
     """Codes that sort like the column (reversed when down), missing values last either way."""
-    gone = missing(col) if isinstance(col, np.ndarray) else np.zeros(len(col), dtype=bool)
+    gone = missing(col)
     values = np.asarray(col, dtype=np.float64 if isinstance(col, np.ndarray) else object)
     codes = np.zeros(len(values), dtype=np.int64)
     if (~gone).any():
@@ -185,28 +187,24 @@ class Grouped(LibObject):
 
     def describe(self) -> str:
         head, rows, right, more = self._report()
-        lines = layout(self.by + ["rows"], rows, right=right)
+        lines = layout([cell(k) for k in self.by] + ["rows"], rows, right=right)
         return "\n".join([head] + ["  " + s for s in lines] + ([more] if more else []))
 
     def html(self) -> str:
         head, rows, right, more = self._report()
-        return html_table(self.by + ["rows"], rows, right, caption=head, footer=[more])
+        return html_table([cell(k) for k in self.by] + ["rows"], rows, right, caption=head, footer=[more])
 
     def _report(self) -> tuple:
         """(heading, a row per group shown: its keys and size, which columns are flush right,
         the line about groups not shown)."""
         n = len(self.rows)
         head = (f"grouped table: {self.table.nrows} rows in {n} group{'s' * (n != 1)} by "
-                f"{', '.join(self.by)}")
+                f"{', '.join(cell(k) for k in self.by)}")
         keys = self.keys()
         shown = n if n <= SHOWN_ROWS + 2 else SHOWN_ROWS
-        rows = [[_cell(keys.columns[k][g]) for k in self.by] + [str(len(self.rows[g]))] for g in range(shown)]
+        rows = [[cell(keys.columns[k][g]) for k in self.by] + [str(len(self.rows[g]))] for g in range(shown)]
         right = [isinstance(keys.columns[k], np.ndarray) for k in self.by] + [True]
         return head, rows, right, f"... {n - shown} more groups" if shown < n else ""
-
-
-def _cell(x) -> str:
-    return short(x) if isinstance(x, (float, np.floating)) else str(x)
 
 
 def group_by(t, by) -> Grouped:
