@@ -21,7 +21,8 @@ from ..values import Record, Tracked, format_number
 from .linalg import matrix, square
 from .tape import record
 
-SYMMETRY_RTOL = 1e-8       # |A - A'| up to this times max |A| counts as rounding
+SYMMETRY_RTOL = 1e-8       # |A - A'| up to this times max |A| counts as rounding (float64)
+SYMMETRY_RTOL_FLOAT32 = float(np.sqrt(np.finfo(np.float32).eps))   # float32 rounds ~5e8 times coarser
 
 
 def finite(A: np.ndarray, what: str) -> np.ndarray:
@@ -33,9 +34,11 @@ def finite(A: np.ndarray, what: str) -> np.ndarray:
 
 
 def symmetric_part(A: np.ndarray, what: str, other: str) -> np.ndarray:
-    """(A + A') / 2 of a matrix that is symmetric up to rounding; otherwise a ValueError."""
+    """(A + A') / 2 of a matrix that is symmetric up to rounding (in its dtype's precision, as
+    sample's float32 probabilities are checked); otherwise a ValueError."""
     gap = np.abs(A - A.T)
-    if gap.size and gap.max() > SYMMETRY_RTOL * np.abs(A).max():
+    rtol = SYMMETRY_RTOL_FLOAT32 if A.dtype == np.float32 else SYMMETRY_RTOL
+    if gap.size and gap.max() > rtol * np.abs(A).max():
         i, j = np.unravel_index(int(np.argmax(gap)), gap.shape)
         raise LaminaError("ValueError", f"{what} needs a symmetric matrix, but A[{i}, {j}] = "
                           f"{format_number(float(A[i, j]))} and A[{j}, {i}] = {format_number(float(A[j, i]))}; "

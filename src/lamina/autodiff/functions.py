@@ -98,7 +98,15 @@ def abs(a):
     if type(x) is float:
         sign = 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
         return record1(math.fabs(x), a, sign)
-    return record(np.abs(x), (a,), (lambda g: g * np.sign(x),))
+    return record(np.abs(x), (a,), (lambda g: g * _sign(x),))
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    """The sign, 0 at NaN as on the scalar path and in torch: a NaN that a mask later replaces
+    (z[isnan(w)] = 0) passes back 0, not 0 * NaN."""
+    s = np.sign(x)
+    s[np.isnan(s)] = 0.0
+    return s
 
 
 def maximum(a, b):

@@ -75,7 +75,8 @@ def mean(a, axis=None, skipnan=False):
     axis = check_axis(x.shape, axis, "mean")
     shape = x.shape
     if not skipnan:
-        count = x.size if axis is None else x.shape[axis]
+        # an empty x has nothing to spread the gradient over (and its mean is NaN): 1 spares the 0
+        count = max(x.size if axis is None else x.shape[axis], 1)
         return record(_reduce(np.mean, x, axis), (a,), (lambda g: _spread(g / count, shape, x.dtype),))
     keep = ~np.isnan(x)
     counts = keep.sum(axis=axis, keepdims=axis is not None)

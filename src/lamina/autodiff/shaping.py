@@ -1,15 +1,18 @@
 """Differentiable reshaping and joining: reshape, hcat, vcat, take; and linspace.
 
 In hcat and vcat a vector counts as a column (n x 1) and a number as 1 x 1,
-except that vcat of numbers and vectors only is their concatenation, a vector.
+except that vcat of numbers and vectors only is their concatenation, a vector, and that the
+empty vector [] next to other pieces adds nothing (as torch.cat skips it).
 Each piece's gradient is its block of the result's gradient, in its own shape.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import LaminaError, describe_shape
-from ..values import float_array, tensor_dtype, value_of
+from ..values import describe, float_array, tensor_dtype, value_of
 from .tape import record
 
 
@@ -24,18 +27,29 @@ def reshape(a, shape: tuple):
     """The elements of `a` in row-major order, arranged as `shape` (one or two sizes)."""
     x = value_of(a)
     arr = float_array(x)
-    if arr.size != int(np.prod(shape)):
+    count = math.prod(shape)                      # Python ints: no int64 wrap-around to 0
+    if arr.size != count:
         raise LaminaError("ShapeError", f"reshape keeps every element: {describe_shape(arr.shape)} has "
-                          f"{arr.size}, but {describe_shape(shape)} holds {int(np.prod(shape))}.")
+                          f"{arr.size}, but {describe_shape(shape)} holds {count}.")
     old = arr.shape
     return record(arr.reshape(shape).copy(), (a,), (_block_vjp(Ellipsis, old),))
 
 
-def _as_2d(x, dtype) -> np.ndarray:
-    """A piece as a matrix: a number is 1 x 1 (of the result's dtype), a vector a column."""
+def _as_2d(x, dtype, nothing) -> np.ndarray:
+    """A piece as a matrix: a number is 1 x 1 (of the result's dtype), a vector a column, and
+    the empty vector [] the block of shape `nothing` that adds no row or column, as torch.cat
+    skips it (a column too when `nothing` is None: every piece is []). So a loop can start
+    from acc = [] and join matrices to it."""
     if type(x) is not np.ndarray:
         return np.full((1, 1), x, dtype=dtype)
-    return x.reshape(-1, 1) if x.ndim == 1 else x
+    if x.ndim == 2:
+        return x
+    return x.reshape(-1, 1) if x.size or nothing is None else np.empty(nothing, dtype=x.dtype)
+
+
+def _first_joined(values: list):
+    """The index of the first piece that is not the empty vector (None when every piece is)."""
+    return next((i for i, v in enumerate(values) if type(v) is not np.ndarray or v.shape != (0,)), None)
 
 
 def hcat(pieces: list):
@@ -43,12 +57,17 @@ def hcat(pieces: list):
     if not pieces:
         raise LaminaError("ValueError", "hcat needs at least one tensor to join.")
     values = [value_of(p) for p in pieces]
-    mats = [_as_2d(v, tensor_dtype(*values)) for v in values]
-    rows = mats[0].shape[0]
+    k = _first_joined(values)
+    if k is None:
+        k, rows, nothing = 0, 0, None
+    else:
+        rows = np.size(values[k]) if np.ndim(values[k]) < 2 else values[k].shape[0]
+        nothing = (rows, 0)
+    mats = [_as_2d(v, tensor_dtype(*values), nothing) for v in values]
     for i, m in enumerate(mats):
         if m.shape[0] != rows:
-            raise LaminaError("ShapeError", f"hcat joins pieces with the same number of rows, but piece 0 "
-                              f"({describe_shape(np.shape(values[0]))}) has {rows} and piece {i} "
+            raise LaminaError("ShapeError", f"hcat joins pieces with the same number of rows, but piece {k} "
+                              f"({describe_shape(np.shape(values[k]))}) has {rows} and piece {i} "
                               f"({describe_shape(np.shape(values[i]))}) has {m.shape[0]}; a vector counts "
                               f"as a column.")
     out = np.concatenate(mats, axis=1)
@@ -73,15 +92,15 @@ def vcat(pieces: list):
             vjps.append(_block_vjp(slice(lo, lo + len(f)), np.shape(v)))
             lo += len(f)
         return record(out, pieces, vjps)
-    mats = [_as_2d(v, tensor_dtype(*values)) for v in values]
-    cols = next(m.shape[1] for v, m in zip(values, mats) if np.ndim(v) == 2)
+    cols = next(v.shape[1] for v in values if np.ndim(v) == 2)
+    mats = [_as_2d(v, tensor_dtype(*values), (0, cols)) for v in values]
     for i, m in enumerate(mats):
         if m.shape[1] != cols:
             hint = (" A vector counts as a column; to append it as a row, write v'."
                     if np.ndim(values[i]) == 1 else "")
             raise LaminaError("ShapeError", f"vcat stacks pieces with the same number of columns ({cols}), "
                               f"but piece {i} is {describe_shape(np.shape(values[i]))} with "
-                              f"{m.shape[1]}.{hint}")
+                              f"{m.shape[1]} column{'' if m.shape[1] == 1 else 's'}.{hint}")
     out = np.concatenate(mats, axis=0)
     vjps, lo = [], 0
     for v, m in zip(values, mats):
@@ -118,7 +137,7 @@ def dtype_of(name, what: str):
     """The NumPy dtype a program names ("float64" or "float32")."""
     if isinstance(name, str) and name in DTYPES:
         return DTYPES[name]
-    shown = f'"{name}"' if isinstance(name, str) else f"a {type(name).__name__}"
+    shown = f'"{name}"' if isinstance(name, str) else describe(name)
     raise LaminaError("ValueError", f'{what} must be "float64" or "float32", not {shown}.')
 
 

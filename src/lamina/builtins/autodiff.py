@@ -158,7 +158,10 @@ def detach(x):
                "message names every stale item of wrt, by its path such as wrt[1] or wrt.q, and the "
                "builtin that reset the tape if one did, such as fit), or to pass a loss that is not "
                "a number computed from tracked values. If the loss is finite but a gradient holds "
-               "NaN or Inf, a warning says which. If the tape holds far more entries than the loss "
+               "NaN or Inf, a warning says which. A mask that replaces a result afterwards does not "
+               "stop a NaN derivative: z = sqrt(w); z[w < 0] = 0 gives the gradient NaN where w < 0 "
+               "(0 times the derivative there, as in torch); replace the input first (u = w .* 1; "
+               "u[w < 0] = 1; z = sqrt(u); z[w < 0] = 0), and the gradient there is 0. If the tape holds far more entries than the loss "
                "needs (a loop that never calls tape_reset()), one warning suggests tape_reset().")
 def grad(loss, wrt=None):
     if wrt is None:

@@ -158,8 +158,9 @@ def _pieces(args: tuple, name: str) -> list:
          summary="Joins tensors side by side. A vector counts as a column, so hcat(u, v) of two "
                  "vectors of length n is n x 2.",
          examples=["print(hcat([1, 2], [3, 4]))", "print(hcat([1, 2; 3, 4], [5, 6]))"],
-         notes="Every piece needs the same number of rows; a number counts as 1 x 1. Each "
-               "piece's gradient is its block of the result's gradient.",
+         notes="Every piece needs the same number of rows; a number counts as 1 x 1. The empty "
+               "vector [] adds no column (as torch.cat skips it), so a loop can start from acc = "
+               "[]. Each piece's gradient is its block of the result's gradient.",
          grad=[GradCase(((3,), (3,))), GradCase(((2, 3), (2,), (2, 1)))])
 def hcat(*args):
     return shaping.hcat(_pieces(args, "hcat"))
@@ -173,8 +174,9 @@ def hcat(*args):
          summary="Stacks tensors top to bottom. Vectors and numbers join into one longer vector; "
                  "with a matrix, a vector counts as a column, so append a row with vcat(M, v').",
          examples=["print(vcat([1, 2], [3], 4))", "print(vcat([1, 2; 3, 4], [5, 6]'))"],
-         notes="Every matrix piece needs the same number of columns. Each piece's gradient is its "
-               "block of the result's gradient.",
+         notes="Every matrix piece needs the same number of columns. The empty vector [] adds no "
+               "row (as torch.cat skips it), so a loop can start from acc = [] and append rows with "
+               "acc = vcat(acc, v'). Each piece's gradient is its block of the result's gradient.",
          grad=[GradCase(((3,), (), (2,))), GradCase(((2, 3), (1, 3))), GradCase(((2, 1), (3,)))])
 def vcat(*args):
     return shaping.vcat(_pieces(args, "vcat"))
