@@ -106,8 +106,8 @@ function count(xs)
     end for
     return [n, seen]
 end function
-scale = (v, by = factor) -> v * by
 factor = 2
+scale = (v, by = factor) -> v * by
 print(count(["1", "a"]), scale(1))
 """
     assert problems(text) == []
@@ -116,7 +116,7 @@ print(count(["1", "a"]), scale(1))
                                 "a function makes it local there; pass the outer value in as an argument instead."),
         (12, 13, 1, "NameError", "'n' is read before it is assigned in this function. Assigning to 'n' anywhere in "
                                  "a function makes it local there; pass the outer value in as an argument instead.")]
-    assert problems(text.replace("by = factor", "by = fctor")) == [(14, 18, 5, "NameError", "Undefined variable 'fctor'. Did you mean 'factor' or 'corr' or 'floor'?")]
+    assert problems(text.replace("by = factor", "by = fctor")) == [(15, 18, 5, "NameError", "Undefined variable 'fctor'. Did you mean 'factor' or 'corr' or 'floor'?")]
     for program, where in [("total += 1\n", (1, 7, 2)), ("v[0] = 1\n", (1, 1, 1))]:
         with pytest.raises(LaminaError) as run:       # where and in the words the run says it
             Interpreter().run(program)

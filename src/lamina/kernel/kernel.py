@@ -6,10 +6,13 @@ streams ipykernel installs; the value of the cell's last expression is its execu
 every figure a cell finishes (or leaves open) is shown as a PNG; a Lamina error is an
 error reply whose traceback is what the command line prints. `import` looks in the kernel's
 folder, which Jupyter makes the notebook's. exit() ends the cell, not the kernel: exit() and
-exit(0) quietly, another status as an error (so "run all" stops there).
+exit(0) quietly, another status as an error (so "run all" stops there). A history request
+answers the cells run in this kernel (a console's up-arrow after a restart of the client);
+an execute request's user expressions are answered after a cell that succeeds, as IPython's.
 """
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 import traceback
@@ -30,6 +33,9 @@ try:
     __version__ = version("lamina")
 except PackageNotFoundError:      # running from a source tree that is not installed
     __version__ = "unknown"
+
+
+INTERRUPTED = ("KeyboardInterrupt", "Interrupted", ["Interrupted."])
 
 
 class LaminaKernel(Kernel):
@@ -55,6 +61,7 @@ class LaminaKernel(Kernel):
         progress.live_output = True
         figures.show_inline(self._show_figure)
         self._silent = False
+        self._history: list[tuple[int, str]] = []     # (execution count, cell) of each cell run
 
     def set_parent(self, ident, parent, channel="shell"):
         """Output a request causes is sent as its child: IPython's kernel tells the streams of
@@ -71,28 +78,20 @@ class LaminaKernel(Kernel):
         self._silent = silent
         reply = {"status": "ok", "execution_count": self.execution_count, "payload": [],
                  "user_expressions": {}}
-        value = None
+        if store_history and not silent:
+            self._history.append((self.execution_count, code))
         try:
-            value = self.interp.run_cell(code, f"<cell {self.execution_count}>")
-        except LaminaError as err:
-            if os.environ.get("LAMINA_DEBUG") == "1" and err.__cause__ is not None:
-                traceback.print_exception(err.__cause__)
-            failure = (err.kind, err.message, err.render().splitlines())
-        except KeyboardInterrupt:
-            failure = ("KeyboardInterrupt", "Interrupted", ["Interrupted."])
-        except ProgramExit as exc:
-            failure = None if exc.code == 0 else \
-                ("Exit", f"exit({exc.code})", [f"The program called exit({exc.code}); the kernel keeps its variables."])
-        except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
-            if os.environ.get("LAMINA_DEBUG") == "1":
-                traceback.print_exception(exc)
-            failure = ("InternalError", f"{type(exc).__name__}: {exc}",
-                       [f"InternalError: {type(exc).__name__}: {exc}",
-                        "  note: this is a bug in Lamina; run with LAMINA_DEBUG=1 to see the Python traceback"])
-        else:
-            failure = None
-        finally:
-            self._finish_figures()
+            try:
+                value, failure = self._run(code, f"<cell {self.execution_count}>")
+            finally:
+                self._finish_figures()
+            if failure is None and value is not None and not silent:
+                bundle = value_bundle(value)
+                self._flush()
+                self.send_response(self.iopub_socket, "execute_result", {
+                    "execution_count": self.execution_count, "data": bundle, "metadata": {}})
+        except KeyboardInterrupt:      # while its figure or its value was drawn: the cell still answers
+            failure = INTERRUPTED
         if failure is not None:
             ename, evalue, lines = failure
             content = {"ename": ename, "evalue": evalue, "traceback": lines}
@@ -100,11 +99,35 @@ class LaminaKernel(Kernel):
                 self._flush()
                 self.send_response(self.iopub_socket, "error", content)
             return {**reply, "status": "error", **content}
-        if value is not None and not silent:
-            self._flush()
-            self.send_response(self.iopub_socket, "execute_result", {
-                "execution_count": self.execution_count, "data": value_bundle(value), "metadata": {}})
+        reply["user_expressions"] = {key: self._expression(text) for key, text in (user_expressions or {}).items()}
         return reply
+
+    def _run(self, code: str, name: str) -> tuple:
+        """(the value of the code's last expression, None) or (None, (ename, evalue, traceback))."""
+        try:
+            return self.interp.run_cell(code, name), None
+        except LaminaError as err:
+            if os.environ.get("LAMINA_DEBUG") == "1" and err.__cause__ is not None:
+                traceback.print_exception(err.__cause__)
+            return None, (err.kind, err.message, err.render().splitlines())
+        except KeyboardInterrupt:
+            return None, INTERRUPTED
+        except ProgramExit as exc:
+            return None, None if exc.code == 0 else \
+                ("Exit", f"exit({exc.code})", [f"The program called exit({exc.code}); the kernel keeps its variables."])
+        except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
+            if os.environ.get("LAMINA_DEBUG") == "1":
+                traceback.print_exception(exc)
+            return None, ("InternalError", f"{type(exc).__name__}: {exc}",
+                          [f"InternalError: {type(exc).__name__}: {exc}",
+                           "  note: this is a bug in Lamina; run with LAMINA_DEBUG=1 to see the Python traceback"])
+
+    def _expression(self, code: str) -> dict:
+        """A user expression's answer (run after a cell that succeeded), as IPython gives it."""
+        value, failure = self._run(code, "<expression>")
+        if failure is not None:
+            return {"status": "error", **dict(zip(("ename", "evalue", "traceback"), failure))}
+        return {"status": "ok", "data": value_bundle(value), "metadata": {}}
 
     def _flush(self) -> None:
         """Stream output first, so that it comes before what is sent next."""
@@ -124,6 +147,28 @@ class LaminaKernel(Kernel):
             figures.finish_inline()
         except LaminaError as err:       # the figure cannot be drawn (say, values near 1e308)
             print(err.render(), file=sys.stderr)
+
+    async def do_history(self, hist_access_type, output, raw, session=None, start=None, stop=None,
+                         n=None, pattern=None, unique=False):
+        """The cells this kernel ran, as IPython's history of its one session (numbered 1,
+        and 0 asks for the current one): each (session, execution count, cell), or with output
+        (session, count, (cell, None)): outputs are not kept, as IPython's default. 'tail': the
+        last n; 'range': counts from start to stop (excluded); 'search': the cells the glob
+        pattern matches, the last n of them, each text once if unique."""
+        cells = self._history
+        if hist_access_type == "range":
+            mine = session in (None, 0, 1)
+            cells = [c for c in cells if mine and (start or 0) <= c[0] and (stop is None or c[0] < stop)]
+        elif hist_access_type == "search":
+            cells = [c for c in cells if fnmatch.fnmatchcase(c[1], pattern or "*")]
+            if unique:
+                last = {text: count for count, text in cells}
+                cells = [c for c in cells if last[c[1]] == c[0]]
+        elif hist_access_type != "tail":
+            cells = []
+        if hist_access_type != "range" and n is not None:
+            cells = cells[max(0, len(cells) - n):]
+        return {"status": "ok", "history": [(1, count, (text, None) if output else text) for count, text in cells]}
 
     # -- the editor's questions ------------------------------------------------------------
     async def do_is_complete(self, code):

@@ -12,7 +12,9 @@ scope with the lines it spans, for the names seen from a cursor.
 `import` binds its alias to the module's file, found as the run would find it (modules.py);
 `h.name` is checked against the module's top-level names, read by parsing its file. A name
 bound only by `x += 1` or `x[i] = v` must exist before: at the top level it is undefined,
-in a function it is read before it is assigned, as the run says.
+in a function it is read before it is assigned, as the run says. So is a name a statement
+reads before any statement of its scope binds it (`f(1)` above `function f`), unless a loop
+holds the read (a later statement of the loop binds it for the next pass).
 """
 from __future__ import annotations
 
@@ -46,10 +48,15 @@ class Definition:
     span: Span                # in its own file: span.source is the document or a module
     top: bool                 # defined at the top level of the document
     params: list[str] = field(default_factory=list)    # a function's, as written: "by = 2"
-    fields: list[str] = field(default_factory=list)    # a record variable's known fields
+    shape: dict[str, dict] = field(default_factory=dict)   # a record variable's known fields, each
+                                                            # with its own (a nested record's), in order
     value: A.Node | None = None                         # what a variable was first assigned
     module: str | None = None  # a module's file (None: not found)
     bound: bool = True         # False while only `x += v` or `x[i] = v` assign it (they read it first)
+
+    @property
+    def fields(self) -> list[str]:
+        return list(self.shape)
 
 
 @dataclass
@@ -63,6 +70,10 @@ class Scope:
         self.parent = parent
         self.top = top
         self.names: dict[str, Definition] = {}
+        # while its statements are walked in order: the names they have bound so far, and how
+        # many loops hold the statement (in a loop, a later statement binds for the next pass)
+        self.ready: set[str] = set()
+        self.loops = 0
 
     def find(self, name: str) -> Definition | None:
         scope = self
@@ -112,20 +123,51 @@ class Analysis:
         return found
 
 
-def analyse(text: str, name: str = "<document>") -> Analysis:
+def analyse(text: str, name: str = "<document>", salvage: bool = False) -> Analysis:
     """The analysis of a document; `name` is its file (imports are looked for beside it) or,
-    for a document not on disk, a label (imports are looked for in the current folder)."""
+    for a document not on disk, a label (imports are looked for in the current folder).
+    `salvage`: when the document does not parse, its names are still read, from its text
+    without the lines its syntax errors are on (its problem stays the first syntax error)."""
     source = Source(name, text[1:] if text.startswith("\ufeff") else text)
     out = Analysis(source)
     try:
         program = _parse(source)
+        out.parsed = True
     except LaminaError as err:
-        span = err.span or Span(source, 1, 1)
-        out.problems.append(Problem(span, err.message, err.kind))
-        return out
-    out.parsed = True
+        out.problems.append(Problem(err.span or Span(source, 1, 1), err.message, err.kind))
+        program = _without_error_lines(out, err) if salvage else None
+        if program is None:
+            return out
     _Walker(out).program(program)
+    if not out.parsed:
+        del out.problems[1:]
     return out
+
+
+SALVAGE_TRIES = 5
+
+
+def _without_error_lines(out: Analysis, err: LaminaError) -> A.Program | None:
+    """The document parsed with the lines of its syntax errors blanked, one after another (a
+    few at most); its source becomes that text. None: it still does not parse."""
+    lines = out.source.text.split("\n")
+    for _ in range(SALVAGE_TRIES):
+        # an error at the end of the text (`x = 1 +`) is on the last line that is not blank
+        line = min(err.span.line if err.span is not None else 0, len(lines))
+        while line >= 1 and not lines[line - 1].strip():
+            line -= 1
+        if line < 1:
+            return None
+        lines[line - 1] = ""
+        source = Source(out.source.name, "\n".join(lines))
+        try:
+            program = _parse(source)
+        except LaminaError as again:
+            err = again
+            continue
+        out.source = source
+        return program
+    return None
 
 
 def module_names(path: str) -> modules.ModuleInfo:
@@ -213,10 +255,13 @@ class _Walker:
             target = target.target
         d = self.define(scope, target.name, "variable", target.span, bound=not path and stmt.op is None,
                         value=stmt.value if not path and stmt.op is None else None)
-        if not path and isinstance(stmt.value, A.RecordLit):
-            d.fields.extend(f for f, _ in stmt.value.fields if f not in d.fields)
-        if len(path) == 1 and isinstance(path[0], A.Field) and path[0].name not in d.fields:
-            d.fields.append(path[0].name)
+        # `r = {a = {b = 1}}`, `r.a = {b = 1}` and `r.a.b = 1` all give r the field a, with b
+        shape = d.shape
+        for part in reversed(path):
+            if not isinstance(part, A.Field):
+                return
+            shape = shape.setdefault(part.name, {})
+        _record_shape(stmt.value, shape)
 
     # -- uses --------------------------------------------------------------------------------
     def program(self, program: A.Program) -> None:
@@ -239,6 +284,8 @@ class _Walker:
                 if p.default is not None:
                     self.expr(scope, p.default)
                 self.use(p.span, self.define(inner, p.name, "parameter", p.span))
+                inner.ready.add(p.name)
+            scope.ready.add(stmt.name)
             self.collect(inner, stmt.body)
             self.block(inner, stmt.body, end)
         elif isinstance(stmt, A.Assign):
@@ -248,16 +295,18 @@ class _Walker:
                 target = target.target
             d = scope.find(target.name)
             self.use(target.span, d)
-            if d is not None and not d.bound:      # `x += 1` or `x[0] = 1` reads x first
+            reads = target is not stmt.target or stmt.op is not None     # `x += 1`, `x[0] = 1`
+            if d is not None and reads and (not d.bound or self.too_early(scope, d)):
                 at = stmt.span if target is stmt.target else target.span
                 self.out.problems.append(Problem(at, self.unbound(scope, d), "NameError"))
             self.expr(scope, stmt.value)
+            scope.ready.add(target.name)
         elif isinstance(stmt, (A.ForRange, A.ForIn)):
             self.children(scope, stmt, skip="body")
-            self.block(scope, stmt.body, end)
+            scope.ready.add(stmt.var)
+            self.loop(scope, stmt.body, end)
         elif isinstance(stmt, A.While):
-            self.expr(scope, stmt.cond)
-            self.block(scope, stmt.body, end)
+            self.loop(scope, stmt.body, end, stmt.cond)
         elif isinstance(stmt, A.If):
             for cond, branch in stmt.branches:
                 self.expr(scope, cond)
@@ -267,6 +316,7 @@ class _Walker:
             self.block(scope, stmt.body, end)
             if stmt.var is not None:
                 self.use(stmt.var_span or stmt.span, scope.find(stmt.var))
+                scope.ready.add(stmt.var)
             self.block(scope, stmt.handler or [], end)
             self.block(scope, stmt.final or [], end)
         elif isinstance(stmt, A.Import):
@@ -274,8 +324,16 @@ class _Walker:
         else:
             self.children(scope, stmt)
 
+    def loop(self, scope: Scope, body: list[A.Node], end: int, cond: A.Node | None = None) -> None:
+        scope.loops += 1
+        if cond is not None:
+            self.expr(scope, cond)
+        self.block(scope, body, end)
+        scope.loops -= 1
+
     def import_stmt(self, scope: Scope, stmt: A.Import) -> None:
         d = scope.find(stmt.alias)
+        scope.ready.add(stmt.alias)
         for span in {stmt.spec_span, stmt.alias_span} - {None}:
             self.use(span, d)
         path, err = self.find(stmt)
@@ -319,6 +377,7 @@ class _Walker:
         self.out.scopes.append((*_lines(node), inner))
         for p in node.params:
             self.define(inner, p, "parameter", node.span)
+            inner.ready.add(p)
         self.expr(inner, node.body)
 
     def member(self, scope: Scope, node: A.Field | A.MethodCall) -> None:
@@ -352,7 +411,7 @@ class _Walker:
 
     def name(self, scope: Scope, node: A.Name) -> None:
         d = scope.find(node.name)
-        if d is not None and not d.bound:
+        if d is not None and (not d.bound or self.too_early(scope, d)):
             self.out.problems.append(Problem(node.span, self.unbound(scope, d), "NameError"))
         if d is not None or node.name in self.builtins or node.name in CONSTANTS:
             self.use(node.span, d)
@@ -366,6 +425,14 @@ class _Walker:
             known |= {n for n, d in scope.names.items() if d.bound}
             scope = scope.parent
         return f"Undefined variable '{name}'.{did_you_mean(name, known - {name})}"
+
+    def too_early(self, scope: Scope, d: Definition) -> bool:
+        """Whether a statement of d's own scope reads d before any statement has bound it, on
+        every path to it: outside a loop, before the first assignment in the text. At the top
+        level a builtin's name is the builtin until then."""
+        if scope.names.get(d.name) is not d or scope.loops or d.name in scope.ready:
+            return False
+        return not (scope.top and (d.name in self.builtins or d.name in CONSTANTS))
 
     def unbound(self, scope: Scope, d: Definition) -> str:
         """A name that only updates assign is read before it exists."""
@@ -393,6 +460,15 @@ END = 1 << 62      # the last line of the document's top level: no line is after
 
 def _module(d: Definition | None) -> modules.ModuleInfo | None:
     return module_names(d.module) if d is not None and d.kind == "module" and d.module else None
+
+
+def _record_shape(value: A.Node, shape: dict[str, dict]) -> None:
+    """Add the fields a record literal (and the records nested in it) gives to `shape`."""
+    todo = [(value, shape)]
+    while todo:
+        value, shape = todo.pop()
+        if isinstance(value, A.RecordLit):
+            todo.extend((v, shape.setdefault(f, {})) for f, v in value.fields)
 
 
 def _parts(node: A.Node, skip: str = "") -> list[A.Node]:

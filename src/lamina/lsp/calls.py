@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass
+from functools import partial
 
 from ..builtins.registry import BuiltinSpec
 from ..lang.pyerrors import translate_call_error
@@ -56,6 +57,16 @@ def _make_stand_in(spec: BuiltinSpec):
     return namespace[mangle(spec.name)]
 
 
+def _as_called(spec: BuiltinSpec):
+    """The builtin as a program calls it: a scoped one bound to a Scope (the interpreter's
+    _bound_to), so that its parameters, as a message lists them, are those a call gives."""
+    if not spec.scoped:
+        return spec.fn
+    bound = partial(spec.fn, None)
+    bound.__lamina_shapes__ = spec.fn.__lamina_shapes__
+    return bound
+
+
 def check_call(spec: BuiltinSpec, positional: int, keywords: list[str]) -> CallProblem | None:
     try:
         stand_in = _stand_in(spec)
@@ -64,7 +75,7 @@ def check_call(spec: BuiltinSpec, positional: int, keywords: list[str]) -> CallP
     try:
         stand_in(*([None] * positional), **{k: None for k in keywords})
     except TypeError as exc:
-        err = translate_call_error(spec.fn, exc, spec.name)
+        err = translate_call_error(_as_called(spec), exc, spec.name)
         m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
         return CallProblem(err.message, m.group(1) if m else None)
     return None

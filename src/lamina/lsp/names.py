@@ -1,7 +1,8 @@
 """A document's names, for the completion engine (completion.Names): read from its syntax
 tree, not from running it. A function is shown with its parameters and the comment lines
 just above it; a variable with the line that first assigns it; a variable assigned a
-record literal (or given fields with `r.f = ...`) offers those fields after a dot; an
+record literal (or given fields with `r.f = ...`) offers those fields after a dot, and a
+record nested in one its own after `r.a.`; an
 imported module offers its top-level names (read from its file) after a dot. Names are
 those seen from the cursor: a function's locals inside it, its parameter over a global of
 the same name, no other function's locals."""
@@ -42,14 +43,19 @@ class DocumentNames(Names):
         return [_candidate(d) for d in self.visible().values()]
 
     def members(self, path: list[str]) -> list[Candidate]:
-        d = self.lookup(path[0])
-        for name in path[1:]:
-            d = _member(d, name)
+        d, fields = self.walk(path)
         if d is not None and d.kind == "module":
             return [_candidate(m) for m in _module_members(d).values()]
-        if d is None or len(path) != 1:
-            return []
-        return [Candidate(f, "field", f"field of {d.name}") for f in d.fields]
+        shape = _field(d, fields)
+        return [] if shape is None else [Candidate(f, "field", f"field of {'.'.join(path)}") for f in shape]
+
+    def walk(self, path: list[str]) -> tuple[Definition | None, list[str]]:
+        """The definition of a dotted name's longest head that modules give (`h.cfg` of
+        `h.cfg.a.b`), and the record fields after it (`["a", "b"]`)."""
+        d, fields = self.lookup(path[0]), path[1:]
+        while fields and d is not None and d.kind == "module":
+            d, fields = _member(d, fields[0]), fields[1:]
+        return d, fields
 
     def definition(self, path: list[str]) -> Definition | None:
         """The definition a dotted name stands for: `f`, or a module's member `h.f`."""
@@ -67,8 +73,14 @@ class DocumentNames(Names):
         return None if d is None else _describe(d, self.analysis.source)
 
     def describe_member(self, path: list[str], name: str) -> str | None:
-        d = self.definition([*path, name])
-        return None if d is None or not path else _describe(d, self.analysis.source)
+        d, fields = self.walk([*path, name])
+        if d is None or not path:
+            return None
+        if not fields:
+            return _describe(d, self.analysis.source)
+        if _field(d, fields) is None:
+            return None
+        return f"```lamina\n{'.'.join([*path, name])}\n```\n\nfield of {'.'.join(path)}"
 
 
 def _candidate(d: Definition) -> Candidate:
@@ -77,6 +89,14 @@ def _candidate(d: Definition) -> Candidate:
     if d.kind == "module":
         return Candidate(d.name, "module", f"module {d.module}" if d.module else "module (not found)")
     return Candidate(d.name, "variable", d.kind)
+
+
+def _field(d: Definition | None, fields: list[str]) -> dict[str, dict] | None:
+    """The shape of a record variable's field `r.a.b` (fields ["a", "b"]); None: not known."""
+    shape = None if d is None or d.kind == "module" else d.shape
+    for name in fields:
+        shape = None if shape is None else shape.get(name)
+    return shape
 
 
 def _module_members(d: Definition) -> dict[str, Definition]:

@@ -8,7 +8,8 @@ completion and signature help share the engine of the REPL and the kernel
 (completion.py), fed with the document's own names; go-to-definition and the outline
 come from the analysis. Go-to-definition of an imported module opens its file, and of a
 module's member (`h.fit`) its definition there. While a document does not parse, the names of its last version
-that did are used, so completion keeps working as a line is typed. Lines and columns are
+that did are used, so completion keeps working as a line is typed; one that has not parsed
+since it opened gives those of its text without the lines of its syntax errors. Lines and columns are
 counted as the protocol counts them (text.py). A request on a document that is neither open
 nor a file gets no answer (null, or nothing found).
 """
@@ -74,7 +75,7 @@ class LaminaServer(LanguageServer):
         self.cancel(uri)
         doc = self.workspace.get_text_document(uri)
         text = Text(doc.source, self.workspace.position_codec)
-        found = analyse(text.text, doc.path or uri)
+        found = analyse(text.text, doc.path or uri, salvage=uri not in self.parsed)
         self.latest[uri] = found
         if found.parsed:
             self.parsed[uri] = found
@@ -140,7 +141,7 @@ def completion(ls: LaminaServer, params: lsp.CompletionParams):
 def definition(ls: LaminaServer, params: lsp.DefinitionParams):
     uri = params.text_document.uri
     ls.settled(uri)
-    found, text = ls.parsed.get(uri), ls.text(uri)
+    found, text = ls.parsed.get(uri) or ls.latest.get(uri), ls.text(uri)
     if found is None or text is None:
         return None
     d = found.definition_at(*text.at(params.position))
@@ -164,7 +165,7 @@ def _file_uri(path: str) -> str:
 def symbols(ls: LaminaServer, params: lsp.DocumentSymbolParams):
     uri = params.text_document.uri
     ls.settled(uri)
-    found, text = ls.parsed.get(uri), ls.text(uri)
+    found, text = ls.parsed.get(uri) or ls.latest.get(uri), ls.text(uri)
     if found is None or text is None:
         return []
     out = []

@@ -1,0 +1,88 @@
+"""A document's analysis in process: a name read before the statement that first binds it
+is the run's NameError, where and in the words the run says it; and a record's nested fields."""
+from __future__ import annotations
+
+import pytest
+
+from lamina.errors import LaminaError
+from lamina.interpreter import Interpreter
+from lamina.lsp.analysis import analyse
+
+
+def problems(text: str) -> list[tuple]:
+    return [(p.span.line, p.span.col, p.span.length, p.kind, p.message) for p in analyse(text).problems]
+
+
+LOCAL = ("'y' is read before it is assigned in this function. Assigning to 'y' anywhere in a function "
+         "makes it local there; pass the outer value in as an argument instead.")
+
+
+@pytest.mark.parametrize("program, where, message", [
+    # a function called above its definition
+    ("print(f(1))\nfunction f(x)\n    return x\nend function\n", (1, 7, 1),
+     "Undefined variable 'f'. Did you mean 'f1'?"),
+    # a variable read above its first assignment, even one a later loop makes
+    ("print(total)\nfor i = 0 to 2\n    total = i\nend for\n", (1, 7, 5),
+     "Undefined variable 'total'. Did you mean 'table'?"),
+    # a default is evaluated where the function is defined
+    ("function f(x = y)\n    return x\nend function\ny = 1\nprint(f())\n", (1, 16, 1),
+     "Undefined variable 'y'."),
+    ("g = (v, by = k) -> v * by\nk = 2\nprint(g(1))\n", (1, 14, 1), "Undefined variable 'k'."),
+    # a function's local read before its first assignment
+    ("y = 5\nfunction f()\n    print(y)\n    y = 1\nend function\nf()\n", (3, 11, 1), LOCAL),
+    ("function f()\n    y[0] = 1\n    y = [0]\nend function\nf()\n", (2, 5, 1), LOCAL),
+])
+def test_a_name_read_before_its_first_binding_is_the_runs_name_error(program, where, message):
+    with pytest.raises(LaminaError) as run:
+        Interpreter().run(program)
+    assert run.value.kind == "NameError" and run.value.message == message
+    assert (run.value.span.line, run.value.span.col, run.value.span.length) == where
+    assert problems(program) == [(*where, "NameError", message)]
+
+
+FINE = [
+    # in a loop, a later statement binds the name for the next pass
+    "for i = 0 to 3\n    if i > 0\n        print(x)\n    end if\n    x = i\nend for\n",
+    "i = 0\nwhile i < 3\n    if i > 0\n        print(j)\n    end if\n    j = i\n    i += 1\nend while\n",
+    # at the top level a builtin's name is the builtin until it is assigned
+    "y = mean([1, 2])\nmean = 3\nprint(y, mean)\n",
+    # a function's body runs when it is called, after the top level below it
+    "function f()\n    return g() + k\nend function\nfunction g()\n    return 1\nend function\nk = 2\nprint(f())\n",
+    "f = v -> v + k\nk = 2\nprint(f(1))\n",
+    "if true\n    a = 1\nelse\n    a = 2\nend if\nprint(a)\n",
+    "try\n    b = number(\"x\")\ncatch e\n    b = 0\nend try\nprint(b, e.message)\n",
+]
+
+
+def test_no_alarm_where_the_binding_comes_first_on_the_way_the_run_takes(capsys):
+    for program in FINE:
+        Interpreter().run(program)
+        assert problems(program) == []
+    # the same reads, with the binding after them and no loop to come back
+    late = "if true\n    print(x)\nend if\nx = 1\n"
+    assert problems(late) == [(2, 11, 1, "NameError", "Undefined variable 'x'.")]
+
+
+def test_a_records_nested_fields_are_known():
+    found = analyse("r = {a = {b = 1}, c = 2}\nr.a.d = 3\nr.e = {f = {g = 4}}\nr.h[0] = 5\n")
+    r = next(d for d in found.definitions if d.name == "r")
+    assert r.fields == ["a", "c", "e", "h"]
+    assert r.shape == {"a": {"b": {}, "d": {}}, "c": {}, "e": {"f": {"g": {}}}, "h": {}}
+
+
+@pytest.mark.parametrize("program, length", [("train_loop(scop = 1)\n", 4), ("train_loop(zzz = 1)\n", 3)])
+def test_a_scoped_builtins_unknown_keyword_is_said_without_its_hidden_scope_parameter(program, length):
+    with pytest.raises(LaminaError) as run:
+        Interpreter().run(program)
+    assert "scope" not in run.value.message
+    assert problems(program) == [(1, 12, length, "TypeError", run.value.message)]
+
+
+def test_a_document_that_does_not_parse_still_gives_the_names_of_its_other_lines():
+    found = analyse("x = 1\nfunction f(v)\n    return v + undefined_here\nend function\ny = 2 +\n\n", salvage=True)
+    assert not found.parsed
+    assert problems("x = 1\nfunction f(v)\n    return v + undefined_here\nend function\ny = 2 +\n\n") == [
+        (7, 1, 1, "SyntaxError", "Expect an expression, found the end of the program.")]
+    assert [(p.span.line, p.message) for p in found.problems] == [
+        (7, "Expect an expression, found the end of the program.")]
+    assert list(found.top.names) == ["x", "f"] and found.definition_at(2, 10).kind == "function"
