@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import LaminaError, describe_shape
 from ..nn.losses import one_hot
 from ..values import as_tensor
+from .layer import steps_text
 
 
 def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
@@ -28,7 +29,7 @@ def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
     if x.ndim != 2 or x.shape[1] != inputs:
         one = " (for one example, write x' to make it a 1 x n row)" if x.ndim == 1 else ""
         takes = f"input({spec.steps}, {inputs // spec.steps})" if spec.steps else f"input({inputs})"
-        steps = f" ({spec.steps} steps of {inputs // spec.steps}, step after step)" if spec.steps else ""
+        steps = f" ({steps_text(spec.steps)} of {inputs // spec.steps}, step after step)" if spec.steps else ""
         raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes {takes}: "
                           f"X needs {inputs} column{'s' * (inputs != 1)}{steps}, one row per "
                           f"example{one}.")

@@ -55,7 +55,12 @@ class DataShape:
         return self.width // self.steps if self.steps else self.width
 
     def describe(self) -> str:
-        return f"{self.steps} steps x {self.features}" if self.steps else str(self.width)
+        return f"{steps_text(self.steps)} x {self.features}" if self.steps else str(self.width)
+
+
+def steps_text(steps: int) -> str:
+    """`20 steps`, `1 step`."""
+    return f"{steps} step{'s' * (steps != 1)}"
 
 
 class Layer:

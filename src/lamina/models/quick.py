@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError
-from ..optim.registry import get
 from ..values import as_int, as_str, as_tensor, describe
-from .compile import compile_model
+from .callbacks.schedule import make
+from .compile import compile_model, optimizer_of
 from .fit import fit
 from .layers.dense import dense_layer
 from .spec import input_spec
@@ -32,12 +32,21 @@ def _hidden(hidden) -> list[int]:
 
 
 def _outputs(Y, loss: str) -> int:
+    """One unit per column of Y; for cross_entropy, a vector or one column of class indices (as
+    fit reads them, models/data.py) has one unit per class."""
     y = as_tensor(Y, "quick_mlp's Y")
-    if y.ndim == 2:
-        return y.shape[1]
-    if loss == "cross_entropy":
+    if loss == "cross_entropy" and (y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1)):
         return int(np.max(y)) + 1 if y.size and np.all(np.isfinite(y)) else 2
-    return 1
+    return y.shape[1] if y.ndim == 2 else 1
+
+
+def _with_lr(optimizer, lr):
+    """The optimizer (a name, an optimizer value or a schedule) starting at the rate lr."""
+    opt, schedule = optimizer_of(optimizer)
+    if schedule is None:
+        return opt.with_hp(lr=lr)
+    settings = {k: v for k, v in schedule.settings.items() if k != "lr"}
+    return make(schedule.kind.name, lr=lr, base=opt, **settings)
 
 
 DEFAULT_LR = 0.05
@@ -54,8 +63,8 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
     for units in _hidden(hidden):
         spec = dense_layer(spec, float(units), activation)
     spec = dense_layer(spec, float(_outputs(Y, loss)), OUTPUT_ACTIVATION[loss])
-    if optimizer == "adam" and lr is None:
+    if isinstance(optimizer, str) and optimizer == "adam" and lr is None:
         lr = DEFAULT_LR                      # a quick fit wants a livelier rate than Adam's 0.001
-    opt = optimizer if lr is None else get(optimizer).with_hp(lr=lr)
+    opt = optimizer if lr is None else _with_lr(optimizer, lr)
     model = compile_model(spec, opt, loss, seed, dtype=dtype)
     return fit(model, X, Y, epochs=epochs, batch_size=batch_size, verbose=verbose)

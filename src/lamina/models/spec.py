@@ -14,7 +14,7 @@ from functools import cached_property
 
 from ..printing import html_table
 from ..values import LibObject, Record, as_int
-from .layer import DataShape, Layer
+from .layer import DataShape, Layer, steps_text
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,7 +77,7 @@ class ModelSpec(LibObject):
     def input_text(self) -> str:
         """`2 inputs`, or `160 inputs (20 steps of 8)` for sequences."""
         text = f"{self.inputs} input{'s' * (self.inputs != 1)}"
-        return text + (f" ({self.steps} steps of {self.inputs // self.steps})" if self.steps else "")
+        return text + (f" ({steps_text(self.steps)} of {self.inputs // self.steps})" if self.steps else "")
 
     def describe(self) -> str:
         return "\n".join([f"Model spec: {self.input_text()} (not compiled yet)", *summary_table(self)])
