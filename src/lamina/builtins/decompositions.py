@@ -28,7 +28,8 @@ def _arg(x, name: str):
          notes="LAPACK's symmetric solver (NumPy's eigh): the eigenvalues are real and ascending "
                "(reverse(e.values) for largest first) and the eigenvectors orthonormal, so "
                "vectors * vectors' is eye(n). A must be symmetric up to rounding (|A - A'| at most "
-               "1e-8 times its largest element; (A + A') / 2 is used); otherwise a ValueError points "
+               "1e-8 times its largest element, or 3.5e-4, the square root of float32's eps, for float32; "
+               "(A + A') / 2 is used); otherwise a ValueError points "
                "at eig. It needs finite numbers. " + UNIQUE + " Differentiable (Giles' formulas): "
                "the gradient is symmetric, the gradient within symmetric matrices. " + NOT_SMOOTH,
          grad=[GradCase(((3, 3),), domain="spd"), GradCase(((1, 1),), domain="spd")])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 import sys
+from functools import partial
 
 from ..errors import Frame, LaminaError
 from ..values import Record, describe
@@ -300,6 +301,10 @@ def translate_call_error(f, exc: TypeError, name: str | None = None, node: A.Nod
     own = ("The anonymous function" if text.startswith("<lambda>()")
            else "The function" if own == "anonymous" else f"'{own}'")
     text = re.sub(r"^[\w.<>]+\(\) ", "", text).replace("positional ", "")
+    if isinstance(f, partial) and f.args:       # a scoped builtin: its scope is no argument of the call's
+        text = re.sub(r"(?<=from )\d+|\d+(?= to \d| arguments?\b| (?:was|were) given)",
+                      lambda m: str(int(m.group()) - len(f.args)), text)
+        text = re.sub(r"\b1 arguments\b", "1 argument", text)
     if text.startswith("missing "):
         text = "is " + text
     # The name the call site writes, quoted, when it has one (CALLEE: filled in once known).
@@ -332,7 +337,8 @@ def _call_arguments(node: A.Node | None) -> str:
 def _keyword_hint(f, given: str) -> str:
     """` Did you mean 'epochs'?` for a misspelled keyword, from the function's parameters."""
     try:
-        params = [unmangle(p) for p in inspect.signature(f).parameters]
+        params = [unmangle(p.name) for p in inspect.signature(f).parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]     # hcat's *args is no keyword
     except (TypeError, ValueError):
         return ""
     import difflib
