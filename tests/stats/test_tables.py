@@ -112,3 +112,11 @@ def test_wide_characters_and_tabs_keep_the_columns_aligned():
         "2  tab\\there  3",
         "3  e\u0301x         4",
     ]
+
+
+def test_a_rounded_large_number_is_not_shown_as_exact(lam):
+    # 2^53 to 6 digits is 9.0072e+15; format_number of that float wrote 9007200000000000.0
+    out = lam.run("print(table({x = [2^53, 1.5e15, 123456789012]}))\nprint(describe([123456789012, 2.5]))")
+    assert out[:5] == ["table: 3 rows x 1 column", "              x", "0    9.0072e+15",
+                       "1       1.5e+15", "2  123456789012"]
+    assert out[8] == "1  mean    6.17284e+10"   # was 61728400000

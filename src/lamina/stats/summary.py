@@ -14,7 +14,10 @@ def short(x: float, digits: int = 6) -> str:
     x = float(x)
     if x != x or x in (float("inf"), float("-inf")) or x == 0:
         return format_number(x)
-    return format_number(float(f"{x:.{digits}g}"))
+    rounded = float(f"{x:.{digits}g}")
+    if rounded == int(rounded) and abs(rounded) >= 10 ** digits:    # 9.0072e+15, not 9007200000000000.0
+        return f"{rounded:.{digits}g}"
+    return format_number(rounded)
 
 
 def layout(header: list[str], rows: list[list[str]], left: int = 1, right: list | None = None) -> list[str]:
