@@ -89,7 +89,7 @@ class LaminaLexer(RegexLexer):
             include("root"),
         ],
         "string": [
-            (r'\\[nt"\\{}]', String.Escape),
+            (r'\\[ntr"\\{}]', String.Escape),
             (r"\{\{|\}\}", String.Escape),
             (r"\{", String.Interpol, "interpolation"),
             (r'"', String.Double, "#pop"),

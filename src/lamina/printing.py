@@ -171,7 +171,7 @@ def function_name(f) -> str:
 
 
 def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r") + '"'
 
 
 def html_table(header: list[str], rows: list[list[str]], right: list[bool] | None = None,

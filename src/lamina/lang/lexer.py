@@ -247,7 +247,7 @@ class Lexer:
         i = self.pos + 1
         parts: list = []
         buf: list[str] = []
-        escapes = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "{": "{", "}": "}"}
+        escapes = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "{": "{", "}": "}"}
         while True:
             if i >= len(text) or text[i] == "\n":
                 raise self.error("This string is never closed (strings end on the line they start).",
