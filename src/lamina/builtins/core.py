@@ -178,11 +178,15 @@ def keys(r):
          shapes=[Shape("has(r, name)", "record, string", "bool", "Whether the record has that field.")],
          summary="Tells whether a record has a field of the given name.",
          examples=['r = {a = 1}\nprint(has(r, "a"), has(r, "b"))'],
-         notes="Reading a missing field is a NameError; has lets a program check first.")
+         notes="Reading a missing field is a NameError; has lets a program check first. It "
+               "answers for any value with fields (a table's columns, a model's fields), as keys "
+               "lists them.")
 def has(r, name):
     name = as_str(name, "has's field name")
     if isinstance(r, Record):
         return name in r.fields
+    if isinstance(r, LibObject):        # a table's columns, a model's fields: what keys lists
+        return name in r.field_names()
     raise LaminaError("TypeError", f"has needs a record, not {describe(r)}.")
 
 
