@@ -43,3 +43,23 @@ def test_a_warning_arrives_between_the_output_before_and_after_it():
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_is_complete_indents_per_open_block_and_waits_for_a_block_with_an_error_to_close():
+    # as the prompt decides (repl/entry.py); the kernel said 4 spaces at any depth, and "invalid"
+    # at once for an error inside a block still open
+    km, kc = start_new_kernel(kernel_name="lamina")
+    try:
+        answers = []
+        for code in ["function f()\n    for i = 0 to 2", "for i = 0 to 2\n    x = )", "x = )",
+                     "for i = 0 to 2\n    x = )\nend"]:
+            msg_id = kc.is_complete(code)
+            reply = kc.get_shell_msg(timeout=30)
+            while reply["parent_header"].get("msg_id") != msg_id:
+                reply = kc.get_shell_msg(timeout=30)
+            answers.append((reply["content"]["status"], reply["content"].get("indent")))
+        assert answers == [("incomplete", " " * 8), ("incomplete", " " * 4), ("invalid", None),
+                           ("invalid", None)]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

@@ -23,7 +23,7 @@ from ipykernel.kernelbase import Kernel
 from ..completion import LiveNames, complete, inspect
 from ..errors import LaminaError, ProgramExit
 from ..interpreter import Interpreter
-from ..lang.parser import parse_entry
+from ..lang.parser import open_blocks, parse_entry
 from ..models.callbacks import progress
 from ..stats import figures
 from . import DISPLAY_NAME
@@ -36,6 +36,7 @@ except PackageNotFoundError:      # running from a source tree that is not insta
 
 
 INTERRUPTED = ("KeyboardInterrupt", "Interrupted", ["Interrupted."])
+INDENT = "    "        # a line inside one more block, as the prompt indents it
 
 
 class LaminaKernel(Kernel):
@@ -172,11 +173,14 @@ class LaminaKernel(Kernel):
 
     # -- the editor's questions ------------------------------------------------------------
     async def do_is_complete(self, code):
+        """As the prompt decides (repl/entry.py): an error inside a block still open is
+        reported once the block closes, and each open block indents the next line."""
+        blocks = open_blocks(code)
         try:
             parse_entry(code, "<cell>")
         except LaminaError as err:
-            if err.incomplete:
-                return {"status": "incomplete", "indent": "    "}
+            if err.incomplete or blocks:
+                return {"status": "incomplete", "indent": INDENT * blocks}
             return {"status": "invalid"}
         except RecursionError:
             return {"status": "invalid"}

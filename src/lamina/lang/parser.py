@@ -328,3 +328,25 @@ def parse_entry(text: str, name: str = "<repl>"):
     if not comment:
         raise LaminaError("SyntaxError", "The line ends in '\\': it continues on the next.", incomplete=True)
     return program
+
+
+# A string (closed or not), a comment, a word, or what ends a statement.
+_PIECE = re.compile(r'"(?:\\.|[^"\\\n])*"?|#[^\n]*|[A-Za-z_]\w*|[\n;]')
+
+
+def open_blocks(text: str) -> int:
+    """How many blocks are open at the end of `text`, an entry being typed (at the prompt or
+    in a notebook cell). Such text is usually incomplete (an open bracket, a string not yet
+    closed), which the lexer rejects, so the blocks are counted on words: a block keyword
+    opens one, `end` closes one, and the keyword after `end` on its line names the block it
+    closes. Strings and comments are skipped."""
+    depth, after_end = 0, False
+    for m in _PIECE.finditer(text):
+        piece = m.group()
+        if piece == "end":
+            depth, after_end = max(depth - 1, 0), True
+            continue
+        if piece in BLOCK_KEYWORDS and not after_end:
+            depth += 1
+        after_end = False
+    return depth

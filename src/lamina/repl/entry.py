@@ -1,35 +1,14 @@
 """An entry at the prompt: whether it is complete (Enter runs it) and where its lines go (one
-indentation unit per block still open).
-
-The text being typed is usually incomplete (an open bracket, a string not yet closed), which
-the lexer rejects, so the blocks are counted on words: a block keyword opens one (`if`, `for`,
-`while`, `function`, `try`: each can only start a block), `end` closes one, and the keyword
-after `end` on its line names the block it closes. Strings and comments are skipped.
+indentation unit per block still open, as `lang.parser.open_blocks` counts them).
 """
 from __future__ import annotations
 
 import re
 
 from ..errors import LaminaError
-from ..lang.parser import BLOCK_ENDS, BLOCK_KEYWORDS, parse_entry
+from ..lang.parser import BLOCK_ENDS, open_blocks, parse_entry
 
 UNIT = "    "
-# A string (closed or not), a comment, a word, or what ends a statement.
-_PIECE = re.compile(r'"(?:\\.|[^"\\\n])*"?|#[^\n]*|[A-Za-z_]\w*|[\n;]')
-
-
-def open_blocks(text: str) -> int:
-    """How many blocks are open at the end of `text`."""
-    depth, after_end = 0, False
-    for m in _PIECE.finditer(text):
-        piece = m.group()
-        if piece == "end":
-            depth, after_end = max(depth - 1, 0), True
-            continue
-        if piece in BLOCK_KEYWORDS and not after_end:
-            depth += 1
-        after_end = False
-    return depth
 
 
 def next_line_indent(text: str) -> str:
