@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 
+from ..builtins.registry import load_all
 from ..completion import MISSING, LiveNames
 from ..docs.help import help_for, help_text
 from ..docs.render import show_page
 from ..errors import LaminaError
-from ..builtins.registry import load_all
 from ..lang.modules import Module
 from ..lang.pyerrors import did_you_mean
 from ..lang.runtime import field
