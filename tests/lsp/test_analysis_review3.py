@@ -86,3 +86,16 @@ def test_a_document_that_does_not_parse_still_gives_the_names_of_its_other_lines
     assert [(p.span.line, p.message) for p in found.problems] == [
         (7, "Expect an expression, found the end of the program.")]
     assert list(found.top.names) == ["x", "f"] and found.definition_at(2, 10).kind == "function"
+
+
+@pytest.mark.parametrize("program, message", [
+    ("t = sweep(1, 2, 3)", "'sweep' takes 2 arguments but 3 were given."),
+    ("h = train_loop(1, 2, 3, 4, 5, 6)", "'train_loop' takes from 3 to 5 arguments but 6 were given."),
+    ("z = parallel_map(1)", "'parallel_map' is missing 1 required argument: 'xs'."),
+])
+def test_a_scoped_builtins_argument_count_is_the_runs(program, message):
+    # the run leaves the bound scope out of the count (lang/pyerrors.py); the editor must too
+    with pytest.raises(LaminaError) as run:
+        Interpreter().run(program)
+    assert run.value.message.startswith(message)
+    assert [p[-1].split(" Call shapes")[0] for p in problems(program)] == [message]

@@ -27,7 +27,8 @@ _STAND_INS: dict[str, object] = {}
 
 
 def _stand_in(spec: BuiltinSpec):
-    """A function with the builtin's parameters (without the Scope a scoped builtin gets)."""
+    """A function with the builtin's parameters (a scoped builtin's Scope among them: a call
+    gives it first, as the interpreter's partial does, and the message leaves it out)."""
     if spec.name not in _STAND_INS:
         _STAND_INS[spec.name] = _make_stand_in(spec)
     return _STAND_INS[spec.name]
@@ -35,8 +36,6 @@ def _stand_in(spec: BuiltinSpec):
 
 def _make_stand_in(spec: BuiltinSpec):
     params = list(inspect.signature(spec.fn).parameters.values())
-    if spec.scoped:
-        params = params[1:]
     parts, star_done = [], False
     for p in params:
         if p.kind is p.VAR_POSITIONAL:
@@ -73,7 +72,7 @@ def check_call(spec: BuiltinSpec, positional: int, keywords: list[str]) -> CallP
     except (ValueError, TypeError, SyntaxError):     # a builtin whose parameters cannot be read
         return None
     try:
-        stand_in(*([None] * positional), **{k: None for k in keywords})
+        stand_in(*([None] * (positional + spec.scoped)), **{k: None for k in keywords})
     except TypeError as exc:
         err = translate_call_error(_as_called(spec), exc, spec.name)
         m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
