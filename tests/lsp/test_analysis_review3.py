@@ -99,3 +99,21 @@ def test_a_scoped_builtins_argument_count_is_the_runs(program, message):
         Interpreter().run(program)
     assert run.value.message.startswith(message)
     assert [p[-1].split(" Call shapes")[0] for p in problems(program)] == [message]
+
+
+@pytest.mark.parametrize("program", [
+    "function f(a, b = 2)\n    return a\nend function\nx = f(1, 2, 3)",
+    "function f(a, b = 2)\n    return a\nend function\nx = f(b = 1)",
+    "function f(a, b = 2)\n    return a\nend function\nx = f(1, c = 1)",
+    "g = (a, b = 1) -> a\nx = g()",
+])
+def test_a_call_of_the_programs_own_function_is_checked_as_the_run_checks_it(program):
+    with pytest.raises(LaminaError) as run:
+        Interpreter().run(program)
+    [(line, _, _, kind, message)] = problems(program)
+    assert (line, kind, message) == (program.count("\n") + 1, run.value.kind, run.value.message)
+
+
+def test_a_name_bound_twice_is_not_checked_against_either_function():
+    program = "h = (a) -> a\nh = (a, b) -> a\nu = h(1, 2)\nfunction k(a)\n  return a\nend function\nk = 3"
+    assert problems(program) == []

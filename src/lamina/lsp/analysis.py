@@ -31,7 +31,7 @@ from ..lang.pyerrors import did_you_mean, read_before_assigned
 from ..lang.scope import CONSTANTS
 from ..printing import format_value
 from . import modules
-from .calls import check_call
+from .calls import check_call, check_function_call
 
 
 @dataclass
@@ -53,6 +53,9 @@ class Definition:
     value: A.Node | None = None                         # what a variable was first assigned
     module: str | None = None  # a module's file (None: not found)
     bound: bool = True         # False while only `x += v` or `x[i] = v` assign it (they read it first)
+    # a function's (or a variable's lambda's) parameters, each with whether it has a default;
+    # None once the name is bound a second time (a call may then reach another function)
+    signature: list[tuple[str, bool]] | None = None
 
     @property
     def fields(self) -> list[str]:
@@ -207,6 +210,7 @@ class _Walker:
         if name in scope.names:
             d = scope.names[name]
             d.bound = d.bound or bound
+            d.signature = None
             if (d.kind == "module") != (kind == "module"):   # a module name assigned again
                 d.kind, d.module = "variable", None
             return d
@@ -218,7 +222,8 @@ class _Walker:
     def collect(self, scope: Scope, body: list[A.Node]) -> None:
         for stmt in body:
             if isinstance(stmt, A.FunctionDef):
-                self.define(scope, stmt.name, "function", stmt.span, params=[_param_text(p) for p in stmt.params])
+                self.define(scope, stmt.name, "function", stmt.span, params=[_param_text(p) for p in stmt.params],
+                            signature=[(p.name, p.default is not None) for p in stmt.params])
             elif isinstance(stmt, A.Assign):
                 self.assignment(scope, stmt)
             elif isinstance(stmt, (A.ForRange, A.ForIn)):
@@ -253,8 +258,10 @@ class _Walker:
         while not isinstance(target, A.Name):
             path.append(target)
             target = target.target
-        d = self.define(scope, target.name, "variable", target.span, bound=not path and stmt.op is None,
-                        value=stmt.value if not path and stmt.op is None else None)
+        plain = not path and stmt.op is None
+        d = self.define(scope, target.name, "variable", target.span, bound=plain,
+                        value=stmt.value if plain else None,
+                        signature=_lambda_signature(stmt.value) if plain else None)
         # `r = {a = {b = 1}}`, `r.a = {b = 1}` and `r.a.b = 1` all give r the field a, with b
         shape = d.shape
         for part in reversed(path):
@@ -440,12 +447,17 @@ class _Walker:
 
     def call(self, scope: Scope, node: A.Call) -> None:
         callee = node.callee
-        if not isinstance(callee, A.Name) or scope.find(callee.name) is not None:
+        if not isinstance(callee, A.Name):
             return
-        spec = self.builtins.get(callee.name)
-        if spec is None:
+        d, keywords = scope.find(callee.name), [k.name for k in node.kwargs]
+        if d is not None:
+            if d.signature is None:
+                return
+            found = check_function_call(callee.name, d.signature, len(node.args), keywords)
+        elif callee.name in self.builtins:
+            found = check_call(self.builtins[callee.name], len(node.args), keywords)
+        else:
             return
-        found = check_call(spec, len(node.args), [k.name for k in node.kwargs])
         if found is not None:
             bad = next((k for k in node.kwargs if k.name == found.keyword), None)
             span = bad.span if bad is not None else callee.span
@@ -495,6 +507,14 @@ def _lines(node: A.Node) -> tuple[int, int]:
         elif isinstance(x, (A.Node, A.Param)):
             todo.extend(getattr(x, f) for f in x._fields)
     return min(lines), max(lines)
+
+
+def _lambda_signature(value: A.Node) -> list[tuple[str, bool]] | None:
+    """A lambda's parameters with whether each has a default (its last len(defaults) do)."""
+    if not isinstance(value, A.Lambda):
+        return None
+    first_default = len(value.params) - len(value.defaults)
+    return [(p, i >= first_default) for i, p in enumerate(value.params)]
 
 
 def _param_text(p: A.Param) -> str:

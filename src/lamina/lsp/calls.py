@@ -1,4 +1,5 @@
-"""Whether a builtin can take the arguments a call gives it, said as the running program would.
+"""Whether a builtin, or a function of the program, can take the arguments a call gives it,
+said as the running program would.
 
 Each builtin's parameters are read from its function (the registry's record of it); a
 stand-in with the same parameters is called with placeholders, and Python's complaint goes
@@ -14,7 +15,7 @@ from functools import partial
 
 from ..builtins.registry import BuiltinSpec
 from ..lang.pyerrors import translate_call_error
-from ..lang.scope import mangle
+from ..lang.scope import mangle, unmangle
 
 
 @dataclass(frozen=True)
@@ -77,4 +78,23 @@ def check_call(spec: BuiltinSpec, positional: int, keywords: list[str]) -> CallP
         err = translate_call_error(_as_called(spec), exc, spec.name)
         m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
         return CallProblem(err.message, m.group(1) if m else None)
+    return None
+
+
+def check_function_call(name: str, params: list[tuple[str, bool]], positional: int,
+                        keywords: list[str]) -> CallProblem | None:
+    """check_call for a function the program defines: `params` are its (name, has a default)."""
+    written = ", ".join(mangle(p) + ("=None" if default else "") for p, default in params)
+    namespace: dict = {}
+    try:
+        exec(f"def {mangle(name)}({written}):\n    pass\n", namespace)
+    except SyntaxError:             # parameters the run refuses too (a name twice)
+        return None
+    stand_in = namespace[mangle(name)]
+    try:
+        stand_in(*([None] * positional), **{mangle(k): None for k in keywords})
+    except TypeError as exc:
+        err = translate_call_error(stand_in, exc, name)
+        m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        return CallProblem(err.message, unmangle(m.group(1)) if m else None)
     return None
