@@ -68,8 +68,8 @@ def _unparse(parts: dict) -> str:
 
 
 def spec_text(text: str, spec: str, what: str) -> str:
-    """Text (a string, or the printed form of a bool, none, a function) written with a spec: only
-    fill, alignment and width apply."""
+    """Text (a string, or the printed form of a bool, none, a function) written with a spec:
+    fill, alignment, width, and a precision that cuts it, as Python's format does."""
     kind = parse_spec(spec)["type"]
     if kind not in (None, "s"):
         raise LaminaError("ValueError", f"The format spec '{spec}' writes numbers, but the value is {what}.")

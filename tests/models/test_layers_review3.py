@@ -47,3 +47,12 @@ def test_predicts_shape_error_says_one_step(run):
     with pytest.raises(LaminaError) as e:
         run("net = input(1, 3) |> gru(2) |> dense(1) |> compile(seed = 1)\npredict(net, [1, 2; 3, 4])")
     assert "X needs 3 columns (1 step of 3, step after step)" in e.value.message
+
+
+def test_embedding_after_another_layer_is_refused_when_the_spec_is_built(run):
+    # it used to build and compile, then fail at predict or fit on numbers that are no tokens
+    with pytest.raises(LaminaError) as e:
+        run('net = input(2) |> dense(3, activation = "relu") |> embedding(5, 2) |> dense(1)')
+    assert (e.value.kind, e.value.message) == (
+        "ValueError", 'embedding reads tokens, so it must come right after input(), not after '
+                      'dense(3, activation = "relu").')

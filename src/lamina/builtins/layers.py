@@ -72,7 +72,7 @@ def gru(spec, units=None, return_sequences=False, **options):
                "output gradient into its token's row (tokens get none). A token that is not a whole "
                "number from 0 to vocab - 1 (negative, too large, fractional, NaN) is a ValueError "
                "naming it and its row and column; fit, predict and evaluate check the whole of X "
-               "first when embedding is the first layer.")
+               "first. embedding reads the input's tokens, so it is the first layer or a ValueError.")
 def embedding(spec, vocab=None, dim=None, **options):
     return embedding_layer(spec, vocab=vocab, dim=dim, **options)
 

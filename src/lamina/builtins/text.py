@@ -47,7 +47,8 @@ def string(x):
                "for 2.5. Without a type a whole number is written as one, and .3 means 3 significant "
                "digits (3.14159 is 3.14). On a tensor, a list or a record the spec applies to each "
                "number, so format(v, \"8.3f\") aligns a vector's elements in 8 columns. A string, a "
-               "bool or none takes only fill, alignment and width. NaN and Inf are written as Lamina "
+               "bool or none takes fill, alignment and width, and a precision that keeps that many "
+               "characters, as in Python (format(\"abcdef\", \".2\") is ab). NaN and Inf are written as Lamina "
                "writes them. Rounding is Python's: the exact binary value is rounded, ties to even "
                "(format(0.125, \".0%\") is 12%). An invalid spec is a ValueError that shows the "
                "mini-language.")

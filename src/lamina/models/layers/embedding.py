@@ -84,4 +84,7 @@ def embedding_layer(spec, vocab=None, dim=None, **options):
     if vocab is None or dim is None:
         raise LaminaError("TypeError", "The layer embedding(spec, vocab, dim) needs the number of "
                           "tokens (vocab) and the size of each token's vector (dim).")
+    if spec.layers:     # another layer's output is numbers, never tokens: predict would refuse it
+        raise LaminaError("ValueError", f"embedding reads tokens, so it must come right after input(), "
+                          f"not after {spec.layers[-1].label()}.")
     return spec.with_layer(Embedding.create(vocab, dim))
