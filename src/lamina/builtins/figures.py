@@ -13,7 +13,7 @@ OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
 
 
 @builtin("plot", tracked="constant", category=CATEGORY,
-         shapes=[Shape("plot(y)", "vector (or matrix)", "no output", "A line through y[i] at x = i (one line per column)."),
+         shapes=[Shape("plot(y)", "vector (or matrix)", "no output", "A line through y[i] at x = i (one line per column of a matrix of several rows)."),
                  Shape("plot(x, y)", "vector, vector or matrix", "no output", "A line through the points (x[i], y[i])."),
                  Shape(f"plot(x, y, style = \"o--\", {OPTIONS})", "the same, strings", "no output",
                        "matplotlib's format string, and labels."),
@@ -49,8 +49,9 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
                    "scatter(X[:, 0], X[:, 1], color = r.labels, title = \"two clusters\")\n"
                    "savefig(\"scatter.png\")\nprint(unique(r.labels))"],
          notes="color may be one matplotlib color name for every dot or one number per dot, mapped "
-               "through the viridis color map. size is each dot's area in points squared (20 by "
-               "default), finite and at least 0. " + COMMON)
+               "through the viridis color map (a dot whose number is NaN or Inf is gray). size is "
+               "each dot's area in points squared (20 by default), finite, at least 0 and at most "
+               "1,000,000. " + COMMON)
 def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):
     FG.scatter(x, y=y, color=color, label=label, title=title, xlabel=xlabel, ylabel=ylabel, size=size)
 

@@ -9,6 +9,7 @@ end of a cell.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
@@ -52,11 +53,11 @@ def pyplot():
 
 
 def new_figure(width=6.4, height=4.8):
-    plt = pyplot()
-    close()
     w, h = as_float(width, "figure's width"), as_float(height, "figure's height")
     if not (0 < w <= 50 and 0 < h <= 50):
         raise LaminaError("ValueError", "figure's width and height are inches, from 0 to 50.")
+    plt = pyplot()
+    close()
     _state["fig"], _state["ax"] = plt.subplots(figsize=(w, h))
     return _state["ax"]
 
@@ -72,12 +73,29 @@ def drawing(who: str, hint: str = ""):
         raise LaminaError("ValueError", f"{who}: matplotlib could not draw this ({detail}).{hint}") from None
 
 
+STYLE_HINT = (" A style is a line such as \"-\" or \"--\", a marker such as \"o\", a color letter "
+              "such as \"r\", or a mix: \"r--\".")
 TOO_BIG = (" Values near the largest float (about 1e308) cannot be placed on an axis; scale the "
            "data first.")
 
 
 def axes():
     return _state["ax"] if _state["ax"] is not None else new_figure()
+
+
+def draws(fn):
+    """A drawing builtin: a figure that the call started is closed again when it fails, so an
+    error leaves no blank figure behind (for savefig to write, or a notebook cell to show)."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        started = _state["fig"] is None
+        try:
+            return fn(*args, **kwargs)
+        except BaseException:
+            if started:
+                close()
+            raise
+    return call
 
 
 def close():
@@ -114,7 +132,8 @@ def text_option(value, what: str) -> str | None:
     if value is None:
         return None
     text = as_str(value, what)
-    if text.replace("\\$", "").count("$") >= 2:
+    dollars = text.replace("\\$", "").count("$")
+    if dollars and dollars % 2 == 0:       # matplotlib's rule: an odd number is all plain text
         from matplotlib.mathtext import MathTextParser
         try:
             MathTextParser("path").parse(text)
@@ -127,7 +146,10 @@ def text_option(value, what: str) -> str | None:
 
 def texts(label, title, xlabel, ylabel) -> tuple:
     """The text options every drawing builtin takes, each checked before anything is drawn."""
-    return (text_option(label, "A figure's label"), text_option(title, "A figure's title"),
+    label = text_option(label, "A figure's label")
+    if label is not None and label.startswith("_"):
+        label = "\u200b" + label       # matplotlib's legend leaves out labels that start with _
+    return (label, text_option(title, "A figure's title"),
             text_option(xlabel, "A figure's x label"), text_option(ylabel, "A figure's y label"))
 
 
@@ -151,6 +173,9 @@ def _history(model):
         except LaminaError:
             return None
     loss = field("loss_history")
+    if loss is None and isinstance(model, Table):
+        raise LaminaError("TypeError", "plot of a table needs the name of a numeric column to draw: "
+                          "plot(t, \"loss\").")
     if loss is None:
         raise LaminaError("TypeError", f"plot of {describe(model)} needs a value with a loss_history "
                           f"field (a fitted model).")
@@ -158,18 +183,19 @@ def _history(model):
     return vector(loss, "loss_history"), None if val is None else vector(val, "val_loss_history")
 
 
+@draws
 def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-"):
     label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     fmt = as_str(style, "plot's style")
     ax = axes()
     if isinstance(x, Table) and isinstance(y, str):
-        return _plot_table(ax, x, y, "o-" if fmt == "-" else fmt, title, xlabel, ylabel)
+        return _plot_table(ax, x, y, "o-" if fmt == "-" else fmt, label, title, xlabel, ylabel)
     if isinstance(x, (LibObject, Record)) and y is None:
         from .distributions import Distribution
         if isinstance(x, Distribution):
-            return _plot_distribution(ax, x, label, title, xlabel, ylabel)
+            return _plot_distribution(ax, x, fmt, label, title, xlabel, ylabel)
         loss, val = _history(x)
-        with drawing("plot"):
+        with drawing("plot", STYLE_HINT):
             ax.plot(np.arange(loss.size), loss, fmt, label=label or "loss")
             if val is not None and val.size:
                 ax.plot(np.arange(val.size), val, fmt, label="validation loss")
@@ -180,31 +206,35 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
         decorate(ax, True, title, xlabel or "epoch", ylabel or "loss")
         return None
     ys = data(x if y is None else y, "plot's y values")
-    xs = np.arange(ys.shape[0]) if y is None else vector(x, "plot's x values")
+    xs = None if y is None else vector(x, "plot's x values")
+    if ys.ndim == 2 and ys.shape[0] == 1 and (xs is None or xs.size == ys.size):
+        ys = ys.reshape(-1)                   # a row vector: one line, not a point per column
+    xs = np.arange(ys.shape[0]) if xs is None else xs
     if xs.size != ys.shape[0]:
         raise LaminaError("ShapeError", f"plot needs one x per y value (per row of a matrix), but got "
                           f"{xs.size} x values and {ys.shape[0]} y values.")
-    with drawing("plot", " A style is a line such as \"-\" or \"--\", a marker such as \"o\", a "
-                         "color letter such as \"r\", or a mix: \"r--\"."):
+    with drawing("plot", STYLE_HINT):
         ax.plot(xs, ys, fmt, label=label)
     decorate(ax, label, title, xlabel, ylabel)
 
 
-def _plot_distribution(ax, d, label, title, xlabel, ylabel):
+def _plot_distribution(ax, d, fmt, label, title, xlabel, ylabel):
     lo, hi = d.quantile(0.001), d.quantile(0.999)
     if d.spec.discrete:
         first, last = np.floor(lo), np.ceil(hi)
         # a support too wide to draw value by value (poisson(1e11)): 2,001 whole values across it
         ks = np.arange(first, last + 1) if last - first <= 2000 else np.unique(np.round(np.linspace(first, last, 2001)))
+        with drawing("plot", STYLE_HINT):
+            ax.plot(ks, d.pdf(ks), "o" if fmt == "-" else fmt)
         ax.vlines(ks, 0, d.pdf(ks), label=label or d.describe())
-        ax.plot(ks, d.pdf(ks), "o")
     else:
         xs = np.linspace(lo, hi, 400)
-        ax.plot(xs, d.pdf(xs), label=label or d.describe())
+        with drawing("plot", STYLE_HINT):
+            ax.plot(xs, d.pdf(xs), fmt, label=label or d.describe())
     decorate(ax, True, title, xlabel or "x", ylabel or ("probability" if d.spec.discrete else "density"))
 
 
-def _plot_table(ax, t: Table, name: str, fmt: str, title, xlabel, ylabel):
+def _plot_table(ax, t: Table, name: str, fmt: str, label, title, xlabel, ylabel):
     """A column against the swept parameter of a sweep's table with the most numeric values (the
     first of equals; the row number for another table), one line per setting of the others."""
     ys = t.get(name)
@@ -219,19 +249,23 @@ def _plot_table(ax, t: Table, name: str, fmt: str, title, xlabel, ylabel):
     for i in range(t.nrows):
         key = ", ".join(f"{k} = {_cell_text(t.columns[k][i])}" for k in others)
         groups.setdefault(key, []).append(i)
-    with drawing("plot"):
+    with drawing("plot", STYLE_HINT):
         for key, rows in groups.items():
             rows = sorted(rows, key=lambda i: xs[i])
-            ax.plot(xs[rows], ys[rows], fmt, label=key or None)
+            ax.plot(xs[rows], ys[rows], fmt, label=", ".join(filter(None, (label, key))) or None)
     if over and np.all(xs > 0) and xs.max() / xs.min() >= 10:
         ax.set_xscale("log")
-    decorate(ax, bool(others) or None, title, xlabel or over or "row", ylabel or name)
+    decorate(ax, bool(others or label) or None, title, xlabel or over or "row", ylabel or name)
 
 
 def _cell_text(x) -> str:
     return format_number(float(x)) if isinstance(x, (float, np.floating)) else str(x)
 
 
+SCATTER_LARGEST = 1e6
+
+
+@draws
 def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):
     label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     ax = axes()
@@ -251,8 +285,14 @@ def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, 
     if not 0 <= area < math.inf:           # matplotlib takes any; the figure could not be saved then
         raise LaminaError("ValueError", f"scatter's size is a marker's area in points squared, a finite "
                           f"number at least 0, not {format_number(area)}.")
-    ax.scatter(xs, ys, c=c, s=area, label=label,
-               cmap="viridis" if c is not None and not isinstance(c, str) else None)
+    if area > SCATTER_LARGEST:             # saving 1e30 took hours
+        raise LaminaError("ValueError", f"scatter's size is a marker's area in points squared, at most "
+                          f"{SCATTER_LARGEST:,.0f} (a dot about 14 inches across), not {format_number(area)}.")
+    cmap = None
+    if c is not None and not isinstance(c, str):   # matplotlib leaves a NaN's dot out (transparent)
+        from matplotlib import colormaps
+        cmap = colormaps["viridis"].with_extremes(bad="gray")
+    ax.scatter(xs, ys, c=c, s=area, label=label, cmap=cmap)
     decorate(ax, label, title, xlabel, ylabel)
 
 
@@ -260,6 +300,7 @@ HIST_SEPARATE_BARS = 500        # more bins than this are drawn as one filled ou
 HIST_MOST_BINS = 1_000_000
 
 
+@draws
 def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
     label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     values = data(x, "hist's data").reshape(-1)
@@ -273,16 +314,21 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
     if count > HIST_MOST_BINS:
         raise LaminaError("ValueError", f"hist draws at most {HIST_MOST_BINS:,} bins, not {count:,}; "
                           "histogram(x, bins) gives the counts of more.")
+    try:        # histogram's own counts, drawn as they are
+        counts, edges = np.histogram(values, bins=spec)
+    except ValueError as exc:     # bins of equal width narrower than the values' precision
+        raise LaminaError("ValueError", f"hist cannot make equal bins over these values ({exc}); "
+                          f"scale the data first.") from None
     ax = axes()
     with drawing("hist", TOO_BIG):
         if count <= HIST_SEPARATE_BARS:
-            ax.hist(values, bins=spec, label=label, edgecolor="white")
+            ax.hist(edges[:-1], bins=edges, weights=counts, label=label, edgecolor="white")
         else:   # one filled step curve, not a patch per bin (100,000 patches took minutes)
-            counts, edges = np.histogram(values, bins=spec)
             ax.fill_between(edges, np.append(counts, counts[-1]), step="post", label=label)
     decorate(ax, label, title, xlabel, ylabel or "count")
 
 
+@draws
 def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
     label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     ax = axes()
@@ -293,6 +339,8 @@ def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
         hs = vector(heights, "bar's heights")
         if isinstance(x, list) and all(isinstance(s, str) for s in x):
             names = list(x)
+        elif isinstance(x, list) and any(isinstance(s, str) for s in x):
+            raise LaminaError("TypeError", "bar's labels must be all strings or all numbers, not a mix.")
         else:
             names = [format_number(v) for v in vector(x, "bar's labels")]
         if len(names) != hs.size:
