@@ -129,3 +129,13 @@ def test_a_title_with_an_odd_number_of_dollar_signs_is_plain_text(lam, tmp_path)
     err = lam.error('plot([1, 2], title = "$x^$ and $y$")')
     assert err.kind == "ValueError" and err.message.startswith(
         "A figure's title \"$x^$ and $y$\" has math between $ signs that matplotlib cannot typeset")
+
+
+def test_savefig_refuses_a_raster_image_of_more_than_100_million_pixels(lam, tmp_path):
+    # dpi 5000 ran for minutes and then ran out of memory; an .svg has no pixels to count
+    path = str(tmp_path / "y.png")
+    err = lam.error('plot([1, 2])\nsavefig(path, dpi = 5000)', path=path)
+    assert (err.kind, err.message) == ("ValueError", "savefig at dpi 5000 would make a 32,000 x 24,000 pixel "
+                                       "image, more than 100,000,000 pixels; use a lower dpi, or .svg or .pdf.")
+    lam.run('plot([1, 2])\nsavefig(path, dpi = 5000)', path=str(tmp_path / "y.svg"))
+    assert (tmp_path / "y.svg").stat().st_size > 0 and not (tmp_path / "y.png").exists()

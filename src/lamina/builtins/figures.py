@@ -100,7 +100,7 @@ def figure(width=6.4, height=4.8):
          summary="Writes the current figure to an image file; the next drawing starts a new figure.",
          examples=['hist([1, 2, 2, 3, 3, 3])\nsavefig("counts.png")\nprint("saved")'],
          notes="The format follows the file's ending; dpi (100 by default) sets pixels per inch "
-               "for .png and .jpg. The folder must exist; an existing file is replaced atomically "
+               "for .png and .jpg, whose image may hold at most 100 million pixels. The folder must exist; an existing file is replaced atomically "
                "(the image goes to a temporary file in the same folder first, so a crash leaves the "
                "old file or the new one). It is an error to save when nothing has been drawn. In a "
                "Jupyter notebook the saved figure is also shown in the cell's output. Under "

@@ -359,6 +359,8 @@ def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
 
 
 FORMATS = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
+RASTER = ("png", "jpg", "jpeg")
+MAX_PIXELS = 100_000_000    # about 400 MB of RGBA while it is drawn
 
 
 def savefig(path, dpi=100.0):
@@ -377,6 +379,10 @@ def savefig(path, dpi=100.0):
     # the ending itself (splitext reads ".png" as a name without one)
     kind = next(f for f in FORMATS if target.lower().endswith(f)).lstrip(".")
     fig = _state["fig"]
+    width, height = (round(inches * resolution) for inches in fig.get_size_inches())
+    if kind in RASTER and width * height > MAX_PIXELS:     # dpi 5000 ran for minutes, then ran out of memory
+        raise LaminaError("ValueError", f"savefig at dpi {resolution} would make a {width:,} x {height:,} "
+                          f"pixel image, more than {MAX_PIXELS:,} pixels; use a lower dpi, or .svg or .pdf.")
     try:
         with drawing("savefig", TOO_BIG):
             atomic_write(target, lambda f: fig.savefig(f, format=kind, dpi=resolution, bbox_inches="tight"))
