@@ -14,6 +14,7 @@ from .errors import LaminaError, ProgramExit
 
 USAGE = """\
 usage: lamina [PERMISSIONS] FILE.lam [ARG ...]  run a program; args() gives it the ARGs
+       lamina [PERMISSIONS] - [ARG ...]        run the program read from stdin
        lamina [PERMISSIONS] -e "CODE"          run a snippet
        lamina [PERMISSIONS]                    start the interactive prompt (REPL)
        lamina help [NAME]                      show a builtin's page, or the categories
@@ -61,18 +62,32 @@ def _output_closed() -> int:
     return 0
 
 
+def _os_failure(exc: OSError) -> int:
+    """A file, or the output (no file name), that could not be written: said as tools say it."""
+    what = exc.filename if exc.filename is not None else "cannot write the output"
+    print(f"lamina: {what}: {exc.strerror or exc}", file=sys.stderr)
+    return 1
+
+
 def run_file(path: str, arguments: list[str], permissions=None) -> int:
     from .builtins.program import set_program_arguments
     set_program_arguments(arguments)
+    stdin = path == "-"     # the program on stdin, as `python -` reads it
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
+        if stdin:
+            text = sys.stdin.buffer.read().decode("utf-8-sig")
+            text = text.replace("\r\n", "\n").replace("\r", "\n")    # as open() reads a file
+        else:
+            with open(path, encoding="utf-8-sig") as f:
+                text = f.read()
     except OSError as exc:
-        print(f"lamina: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        print(f"lamina: cannot read {'stdin' if stdin else path}: {exc.strerror}", file=sys.stderr)
         return 2
     except UnicodeDecodeError:
-        print(f"lamina: {path} is not UTF-8 text", file=sys.stderr)
+        print(f"lamina: {'stdin' if stdin else path} is not UTF-8 text", file=sys.stderr)
         return 2
+    if stdin:
+        return run_text(text, "<stdin>", None, permissions)
     return run_text(text, path, os.path.dirname(path), permissions)
 
 
@@ -111,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
             return report(err)
         except BrokenPipeError:
             return _output_closed()
+        except OSError as exc:     # a full disk, a folder it may not write
+            return _os_failure(exc)
         except Exception as exc:   # a bug in Lamina itself, still reported in Lamina's words
             return internal_failure(exc)
     # The two common forms skip argparse, whose parser costs more start-up time than the rest
@@ -161,7 +178,16 @@ def argument_parser():
     parser.add_argument("file", nargs="?", help="the program to run")
     # Everything after FILE belongs to the program, words starting with '-' included.
     parser.add_argument("arguments", nargs=argparse.REMAINDER, help="the program's arguments, for args()")
-    parser.add_argument("-e", dest="code", help="run CODE")
+
+    class Once(argparse.Action):
+        """`-e CODE`, at most once: a second would otherwise replace the first unrun."""
+
+        def __call__(self, parser, namespace, values, option_string=None):
+            if namespace.code is not None:
+                parser.error("give -e once; put the statements in one CODE, on lines or separated by ';'")
+            namespace.code = values
+
+    parser.add_argument("-e", dest="code", action=Once, help="run CODE")
     parser.add_argument("--version", action=Version, nargs=0, help="print the version")
     parser.add_argument("--allow-read", action="append", metavar="DIR,...",
                         help="the program may read files under these folders (or these files)")
@@ -183,7 +209,7 @@ def permissions_of(args):
         if not all(out):
             raise ValueError(f"{flag} needs folders (or files) separated by commas, as in "
                              f"{flag}=data,out; {flag}=/ allows every path")
-        return out
+        return [os.path.expanduser(p) for p in out]   # the shell leaves `=~/data` unexpanded
     return Permissions.of(folders(args.allow_read, "--allow-read"),
                           folders(args.allow_write, "--allow-write"), args.sandbox)
 
@@ -199,7 +225,7 @@ def _code_attached(argv: list[str]) -> list[str]:
     is the code even when it starts with '-' (as python -c takes it), where argparse would
     read `-e "-(2)"` as an option without its value."""
     out, i = list(argv), 0
-    while i < len(out) and out[i].startswith("-") and out[i] != "--":
+    while i < len(out) and out[i].startswith("-") and out[i] not in ("--", "-"):   # "-": stdin
         if out[i] == "-e" and i + 1 < len(out):
             out[i:i + 2] = ["-e=" + out[i + 1]]
         elif out[i] in ("--allow-read", "--allow-write"):
@@ -210,11 +236,27 @@ def _code_attached(argv: list[str]) -> list[str]:
 
 def entry() -> None:
     # Started with its output or error stream closed (`lamina ... >&-`), Python has None there:
-    # the program runs with that stream discarded, as after `| head` closes its pipe.
-    for name in ("stdout", "stderr"):
+    # the program runs with that stream discarded, as after `| head` closes its pipe; a closed
+    # input (`<&-`) reads as empty.
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
         if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, "w"))
-    status = main()
+            setattr(sys, name, open(os.devnull, mode))
+    # A character the output's encoding lacks (PYTHONIOENCODING=ascii, a Windows code page)
+    # is written as \u20ac, as Python writes it to stderr, not failed on in the middle of a print.
+    # (surrogateescape, where Python chose it, still writes a file name's own bytes back).
+    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
+    try:
+        status = main()
+        if not sys.stdout.closed:    # the language server closes it when its client exits
+            sys.stdout.flush()       # here, where a closed pipe is still caught
+    except KeyboardInterrupt:    # Ctrl-C while Lamina starts, before a program runs
+        print("Interrupted.", file=sys.stderr)
+        status = 130
+    except BrokenPipeError:      # `lamina --version | true`
+        status = _output_closed()
+    except OSError as exc:       # `lamina --version > /dev/full`
+        status = _os_failure(exc)
     # Objects still alive at exit are freed by the interpreter's shutdown, whose garbage
     # collections would walk all of NumPy's and ours: about 8 ms of a 110 ms `lamina -e`.
     # Frozen, they are skipped; reference counts still free (and close) everything else.

@@ -18,7 +18,9 @@ Atomic writes. `atomic_write(path, write)` writes to a temporary file in the tar
 folder, flushes and fsyncs it, renames it over the target with `os.replace` (atomic on
 POSIX and Windows) and fsyncs the folder, so a crash at any moment leaves either the old
 file or the complete new one. A symlink is followed (its target is replaced); a target that
-exists and is not a regular file (/dev/stdout, a named pipe) is written directly. The
+exists and is not a regular file (/dev/stdout, a named pipe) is written directly. A target
+the user may not write (a read-only file) is refused, as open() refuses it, though a rename
+could replace it; a path ending in a slash names a folder. The
 temporary file is `.NAME.PID-RANDOM.lamina-tmp` (hidden, and no loader reads that ending);
 it is removed when the write fails, and one left by a process that was killed is removed
 by the next write of the same target.
@@ -128,51 +130,69 @@ def _check(mode: str, path: str, who: str, permissions: Permissions | None) -> s
 def atomic_write(path: str, write: Callable) -> None:
     """Call write(f) on a temporary file (binary) in path's folder, then put it in place of path.
 
-    OSError is left to the caller, after the temporary file is removed."""
+    OSError is left to the caller, after the temporary file is removed, naming path (not the
+    temporary file, which the user never asked for)."""
     try:
         mode = os.stat(path).st_mode
     except OSError:                 # no such file (or folder on the way: the write below says so)
         mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if (mode is not None and stat.S_ISDIR(mode)) or path.endswith((os.sep, os.altsep or os.sep)):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)   # as open() says
+    if mode is not None and not os.access(path, os.W_OK):   # a read-only file stays so, as open() keeps it
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
     if mode is not None and not stat.S_ISREG(mode):
         with open(path, "wb") as f:     # a device or a pipe: nothing to replace
             write(f)
         return
-    path = resolve(path)
+    given, path = path, resolve(path)
     folder, name = os.path.split(path)
     folder = folder or "."
     _remove_stale(folder, name)
-    temp, fd = _create_temp(folder, name, 0o666 if mode is None else stat.S_IMODE(mode))
+    try:
+        temp, fd = _create_temp(folder, name, None if mode is None else stat.S_IMODE(mode))
+    except OSError as exc:      # a folder that is missing or may not be written
+        exc.filename = given
+        raise
     try:
         with os.fdopen(fd, "wb") as f:
             write(_Paused(f, temp) if os.environ.get("LAMINA_TEST_WRITE_PAUSE") else f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(temp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temp)
+        if isinstance(exc, OSError):
+            exc.filename, exc.filename2 = given, None
         raise
     _fsync_folder(folder)
 
 
-def _create_temp(folder: str, name: str, mode: int) -> tuple[str, int]:
+def _create_temp(folder: str, name: str, mode: int | None) -> tuple[str, int]:
+    """A new temporary file beside the target, with the target's mode (None: a new file's)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
     while True:
-        temp = os.path.join(folder, f".{name}.{os.getpid()}-{os.urandom(4).hex()}{TEMP_SUFFIX}")
+        temp = os.path.join(folder, f"{_temp_prefix(name)}{os.getpid()}-{os.urandom(4).hex()}{TEMP_SUFFIX}")
         try:
-            fd = os.open(temp, flags, mode)   # 0o666: the umask applies, as to any new file
+            fd = os.open(temp, flags, 0o666 if mode is None else mode)   # the umask applies
         except FileExistsError:
             continue
-        if mode != 0o666:
+        if mode is not None:       # the old file's mode exactly, which the umask may not cut
             os.chmod(fd if os.chmod in os.supports_fd else temp, mode)
         return temp, fd
 
 
+def _temp_prefix(name: str) -> str:
+    """`.NAME.`, NAME cut so that the temporary file's name fits where the target's does (a
+    folder entry holds 255 bytes; the pid, random part and suffix take up to 40)."""
+    while len(os.fsencode(name)) > 200:
+        name = name[:-1]
+    return f".{name}."
+
+
 def _remove_stale(folder: str, name: str) -> None:
     """Remove temporary files of this target left by processes that no longer run."""
-    prefix = f".{name}."
+    prefix = _temp_prefix(name)
     try:
         entries = [e for e in os.listdir(folder) if e.startswith(prefix) and e.endswith(TEMP_SUFFIX)]
     except OSError:
