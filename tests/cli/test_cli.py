@@ -224,6 +224,7 @@ def test_exit_sets_the_status_after_finally_blocks(tmp_path: pathlib.Path):
     r = run(str(prog))
     assert (r.returncode, r.stdout, r.stderr) == (7, "cleanup\n", "")
     assert run("-e", "exit()").returncode == 0
+    assert run("-e", "exit(param(3))").returncode == 3      # a tracked status counts as its number
     bad = run("-e", "exit(256)")
     assert bad.returncode == 1
     assert bad.stderr.startswith("ValueError: exit needs a whole number from 0 to 255 as the status, not 256.")

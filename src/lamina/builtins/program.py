@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import KINDS, LaminaError, ProgramExit
 from ..lang.pyerrors import ErrorRecord
 from ..printing import format_value
-from ..values import Record, as_str, describe
+from ..values import Record, as_str, describe, value_of
 from ..warnings import enabled, set_enabled, warn
 from .registry import Shape, builtin
 
@@ -49,6 +49,7 @@ def args():
                "exit() ends the session; in a notebook it ends the cell, the kernel keeps its "
                "variables, and a status other than 0 shows as an error.")
 def exit_(code=0.0):
+    code = value_of(code)       # a tracked status counts as its number
     if isinstance(code, bool) or not isinstance(code, (float, int)):
         raise LaminaError("TypeError", f"exit needs a whole number from 0 to 255 as the status, not {describe(code)}.")
     if not 0 <= code <= 255 or code % 1:
