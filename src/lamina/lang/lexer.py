@@ -75,6 +75,16 @@ class Token(Fields):
         return self.kind == "IDENT" and self.text == word
 
 
+def shown(ch: str) -> str:
+    """A character as a message shows it: 'x', or one that prints as nothing or as a space (a
+    NUL, a no-break space pasted from a web page) by its code point and name."""
+    if ch.isprintable() and not ch.isspace():
+        return f"'{ch}'"
+    import unicodedata
+    name = unicodedata.name(ch, "a control character").lower()
+    return f"U+{ord(ch):04X} ({name})"
+
+
 class Lexer:
     def __init__(self, source: Source, text: str | None = None, line: int = 1, col: int = 1):
         self.source = source
@@ -226,7 +236,7 @@ class Lexer:
             self.advance(len(op))
             return self.make("OP", op, op, line, col)
         ch = self.text[self.pos]
-        raise self.error(f"Unexpected character '{ch}'.{self.character_hint(ch)}", line, col)
+        raise self.error(f"Unexpected character {shown(ch)}.{self.character_hint(ch)}", line, col)
 
     def at_line_start(self) -> bool:
         """Whether only blanks come before the current position on its line."""
