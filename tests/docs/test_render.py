@@ -44,3 +44,20 @@ def test_a_terminal_gets_the_rendered_page_and_a_pipe_the_markdown():
     show_page(help_text("sum", run=False), pipe)
     assert pipe.getvalue() == help_text("sum", run=False) + "\n"
     assert "\x1b[" in tty.getvalue() and "# sum" not in tty.getvalue() and "sum" in tty.getvalue()
+
+
+def test_a_terminal_that_reports_no_size_gets_the_usual_width():
+    # a new pty whose size was never set reports 0 x 0; rich then wrapped the page to nothing
+    import os
+    import pty
+
+    from lamina.docs.render import _size
+    master, slave = pty.openpty()
+    try:
+        with os.fdopen(slave, "w", closefd=False) as stream:
+            assert os.get_terminal_size(slave) == (0, 0)
+            size = _size(stream)
+        assert size.columns > 0 and size.lines > 0
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -57,11 +57,13 @@ def page(text: str) -> None:
 
 
 def _size(stream) -> os.terminal_size:
-    """The terminal's own size (a LINES or COLUMNS left in the environment can be stale)."""
+    """The terminal's own size (a LINES or COLUMNS left in the environment can be stale); a
+    terminal that reports 0 x 0 (a new pty whose size was never set) gets the usual fallback."""
     try:
-        return os.get_terminal_size(stream.fileno())
+        size = os.get_terminal_size(stream.fileno())
     except (AttributeError, ValueError, OSError):
         return shutil.get_terminal_size()
+    return size if size.columns and size.lines else shutil.get_terminal_size()
 
 
 def _is_terminal(stream) -> bool:
