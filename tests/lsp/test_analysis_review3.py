@@ -92,6 +92,9 @@ def test_a_document_that_does_not_parse_still_gives_the_names_of_its_other_lines
     ("t = sweep(1, 2, 3)", "'sweep' takes 2 arguments but 3 were given."),
     ("h = train_loop(1, 2, 3, 4, 5, 6)", "'train_loop' takes from 3 to 5 arguments but 6 were given."),
     ("z = parallel_map(1)", "'parallel_map' is missing 1 required argument: 'xs'."),
+    # the distributions took *args and counted them themselves, so the editor said nothing
+    ("d = normal(1, 1, 1)", "'normal' takes from 0 to 2 arguments but 3 were given."),
+    ("d = beta_dist(1)", "'beta_dist' is missing 1 required argument: 'b'."),
 ])
 def test_a_scoped_builtins_argument_count_is_the_runs(program, message):
     # the run leaves the bound scope out of the count (lang/pyerrors.py); the editor must too

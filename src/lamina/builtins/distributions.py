@@ -19,6 +19,14 @@ USE = ("The value prints as its family and parameters; d.pdf(x), d.cdf(x), d.qua
        "that seed(n) resets.")
 
 
+def _make(family: str, **given):
+    """The family's distribution from the parameters given (None: not given, so its default,
+    or the error that names it)."""
+    given = {k: v for k, v in given.items() if v is not None}
+    refuse_tracked(family, tuple(given.values()))
+    return Dist.make(family, given)
+
+
 def _family(name: str, params: str, meaning: str, example: str, notes: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}({params})", "numbers", "distribution", meaning)],
@@ -30,18 +38,16 @@ def _family(name: str, params: str, meaning: str, example: str, notes: str):
     "d = normal(10, 2)\nprint(d, d.mean, d.var)\nprint(round(d.pdf(10), 4), d.cdf(10), round(d.quantile(0.975), 3))\n"
     "seed(1)\nx = d.sample(10000)\nprint(abs(mean(x) - 10) < 0.1)",
     "Density exp(-(x - mu)^2 / (2 sigma^2)) / (sigma sqrt(2 pi)). sigma must be greater than 0."))
-def normal(*args, **kwargs):
-    refuse_tracked("normal", args + tuple(kwargs.values()))
-    return Dist.make("normal", args, kwargs)
+def normal(mu=None, sigma=None):
+    return _make("normal", mu=mu, sigma=sigma)
 
 
 @builtin("uniform", tracked="refuses", **_family(
     "uniform", "low = 0, high = 1", "The continuous uniform distribution on [low, high].",
     "d = uniform(2, 6)\nprint(d.mean, d.pdf([1, 3]), d.cdf(5))",
     "Density 1 / (high - low) inside the interval and 0 outside; low must be less than high."))
-def uniform(*args, **kwargs):
-    refuse_tracked("uniform", args + tuple(kwargs.values()))
-    return Dist.make("uniform", args, kwargs)
+def uniform(low=None, high=None):
+    return _make("uniform", low=low, high=high)
 
 
 @builtin("binomial", tracked="refuses", **_family(
@@ -51,9 +57,8 @@ def uniform(*args, **kwargs):
     "Discrete: pdf(d, k) is the probability mass P(X = k), 0 for a k that is not a whole number "
     "from 0 to n, and quantile(d, q) is the least k with cdf(d, k) >= q (0 for q = 0, as R's "
     "qbinom). n is a whole number (at least 0) and p lies from 0 to 1."))
-def binomial(*args, **kwargs):
-    refuse_tracked("binomial", args + tuple(kwargs.values()))
-    return Dist.make("binomial", args, kwargs)
+def binomial(n, p):
+    return _make("binomial", n=n, p=p)
 
 
 @builtin("poisson", tracked="refuses", **_family(
@@ -63,9 +68,8 @@ def binomial(*args, **kwargs):
     "Discrete: pdf(d, k) is P(X = k) = rate^k exp(-rate) / k!, for whole k >= 0, and "
     "quantile(d, q) is the least k with cdf(d, k) >= q (0 for q = 0, as R's qpois). rate must be "
     "greater than 0."))
-def poisson(*args, **kwargs):
-    refuse_tracked("poisson", args + tuple(kwargs.values()))
-    return Dist.make("poisson", args, kwargs)
+def poisson(rate):
+    return _make("poisson", rate=rate)
 
 
 @builtin("exponential", tracked="refuses", **_family(
@@ -73,9 +77,8 @@ def poisson(*args, **kwargs):
     "of a Poisson process with the given rate.",
     "d = exponential(0.5)\nprint(d.mean, round(d.pdf(0), 4), round(d.cdf(2), 4), round(d.quantile(0.5), 4))",
     "Density rate * exp(-rate * x) for x >= 0; the mean is 1 / rate. rate must be greater than 0."))
-def exponential(*args, **kwargs):
-    refuse_tracked("exponential", args + tuple(kwargs.values()))
-    return Dist.make("exponential", args, kwargs)
+def exponential(rate=None):
+    return _make("exponential", rate=rate)
 
 
 NAMES = ("gamma and beta name no distribution because they are the names of the gamma and beta "
@@ -91,9 +94,8 @@ NAMES = ("gamma and beta name no distribution because they are the names of the 
     "whole (Welch's t_test gives fractional df). The mean 0 exists for df > 1 and the variance "
     "df / (df - 2) for df > 2. Otherwise they read as SciPy gives them: for 1 < df <= 2 the "
     "variance is Inf, and for df <= 1 the mean reads Inf and the variance NaN (neither exists)."))
-def student_t(*args, **kwargs):
-    refuse_tracked("student_t", args + tuple(kwargs.values()))
-    return Dist.make("student_t", args, kwargs)
+def student_t(df):
+    return _make("student_t", df=df)
 
 
 @builtin("chi2", tracked="refuses", **_family(
@@ -102,9 +104,8 @@ def student_t(*args, **kwargs):
     "d = chi2(3)\nprint(d, d.mean, d.var)\nprint(round(d.quantile(0.95), 4), round(1 - d.cdf(7.815), 4))",
     "Density x^(df/2 - 1) exp(-x / 2) / (2^(df/2) Gamma(df / 2)) for x >= 0; mean df and variance "
     "2 df. df must be greater than 0."))
-def chi2(*args, **kwargs):
-    refuse_tracked("chi2", args + tuple(kwargs.values()))
-    return Dist.make("chi2", args, kwargs)
+def chi2(df):
+    return _make("chi2", df=df)
 
 
 @builtin("f_dist", tracked="refuses", **_family(
@@ -113,9 +114,8 @@ def chi2(*args, **kwargs):
     "d = f_dist(2, 20)\nprint(d, round(d.mean, 4))\nprint(round(d.quantile(0.95), 4), round(1 - d.cdf(3.49), 4))",
     "The mean is df2 / (df2 - 2) for df2 > 2 (Inf otherwise, as SciPy gives it). Both degrees of freedom must be greater "
     "than 0. " + NAMES))
-def f_dist(*args, **kwargs):
-    refuse_tracked("f_dist", args + tuple(kwargs.values()))
-    return Dist.make("f_dist", args, kwargs)
+def f_dist(df1, df2):
+    return _make("f_dist", df1=df1, df2=df2)
 
 
 @builtin("gamma_dist", tracked="refuses", **_family(
@@ -126,9 +126,8 @@ def f_dist(*args, **kwargs):
     "variance shape / rate^2, as R's dgamma(x, shape, rate). gamma_dist(1, rate) is exponential(rate) "
     "and gamma_dist(k / 2, 0.5) is chi2(k). SciPy's gamma takes scale = 1 / rate. shape and rate must "
     "be greater than 0. " + NAMES))
-def gamma_dist(*args, **kwargs):
-    refuse_tracked("gamma_dist", args + tuple(kwargs.values()))
-    return Dist.make("gamma_dist", args, kwargs)
+def gamma_dist(shape, rate=None):
+    return _make("gamma_dist", shape=shape, rate=rate)
 
 
 @builtin("beta_dist", tracked="refuses", **_family(
@@ -137,9 +136,8 @@ def gamma_dist(*args, **kwargs):
     "d = beta_dist(2, 5)\nprint(d, round(d.mean, 4), round(d.var, 4))\nprint(round(d.pdf(0.2), 4), round(d.quantile(0.5), 4))",
     "Density x^(a - 1) (1 - x)^(b - 1) / B(a, b) for x in [0, 1]; mean a / (a + b). beta_dist(1, 1) "
     "is uniform(0, 1). a and b must be greater than 0. " + NAMES))
-def beta_dist(*args, **kwargs):
-    refuse_tracked("beta_dist", args + tuple(kwargs.values()))
-    return Dist.make("beta_dist", args, kwargs)
+def beta_dist(a, b):
+    return _make("beta_dist", a=a, b=b)
 
 
 @builtin("pdf", tracked="refuses", category=CATEGORY,

@@ -134,21 +134,11 @@ class Distribution(LibObject):
         return lamina_value(np.asarray(draws, dtype=np.float64))
 
 
-def make(family: str, args: tuple, kwargs: dict) -> Distribution:
-    """normal(0, 1), normal(mu = 2), ...: checked parameters in the family's order."""
+def make(family: str, given: dict) -> Distribution:
+    """normal(mu = 2), ...: the parameters given by name (the builtin's signature has checked
+    their names and count), each checked, the rest from the family's defaults."""
     spec = FAMILIES[family]
     names = spec.params
-    if len(args) > len(names):
-        raise LaminaError("TypeError", f"{family} takes at most {len(names)} arguments "
-                          f"({', '.join(names)}), but got {len(args)}.")
-    given = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in names:
-            raise LaminaError("TypeError", f"{family} has no parameter '{k}'; its parameters are "
-                              f"{', '.join(names)}.")
-        if k in given:
-            raise LaminaError("TypeError", f"{family} got {k} twice.")
-        given[k] = v
     defaults = dict(zip(names[len(names) - len(spec.defaults):], spec.defaults))
     params = {}
     for name in names:
