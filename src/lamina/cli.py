@@ -73,18 +73,18 @@ def run_file(path: str, arguments: list[str], permissions=None) -> int:
     from .builtins.program import set_program_arguments
     set_program_arguments(arguments)
     stdin = path == "-"     # the program on stdin, as `python -` reads it
+    shown = "stdin" if stdin else path
     try:
-        if stdin:
-            text = sys.stdin.buffer.read().decode("utf-8-sig")
-            text = text.replace("\r\n", "\n").replace("\r", "\n")    # as open() reads a file
+        if stdin:       # read as open() reads a file: a byte order mark dropped, line ends made \n
+            text = sys.stdin.buffer.read().decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
         else:
             with open(path, encoding="utf-8-sig") as f:
                 text = f.read()
     except OSError as exc:
-        print(f"lamina: cannot read {'stdin' if stdin else path}: {exc.strerror}", file=sys.stderr)
+        print(f"lamina: cannot read {shown}: {exc.strerror}", file=sys.stderr)
         return 2
     except UnicodeDecodeError:
-        print(f"lamina: {'stdin' if stdin else path} is not UTF-8 text", file=sys.stderr)
+        print(f"lamina: {shown} is not UTF-8 text", file=sys.stderr)
         return 2
     if stdin:
         return run_text(text, "<stdin>", None, permissions)

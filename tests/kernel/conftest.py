@@ -1,9 +1,11 @@
-"""The kernelspec, installed once into a temporary folder that Jupyter is pointed at."""
+"""The kernelspec, installed once into a temporary folder that Jupyter is pointed at; `kc`, a
+client of a real kernel shared by a test module's tests."""
 from __future__ import annotations
 
 import os
 
 import pytest
+from jupyter_client.manager import start_new_kernel
 
 from lamina.kernel.install import install
 
@@ -19,3 +21,11 @@ def lamina_kernelspec(tmp_path_factory):
         os.environ.pop("JUPYTER_PATH", None)
     else:
         os.environ["JUPYTER_PATH"] = before
+
+
+@pytest.fixture(scope="module")
+def kc():
+    km, client = start_new_kernel(kernel_name="lamina")
+    yield client
+    client.stop_channels()
+    km.shutdown_kernel(now=True)

@@ -7,23 +7,8 @@ import subprocess
 import sys
 import time
 
-import pytest
 from jupyter_client.manager import start_new_kernel
-
-
-@pytest.fixture(scope="module")
-def kc():
-    km, kc = start_new_kernel(kernel_name="lamina")
-    yield kc
-    kc.stop_channels()
-    km.shutdown_kernel(now=True)
-
-
-def ask(kc, msg_id: str) -> dict:
-    reply = kc.get_shell_msg(timeout=30)
-    while reply["parent_header"].get("msg_id") != msg_id:     # a late kernel_info reply
-        reply = kc.get_shell_msg(timeout=30)
-    return reply["content"]
+from test_kernel_review2 import ask
 
 
 def history(kc, **request) -> list:

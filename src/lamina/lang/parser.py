@@ -331,7 +331,7 @@ def parse_entry(text: str, name: str = "<repl>"):
 
 
 # A string (closed or not), a comment, a word, or what ends a statement.
-_PIECE = re.compile(r'"(?:\\.|[^"\\\n])*"?|#[^\n]*|[A-Za-z_]\w*|[\n;]')
+_PIECE = re.compile(_STRING_OR_COMMENT.pattern + r"|[A-Za-z_]\w*|[\n;]")
 
 
 def open_blocks(text: str) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 from ..builtins.registry import BuiltinSpec
 from ..lang.pyerrors import translate_call_error
@@ -52,9 +52,28 @@ def _make_stand_in(spec: BuiltinSpec):
             if p.kind is p.POSITIONAL_ONLY and (params.index(p) + 1 == len(params)
                                                 or params[params.index(p) + 1].kind is not p.POSITIONAL_ONLY):
                 parts.append("/")
+    return _function(spec.name, ", ".join(parts))
+
+
+@lru_cache(maxsize=4096)
+def _function(name: str, parameters: str):
+    """A Python function of that name and parameters that does nothing (SyntaxError for
+    parameters Python refuses)."""
     namespace: dict = {}
-    exec(f"def {mangle(spec.name)}({', '.join(parts)}):\n    pass\n", namespace)
-    return namespace[mangle(spec.name)]
+    exec(f"def {mangle(name)}({parameters}):\n    pass\n", namespace)
+    return namespace[mangle(name)]
+
+
+def _complaint(stand_in, called, name: str, positional: int, keywords: dict) -> CallProblem | None:
+    """What the run says when `called` (as the program calls it) gets these arguments; the
+    stand-in, with its parameters, raises Python's TypeError for them."""
+    try:
+        stand_in(*([None] * positional), **keywords)
+    except TypeError as exc:
+        err = translate_call_error(called, exc, name)
+        m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        return CallProblem(err.message, unmangle(m.group(1)) if m else None)
+    return None
 
 
 def _as_called(spec: BuiltinSpec):
@@ -72,29 +91,16 @@ def check_call(spec: BuiltinSpec, positional: int, keywords: list[str]) -> CallP
         stand_in = _stand_in(spec)
     except (ValueError, TypeError, SyntaxError):     # a builtin whose parameters cannot be read
         return None
-    try:
-        stand_in(*([None] * (positional + spec.scoped)), **{k: None for k in keywords})
-    except TypeError as exc:
-        err = translate_call_error(_as_called(spec), exc, spec.name)
-        m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
-        return CallProblem(err.message, m.group(1) if m else None)
-    return None
+    return _complaint(stand_in, _as_called(spec), spec.name, positional + spec.scoped,
+                      {k: None for k in keywords})
 
 
 def check_function_call(name: str, params: list[tuple[str, bool]], positional: int,
                         keywords: list[str]) -> CallProblem | None:
     """check_call for a function the program defines: `params` are its (name, has a default)."""
     written = ", ".join(mangle(p) + ("=None" if default else "") for p, default in params)
-    namespace: dict = {}
     try:
-        exec(f"def {mangle(name)}({written}):\n    pass\n", namespace)
+        stand_in = _function(name, written)
     except SyntaxError:             # parameters the run refuses too (a name twice)
         return None
-    stand_in = namespace[mangle(name)]
-    try:
-        stand_in(*([None] * positional), **{mangle(k): None for k in keywords})
-    except TypeError as exc:
-        err = translate_call_error(stand_in, exc, name)
-        m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
-        return CallProblem(err.message, unmangle(m.group(1)) if m else None)
-    return None
+    return _complaint(stand_in, stand_in, name, positional, {mangle(k): None for k in keywords})

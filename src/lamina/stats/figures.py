@@ -224,9 +224,10 @@ def _plot_distribution(ax, d, fmt, label, title, xlabel, ylabel):
         first, last = np.floor(lo), np.ceil(hi)
         # a support too wide to draw value by value (poisson(1e11)): 2,001 whole values across it
         ks = np.arange(first, last + 1) if last - first <= 2000 else np.unique(np.round(np.linspace(first, last, 2001)))
+        ps = d.pdf(ks)
         with drawing("plot", STYLE_HINT):
-            ax.plot(ks, d.pdf(ks), "o" if fmt == "-" else fmt)
-        ax.vlines(ks, 0, d.pdf(ks), label=label or d.describe())
+            ax.plot(ks, ps, "o" if fmt == "-" else fmt)
+        ax.vlines(ks, 0, ps, label=label or d.describe())
     else:
         xs = np.linspace(lo, hi, 400)
         with drawing("plot", STYLE_HINT):
