@@ -32,7 +32,8 @@ OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
                "value or any record with those fields, labels the axes epoch and loss, and uses a "
                "log scale when the loss falls by more than a factor of 100. plot(t, \"loss\") of a "
                "table from sweep draws that column against the swept parameter with the most numeric "
-               "values (the first of equals), a point per configuration, one line per setting of the "
+               "values (the first of equals; a parameter set to a single value when none varies), a point "
+               "per configuration, one line per setting of the "
                "other swept parameters, on a log axis when the values span a factor of 10 or more "
                "(learning rates); for another table, against the row number. " + COMMON)
 def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-"):

@@ -54,7 +54,8 @@ def with_column(t, name, values):
          summary="Removes columns from a table.",
          examples=[SALES + 'print(columns(drop_columns(t, "price")), columns(drop_columns(t, ["shop", "units"])))'],
          notes="An unknown column is a NameError naming the table's columns. To keep some columns "
-               "instead, index them: t[:, [\"a\", \"b\"]]. " + TWICE + " " + NEW_TABLE)
+               "instead, index them: t[:, [\"a\", \"b\"]]. Dropping every column keeps the rows, as in "
+               "pandas and R: a table of n rows and no columns, to which t.name = v adds a column. " + TWICE + " " + NEW_TABLE)
 def drop_columns(t, names):
     return TO.drop_columns(t, names=names)
 

@@ -237,12 +237,14 @@ def _plot_distribution(ax, d, fmt, label, title, xlabel, ylabel):
 
 def _plot_table(ax, t: Table, name: str, fmt: str, label, title, xlabel, ylabel):
     """A column against the swept parameter of a sweep's table with the most numeric values (the
-    first of equals; the row number for another table), one line per setting of the others."""
+    first of equals, a parameter set to one value if none varies; the row number for another
+    table), one line per setting of the others."""
     ys = t.get(name)
     if not isinstance(ys, np.ndarray):
         raise LaminaError("TypeError", f"plot(t, \"{name}\") needs a numeric column, but '{name}' holds text.")
     varied = [k for k in t.swept if k != name and len(set(map(str, t.columns[k]))) > 1]
-    numeric = [k for k in varied if isinstance(t.columns[k], np.ndarray)]
+    numeric = ([k for k in varied if isinstance(t.columns[k], np.ndarray)]
+               or [k for k in t.swept if k != name and isinstance(t.columns[k], np.ndarray)])
     over = max(numeric, key=lambda k: len(set(t.columns[k])), default=None)
     xs = t.columns[over] if over else np.arange(t.nrows, dtype=np.float64)
     others = [k for k in varied if k != over]

@@ -26,7 +26,9 @@ SHOWN_ROWS = 10     # a longer table prints its first rows and a count of the re
 class Table(LibObject):
     type_name = "table"
 
-    def __init__(self, columns: dict, swept: tuple = ()):
+    def __init__(self, columns: dict, swept: tuple = (), nrows: int = 0):
+        """nrows counts the rows of a table with no columns (what is left after dropping them all,
+        as in pandas and R); a table with columns counts its columns' length."""
         lengths = {len(c) for c in columns.values()}
         if len(lengths) > 1:
             raise LaminaError("ShapeError", "A table's columns must all have the same length, but got "
@@ -36,6 +38,7 @@ class Table(LibObject):
                               "could not read such a name back).")
         self.columns = columns
         self.swept = tuple(n for n in swept if n in columns)
+        self._nrows = lengths.pop() if lengths else nrows
 
     @property
     def names(self) -> list[str]:
@@ -43,7 +46,7 @@ class Table(LibObject):
 
     @property
     def nrows(self) -> int:
-        return len(next(iter(self.columns.values()))) if self.columns else 0
+        return self._nrows
 
     def numeric_names(self) -> list[str]:
         return [k for k, c in self.columns.items() if isinstance(c, np.ndarray)]
@@ -66,12 +69,13 @@ class Table(LibObject):
     def take(self, rows) -> "Table":
         """The rows picked by a slice or an integer index array, as a new table."""
         return Table({k: c[rows].copy() if isinstance(c, np.ndarray) else list(np.asarray(c, dtype=object)[rows])
-                      for k, c in self.columns.items()}, self.swept)
+                      for k, c in self.columns.items()}, self.swept, len(range(self.nrows)[rows])
+                     if isinstance(rows, slice) else len(rows))
 
     def select(self, names: list[str]) -> "Table":
         for n in names:
             self.get(n)
-        return Table({n: self.columns[n] for n in names}, self.swept)
+        return Table({n: self.columns[n] for n in names}, self.swept, self.nrows)
 
     # -- indexing: t[rows, cols] -------------------------------------------------
     def index_get(self, items: tuple):

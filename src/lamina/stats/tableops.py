@@ -77,7 +77,7 @@ def with_column(t, name, values) -> Table:
         raise LaminaError("TypeError", f"A table's column cannot be tracked (made by param() or track()): "
                           f"a table passes no gradient, so the gradient for column '{key}' would be lost. "
                           f"Pass detach(v) to store its numbers.")
-    if not table.columns:
+    if not table.columns and not table.nrows:
         return Table({key: column(values, key)})
     v = value_of(values)
     if isinstance(v, (float, int)) and not isinstance(v, bool):
@@ -97,7 +97,7 @@ def with_column(t, name, values) -> Table:
 def drop_columns(t, names) -> Table:
     table = as_table(t, "drop_columns's first argument")
     gone = set(_names(names, "drop_columns's columns", table))
-    return Table({k: c for k, c in table.columns.items() if k not in gone}, table.swept)
+    return Table({k: c for k, c in table.columns.items() if k not in gone}, table.swept, table.nrows)
 
 
 # -- rows: filter and sort -----------------------------------------------------------------
