@@ -94,7 +94,12 @@ def range_(a, b=None, step=1.0):
         raise LaminaError("ValueError", "range needs a nonzero step.")
     if not all(np.isfinite((start, stop, s))):
         raise LaminaError("ValueError", "range needs finite start, stop and step.")
-    return np.arange(start, stop, s, dtype=np.float64)
+    out = np.arange(start, stop, s, dtype=np.float64)
+    # arange counts ceil((stop - start) / step) elements, and a rounded quotient can count one
+    # more: range(1, 1.3, 0.1) ended at 1.3000000000000003.
+    if out.size and (out[-1] >= stop if s > 0 else out[-1] <= stop):
+        out = out[:-1]
+    return out
 
 
 @builtin("linspace", category=CATEGORY,

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from ..errors import LaminaError
 from ..printing import format_value
 from ..values import as_str, describe, type_name, value_of
@@ -147,14 +149,19 @@ def replace(s, old, new):
 
 @builtin("contains", tracked="constant", category=TEXT,
          shapes=[Shape("contains(s, part)", "string, string", "bool", "Whether part occurs in s."),
-                 Shape("contains(xs, x)", "list, value", "bool", "Whether x is an item of the list.")],
-         summary="Tells whether a string contains a substring, or a list an item.",
-         examples=['print(contains("lamina", "min"), contains([1, "a"], "a"))'],
-         notes="List items are compared with ==.")
+                 Shape("contains(xs, x)", "list, value", "bool", "Whether x is an item of the list."),
+                 Shape("contains(v, x)", "tensor, number", "bool", "Whether x is an element of v.")],
+         summary="Tells whether a string contains a substring, or a list or tensor an item.",
+         examples=['print(contains("lamina", "min"), contains([1, "a"], "a"), contains([1, 2, 3], 2))'],
+         notes="Items and elements are compared with ==, so NaN is never contained. A tensor holds "
+               "numbers only: contains(v, \"a\") is false.")
 def contains(s, part):
     from ..values import values_equal
     if isinstance(s, list):
         return any(values_equal(x, part) for x in s)
     if isinstance(s, str):
         return as_str(part, "contains's part") in s
-    raise LaminaError("TypeError", f"contains needs a string or list, not {describe(s)}.")
+    v, x = value_of(s), value_of(part)
+    if isinstance(v, np.ndarray):
+        return isinstance(x, (bool, float)) and bool(np.any(v == x))
+    raise LaminaError("TypeError", f"contains needs a string, list or tensor, not {describe(s)}.")

@@ -1,0 +1,37 @@
+"""range never reaches its stop, though NumPy's arange can (its count is a rounded quotient)."""
+import numpy as np
+import pytest
+
+from lamina.interpreter import Interpreter
+
+
+def _range(*args):
+    interp = Interpreter()
+    interp.run(f"r = range({', '.join(map(repr, args))})", "<test>")
+    return interp.get("r")
+
+
+@pytest.mark.parametrize("start, stop, step", [(1, 1.3, 0.1), (1.3, 1, -0.1), (0, 0.3, 0.1), (0, 1, 0.1),
+                                               (0.1, 0.7, 0.2), (-1, 1, 0.2), (5, 0, -0.7)])
+def test_range_stays_below_its_stop(start, stop, step):
+    out = _range(start, stop, step)
+    expected = np.array([x for i in range(100) if (x := start + i * step) < stop - 1e-9 * step] if step > 0
+                        else [x for i in range(100) if (x := start + i * step) > stop - 1e-9 * step])
+    assert np.all(out < stop) if step > 0 else np.all(out > stop)
+    np.testing.assert_allclose(out, expected, rtol=0, atol=1e-12)
+    assert len(out) == len(expected)
+
+
+def test_arange_itself_overshoots_so_the_test_above_can_fail():
+    assert np.arange(1, 1.3, 0.1)[-1] > 1.3
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("contains([1, 2], 2)", True), ("contains([1, 2; 3, 4], 4)", True), ("contains([1, 2], 5)", False),
+    ("contains([1, 0 / 0], 0 / 0)", False), ('contains([1, 2], "a")', False), ("contains([1, 2] > 1, true)", True),
+    ("contains(param([1, 2]), 1)", True), ("contains([1, 2], param(2))", True), ("contains(zeros(0), 0)", False),
+    ("contains(float32([0.1, 0.2]), 0.2)", True)])
+def test_contains_looks_for_an_element_of_a_tensor(code, expected):
+    interp = Interpreter()
+    interp.run(f"r = {code}", "<test>")
+    assert interp.get("r") is expected
