@@ -71,10 +71,14 @@ def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray) -> np.ndarray:
 
     Element j gets prod(x[:j]) * t[j] with t[j] = sum over i >= j of g[i] prod(x[j+1:i+1]), so
     t[j] = g[j] + x[j + 1] t[j + 1]. Without zeros in y that is the reverse cumulative sum of g y
-    divided by x; with a zero, the recurrence runs element by element.
+    divided by x; with a zero, or where g y overflows (an Inf that x would have divided back),
+    the recurrence runs element by element.
     """
     if np.all(np.isfinite(y) & (y != 0)):
-        return np.flip(np.cumsum(np.flip(g * y, -1), -1), -1) / x
+        with np.errstate(over="ignore"):
+            back = np.flip(np.cumsum(np.flip(g * y, -1), -1), -1) / x
+        if np.all(np.isfinite(back)) or not np.all(np.isfinite(g)):
+            return back
     n = x.shape[-1]
     before = np.concatenate([np.ones(x.shape[:-1] + (1,), dtype=x.dtype), y[..., :-1]], axis=-1)
     t = np.empty(x.shape, dtype=np.result_type(x, g))
@@ -88,7 +92,7 @@ def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray) -> np.ndarray:
 def reverse(a, axis=None):
     """The elements in reverse order; a matrix: both axes (no axis), its rows (0) or each row (1)."""
     x = a.value if type(a) is Tracked else a
+    k = check_axis(np.shape(x), axis, "reverse")
     if type(x) is not np.ndarray:
         return a
-    k = check_axis(x.shape, axis, "reverse")
     return record(np.flip(x, k).copy(), (a,), (lambda g: np.flip(g, k).copy(),))

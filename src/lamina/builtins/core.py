@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from ..autodiff import indexing, ops, shaping
+from ..autodiff import ops, shaping
 from ..errors import LaminaError
 from ..printing import format_value
 from ..values import (
@@ -17,6 +17,7 @@ from ..values import (
     as_str,
     describe,
     is_function,
+    tensor_dtype,
     value_of,
 )
 from .registry import Const, GradCase, Shape, builtin
@@ -54,6 +55,15 @@ def _option(x, what: str, low: int):
     return as_int(x, what, minimum=low)
 
 
+def _digits(x) -> int:
+    """print_options' digits: 1 to 22, as R's options(digits) (a float64 has 17 significant digits)."""
+    n = as_int(x, "print_options' digits", minimum=1)
+    if n > 22:
+        raise LaminaError("ValueError", f"print_options' digits must be at most 22, not {n}: a "
+                          "float64 has 17 significant digits.")
+    return n
+
+
 @builtin("print_options", tracked="constant", category=CORE,
          shapes=[Shape("print_options(digits = n, limit = m, width = w)", "whole numbers (limit, width: or Inf)",
                        "record", "Sets the options given; returns the previous ones."),
@@ -67,7 +77,7 @@ def _option(x, what: str, low: int):
                    "print_options(limit = 30)\nprint(range(0, 100) * 1.5)"],
          notes="A tensor whose exact text (every digit, the form that reads back) fits in width "
                "characters (80) prints so. A larger one prints as a block: a header with its shape, "
-               "then aligned lines with digits (6) significant digits; columns that do not fit in the "
+               "then aligned lines with digits (6, at most 22) significant digits; columns that do not fit in the "
                "width go to further blocks, each under a line naming its columns, as MATLAB shows "
                "them. When it has more than limit (1000) elements, the middle rows (⋮) and the "
                "columns that do not fit in the width (…) are left out instead, as in Julia and "
@@ -79,7 +89,7 @@ def print_options(digits=None, limit=None, width=None):
     if digits is None and limit is None and width is None:
         before = OPTIONS
     else:
-        before = set_options(None if digits is None else as_int(digits, "print_options' digits", minimum=1),
+        before = set_options(None if digits is None else _digits(digits),
                              None if limit is None else _option(limit, "print_options' limit", 0),
                              None if width is None else _option(width, "print_options' width", 10))
     return Record({"digits": float(before.digits), "limit": float(before.limit), "width": float(before.width)})
@@ -115,23 +125,18 @@ def length(x):
                "passes its gradient through (a list keeps its items as they are).",
          grad=[GradCase(((3,), ())), GradCase(((0,), ()))])
 def append(seq, item):
+    from ..lang.runtime import for_each
     v = value_of(seq)
     if isinstance(v, np.ndarray) and v.ndim == 1 and type(value_of(item)) is float:
         if type(seq) is not Tracked and type(item) is not Tracked:
-            return np.append(v, np.asarray(item, dtype=v.dtype))      # the vector's dtype
+            # the vector's dtype, as the number adapts to it (a mask's is float64: 0/1 and the number)
+            return np.append(v, np.asarray(item, dtype=tensor_dtype(v)))
         return shaping.vcat([seq, item])
     if isinstance(v, np.ndarray) and v.ndim == 1:
-        return _elements(seq) + [item]       # anything but a number: a list
+        return for_each(seq) + [item]        # anything but a number: a list of the vector's items
     if isinstance(seq, list):
         return seq + [item]
     raise LaminaError("TypeError", f"append needs a list or vector, not {describe(seq)}.")
-
-
-def _elements(v) -> list:
-    """A vector's elements as a list of numbers (each tracked, if the vector is)."""
-    if type(v) is Tracked:
-        return [indexing.index(v, (i,)) for i in range(v.value.size)]
-    return [float(x) for x in v]
 
 
 @builtin("concat", category=CORE,

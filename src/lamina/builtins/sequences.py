@@ -2,11 +2,13 @@
 lamina.stats.ordering do the work)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..autodiff import sequences as Q
 from ..errors import LaminaError
 from ..stats import ordering as O
 from ..stats.args import flag
-from ..values import describe, is_numeric, numeric_or_tracked
+from ..values import describe, is_numeric, numeric_or_tracked, value_of
 from .mathfns import axis_arg
 from .registry import GradCase, Shape, builtin
 
@@ -28,6 +30,8 @@ V, M = (5,), (3, 4)
                "Differentiable: each difference passes its gradient to its two elements, +1 and -1.",
          grad=[GradCase((V,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}), GradCase(((1,),))])
 def diff(x, axis=None):
+    if not isinstance(value_of(x), np.ndarray):      # before numeric_or_tracked, which takes a number
+        raise LaminaError("TypeError", f"diff needs a vector or matrix, not {describe(x)}.")
     return Q.diff(numeric_or_tracked(x, "diff's argument"), axis_arg(axis))
 
 
