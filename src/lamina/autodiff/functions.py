@@ -110,35 +110,41 @@ def _sign(x: np.ndarray) -> np.ndarray:
 
 
 def maximum(a, b):
-    """Elementwise max with broadcasting; the gradient goes to the larger operand (to `a` on ties)."""
+    """Elementwise max with broadcasting; the gradient goes to the larger operand (to `a` on ties),
+    and where either is NaN to both, as torch.maximum passes it."""
     return _select(a, b, True, "max")
 
 
 def minimum(a, b):
-    """Elementwise min with broadcasting; the gradient goes to the smaller operand (to `a` on ties)."""
+    """Elementwise min with broadcasting; the gradient goes to the smaller operand (to `a` on ties),
+    and where either is NaN to both, as torch.minimum passes it."""
     return _select(a, b, False, "min")
 
 
-def _select(a, b, larger: bool, op: str):
+def _select(a, b, larger: bool, op: str, nan_to_both: bool = True):
+    """max(a, b) or min(a, b). Where a NaN makes the result NaN, the gradient goes to both operands
+    (nan_to_both, torch.maximum) or to neither (torch.clamp)."""
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
         if x != x or y != y:
-            return record(NAN, (a, b), (lambda g: g, lambda g: g))
+            vjp = identity if nan_to_both else _zero
+            return record(NAN, (a, b), (vjp, vjp))
         take_a = x >= y if larger else x <= y
-        return record(x if take_a else y, (a, b), 
+        return record(x if take_a else y, (a, b),
                       (identity, _zero) if take_a else (_zero, identity))
     x2, y2, sx, sy = align(x, y, op)
-    if larger:
-        out = np.maximum(x2, y2)
-        return record(out, (a, b), (lambda g: unbroadcast(g * (x2 >= y2), sx),
-                                    lambda g: unbroadcast(g * (x2 < y2), sy)))
-    out = np.minimum(x2, y2)
-    return record(out, (a, b), (lambda g: unbroadcast(g * (x2 <= y2), sx),
-                                lambda g: unbroadcast(g * (x2 > y2), sy)))
+    out = np.maximum(x2, y2) if larger else np.minimum(x2, y2)
+    # a wins ties; at a NaN neither comparison holds (the masks are made only if grad asks)
+    a_wins, b_wins = (np.greater_equal, np.less) if larger else (np.less_equal, np.greater)
+    if nan_to_both:
+        return record(out, (a, b), (lambda g: unbroadcast(g * ~b_wins(x2, y2), sx),
+                                    lambda g: unbroadcast(g * ~a_wins(x2, y2), sy)))
+    return record(out, (a, b), (lambda g: unbroadcast(g * a_wins(x2, y2), sx),
+                                lambda g: unbroadcast(g * b_wins(x2, y2), sy)))
 
 
 def clamp(a, lo, hi):
     """min(max(a, lo), hi) with broadcasting: inside [lo, hi] (ends included) the gradient goes to
-    a; below lo it goes to lo, above hi to hi."""
-    return _select(_select(a, lo, True, "clamp"), hi, False, "clamp")
+    a; below lo it goes to lo, above hi to hi; a NaN element passes no gradient (as in torch.clamp)."""
+    return _select(_select(a, lo, True, "clamp", False), hi, False, "clamp", False)

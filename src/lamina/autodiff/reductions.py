@@ -33,6 +33,11 @@ def check_axis(shape: tuple, axis, what: str):
     raise LaminaError("ValueError", f"{what} of {describe_shape(shape)} takes axis {valid}, not {axis}.")
 
 
+def _left_out(g):
+    """The VJP of a number that skipnan left out (a NaN): no gradient, as a NaN element gets."""
+    return 0.0
+
+
 def _spread(g, shape: tuple, dtype):
     """The gradient of a reduction (a float, or a kept-orientation row or column) over the input's
     shape, in the input's dtype."""
@@ -59,7 +64,8 @@ def _reduce(fn, x: np.ndarray, axis):
 def sum(a, axis=None, skipnan=False):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        return 0.0 if skipnan and x != x else a
+        check_axis((), axis, "sum")
+        return record(0.0, (a,), (_left_out,)) if skipnan and x != x else a
     axis = check_axis(x.shape, axis, "sum")
     shape = x.shape
     if not skipnan:
@@ -71,7 +77,8 @@ def sum(a, axis=None, skipnan=False):
 def mean(a, axis=None, skipnan=False):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        return a
+        check_axis((), axis, "mean")
+        return record(x, (a,), (_left_out,)) if skipnan and x != x else a
     axis = check_axis(x.shape, axis, "mean")
     shape = x.shape
     if not skipnan:
@@ -79,41 +86,41 @@ def mean(a, axis=None, skipnan=False):
         count = max(x.size if axis is None else x.shape[axis], 1)
         return record(_reduce(np.mean, x, axis), (a,), (lambda g: _spread(g / count, shape, x.dtype),))
     keep = ~np.isnan(x)
-    counts = keep.sum(axis=axis, keepdims=axis is not None)
-
-    def vjp(g):
-        with np.errstate(all="ignore"):
-            return _spread(g / counts, shape, x.dtype) * keep
-    return record(_reduce(np.nanmean, x, axis), (a,), (vjp,))
+    # a slice of NaNs only has nothing to spread its gradient over: 1 spares the 0 / 0
+    counts = np.maximum(keep.sum(axis=axis, keepdims=axis is not None), 1)
+    return record(_reduce(np.nanmean, x, axis), (a,), (lambda g: _spread(g / counts, shape, x.dtype) * keep,))
 
 
 def amax(a, axis=None, skipnan=False):
     """max(x): the largest element (the first one on ties gets the gradient); NaN if any is NaN,
     unless skipnan leaves NaNs out."""
-    return _extreme(a, axis, np.nanargmax if skipnan else np.argmax, "max", skipnan)
+    return _extreme(a, axis, np.argmax, "max", skipnan)
 
 
 def amin(a, axis=None, skipnan=False):
-    return _extreme(a, axis, np.nanargmin if skipnan else np.argmin, "min", skipnan)
+    return _extreme(a, axis, np.argmin, "min", skipnan)
 
 
 def _extreme(a, axis, arg, what: str, skipnan: bool):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        return a
+        check_axis((), axis, what)
+        return record(x, (a,), (_left_out,)) if skipnan and x != x else a
     axis = check_axis(x.shape, axis, what)
     if x.size == 0 and (axis is None or x.shape[axis] == 0):   # 0 rows reduced along each row: 0 results
         raise LaminaError("ValueError", f"{what} of an empty {shape_str(x.shape)} is undefined.")
     shape = x.shape
+    key = x
     if skipnan:
-        # nanargmax refuses an all-NaN slice; such a slice's result is NaN and takes no gradient
-        empty = np.isnan(x).all(axis=axis, keepdims=axis is not None)
-        x = np.where(np.isnan(x), -np.inf if what == "max" else np.inf, x)
-        arg = np.argmax if what == "max" else np.argmin
+        # the first element equal to the extreme of the others (nanargmax takes a NaN for -Inf, so
+        # it could pick a NaN over a -Inf); a slice of NaNs only gives NaN and takes no gradient
+        best = _quiet(np.nanmax if what == "max" else np.nanmin, x, axis=axis, keepdims=axis is not None)
+        empty = np.isnan(best)
+        key, arg = x == best, np.argmax
     else:
         empty = False
     if axis is None:
-        i = int(arg(x))
+        i = int(arg(key))
         out = np.nan if empty else float(x.reshape(-1)[i])
 
         def vjp(g):
@@ -121,7 +128,7 @@ def _extreme(a, axis, arg, what: str, skipnan: bool):
             full.reshape(-1)[i] = 0.0 if empty else g
             return full
         return record(out, (a,), (vjp,))
-    idx = np.expand_dims(arg(x, axis=axis), axis)
+    idx = np.expand_dims(arg(key, axis=axis), axis)
     out = np.where(empty, np.nan, np.take_along_axis(x, idx, axis))
 
     def vjp_axis(g):
@@ -134,7 +141,8 @@ def _extreme(a, axis, arg, what: str, skipnan: bool):
 def prod(a, axis=None, skipnan=False):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        return 1.0 if skipnan and x != x else a
+        check_axis((), axis, "prod")
+        return record(1.0, (a,), (_left_out,)) if skipnan and x != x else a
     axis = check_axis(x.shape, axis, "prod")
     keep = ~np.isnan(x) if skipnan else None
     if skipnan:

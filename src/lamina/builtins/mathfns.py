@@ -33,6 +33,17 @@ def axis_arg(axis):
     return None if axis is None else as_int(axis, "The axis")
 
 
+def _operands(*args) -> list:
+    """The operands of an elementwise builtin of several (value, what) pairs, as numeric_or_tracked
+    takes each; a logical tensor (a mask) beside a float32 tensor becomes float32 0/1, as it does
+    in an operator (lang/runtime._num): a mask adapts to the tensor it meets, as a number does."""
+    xs = [numeric_or_tracked(x, what) for x, what in args]
+    if any(type(v) is np.ndarray and v.dtype == np.float32 for v in map(value_of, xs)):
+        xs = [x.astype(np.float32) if type(a) is np.ndarray and a.dtype == bool else x
+              for x, (a, _) in zip(xs, args)]
+    return xs
+
+
 def _elementwise(name: str, meaning: str, example: str, output: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}(x)", "number or tensor", "same shape", meaning)],
@@ -193,7 +204,8 @@ def _extreme(name: str, what: str, pair: str):
                       f"broadcasting and each element's gradient goes to the operand it came from; "
                       f"where the two are equal the whole gradient goes to the first operand, a "
                       f"(torch splits it in halves), so {name}(a, b) and {name}(b, a) differ in "
-                      f"their gradients there. A NaN in either operand gives NaN.")
+                      f"their gradients there. A NaN in either operand gives NaN and passes the "
+                      f"whole gradient to both operands, as torch.{name}imum does.")
 
 
 _EXTREME_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}),
@@ -203,15 +215,14 @@ _EXTREME_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), G
 
 
 def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
-    x = numeric_or_tracked(a, f"{name}\'s argument")
     skip = _skip(skipnan, name)
     if b is None:
-        return reduce(x, axis_arg(axis), skip)
+        return reduce(numeric_or_tracked(a, f"{name}\'s argument"), axis_arg(axis), skip)
     if axis is not None or skip:
         raise LaminaError("TypeError", f"{name}(a, b) compares two operands elementwise and takes no "
                           f"{'axis' if axis is not None else 'skipnan'}; use {name}(x, axis = k) or "
                           f"{name}(x, skipnan = true) to reduce one tensor.")
-    return pairwise(x, numeric_or_tracked(b, f"{name}\'s argument"))
+    return pairwise(*_operands((a, f"{name}\'s argument"), (b, f"{name}\'s argument")))
 
 
 @builtin("max", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
@@ -244,7 +255,7 @@ _PAIR_CASES = [GradCase((S, S), domain="away_from_zero"), GradCase((V, V), domai
                "for a and -floor(a / b) for b (the function jumps where a / b is whole).",
          grad=_PAIR_CASES)
 def mod(a, b):
-    return ops.mod(numeric_or_tracked(a, "mod\'s first argument"), numeric_or_tracked(b, "mod\'s second argument"))
+    return ops.mod(*_operands((a, "mod\'s first argument"), (b, "mod\'s second argument")))
 
 
 @builtin("clamp", category=CATEGORY,
@@ -255,7 +266,8 @@ def mod(a, b):
          examples=["print(clamp([-2, 0.5, 3], 0, 1))", "print(clamp([1, 5; 9, 2], [2, 3], 6))"],
          notes="clamp(x, lo, hi) is min(max(x, lo), hi): the bounds broadcast against x (numbers, "
                "or a vector that acts as a column of a matrix, as everywhere), and every lo must be at "
-               "most its hi. Use -Inf or Inf for one open side. A NaN element stays NaN. "
+               "most its hi. Use -Inf or Inf for one open side. A NaN element stays NaN and "
+               "passes no gradient (as in torch.clamp). "
                "Differentiable in all three: inside [lo, hi] (both ends included) the gradient "
                "goes to x, below to lo, above to hi.",
          grad=[GradCase((V, Const(-0.5), Const(0.5))), GradCase((M, Const(-0.3), Const(0.8))),
@@ -263,8 +275,7 @@ def mod(a, b):
                GradCase((S, Const(0.0), Const(1.0)), domain="unit"),
                GradCase((M, (3,), Const(10.0))), GradCase((S, S, Const(10.0)))])
 def clamp(x, lo, hi):
-    v = numeric_or_tracked(x, "clamp\'s argument")
-    low, high = numeric_or_tracked(lo, "clamp\'s lo"), numeric_or_tracked(hi, "clamp\'s hi")
+    v, low, high = _operands((x, "clamp\'s argument"), (lo, "clamp\'s lo"), (hi, "clamp\'s hi"))
     out = F.clamp(v, low, high)
     o = value_of(out)
     l, h = value_of(low), value_of(high)
@@ -296,9 +307,17 @@ def _against(result: np.ndarray, bound) -> np.ndarray:
 def round_(x, digits=0.0):
     v = value_of(numeric_or_tracked(x, "round\'s argument"))
     # A float64 has at most ~325 decimal places, so more digits change nothing (and fewer
-    # than -310 round everything to 0): clamping keeps NumPy's arithmetic in range.
+    # than -310 round everything to 0): clamping keeps the count of digits a small number.
     places = min(max(as_int(digits, "round's digits"), -400), 400)
-    return lamina_value(np.round(v, places))
+    out = np.round(v, places)
+    # NumPy scales by 10^places, which overflows (Inf, or NaN from Inf / Inf) where x * 10^places
+    # or 10^places itself is beyond the dtype's range: to the right of the point x then has no
+    # digit left to round (x itself), to the left x is below half of 10^-places (0, or x if infinite).
+    if places > 0:
+        out = np.where(np.isfinite(out), out, v)
+    elif places < 0:
+        out = np.where(np.isnan(out) & ~np.isnan(v), np.where(np.isinf(v), v, 0.0 * v), out)
+    return lamina_value(out)
 
 
 def _rounding(name: str, meaning: str, example: str, notes: str):
