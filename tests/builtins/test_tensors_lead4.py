@@ -35,3 +35,22 @@ def test_contains_looks_for_an_element_of_a_tensor(code, expected):
     interp = Interpreter()
     interp.run(f"r = {code}", "<test>")
     assert interp.get("r") is expected
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("argmax([0 / 0, -Inf, -Inf], skipnan = true)", 1.0), ("argmin([0 / 0, Inf], skipnan = true)", 1.0),
+    ("argmax([4, 0 / 0, 8, 8], skipnan = true)", 2.0), ("argmin([0 / 0, 3, 1, 1], skipnan = true)", 2.0),
+    ('best(table({a = [0 / 0, Inf, 2]}), "a", largest = true).a', np.inf),
+    ('best(table({a = [0 / 0, -Inf]}), "a").a', -np.inf)])
+def test_skipnan_never_picks_a_nan_before_an_infinity(code, expected):
+    # NumPy's nanargmax reads a NaN as -Inf, so it picks index 0 in the first case
+    assert np.nanargmax([np.nan, -np.inf, -np.inf]) == 0
+    interp = Interpreter()
+    interp.run(f"r = {code}", "<test>")
+    assert interp.get("r") == expected
+
+
+def test_skipnan_argmax_along_an_axis():
+    interp = Interpreter()
+    interp.run("r = argmax([1, 5, 0 / 0; 0 / 0, 2, -Inf], axis = 0, skipnan = true)", "<test>")
+    np.testing.assert_array_equal(interp.get("r"), [[0, 0, 1]])

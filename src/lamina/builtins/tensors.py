@@ -2,11 +2,14 @@
 linalg.py)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..autodiff import ops, shaping
 from ..autodiff.reductions import check_axis
 from ..errors import LaminaError, shape_str
+from ..stats.ordering import nan_arg_extreme
 from ..values import Tracked, as_float, as_int, describe, numeric_or_tracked, value_of
 from .mathfns import axis_arg
 from .registry import Const, GradCase, Shape, builtin, refuse_tracked
@@ -191,8 +194,10 @@ def _arg_extreme(x, axis, skipnan, name: str):
     v = value_of(numeric_or_tracked(x, f"{name}\'s argument"))
     if not isinstance(skipnan, bool):
         raise LaminaError("TypeError", f"{name}'s skipnan must be true or false, not {describe(skipnan)}.")
-    arg = {("argmax", False): np.argmax, ("argmin", False): np.argmin,
-           ("argmax", True): np.nanargmax, ("argmin", True): np.nanargmin}[name, skipnan]
+    if skipnan:
+        arg = functools.partial(nan_arg_extreme, largest=name == "argmax")
+    else:
+        arg = np.argmax if name == "argmax" else np.argmin
     if type(v) is float:
         if skipnan and v != v:
             raise LaminaError("ValueError", f"{name}(x, skipnan = true) of NaN is undefined: nothing is left.")

@@ -25,6 +25,14 @@ def order_of(keys: list, down: bool) -> list[int]:
     return rest + nan
 
 
+def nan_arg_extreme(v: np.ndarray, largest: bool, axis=None):
+    """The index of the first largest (or smallest) element that is not NaN, along axis or of
+    the whole (row-major), as nanargmax; but nanargmax reads a NaN as -Inf, so it picked a NaN
+    before a -Inf. Every slice must hold a number."""
+    best = (np.nanmax if largest else np.nanmin)(v, axis=axis, keepdims=axis is not None)
+    return np.argmax(v == best, axis=axis)
+
+
 def _checked_keys(keys: list, what: str) -> list:
     kinds = set()
     for k in keys:

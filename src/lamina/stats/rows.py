@@ -5,6 +5,7 @@ import numpy as np
 
 from ..errors import LaminaError
 from ..values import Record, as_str, describe
+from .ordering import nan_arg_extreme
 from .table import Table, as_table
 
 
@@ -31,5 +32,5 @@ def best(t, name, largest=False) -> Record:
         why = "the table has no rows" if t.nrows == 0 else f"every row's {key} is NaN"
         raise LaminaError("ValueError", f"best has no row to pick: {why} (a failed sweep "
                           f"configuration's numbers are NaN; its error column says why).")
-    i = int(np.nanargmax(col) if largest else np.nanargmin(col))
+    i = int(nan_arg_extreme(col, largest))
     return row_record(t, i)
