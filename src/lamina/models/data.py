@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import LaminaError, describe_shape
 from ..nn.losses import one_hot
-from ..values import as_tensor
+from ..values import as_tensor, format_number
 from .layer import steps_text
 
 
@@ -67,7 +67,7 @@ def targets(Y, m: int, units: int, loss, who: str, dtype=np.float64, indices: bo
                           + ").")
     if loss.classification and (np.any(y < 0) or np.any(y > 1)):
         raise LaminaError("ValueError", f"{who}: {loss.name} needs targets from 0 to 1 (probabilities "
-                          f"or one-hot rows), but Y holds {float(y.min() if np.any(y < 0) else y.max()):g}.")
+                          f"or one-hot rows), but Y holds {format_number(y.min() if np.any(y < 0) else y.max())}.")
     return np.ascontiguousarray(y, dtype=dtype)
 
 
@@ -77,5 +77,23 @@ def _class_indices(y: np.ndarray, units: int, who: str) -> np.ndarray:
     if np.any(bad):
         raise LaminaError("ValueError", f"{who}: with cross_entropy a vector Y holds class indices, "
                           f"whole numbers from 0 to {units - 1} (one per output unit), but it holds "
-                          f"{float(y[bad][0]):g}.")
+                          f"{format_number(y[bad][0])}.")
     return idx
+
+
+def refuse_nonfinite(given, data: np.ndarray, what: str, who: str) -> None:
+    """Raises if `data` (`given` as features or targets made it) holds NaN or Inf, naming the
+    first such number as given, and its row: a finite one became Inf in float32. fit calls it once
+    a loss or the weights are no longer finite, to name data that could never train as the cause;
+    checked up front, the pass over the data would cost every fit a few percent of an epoch."""
+    if np.isfinite(data).all():
+        return
+    at = tuple(np.argwhere(~np.isfinite(data))[0])
+    source = as_tensor(given, f"{who}'s {what}")
+    value = float(source.reshape(data.shape)[at]) if source.size == data.size else float(data[at])
+    where = f"{who}: {what} holds {format_number(value)} (in row {at[0]})"
+    if np.isfinite(value):
+        raise LaminaError("ValueError", f"{where}, beyond the range of {data.dtype.name}, the model's "
+                          f"dtype (compile's dtype): standardize the data, or compile in float64.")
+    raise LaminaError("ValueError", f"{where}; training needs finite numbers: drop or fill the "
+                      f"rows that hold NaN or Inf first.")

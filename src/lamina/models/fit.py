@@ -12,9 +12,10 @@ weights of every completed batch, the epochs and histories of every completed ep
 
 Randomness comes from generators seeded by the compile seed, never from the
 global one: the validation split from [seed, 1] (the same split on every fit of
-the model), the shuffling and dropout from [seed, 2, epochs trained so far]. So
-the same seed, data and options give the same model and the same loss_history
-on every run.
+the model), each epoch's shuffling and dropout from [seed, 2, epoch] (the epoch counted
+over every fit of the model). So the same seed, data and options give the same model and
+the same loss_history on every run, and fit(epochs = 2) then fit(epochs = 1) trains exactly
+as one fit(epochs = 3).
 """
 from __future__ import annotations
 
@@ -27,12 +28,12 @@ from ..errors import LaminaError
 from ..nn.losses import one_hot
 from ..optim.base import Optimizer
 from ..optim.train_step import train_step as shared_step
-from ..values import as_float, as_int, describe
+from ..values import as_float, as_int, describe, format_number
 from .callbacks.early_stopping import EarlyStopping
 from .callbacks.history import History
 from .callbacks.progress import Progress
 from .callbacks.schedule import ScheduleCallback
-from .data import features, targets
+from .data import features, refuse_nonfinite, targets
 from .interrupt import StopRequest
 from .model import Model
 from .spec import ModelSpec
@@ -76,6 +77,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
         validation_data=None, early_stopping=None, verbose=1):
     model = check_model(model, "fit")
     x, y = data_of(model, X, Y, "fit", indices=True)
+    data = [(X, x, "X"), (Y, y, "Y")]      # what _blame_data looks at
     n_epochs = as_int(epochs, "fit's epochs", minimum=0)
     size = as_int(batch_size, "fit's batch_size", minimum=1)
     if not isinstance(shuffle, bool):
@@ -96,7 +98,6 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
 
     run = Run(model)
     batches = Batches(x, y, model.spec.outputs)
-    rng = np.random.default_rng([model.seed, SHUFFLE_STREAM, model.epochs])
     m = x.shape[0]
     try:
         with StopRequest() as ctrl_c:
@@ -105,6 +106,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
             for e in range(n_epochs):
                 epoch = run.first_epoch + e
                 _fire(callbacks, "on_epoch_begin", run, epoch)
+                rng = np.random.default_rng([model.seed, SHUFFLE_STREAM, epoch])
                 logs = {"lr": run.optimizer.hp["lr"]}
                 order = rng.permutation(m) if shuffle else None
                 total = 0.0
@@ -120,16 +122,17 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                         break
                     run.optimizer = optimizer
                     if not math.isfinite(loss):
+                        _blame_data(data)
                         raise LaminaError("ValueError", f"fit stopped in epoch {epoch}, batch {b} (both "
                                           f"counted from 0): the loss is {'NaN' if math.isnan(loss) else 'Inf'}. "
                                           f"A smaller learning rate, or standardized X, often helps.")
                     total += loss * xb.shape[0]
                     _fire(callbacks, "on_batch_end", run, b, loss, xb.shape[0])
                 else:
-                    _check_weights(run.optimizer, epoch)
+                    _check_weights(run.optimizer, epoch, data)
                     logs["loss"] = total / m
                     if val is not None:
-                        logs["val_loss"] = float(model.batch_loss(*val, run.optimizer.params, training=False))
+                        logs["val_loss"] = _validation_loss(model, val, run.optimizer, epoch, data)
                     _fire(callbacks, "on_epoch_end", run, epoch, logs)
                 # a Ctrl-C in the epoch's last batch (or after it) stops before the next epoch
                 run.interrupted = run.interrupted or (ctrl_c.requested and e < n_epochs - 1)
@@ -156,12 +159,32 @@ def train_step(model: Model, opt: Optimizer, xb, yb, rng, held=None):
     return loss.value, opt
 
 
-def _check_weights(opt: Optimizer, epoch: int) -> None:
+def _blame_data(data: list) -> None:
+    """Raises if the data hold NaN or Inf (models/data.py), once a loss or the weights are no
+    longer finite: such data are the cause then, not the learning rate."""
+    for given, converted, what in data:
+        refuse_nonfinite(given, converted, what, "fit")
+
+
+def _check_weights(opt: Optimizer, epoch: int, data: list) -> None:
     for p in opt.params:
         if not np.isfinite(p).all():
+            _blame_data(data)
             raise LaminaError("ValueError", f"fit stopped at the end of epoch {epoch} (counted from 0): "
                               f"the weights are no longer finite (a gradient held NaN or Inf although "
                               f"the loss was finite). A smaller learning rate, or standardized X, often helps.")
+
+
+def _validation_loss(model: Model, val, opt: Optimizer, epoch: int, data: list) -> float:
+    loss = float(model.batch_loss(*val, opt.params, training=False))
+    if not math.isfinite(loss):
+        _blame_data(data)
+        # The weights and the validation rows are finite: the loss overflowed. A NaN would pass
+        # early stopping's and the schedules' comparisons as "no improvement" without a word.
+        raise LaminaError("ValueError", f"fit stopped at the end of epoch {epoch} (counted from 0): "
+                          f"the validation loss is {format_number(loss)}. A smaller learning rate, "
+                          f"or standardized X, often helps.")
+    return loss
 
 
 class Batches:
@@ -214,12 +237,17 @@ def _validation(model: Model, x, y, split, data):
         if len(data) != 2:
             raise LaminaError("ValueError", f"fit's validation_data must be a list of two items, "
                               f"[Xv, Yv], not of {len(data)}.")
-        return (x, y), data_of(model, data[0], data[1], "fit's validation_data")
+        xv, yv = data_of(model, data[0], data[1], "fit's validation_data")
+        # checked up front, unlike the training rows: a loss through tanh or sigmoid can stay
+        # finite on an infinite input, where training's gradient could not
+        refuse_nonfinite(data[0], xv, "X", "fit's validation_data")
+        refuse_nonfinite(data[1], yv, "Y", "fit's validation_data")
+        return (x, y), (xv, yv)
     if not fraction:
         return (x, y), None
     if not 0.0 < fraction < 1.0:
         raise LaminaError("ValueError", f"fit's validation_split must be above 0 and below 1, "
-                          f"not {fraction:g}.")
+                          f"not {format_number(fraction)}.")
     m = x.shape[0]
     n_val = int(round(m * fraction))
     if not 1 <= n_val < m:

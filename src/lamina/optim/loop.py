@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ..autodiff.tape import TAPE
 from ..errors import LaminaError, shape_str
 from ..values import Record, Tracked, as_int, as_str, describe
 from .base import Optimizer
@@ -26,8 +27,10 @@ def train_loop(loss_fn, params, epochs, optimizer=None, returning="losses"):
     losses = np.empty(n)
     for epoch in range(n):
         def loss_of(leaves, epoch=epoch):
+            gen = TAPE.gen
             loss = loss_fn(opt.structure.build(leaves))
-            losses[epoch] = _loss_value(loss, epoch)
+            reset_by = None if TAPE.gen == gen else TAPE.reset_cause(gen) or ""
+            losses[epoch] = _loss_value(loss, epoch, reset_by)
             return loss
         _, opt = train_step(opt, loss_of)
     if returning == "losses":
@@ -61,7 +64,9 @@ def _layout(structure, values) -> str:
     return f"{structure.describe()}: {', '.join(shape_str(np.shape(v)) for v in values)}"
 
 
-def _loss_value(loss, epoch: int) -> float:
+def _loss_value(loss, epoch: int, reset_by: str | None) -> float:
+    """The loss as a number, checked; `reset_by`: who reset the tape inside loss_fn ("" when not
+    known; the parameters it was given went stale), or None."""
     v = loss.value if type(loss) is Tracked else loss
     if not isinstance(v, float):
         raise LaminaError("TypeError", f"train_loop's loss function must return a number, but at "
@@ -69,6 +74,12 @@ def _loss_value(loss, epoch: int) -> float:
     if not math.isfinite(v):
         raise LaminaError("ValueError", f"train_loop stopped at epoch {epoch}: the loss is "
                           f"{'NaN' if v != v else 'Inf'}. A smaller learning rate often helps.")
+    if type(loss) is not Tracked and reset_by is not None:
+        by = f" ({reset_by})" if reset_by else ""
+        raise LaminaError("TapeError", f"train_loop's loss function reset the tape{by} while it computed "
+                          f"the loss at epoch {epoch}, so the parameters it was given went stale and "
+                          f"the loss does not depend on them; call tape_reset, fit and train_loop "
+                          f"outside the loss function.")
     if type(loss) is not Tracked:
         raise LaminaError("TapeError", f"train_loop's loss at epoch {epoch} is a plain number that does "
                           f"not depend on the parameters loss_fn was given, so there is nothing to train.")

@@ -11,7 +11,8 @@ class EarlyStopping(Callback):
 
     An epoch improves when its loss is below the best so far. After `patience`
     epochs without improvement training stops, and the model keeps the weights
-    (and optimizer state) of its best epoch; the histories keep every epoch run.
+    (and optimizer state) of its best epoch, with the learning rate the schedule has reached
+    (as Keras restores weights alone); the histories keep every epoch run.
     """
 
     def __init__(self, patience: int):
@@ -29,7 +30,9 @@ class EarlyStopping(Callback):
         self.wait += 1
         if self.wait >= self.patience:
             run.stop = True
-            run.optimizer = self.best_optimizer
+            # The best epoch's weights and state, at the rate this epoch used: the rate is the
+            # schedule's (schedule.py), whose rule takes it next, and whose state goes on.
+            run.optimizer = self.best_optimizer.with_hp(lr=run.optimizer.hp["lr"])
 
     def on_train_end(self, run) -> None:
         if run.stop and self.best_epoch is not None:

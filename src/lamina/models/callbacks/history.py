@@ -11,6 +11,10 @@ class History(Callback):
 
     def on_train_begin(self, run) -> None:
         self.loss, self.val_loss, self.lr = [], [], []
+        self.stepped = False         # a batch changed the weights (Ctrl-C may end fit before an epoch does)
+
+    def on_batch_end(self, run, batch: int, loss: float, size: int) -> None:
+        self.stepped = True
 
     def on_epoch_end(self, run, epoch: int, logs: dict) -> None:
         self.lr.append(logs["lr"])
@@ -24,7 +28,7 @@ class History(Callback):
             loss_history=np.concatenate([old.loss_history, self.loss]),
             val_loss_history=_validation_losses(old.val_loss_history, old.epochs, self.val_loss),
             lr_history=np.concatenate([old.lr_history, self.lr]),
-            weights_epoch=None if self.loss else old.weights_epoch)
+            weights_epoch=None if self.stepped else old.weights_epoch)
 
 
 def _validation_losses(old: np.ndarray, old_epochs: int, new: list) -> np.ndarray:
