@@ -91,11 +91,11 @@ def grad(loss, wrt):
     for _, x in leaves:
         if type(x) is Tracked and x.gen != gen:
             _stale_error([(path, x) for path, x in leaves if type(x) is Tracked and x.gen != gen])
-    _check_loss(loss)
-    for path, x in leaves:
+    for path, x in leaves:          # before the loss: a plain loss from a plain wrt is the wrt's fault
         if type(x) is not Tracked:
             raise LaminaError("TapeError", f"{path} is {describe(x)} that is not tracked; grad "
                               f"differentiates with respect to values made by param() or track().")
+    _check_loss(loss)
     found, _, _ = backward(loss, {x.node for _, x in leaves})
     handed = set()
     results = [_result(x, found, handed) for _, x in leaves]

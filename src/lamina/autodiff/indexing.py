@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from ..values import Tracked, tensor_dtype
+from ..values import Tracked, describe, tensor_dtype
 from .broadcast import unbroadcast
 from .tape import record
 
@@ -77,8 +77,11 @@ def _landed(shape: tuple, key: tuple, region: tuple) -> np.ndarray:
 
 def _fit(value, region: tuple):
     """The value to store into a region of shape `region` (the runtime's rule for plain tensors)."""
-    if type(value) is not np.ndarray:
+    if isinstance(value, (float, int)) and not isinstance(value, bool):
         return value
+    if type(value) is not np.ndarray:
+        raise LaminaError("TypeError", f"Only numbers and tensors can be stored into a tensor, not "
+                          f"{describe(value)}.")
     if value.shape == region:
         return value
     if value.ndim == 1 and len(region) == 2 and 1 in region and value.size == region[0] * region[1]:

@@ -161,8 +161,9 @@ def detach(x):
                "NaN or Inf, a warning says which. A mask that replaces a result afterwards does not "
                "stop a NaN derivative: z = sqrt(w); z[w < 0] = 0 gives the gradient NaN where w < 0 "
                "(0 times the derivative there, as in torch); replace the input first (u = w .* 1; "
-               "u[w < 0] = 1; z = sqrt(u); z[w < 0] = 0), and the gradient there is 0. If the tape holds far more entries than the loss "
-               "needs (a loop that never calls tape_reset()), one warning suggests tape_reset().")
+               "u[w < 0] = 1; z = sqrt(u); z[w < 0] = 0), and the gradient there is 0. (A program "
+               "that records more entries than tape_limit() without a tape_reset() is warned "
+               "once, as it records, not by grad.)")
 def grad(loss, wrt=None):
     if wrt is None:
         raise LaminaError("TypeError", "grad needs the values to differentiate with respect to: "
@@ -213,9 +214,9 @@ def tape_reset():
 
 @builtin("tape_size", tracked="constant", category=CATEGORY,
          shapes=[Shape("tape_size()", "no input", "number",
-                       "How many entries the tape holds now, leaves included.")],
-         summary="The number of live entries on the autodiff tape: every param/track leaf and every "
-                 "operation recorded since the last tape_reset().",
+                       "How many entries were recorded since the last reset, leaves included.")],
+         summary="The number of entries recorded on the autodiff tape since the last tape_reset(): "
+                 "every param/track leaf and every operation, held or already freed.",
          examples=["tape_reset()\nw = param([1.0, 2.0])\ny = sum(w .* w)\nprint(tape_size())\n"
                    "tape_reset()\nprint(tape_size())"],
          notes="Each param() or track() adds one entry, and each operation with at least one "
@@ -228,15 +229,16 @@ def tape_size():
 @builtin("tape_limit", tracked="constant", category=CATEGORY,
          shapes=[Shape("tape_limit(n)", "whole number", "number",
                        "Sets the entry count above which a warning is printed; returns the old one.")],
-         summary="Sets how many live tape entries trigger the one-time warning that suggests "
-                 "tape_reset() (5,000,000 by default) and returns the previous setting.",
+         summary="Sets how many tape entries recorded since the last reset trigger the one-time "
+                 "warning that suggests tape_reset() (5,000,000 by default) and returns the "
+                 "previous setting.",
          examples=["old = tape_limit(1000)\nprint(old)\ntape_limit(old)"],
          notes="The count is of entries recorded since the last tape_reset(). Their memory goes "
                "with the values that hold them, but a value built step after step from tracked "
                "ones (a running total of tracked losses, say) keeps every step's history alive, "
-               "so a program that never resets is warned once it has recorded many. When the number of live entries first passes the limit, one "
-               "warning naming tape_reset() goes to stderr; it is printed again only after a "
-               "reset or a new limit.")
+               "so a program that never resets is warned once it has recorded many. When the "
+               "count first passes the limit, one warning naming tape_reset() goes to stderr; it "
+               "is printed again only after a reset or a new limit.")
 def tape_limit(n):
     limit = as_int(n, "The tape limit", minimum=1)
     old = TAPE.warn_entries
