@@ -83,7 +83,9 @@ def param(x, dtype=None):
                "difference is the trainable mark that optimizers look at. An optimizer given a "
                "track() value among its parameters keeps it frozen: optimizer_step, train_loop "
                "and their relatives leave it (and its optimizer state) as it is, whatever its "
-               "gradient, as torch.optim skips a tensor that does not require a gradient. The "
+               "gradient, as torch.optim skips a tensor that does not require a gradient. A value computed "
+               "from tracked ones (track(x) * 2, or w after w[0] = 0.5) is no leaf and carries no "
+               "mark: an optimizer trains it from its current value, as param() of it. The "
                "mark belongs to the value the optimizer was made with; train_loop's own loss "
                "function still gets the frozen value tracked, so grad() works on it.")
 def track(x, dtype=None):

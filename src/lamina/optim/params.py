@@ -86,7 +86,9 @@ def flatten(params, what: str):
         keys, given = (), [params]
         items = [plain_copy(params, what)]
         kind = "one"
-    frozen = tuple(type(v) is Tracked and not v.trainable for v in given)
+    # a track() leaf; a value computed from tracked ones (w * 1, or w after w[0] = 0.5) trains
+    # from its current value, as a param of it would (it was frozen, silently)
+    frozen = tuple(type(v) is Tracked and v.entry is None and not v.trainable for v in given)
     structure = Structure(kind, keys, len(items), frozen if any(frozen) else ())
     if not items:
         raise LaminaError("ValueError", f"{what} must hold at least one value, but the "
