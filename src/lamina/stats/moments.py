@@ -89,8 +89,11 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
     out = lamina_value(np.sqrt(_variance(a, k, skip, d)))
 
     def vjp(g):
+        # where the spread is 0 the gradient is 0, as torch's std gives (the deviations are 0,
+        # and g / (2 * 0) times them would be NaN)
+        s = np.asarray(out)
         with np.errstate(all="ignore"):
-            return shaped_like(_var_grad(np.divide(g, 2.0 * np.asarray(out)), a, k, skip, d), x)
+            return shaped_like(_var_grad(np.where(s == 0, 0.0, np.divide(g, 2.0 * s)), a, k, skip, d), x)
     return record(out, (x,), (vjp,))
 
 
