@@ -54,3 +54,12 @@ def test_skipnan_argmax_along_an_axis():
     interp = Interpreter()
     interp.run("r = argmax([1, 5, 0 / 0; 0 / 0, 2, -Inf], axis = 0, skipnan = true)", "<test>")
     np.testing.assert_array_equal(interp.get("r"), [[0, 0, 1]])
+
+
+def test_a_mask_joined_to_a_float32_tensor_stays_float32():
+    # masks adapt to the tensor they meet (docs/language.md), as in f + m
+    interp = Interpreter()
+    interp.run("m = [1, 0] > 0\nf = float32([1, 2])\na = hcat(f, m)\nb = vcat(m, f)\nc = vcat(m, m)\n"
+               "d = hcat([1, 2], m)\ne = f + m", "<test>")
+    assert [interp.get(k).dtype for k in "abcde"] == [np.float32, np.float32, np.float64, np.float64, np.float32]
+    np.testing.assert_array_equal(interp.get("b"), [1, 0, 1, 2])

@@ -33,8 +33,8 @@ def axis_arg(axis):
     return None if axis is None else as_int(axis, "The axis")
 
 
-def _operands(*args) -> list:
-    """The operands of an elementwise builtin of several (value, what) pairs, as numeric_or_tracked
+def operands(*args) -> list:
+    """The operands of a builtin that combines several (value, what) pairs, as numeric_or_tracked
     takes each; a logical tensor (a mask) beside a float32 tensor becomes float32 0/1, as it does
     in an operator (lang/runtime._num): a mask adapts to the tensor it meets, as a number does."""
     xs = [numeric_or_tracked(x, what) for x, what in args]
@@ -222,7 +222,7 @@ def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
         raise LaminaError("TypeError", f"{name}(a, b) compares two operands elementwise and takes no "
                           f"{'axis' if axis is not None else 'skipnan'}; use {name}(x, axis = k) or "
                           f"{name}(x, skipnan = true) to reduce one tensor.")
-    return pairwise(*_operands((a, f"{name}\'s argument"), (b, f"{name}\'s argument")))
+    return pairwise(*operands((a, f"{name}\'s argument"), (b, f"{name}\'s argument")))
 
 
 @builtin("max", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
@@ -255,7 +255,7 @@ _PAIR_CASES = [GradCase((S, S), domain="away_from_zero"), GradCase((V, V), domai
                "for a and -floor(a / b) for b (the function jumps where a / b is whole).",
          grad=_PAIR_CASES)
 def mod(a, b):
-    return ops.mod(*_operands((a, "mod\'s first argument"), (b, "mod\'s second argument")))
+    return ops.mod(*operands((a, "mod\'s first argument"), (b, "mod\'s second argument")))
 
 
 @builtin("clamp", category=CATEGORY,
@@ -275,7 +275,7 @@ def mod(a, b):
                GradCase((S, Const(0.0), Const(1.0)), domain="unit"),
                GradCase((M, (3,), Const(10.0))), GradCase((S, S, Const(10.0)))])
 def clamp(x, lo, hi):
-    v, low, high = _operands((x, "clamp\'s argument"), (lo, "clamp\'s lo"), (hi, "clamp\'s hi"))
+    v, low, high = operands((x, "clamp\'s argument"), (lo, "clamp\'s lo"), (hi, "clamp\'s hi"))
     out = F.clamp(v, low, high)
     o = value_of(out)
     l, h = value_of(low), value_of(high)

@@ -11,7 +11,7 @@ from ..autodiff.reductions import check_axis
 from ..errors import LaminaError, shape_str
 from ..stats.ordering import nan_arg_extreme
 from ..values import Tracked, as_float, as_int, describe, numeric_or_tracked, value_of
-from .mathfns import axis_arg
+from .mathfns import axis_arg, operands
 from .registry import Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Tensors"
@@ -156,7 +156,7 @@ def transpose(x):
 def _pieces(args: tuple, name: str) -> list:
     if len(args) == 1 and isinstance(args[0], list):
         args = tuple(args[0])
-    return [numeric_or_tracked(p, f"{name}\'s argument") for p in args]
+    return operands(*((p, f"{name}\'s argument") for p in args))
 
 
 @builtin("hcat", category=CATEGORY,
