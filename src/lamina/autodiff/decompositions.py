@@ -8,7 +8,9 @@ it) with its largest entry positive (the first, on ties), and R with a diagonal 
 eigh, svd, qr and chol are differentiable (eig is not: the builtin refuses tracked input). The
 VJPs are the standard ones (Giles 2008, Townsend 2016, Murray 2016, Walter and Lehmann 2018);
 they are undefined, and give Inf or NaN, where the decomposition is not smooth: repeated
-eigenvalues or singular values (for the vectors), and a rank-deficient matrix for svd and qr.
+eigenvalues or singular values (for the vectors), and a rank-deficient matrix for svd and qr,
+both to working precision (NumPy's matrix_rank tolerance), since rounding rarely leaves an
+exact tie or an exact 0.
 eigh and chol work on the symmetric part (A + A') / 2 of a matrix that must be symmetric, so
 their gradients are symmetric: the gradient within symmetric matrices.
 """
@@ -59,9 +61,20 @@ def column_signs(M: np.ndarray) -> np.ndarray:
     return s
 
 
-def _gaps(values: np.ndarray) -> np.ndarray:
-    """F[i, j] = 1 / (values[j] - values[i]) off the diagonal, 0 on it."""
-    F = 1.0 / (values[None, :] - values[:, None] + np.eye(len(values), dtype=values.dtype))
+def negligible(values: np.ndarray, scale: float, n: int) -> np.ndarray:
+    """Where `values` are 0 to working precision: within n eps of `scale` (NumPy's matrix_rank
+    tolerance), the rounding error of a decomposition of an n x n matrix of norm `scale`."""
+    return np.abs(values) <= n * np.finfo(values.dtype).eps * scale
+
+
+def _gaps(values: np.ndarray, scale: float) -> np.ndarray:
+    """F[i, j] = 1 / (values[j] - values[i]) off the diagonal, 0 on it; Inf for values repeated
+    to working precision (negligible differences), where the vectors are not smooth."""
+    d = values[None, :] - values[:, None]
+    d[negligible(d, scale, len(values))] = 0.0
+    np.fill_diagonal(d, 1.0)
+    with np.errstate(divide="ignore"):
+        F = 1.0 / d
     np.fill_diagonal(F, 0.0)
     return F
 
@@ -71,9 +84,11 @@ def eigh(a):
     S = symmetric_part(finite(A, "eigh(A)"), "eigh(A)", "for a general square matrix use eig(A).")
     w, V = np.linalg.eigh(S)
     V = V * column_signs(V)
-    F = _gaps(w)
+
+    def vjp_vectors(G):                       # the n x n gaps only when a gradient needs them
+        return _sym(V @ (_gaps(w, float(np.abs(w).max(initial=0.0))) * (V.T @ G)) @ V.T)
     values = record(w, (a,), (lambda g: _sym((V * g) @ V.T),))
-    vectors = record(V, (a,), (lambda G: _sym(V @ (F * (V.T @ G)) @ V.T),))
+    vectors = record(V, (a,), (vjp_vectors,))
     return Record({"values": values, "vectors": vectors})
 
 
@@ -84,14 +99,30 @@ def eig(A: np.ndarray):
         return eigh(A)
     w, V = np.linalg.eig(A)
     if np.iscomplexobj(w) and np.any(w.imag != 0):
-        z = w[np.argmax(np.abs(w.imag))]
-        raise LaminaError("ValueError", f"eig(A): the {shape_str(A.shape)} matrix has complex eigenvalues "
-                          f"(such as {format_number(float(z.real))} ± {format_number(abs(float(z.imag)))}i), "
-                          "and Lamina's numbers are real. A symmetric matrix has real ones (eigh).")
+        w, V = _nearly_real(A)
     w, V = np.real(w), np.real(V)
     order = np.argsort(w, kind="stable")
     w, V = w[order], V[:, order]
     return Record({"values": w, "vectors": V * column_signs(V)})
+
+
+def _nearly_real(A: np.ndarray):
+    """The eigenvalues and unit eigenvectors of A, whose eigenvalues LAPACK found complex, if
+    they are real to working precision; otherwise the ValueError. A defective double eigenvalue
+    (a Jordan block: eig([5, -1; 9, -1]) is 2, 2) comes out as lam +- mu i with mu near
+    sqrt(eps) |A|. It is real when a change of A within rounding moves it by mu: that change is
+    mu |y' x| for its unit left and right eigenvectors y and x (|y' x| is 1 for a rotation)."""
+    import scipy.linalg as sla
+    w, left, V = sla.eig(A, left=True, check_finite=False)
+    change = np.abs(w.imag) * np.abs(np.sum(left.conj() * V, axis=0))
+    real = change <= 10 * len(A) * np.finfo(A.dtype).eps * np.linalg.norm(A)
+    if not real.all():
+        z = w[np.argmax(np.where(real, 0.0, np.abs(w.imag)))]
+        raise LaminaError("ValueError", f"eig(A): the {shape_str(A.shape)} matrix has complex eigenvalues "
+                          f"(such as {format_number(float(z.real))} ± {format_number(abs(float(z.imag)))}i), "
+                          "and Lamina's numbers are real. A symmetric matrix has real ones (eigh).")
+    V = np.real(V)
+    return np.real(w).astype(A.dtype), (V / np.linalg.norm(V, axis=0)).astype(A.dtype)
 
 
 def svd(a):
@@ -100,15 +131,30 @@ def svd(a):
     signs = column_signs(U)
     U, Vt = U * signs, signs[:, None] * Vt
     V = Vt.T.copy()
-    F = _gaps(s ** 2)
-    inv_s = 1.0 / s
+    # Townsend's F[i, j] = 1 / (s[j]^2 - s[i]^2) enters only as F[i, j] s[j] and s[i] F[i, j],
+    # taken as 1 / (s[j] - s[i]) / (1 + s[i] / s[j]) and 1 / (s[j] - s[i]) / (1 + s[j] / s[i]):
+    # s .^ 2 would overflow (underflow) for a matrix of elements beyond 1e154 (below 1e-154),
+    # 1e19 (1e-19) in float32. Singular values 0 to working precision count as 0 (rank
+    # deficiency: Inf or NaN).
+    # Computed in the VJP that needs them (k x k each: an untracked svd pays nothing).
+    def weights(for_u: bool):
+        top = float(s.max(initial=0.0))
+        s0 = np.where(negligible(s, top, max(A.shape)), 0.0, s)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = s0[:, None] / s0[None, :]
+            W = _gaps(s0, top) / (1 + (ratio if for_u else ratio.T))
+            inv_s = 1.0 / s0
+        np.fill_diagonal(W, 0.0)
+        return W, inv_s
 
     def vjp_u(G):
-        inner = (F * (U.T @ G - G.T @ U)) * s[None, :]
+        Fu, inv_s = weights(True)
+        inner = Fu * (U.T @ G - G.T @ U)
         return U @ inner @ Vt + ((G - U @ (U.T @ G)) * inv_s) @ Vt
 
     def vjp_v(G):
-        inner = s[:, None] * (F * (V.T @ G - G.T @ V))
+        Fv, inv_s = weights(False)
+        inner = Fv * (V.T @ G - G.T @ V)
         return U @ inner @ Vt + (U * inv_s) @ (G.T - (G.T @ V) @ Vt)
     return Record({"U": record(U, (a,), (vjp_u,)), "S": record(s, (a,), (lambda g: (U * g) @ Vt,)),
                    "V": record(V, (a,), (vjp_v,))})
@@ -135,12 +181,12 @@ def qr(a):
 def _qr_tall_back(Q, R, Qb, Rb):
     """Ā = (Q̄ + Q copyltu(M)) R^-T with M = R R̄' - Q̄' Q (copyltu: the lower triangle mirrored)."""
     from scipy.linalg import solve_triangular
+    if negligible(np.diag(R), float(np.abs(R).max(initial=0.0)), max(Q.shape)).any():
+        # R is singular to working precision: A has dependent columns
+        return np.full(Q.shape[:1] + R.shape[1:], np.nan, dtype=Q.dtype)
     M = R @ Rb.T - Qb.T @ Q
     M = np.tril(M) + np.tril(M, -1).T
-    try:
-        return solve_triangular(R, (Qb + Q @ M).T, lower=False, check_finite=False).T
-    except np.linalg.LinAlgError:            # R is singular: A has dependent columns
-        return np.full(Q.shape[:1] + R.shape[1:], np.nan, dtype=Q.dtype)
+    return solve_triangular(R, (Qb + Q @ M).T, lower=False, check_finite=False).T
 
 
 def chol(a):

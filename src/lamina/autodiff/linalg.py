@@ -54,8 +54,13 @@ def lu(A: np.ndarray, what: str):
         warnings.simplefilter("ignore", sla.LinAlgWarning)   # an exactly zero pivot: rcond is 0
         factors = sla.lu_factor(A, check_finite=False)
     if np.isfinite(A).all():
-        gecon = sla.lapack.get_lapack_funcs("gecon", (factors[0],))
-        rcond = float(gecon(factors[0], float(np.abs(A).sum(axis=0).max()), norm="1")[0])
+        # rcond is that of A / 2^k for 2^k near max|A|: the same number, but LAPACK's estimate
+        # is 0 where A's 1-norm overflows or its inverse's would (elements near 1e308, 1e-308).
+        scale = math.ldexp(1.0, math.frexp(float(np.abs(A).max()))[1] - 1)
+        LU = np.tril(factors[0], -1) + np.triu(factors[0]) / scale
+        anorm = float((np.abs(A) / scale).sum(axis=0).max())
+        gecon = sla.lapack.get_lapack_funcs("gecon", (LU,))
+        rcond = float(gecon(LU, anorm, norm="1")[0])
         eps = EPS if A.dtype == np.float64 else float(np.finfo(A.dtype).eps)
         if not rcond >= eps:
             how = "singular" if rcond == 0 else (f"singular to working precision (its reciprocal "
@@ -67,9 +72,10 @@ def lu(A: np.ndarray, what: str):
     return factors
 
 
-def lu_solve(factors, B: np.ndarray) -> np.ndarray:
+def lu_solve(factors, B: np.ndarray, trans: int = 0) -> np.ndarray:
+    """The solution of A x = B (trans 1: A' x = B) from A's LU factors."""
     from scipy.linalg import lu_solve
-    return lu_solve(factors, B, check_finite=False)
+    return lu_solve(factors, B, trans=trans, check_finite=False)
 
 
 def inv(a):
@@ -88,7 +94,7 @@ def det(a):
     A = square(a.value if type(a) is Tracked else a, "det(A)")
     # A NaN anywhere makes the determinant NaN (LAPACK's pivoting can step around one: NumPy
     # gives det([NaN, 1; 1, 1]) = 0).
-    out = math.nan if np.isnan(A).any() else float(np.linalg.det(A)) if A.size else 1.0
+    out = math.nan if np.isnan(A).any() else _lu_det(A) if A.size else 1.0
 
     def vjp(g):
         if not A.size:
@@ -96,10 +102,42 @@ def det(a):
         if not np.isfinite(A).all():
             return np.full(A.shape, np.nan, dtype=A.dtype)
         U, s, Vt = np.linalg.svd(A)
-        others = np.array([np.prod(np.delete(s, i)) for i in range(len(s))])
-        sign = np.linalg.det(U) * np.linalg.det(Vt)
+        others = _products_of_others(s.tolist()).astype(A.dtype)
+        sign = np.sign(np.linalg.det(U) * np.linalg.det(Vt))     # +-1, not NumPy's +-0.9999999999999996
         return (g * sign) * (U * others) @ Vt
     return record(out, (a,), (vjp,))
+
+
+def _products_of_others(s: list) -> np.ndarray:
+    """prod(s[j] for j != i) for each i: a product of s[:i] times one of s[i + 1:], each with
+    its power of 2 carried apart (as _lu_det) so that no partial product overflows."""
+    n = len(s)
+    head, tail = [(1.0, 0)] * (n + 1), [(1.0, 0)] * (n + 1)
+    for i in range(n):
+        m, e = math.frexp(head[i][0] * s[i])
+        head[i + 1] = (m, head[i][1] + e)
+        m, e = math.frexp(tail[n - i][0] * s[n - 1 - i])
+        tail[n - 1 - i] = (m, tail[n - i][1] + e)
+    mantissas = np.array([head[i][0] * tail[i + 1][0] for i in range(n)])
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(mantissas, np.array([head[i][1] + tail[i + 1][1] for i in range(n)], dtype=int))
+
+
+def _lu_det(A: np.ndarray) -> float:
+    """The product of the LU diagonal, its power of 2 carried apart so that no partial product
+    overflows or underflows: det(diag([1e200, 1e200, 1e-200, 1e-200])) is 1. (NumPy's det goes
+    through exp(log|det|) and misses whole numbers: det([2, 1; 1, 3]) = 5.000000000000001;
+    SciPy's and torch's plain product give Inf for the diagonal one.)"""
+    import scipy.linalg as sla
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sla.LinAlgWarning)   # an exactly zero pivot
+        LU, pivots = sla.lu_factor(A.astype(np.float64), check_finite=False)   # a number is float64
+    mantissa, exponent = -1.0 if np.count_nonzero(pivots != np.arange(len(A))) % 2 else 1.0, 0
+    for u in np.diag(LU).tolist():
+        mantissa, e = math.frexp(mantissa * u)
+        exponent += e
+    with np.errstate(over="ignore", under="ignore"):
+        return float(np.ldexp(mantissa, exponent))
 
 
 def trace(a):
@@ -158,14 +196,18 @@ def solve(a, b):
                           f"not {describe_shape(np.shape(B))}.")
     if A.shape[0] != A.shape[1]:
         return _least_squares(a, b, A, B)
-    if np.isnan(A).any():                     # as inv: a NaN in A makes every unknown NaN
-        x = np.full(B.shape, np.nan, tensor_dtype(A, B))
+    # The VJP for b solves A' y = g with the same LU factors (none for a NaN or empty A: a
+    # second factorization of a non-finite A could meet an exactly zero pivot and fail).
+    factors = None if np.isnan(A).any() or not A.size else lu(A, "solve(A, b)")
+    if factors is None:                       # as inv: a NaN in A makes every unknown NaN
+        x = np.full(B.shape, np.nan if A.size else 0.0, tensor_dtype(A, B))
     else:
-        x = lu_solve(lu(A, "solve(A, b)"), B) if A.size else np.zeros(B.shape, tensor_dtype(A, B))
-    AT = A.T
+        x = lu_solve(factors, B)
 
     def vjp_b(g):
-        return np.linalg.solve(AT, g) if A.size else np.zeros(B.shape, B.dtype)
+        if factors is None:
+            return np.full(B.shape, np.nan if A.size else 0.0, B.dtype)
+        return lu_solve(factors, g, trans=1)
 
     def vjp_a(g):
         gb = vjp_b(g)

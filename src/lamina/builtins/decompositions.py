@@ -9,8 +9,8 @@ from .registry import GradCase, Shape, builtin, refuse_tracked
 CATEGORY = "Linear algebra"
 UNIQUE = ("Signs are fixed so that every machine prints the same numbers: each eigenvector or "
           "singular vector has its largest entry (the first, on ties) positive.")
-NOT_SMOOTH = ("Where the decomposition is not smooth (repeated values, a rank-deficient matrix) "
-              "the gradient of the vectors is undefined and comes out Inf or NaN.")
+NOT_SMOOTH = ("Where the decomposition is not smooth (values repeated, or a matrix rank-deficient, "
+              "to working precision) the gradient of the vectors is undefined and comes out Inf or NaN.")
 
 
 def _arg(x, name: str):
@@ -47,7 +47,9 @@ def eigh(A):
          notes="LAPACK's general solver (NumPy's eig); a symmetric A goes to the symmetric solver, as "
                "in Julia, and gives what eigh gives. The eigenvalues are sorted ascending, each "
                "eigenvector has length 1. Lamina's numbers are real, so a matrix with complex "
-               "eigenvalues (a rotation, say) is a ValueError that shows one of them. It needs "
+               "eigenvalues (a rotation, say) is a ValueError that shows one of them; a pair that "
+               "is real to working precision (a repeated eigenvalue with a single eigenvector: "
+               "LAPACK finds those of [5, -1; 9, -1] as 2 ± 5e-8i) counts as real. It needs "
                "finite numbers. " + UNIQUE + " Not differentiable: a tracked A is a TypeError "
                "(eigh is differentiable).")
 def eig(A):
@@ -85,7 +87,7 @@ def svd(A):
                "diagonal is >= 0, which makes the decomposition unique for a matrix of full column "
                "rank and the same on every machine. It needs finite numbers. Differentiable (Walter "
                "and Lehmann; a wide matrix by its leading square block); for a matrix with linearly "
-               "dependent columns the gradient is NaN.",
+               "dependent columns (to working precision) the gradient is NaN.",
          grad=[GradCase(((3, 2),)), GradCase(((3, 3),), domain="invertible"), GradCase(((2, 4),))])
 def qr(A):
     return D.qr(_arg(A, "qr"))

@@ -6,7 +6,7 @@ import math
 
 from ..autodiff import linalg, norms
 from ..values import as_float, numeric_or_tracked
-from .registry import Const, GradCase, Shape, builtin
+from .registry import Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Linear algebra"
 SQUARE = [GradCase(((3, 3),), domain="invertible"), GradCase(((1, 1),), domain="invertible")]
@@ -127,6 +127,7 @@ def kron(A, B):
 
 
 def _p(p):
+    refuse_tracked("norm's p", (p,))          # norm passes no gradient to p
     return p if p is None or isinstance(p, str) else as_float(p, "norm's p")
 
 
@@ -144,7 +145,8 @@ def _p(p):
                    "A = [1, 2; 3, 4]\nprint(round(norm(A), 6), round(norm(A, 2), 6), norm(A, 1), norm(A, 1 / 0))"],
          notes="As NumPy: norm(A) of a matrix is the Frobenius norm (Julia agrees), norm(A, 2) its "
                "spectral norm (Julia's opnorm; MATLAB's norm(A)). A number's norm is its absolute "
-               "value; an empty tensor's is 0. p below 1 is not a norm and is a ValueError. Large "
+               "value; an empty tensor's is 0. p below 1 is not a norm and is a ValueError; a tracked p is "
+               "a TypeError (no gradient flows to p). Large "
                "values do not overflow: the vector is scaled by its largest element first. A NaN "
                "gives NaN. Differentiable: the gradient of the 2-norm is v / norm(v), 0 at the zero "
                "vector; where the norm has a kink a subgradient is taken (sign 0 at 0; the first "
