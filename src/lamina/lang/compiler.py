@@ -185,7 +185,16 @@ class Compiler:
     def s_Assign(self, node: A.Assign, top: bool):
         if node.op is not None:
             return self.compound_assign(node)
-        target, value = node.target, self.expr(node.value)
+        before: list[py.stmt] = []
+        target = node.target
+        if isinstance(target, (A.Index, A.Field)) and not isinstance(target.target, A.Name):
+            # `L[i].x = v` reads L[i] and writes it back: its indices are evaluated once
+            target = self.settled(target, before)
+        return before + self.store(target, self.expr(node.value))
+
+    def store(self, target: A.Node, value: py.expr) -> list[py.stmt]:
+        """`target = value`: a name is bound; an element or field is written into its container,
+        which is written into its own, up to the name the target starts from."""
         while not isinstance(target, A.Name):
             container = self.expr(target.target)
             if isinstance(target, A.Field):
@@ -206,7 +215,14 @@ class Compiler:
         """`target op= value`: each index of the target is evaluated once, into a temporary,
         then `target = target op value` reads and writes the element through them."""
         before: list[py.stmt] = []
+        target = self.settled(node.target, before)
+        # a name is read by the `op=` itself: an undefined one is reported there
+        read = A.Name(node.span, target.name) if isinstance(target, A.Name) else target
+        return before + self.store(target, self.expr(A.Binary(node.span, node.op, read, node.value)))
 
+    def settled(self, target: A.Node, before: list[py.stmt]) -> A.Node:
+        """`target` with each index that is not a name or a literal evaluated into a temporary
+        by a statement appended to `before`, so that reading and writing it evaluate it once."""
         def settle(expr: A.Node | None):
             if expr is None or isinstance(expr, (A.Number, A.Name, A.String)):
                 return expr
@@ -214,18 +230,14 @@ class Compiler:
             before.append(self.at(py.Assign([py.Name(name, py.Store())], self.expr(expr)), expr))
             return A.Temp(expr.span, name)
 
-        def settled(target: A.Node) -> A.Node:
-            if isinstance(target, A.Field):
-                return A.Field(target.span, settled(target.target), target.name)
-            if isinstance(target, A.Index):
-                items = [A.Slice(i.span, settle(i.start), settle(i.stop)) if isinstance(i, A.Slice)
-                         else settle(i) for i in target.items]
-                return A.Index(target.span, settled(target.target), items)
-            return target
-
-        target = settled(node.target)
-        value = A.Binary(node.span, node.op, target, node.value)
-        return before + self.s_Assign(A.Assign(node.span, target, value), False)
+        if isinstance(target, A.Field):
+            return A.Field(target.span, self.settled(target.target, before), target.name)
+        if isinstance(target, A.Index):
+            inner = self.settled(target.target, before)       # left to right: its indices first
+            items = [A.Slice(i.span, settle(i.start), settle(i.stop)) if isinstance(i, A.Slice)
+                     else settle(i) for i in target.items]
+            return A.Index(target.span, inner, items)
+        return target
 
     def s_Import(self, node: A.Import, top: bool):
         load_it = helper("_import", const(node.spec), const(node.is_path))
@@ -262,9 +274,11 @@ class Compiler:
     def function_body(self, node: A.FunctionDef) -> list[py.stmt]:
         """The body, twice when that pays (as loops are): a copy that trusts the names
         `loops.function_float_names` finds, chosen on entry when the parameters and outer
-        names among them hold floats (a small function only: the copy doubles its code)."""
+        names among them hold floats (a small function that defines none inside only: the copy
+        doubles its code, and a function inside would double again at each level of nesting)."""
         floats = loops.function_float_names(node)
-        if not floats or sum(1 for _ in loops.walk(node.body)) > FUNCTION_COPY_LIMIT:
+        if not floats or loops.defines_function(node.body) \
+                or sum(1 for _ in loops.walk(node.body)) > FUNCTION_COPY_LIMIT:
             return self.block(node.body)
         generic = self.block(node.body)
         self.floats = floats
@@ -307,7 +321,7 @@ class Compiler:
         """The loop `build()` makes, twice when that pays (loops.py): a copy without float
         guards on the names `loops.float_names` finds, chosen when they all hold floats on
         entry (a name not yet assigned counts as not a float), else the generic copy."""
-        if self.floats or loops.has_loop(node.body):
+        if self.floats or loops.has_loop(node.body) or loops.defines_function(node.body):
             return build()
         floats = loops.float_names(node)
         if not floats:
@@ -440,7 +454,8 @@ class Compiler:
             if isinstance(lam, A.Number):
                 names.append(operand)
             elif isinstance(lam, A.Name):
-                tests.append(is_float_test(load(operand.id)))
+                # the name's own line: a NameError points at the name, not at the operator
+                tests.append(is_float_test(py.copy_location(load(operand.id), operand)))
                 names.append(operand)
             else:
                 t = self.temp()
@@ -457,16 +472,20 @@ class Compiler:
         return py.IfExp(test, fast, slow)
 
     def e_Logical(self, node: A.Logical):
-        """`a and b` short-circuits on bools; when `a` is a tensor (a mask) both sides are
-        evaluated and combined elementwise (`_mask_and`), so the right side is compiled twice.
-        When a bool `a` does not decide, the result is `b`: a mask stays one (`_logic_rest`)."""
-        op = py.And() if node.op == "and" else py.Or()
+        """`a and b` short-circuits on bools: `false and b` is false without evaluating b. When `a`
+        is a tensor (a mask) or does not decide, b is evaluated and `_and_rest` gives the result:
+        a mask and b combined elementwise, or b (a mask stays one). The right side is compiled
+        once: compiled twice, it would double again at each level of `a and (b and (...))`."""
         t = self.temp()
         is_tensor = py.Compare(helper("_type", py.NamedExpr(py.Name(t, py.Store()), self.expr(node.left))),
                                [py.Is()], [load("_ndarray")])
-        elementwise = helper("_mask_and" if node.op == "and" else "_mask_or", load(t), self.expr(node.right))
-        plain = py.BoolOp(op, [helper("_truth", load(t)), helper("_logic_rest", self.expr(node.right))])
-        return py.IfExp(is_tensor, elementwise, plain)
+        decides = helper("_truth", load(t))
+        if node.op == "and":      # tensor or true: evaluate b; else false
+            test = py.BoolOp(py.Or(), [is_tensor, decides])
+            return py.IfExp(test, helper("_and_rest", load(t), self.expr(node.right)), const(False))
+        is_tensor.ops = [py.IsNot()]          # or: not a tensor and true: true; else evaluate b
+        test = py.BoolOp(py.And(), [is_tensor, decides])
+        return py.IfExp(test, const(True), helper("_or_rest", load(t), self.expr(node.right)))
 
     def e_Transpose(self, node: A.Transpose):
         return helper("_transpose", self.expr(node.operand))

@@ -3,7 +3,7 @@
     pipe        or ("|>" or)*
     or / and    and ("or" and)* / not ("and" not)*
     not         "not" not | comparison
-    comparison  additive (("==" | "!=" | "<" | "<=" | ">" | ">=") additive)*
+    comparison  additive (("==" | "!=" | "<" | "<=" | ">" | ">=") additive)?      no chains
     additive    multiplicative (("+" | "-") multiplicative)*
     multiplicative  unary (("*" | "/" | ".*" | "./" | "%" | "\\") unary)*
     unary       ("-" | "+") unary | power
@@ -130,9 +130,14 @@ class ExpressionParser:
 
     def comparison(self) -> A.Node:
         left = self.additive()
-        while self.tok.is_op(*COMPARISONS):
+        if self.tok.is_op(*COMPARISONS):
             op = self.advance()
             left = A.Binary(op.span, op.text, left, self.additive())
+            if self.tok.is_op(*COMPARISONS):
+                # `a < b < c` chains in Python and Julia; taken left to right it would compare a
+                # bool with c (`1 == 1 == 1` false), so it is refused.
+                raise self.error(f"Comparisons do not chain: write 'a {op.text} b and b {self.tok.text} c' "
+                                 "for both to hold.")
         return left
 
     def additive(self) -> A.Node:

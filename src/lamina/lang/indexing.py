@@ -69,7 +69,7 @@ def _picks(item, seq, kind: str) -> np.ndarray:
 
 
 def put(target, items: tuple, value, owned: bool):
-    """`target` with `target[items] = value`; `owned` allows writing in place."""
+    """`target` with `target[items] = value`; `owned` allows writing in place (a tensor or a list)."""
     if type(target) is Tracked or type(value) is Tracked:
         v = target.value if type(target) is Tracked else target
         if not isinstance(v, np.ndarray):
@@ -88,7 +88,7 @@ def put(target, items: tuple, value, owned: bool):
         out[key] = data
         return out
     if isinstance(target, list):
-        return _list_put(target, items, value)
+        return _list_put(target, items, value, owned)
     if isinstance(target, Record) and len(items) == 1 and isinstance(items[0], str):
         return target.with_field(items[0], value)
     if isinstance(target, str):
@@ -98,11 +98,11 @@ def put(target, items: tuple, value, owned: bool):
     raise LaminaError("TypeError", f"Cannot assign into {describe(target)} by index.")
 
 
-def _list_put(target: list, items: tuple, value) -> list:
+def _list_put(target: list, items: tuple, value, owned: bool) -> list:
     if len(items) != 1 or isinstance(items[0], slice):
         raise LaminaError("IndexError", "A list element is assigned with one index: lst[i] = value, or "
                           "lst[positions] = value for several.")
-    out = list(target)
+    out = target if owned else list(target)
     if is_list(items[0]):
         picked = _picks(items[0], target, "list")
         if isinstance(value, list):

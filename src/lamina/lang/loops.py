@@ -59,6 +59,12 @@ def has_loop(body: list) -> bool:
     return any(isinstance(n, LOOPS) for n in walk(body))
 
 
+def defines_function(body: list) -> bool:
+    """Whether a function is defined in `body`. A body compiled twice (a fast copy) compiles such
+    a function twice, and its own copies again: 2^n times for n levels of nesting."""
+    return any(isinstance(n, A.FunctionDef) for n in walk(body))
+
+
 def _root(target: A.Node) -> str:
     while not isinstance(target, A.Name):
         target = target.target
@@ -131,6 +137,12 @@ def _closed_names(body: list, extra: list, opaque: set, given: set = frozenset()
             values.setdefault(node.target.name, []).append(value)
         elif isinstance(node, A.ForRange):                  # a range counts in floats
             values.setdefault(node.var, []).append(A.Number(node.span, 0.0))
+        elif isinstance(node, (A.ForIn, A.Import, A.Try, A.FunctionDef)):
+            # an item, a module, an error record, a function: a binding no float stays through
+            name = node.alias if isinstance(node, A.Import) else \
+                node.name if isinstance(node, A.FunctionDef) else node.var
+            if name is not None:
+                values.setdefault(name, []).append(node)
     opaque = opaque | (bound_names(body) - set(values))
     floats = (_operands(body + extra) | set(values) | set(given)) - opaque
     changed = True

@@ -230,6 +230,21 @@ def not_(c):
     return not truth(c)
 
 
+def and_rest(a, b):
+    """`a and b` when a is a mask or a true bool (or nonzero number): elementwise with a mask,
+    else b (a bool, or a mask as it is, so `true and m` is `m`)."""
+    if type(a) is np.ndarray:
+        return mask_and(a, b)
+    return b if b is True or b is False else logic_rest(b)
+
+
+def or_rest(a, b):
+    """`a or b` when a is a mask or a false bool (or zero): as and_rest."""
+    if type(a) is np.ndarray:
+        return mask_or(a, b)
+    return b if b is True or b is False else logic_rest(b)
+
+
 def mask_and(a, b):
     """`a and b` when a is a tensor: elementwise on masks (both sides are evaluated)."""
     return _mask_logic("and", a, b, np.logical_and)
@@ -318,7 +333,7 @@ def set_index(target, items: tuple, value):
 
 
 def set_index_var(target, items: tuple, value):
-    """`a[i] = v` on a variable: writes in place when no other value shares the array."""
+    """`a[i] = v` on a variable: writes in place when no other value shares the array (or list)."""
     owned = type(target) is np.ndarray and target.base is None and sys.getrefcount(target) <= UNSHARED_REFS
     if owned and type(value) is float and target.dtype.char == "d" and len(items) == target.ndim:
         # A number into an unshared float array at whole indices in range: written in line.
@@ -333,6 +348,8 @@ def set_index_var(target, items: tuple, value):
                     and i == int(i) and j == int(j):
                 target[int(i), int(j)] = value
                 return target
+    # An unshared list is written in place too (copied whole, a loop filling one is quadratic).
+    owned = owned or (type(target) is list and sys.getrefcount(target) <= UNSHARED_REFS)
     return indexing.put(target, items, value, owned=owned)
 
 
@@ -347,7 +364,11 @@ def set_item_var(target, i, value):
             if j == i:
                 target[j] = value
                 return target
-    return set_index_var(target, (i,), value)
+    # (Not through set_index_var: its own frame would hold the array once more, so that an
+    # unshared array would count as shared and be copied whole at every store.)
+    owned = (type(target) is _NDARRAY and target.base is None or type(target) is list) \
+        and _refcount(target) <= UNSHARED_REFS
+    return indexing.put(target, (i,), value, owned=owned)
 
 
 F64 = np.dtype(np.float64)
@@ -475,9 +496,8 @@ def _bound(x, what: str) -> float:
 
 
 def for_each(x):
-    if type(x) is Tracked:
-        n = len(x.value) if np.ndim(x.value) else 0
-        return [indexing.get(x, (float(i),)) for i in range(n)]
+    if type(x) is Tracked and np.ndim(x.value):      # a tracked number is no sequence: below
+        return [indexing.get(x, (float(i),)) for i in range(len(x.value))]
     if isinstance(x, np.ndarray):
         return x.tolist() if x.ndim == 1 else [row.copy() for row in x]
     if isinstance(x, (list, str)):
@@ -514,7 +534,7 @@ HELPERS = {
     "_transpose": transpose,
     "_lt": lt, "_le": le, "_gt": gt, "_ge": ge, "_eq": eq, "_ne": ne,
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
-    "_mask_and": mask_and, "_mask_or": mask_or, "_logic_rest": logic_rest, "_ndarray": np.ndarray,
+    "_and_rest": and_rest, "_or_rest": or_rest, "_ndarray": np.ndarray,
     "_field": field, "_set_field": set_field, "_index": index,
     "_set_index": set_index, "_set_index_var": set_index_var, "_set_item_var": set_item_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
