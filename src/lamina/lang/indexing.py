@@ -70,7 +70,7 @@ def _picks(item, seq, kind: str) -> np.ndarray:
 
 def put(target, items: tuple, value, owned: bool):
     """`target` with `target[items] = value`; `owned` allows writing in place (a tensor or a list)."""
-    if type(target) is Tracked or type(value) is Tracked:
+    if type(target) is Tracked or (type(value) is Tracked and isinstance(target, np.ndarray)):
         v = target.value if type(target) is Tracked else target
         if not isinstance(v, np.ndarray):
             raise LaminaError("TypeError", f"Cannot assign into {describe(target)} by index.")
