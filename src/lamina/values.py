@@ -143,6 +143,8 @@ def describe(x) -> str:
         if v.dtype == bool:
             return f"a logical vector of length {len(v)}" if v.ndim == 1 else f"a {shape_str(v.shape)} logical matrix"
         return describe_shape(v.shape)
+    if v is None:
+        return "none"           # the value itself, as `true` is: "not none", never "not a none"
     return with_article(type_name(x))
 
 
