@@ -9,6 +9,7 @@ import pytest
 
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
+from lamina.lang.pyerrors import read_before_assigned
 from lamina.lsp.analysis import analyse
 
 ROOT = pathlib.Path(__file__).parents[2]
@@ -114,10 +115,7 @@ print(count(["1", "a"]), scale(1))
 """
     assert problems(text) == []
     assert problems(text.replace("    n = 0\n", "\n")) == [
-        (5, 15, 2, "NameError", "'n' is read before it is assigned in this function. Assigning to 'n' anywhere in "
-                                "a function makes it local there; pass the outer value in as an argument instead."),
-        (12, 13, 1, "NameError", "'n' is read before it is assigned in this function. Assigning to 'n' anywhere in "
-                                 "a function makes it local there; pass the outer value in as an argument instead.")]
+        (5, 15, 2, "NameError", read_before_assigned("n")), (12, 13, 1, "NameError", read_before_assigned("n"))]
     assert problems(text.replace("by = factor", "by = fctor")) == [(15, 18, 5, "NameError", "Undefined variable 'fctor'. Did you mean 'factor' or 'corr' or 'floor'?")]
     for program, where in [("total += 1\n", (1, 7, 2)), ("v[0] = 1\n", (1, 1, 1))]:
         with pytest.raises(LaminaError) as run:       # where and in the words the run says it

@@ -14,7 +14,8 @@ def problems(text: str) -> list[tuple]:
 
 
 LOCAL = ("'y' is read before it is assigned in this function. Assigning to 'y' anywhere in a function "
-         "makes it local there; pass the outer value in as an argument instead.")
+         "makes it local there, with no value until an assignment runs (one in a branch not taken leaves it "
+         "without); to read an outer 'y', pass it in as an argument.")
 
 
 @pytest.mark.parametrize("program, where, message", [

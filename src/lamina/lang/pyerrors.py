@@ -207,7 +207,8 @@ def _collapse(stack: list[Frame]) -> list[Frame]:
 
 def read_before_assigned(name: str) -> str:
     return (f"'{name}' is read before it is assigned in this function. Assigning to '{name}' "
-            "anywhere in a function makes it local there; pass the outer value in as an argument instead.")
+            "anywhere in a function makes it local there, with no value until an assignment runs (one "
+            f"in a branch not taken leaves it without); to read an outer '{name}', pass it in as an argument.")
 
 
 def _translate(exc: BaseException, node, frames) -> LaminaError:
