@@ -127,11 +127,17 @@ def png_bytes(fig, dpi: int = 100) -> bytes:
     return buffer.getvalue()
 
 
+TEXT_LONGEST = 1000
+
+
 def text_option(value, what: str) -> str | None:
     """A title, axis label or legend label: a string whose $...$ parts matplotlib can typeset."""
     if value is None:
         return None
     text = as_str(value, what)
+    if len(text) > TEXT_LONGEST:        # a tight figure grows to fit: 10,000 took 6 s, 100 kpx wide
+        raise LaminaError("ValueError", f"{what} is {len(text):,} characters long; a figure draws at "
+                          f"most {TEXT_LONGEST:,} (a text that long makes an image as wide as it is).")
     dollars = text.replace("\\$", "").count("$")
     if dollars and dollars % 2 == 0:       # matplotlib's rule: an odd number is all plain text
         from matplotlib.mathtext import MathTextParser
