@@ -2,8 +2,9 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# PyTorch is an optional peer: tests compare against it and the bench measures it. It is
-# installed only from a local CPU wheel, never downloaded (a download would be a CUDA build of GBs).
+# PyTorch is an optional peer: tests compare against it and the bench measures it. The install
+# takes it only from a local CPU wheel, never downloaded (a download would be a CUDA build of GBs);
+# `make bench` asks pip for the `bench` extra, which downloads it only where no wheel was installed.
 TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
 
 .PHONY: demo test bench docs clean vscode
