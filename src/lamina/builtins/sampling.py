@@ -130,9 +130,9 @@ def choice(xs, n=None, replace=True, p=None):
                "Differentiable: each element (or row) keeps its gradient wherever it lands.",
          grad=[GradCase(((5,),), reseed=True), GradCase(((4, 3),), reseed=True)])
 def shuffle(xs):
-    items = _items(xs, "shuffle's argument")
     if isinstance(value_of(xs), float):
         raise LaminaError("TypeError", "shuffle needs a vector, matrix or list; permutation(n) shuffles 0 to n - 1.")
+    items = _items(xs, "shuffle's argument")
     return _pick(xs, items, generator().permutation(len(items)))
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import LaminaError
 from ..stats import descriptive as D
 from ..stats import moments as Mo
 from ..stats import ordering as O
@@ -72,7 +73,8 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
                    "print(round(std([1, 2; 3, 6; 5, 10], axis = 0), 4))"],
          notes="sqrt(var(x, ddof = d)), with ddof 1 by default (the sample standard deviation; "
                "pass ddof = 0 for the population one). " + AXIS_NOTE + " " + NAN_NOTE + " "
-               "Differentiable: the gradient for x is (x - mean) / ((n - ddof) std), NaN where std is 0.",
+               "Differentiable: the gradient for x is (x - mean) / ((n - ddof) std), and 0 where std is 0 "
+               "(as torch gives).",
          grad=[GradCase((V,)), GradCase((M,), {"axis": 0, "ddof": 0}), GradCase((M,), {"axis": 1})])
 def std(x, axis=None, ddof=1.0, skipnan=False):
     return Mo.std(x, axis=axis, ddof=ddof, skipnan=skipnan)
@@ -107,6 +109,9 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
 def quantile(x, q, axis=None, skipnan=False):
     from ..stats.distributions import Distribution
     if isinstance(x, Distribution):
+        if axis is not None or skipnan is not False:
+            raise LaminaError("TypeError", "quantile(d, p) of a distribution takes no axis or skipnan: "
+                              "they are for data.")
         return x.quantile(q)
     return D.quantile(x, q=q, axis=axis, skipnan=skipnan)
 

@@ -9,12 +9,13 @@ unless `skipnan` asks to leave NaNs out.
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 
 import numpy as np
 
 from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
-from ..values import Record, as_int, describe, lamina_value, value_of
+from ..values import Record, as_int, describe, format_number, lamina_value, value_of
 from .args import axis_of, data, flag, shaped_like, vector
 
 
@@ -121,8 +122,8 @@ def _order_grad(g, a: np.ndarray, k, qs: np.ndarray, skip: bool) -> np.ndarray:
     for i in range(s):
         values = rows[i]
         nan = np.isnan(values)
-        if nan.any() and not skip:
-            out[i] = np.nan                 # the result is NaN
+        if nan.any() and not skip:          # the results are NaN: NaN where the loss uses them
+            out[i] = np.nan if np.any(per_slice[i] != 0) else 0.0
             continue
         m = n - int(nan.sum())
         if m == 0:
@@ -155,10 +156,14 @@ def unique(x, counts=False):
         kinds = {type(v) for v in x}
         if not (kinds <= {str} or kinds <= {float, int}):
             raise LaminaError("TypeError", "unique of a list needs all strings or all numbers.")
-        values = sorted(set(x))
+        # NaNs are one value, last, as np.unique has them (a set or sorted() cannot hold them)
+        seen = Counter(v for v in x if v == v)
+        nans = len(x) - sum(seen.values())
+        values = sorted(seen) + [float("nan")] * (nans > 0)
         if not with_counts:
             return values
-        return Record({"values": values, "counts": np.array([float(x.count(v)) for v in values])})
+        counts = [seen[v] for v in values[:len(seen)]] + [nans] * (nans > 0)
+        return Record({"values": values, "counts": np.array(counts, dtype=np.float64)})
     a = data(x, "unique's data").reshape(-1)
     values, n = np.unique(a, return_counts=True)
     if not with_counts:
@@ -186,8 +191,9 @@ def check_span(a: np.ndarray, who: str) -> None:
 
 def histogram(x, bins=10.0, range=None, skipnan=False):
     a = data(x, "histogram's data").reshape(-1)
+    skip = flag(skipnan, "histogram's skipnan")
     if np.isnan(a).any():
-        if not flag(skipnan, "histogram's skipnan"):
+        if not skip:
             raise LaminaError("ValueError", "histogram's data contains NaN, which falls in no bin; "
                               "pass skipnan = true to leave NaNs out.")
         a = a[~np.isnan(a)]
@@ -197,9 +203,10 @@ def histogram(x, bins=10.0, range=None, skipnan=False):
     lo_hi = None
     if range is not None:
         r = vector(range, "histogram's range")
-        if r.size != 2 or not r[0] < r[1]:
-            raise LaminaError("ValueError", f"histogram's range must be [low, high] with low < high, "
-                              f"not {describe(range)}.")
+        if r.size != 2 or not np.isfinite(r).all() or not r[0] < r[1]:
+            given = describe(range) if r.size != 2 else f"[{format_number(r[0])}, {format_number(r[1])}]"
+            raise LaminaError("ValueError", f"histogram's range must be [low, high], two finite numbers "
+                              f"with low < high, not {given}.")
         lo_hi = (float(r[0]), float(r[1]))
     if not np.isfinite(a).all():
         raise LaminaError("ValueError", "histogram's data contains Inf, which falls in no bin.")

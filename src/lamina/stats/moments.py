@@ -76,17 +76,33 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
     return record(out, (x,), (lambda g: shaped_like(_var_grad(g, a, k, skip, d), x),))
 
 
-def _variance(a: np.ndarray, k, skip: bool, d: int):
+def _unit(a: np.ndarray, k, skip: bool) -> np.ndarray:
+    """power_scale of each slice (NaNs that skip leaves out aside), in a's dtype, kept as a
+    row or column along an axis: data in its units has squares that neither overflow nor
+    underflow, so std([1e-200, 2e-200, 3e-200]) is 1e-200, not 0."""
+    return power_scale(np.where(np.isnan(a), 0.0, a) if skip else a, k).astype(a.dtype)
+
+
+def _scaled_variance(a: np.ndarray, k, skip: bool, d: int):
+    """(the variance of a / unit, unit): the variance is that times unit^2."""
     kept = k is not None         # along an axis the result keeps its orientation: a row or a column
-    result = np.asarray(quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d, keepdims=kept), dtype=a.dtype)
+    unit = _unit(a, k, skip)
+    result = np.asarray(quiet(np.nanvar if skip else np.var, a / unit, axis=k, ddof=d, keepdims=kept), dtype=a.dtype)
     counts = (~np.isnan(a) if skip else np.ones_like(a, dtype=bool)).sum(axis=k, keepdims=kept)
-    return lamina_value(np.where(counts - d > 0, result, np.nan))
+    return np.where(counts - d > 0, result, np.nan), unit
+
+
+def _variance(a: np.ndarray, k, skip: bool, d: int):
+    v, unit = _scaled_variance(a, k, skip, d)
+    with np.errstate(over="ignore"):
+        return lamina_value(v * unit * unit)
 
 
 def std(x, axis=None, ddof=1.0, skipnan=False):
     a, k, skip = _setup(x, axis, skipnan, "std")
     d = _ddof(ddof, "std")
-    out = lamina_value(np.sqrt(_variance(a, k, skip, d)))
+    v, unit = _scaled_variance(a, k, skip, d)
+    out = lamina_value(np.sqrt(v) * unit)
 
     def vjp(g):
         # where the spread is 0 the gradient is 0, as torch's std gives (the deviations are 0,
@@ -100,19 +116,22 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
 def zscore(x, axis=None, ddof=1.0, skipnan=False):
     a, k, skip = _setup(x, axis, skipnan, "zscore")
     d = _ddof(ddof, "zscore")
-    center = quiet(np.nanmean if skip else np.mean, a, axis=k, keepdims=True)
-    spread = np.sqrt(quiet(np.nanvar if skip else np.var, a, axis=k, ddof=d, keepdims=True))
+    unit = _unit(a, k, skip)
+    b = a / unit                                    # z does not change
+    center = quiet(np.nanmean if skip else np.mean, b, axis=k, keepdims=True)
+    spread = np.sqrt(quiet(np.nanvar if skip else np.var, b, axis=k, ddof=d, keepdims=True))
     flat = constant(a, k, skip, keepdims=True)     # its spread is rounding noise: 0 / 0
-    out = lamina_value(np.where(flat, np.nan, quiet(np.divide, a - center, spread)))
+    out = lamina_value(np.where(flat, np.nan, quiet(np.divide, b - center, spread)))
 
     def vjp(g):
-        # z = e / s: dz/dx = (g - mean(g)) / s - e * sum(g e) / (d s^3), per slice
-        keep, dev, dof = _deviations(a, k, skip, d)
+        # z = e / s: dz/dx = (g - mean(g)) / s - e * sum(g e) / (d s^3), per slice, in units of
+        # unit (so divided by it at the end)
+        keep, dev, dof = _deviations(b, k, skip, d)
         gg = np.where(keep, np.reshape(g, a.shape), 0.0)
         with np.errstate(all="ignore"):
             mean_g = gg.sum(axis=k, keepdims=True) / keep.sum(axis=k, keepdims=True)
             inner = (gg * dev).sum(axis=k, keepdims=True)
-            gx = (gg - mean_g) / spread - dev * inner / (dof * spread ** 3)
+            gx = ((gg - mean_g) / spread - dev * inner / (dof * spread ** 3)) / unit
         return shaped_like(np.where(keep, np.where(flat, np.nan, gx), 0.0), x)
     return record(out, (x,), (vjp,))
 
@@ -176,6 +195,15 @@ def _centred(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return out
 
 
+def _nan_results(gc: np.ndarray, out: np.ndarray):
+    """A result that involves an `out` column (one with a NaN or Inf, or constant for corr) is
+    NaN: (gc without those results' gradients, the columns that the loss reaches through one,
+    whose gradient is then NaN). The other columns get their gradient as if `out` were not there."""
+    involves = out[:, None] | out[None, :]
+    reached = (gc != 0) & involves
+    return np.where(involves, 0.0, gc), reached.any(axis=0) | reached.any(axis=1)
+
+
 def cov(x, y=None, ddof=1.0, skipnan=False):
     a = _pairs(x, y, "cov")
     rows = _kept_rows(a, flag(skipnan, "cov's skipnan"))
@@ -190,8 +218,13 @@ def cov(x, y=None, ddof=1.0, skipnan=False):
     def columns_grad(g):
         if n - d <= 0:
             return np.full(a.shape, np.nan)
-        gc = _matrix_grad(g, k, y)
-        return _centred(a, rows) @ (gc + gc.T) / (n - d)
+        out = ~np.isfinite(a[rows]).all(axis=0)
+        gc, nan = _nan_results(_matrix_grad(g, k, y), out)
+        e = _centred(a, rows)
+        e[:, out] = 0.0
+        ga = e @ (gc + gc.T) / (n - d)
+        ga[:, nan] = np.nan
+        return ga
     return _record_pairs(_matrix_result(c, y), x, y, columns_grad)
 
 
@@ -205,20 +238,25 @@ def corr(x, y=None, skipnan=False):
         c = np.full((k, k), np.nan, dtype=a.dtype)
     else:
         c = np.clip(np.atleast_2d(quiet(np.corrcoef, a[rows] / unit, rowvar=False)), -1.0, 1.0).astype(a.dtype)
+        c = np.triu(c) + np.triu(c, 1).T        # symmetric, as corrcoef's rounding leaves it not always
         c[flat, :] = c[:, flat] = np.nan        # a constant variable has no correlation
 
     def columns_grad(g):
         # R = S / (s s') with S the covariance and s its diagonal's roots, in units of unit
         if n < 2:
             return np.full(a.shape, np.nan)
+        out = flat | ~np.isfinite(a[rows]).all(axis=0)
+        gr, nan = _nan_results(_matrix_grad(g, k, y), out)
         e = _centred(a / unit, rows)
-        e[:, flat] = 0.0                        # as for an exactly constant column: NaN
+        e[:, out] = 0.0
         s_mat = e.T @ e / (n - 1)
-        s = np.sqrt(np.diag(s_mat))
-        gr = _matrix_grad(g, k, y)
+        d = np.where(out, 1.0, np.diag(s_mat))
+        s = np.sqrt(d)
         with np.errstate(all="ignore"):
             r = s_mat / np.outer(s, s)
             gs = gr / np.outer(s, s)
-            gs[np.diag_indices(k)] -= ((gr * r).sum(axis=1) + (gr * r).sum(axis=0)) / (2 * np.diag(s_mat))
-        return e @ (gs + gs.T) / ((n - 1) * unit)
+            gs[np.diag_indices(k)] -= ((gr * r).sum(axis=1) + (gr * r).sum(axis=0)) / (2 * d)
+        ga = e @ (gs + gs.T) / ((n - 1) * unit)
+        ga[:, nan] = np.nan
+        return ga
     return _record_pairs(_matrix_result(c, y), x, y, columns_grad)

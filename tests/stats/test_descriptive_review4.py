@@ -1,0 +1,138 @@
+"""Review 4: descriptive statistics and sampling (var, std, zscore, unique, histogram, shuffle)."""
+import statistics
+
+import numpy as np
+import pytest
+import scipy.stats
+import torch
+
+from lamina.builtins.registry import spec_of
+
+
+def test_std_and_zscore_of_tiny_data_do_not_underflow(lam):
+    # the squared deviations (1e-400) underflowed to 0: std was 0 and zscore [-Inf, -Inf, Inf]
+    assert lam.run("print(std([1e-200, 2e-200, 3e-200]), zscore([1e-200, 2e-200, 3e-200]))") == \
+        ["1e-200 [-1, 0, 1]"]
+    assert statistics.stdev([1e-200, 2e-200, 3e-200]) == 1e-200
+    m = np.array([[1e-200, 5.0], [2e-200, 6.0], [4e-200, 9.0]])
+    got = lam.eval("std(m, axis = 0)", m=m)
+    np.testing.assert_allclose(got, [[statistics.stdev(m[:, j].tolist()) for j in (0, 1)]], rtol=1e-15)
+    assert lam.eval("var([1e-160, 3e-160])") == statistics.variance([1e-160, 3e-160]) == 2e-320
+
+
+def test_std_and_var_of_huge_data_do_not_overflow(lam):
+    # the squares overflowed to Inf though the spread itself is a finite number
+    assert lam.run("print(std([1e200, -2e200, 4e200], ddof = 0))") == ["2.449489742783178e+200"]
+    assert statistics.pstdev([1e200, -2e200, 4e200]) == 2.449489742783178e+200
+    x = np.array([1e153 * (1 + i % 7) for i in range(1000)])
+    np.testing.assert_allclose(lam.eval("var(x)", x=x), statistics.variance(x.tolist()), rtol=1e-14)
+    np.testing.assert_allclose(lam.eval("std(x)", x=x), statistics.stdev(x.tolist()), rtol=1e-14)
+    z = lam.eval("zscore([1e200, -2e200, 4e200] * 1e100, ddof = 0)")     # was [0, 0, 0]
+    np.testing.assert_allclose(z, scipy.stats.zscore([1.0, -2.0, 4.0]), rtol=1e-15, atol=1e-300)
+
+
+def test_std_and_zscore_gradients_of_tiny_data_match_torch(lam):
+    # std's gradient was 0 (its value was), zscore's NaN; torch on x * 1e200 scales them exactly
+    x = np.array([1e-200, 2e-200, 4e-200])
+    t = torch.tensor(x * 1e200, dtype=torch.float64, requires_grad=True)
+    t.std().backward()
+    u = torch.tensor(x * 1e200, dtype=torch.float64, requires_grad=True)
+    ((u - u.mean()) / u.std() * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum().backward()
+    lam.run("w = param(x)\ng = grad(std(w), wrt = w)\nz = grad(sum(zscore(w) .* [1, 2, 3]), wrt = w)", x=x)
+    np.testing.assert_allclose(lam.interp.get("g"), t.grad.numpy(), rtol=1e-12)     # std(c x) = c std(x)
+    np.testing.assert_allclose(lam.interp.get("z"), u.grad.numpy() * 1e200, rtol=1e-12)
+
+
+def test_unique_of_a_list_puts_nan_last_once(lam):
+    # sorted(set(...)) put NaN first (or anywhere) and kept every NaN object apart
+    out = lam.run('z = 0\nxs = ["a", z / z, 3, z / z, 1, 3]\n'
+                  'print(unique(xs[1:], counts = true))\nprint(unique(xs[1:]))')
+    assert out == ["{values=[1, 3, NaN], counts=[1, 2, 2]}", "[1, 3, NaN]"]
+    assert lam.run('xs = ["a", 0 / 0, 3, 0 / 0, 1]\nprint(unique(xs[1:], counts = true))') == \
+        ["{values=[1, 3, NaN], counts=[1, 1, 2]}"]
+    assert lam.run("print(unique([3, 0 / 0, 1, 0 / 0], counts = true))") == \
+        ["{values=[1, 3, NaN], counts=[1, 1, 2]}"]           # as a tensor gives it (np.unique)
+
+
+def test_histogram_checks_skipnan_and_a_range_that_is_not_finite(lam):
+    err = lam.error("histogram([1, 2], 2, skipnan = 1)")      # was accepted when no NaN was present
+    assert err.kind == "TypeError" and "histogram's skipnan must be true or false" in err.message
+    err = lam.error("histogram([1, 2], 2, range = [0, 1 / 0])")   # was "... scale the data first"
+    assert err.kind == "ValueError"
+    assert err.message == ("histogram's range must be [low, high], two finite numbers with low < high, "
+                           "not [0, Inf].")
+    err = lam.error("histogram([1, 2], 2, range = [0 / 0, 1])")
+    assert err.message.endswith("not [NaN, 1].")
+    assert lam.run("print(histogram([1, 2, 3], 2, range = [1, 3]))") == ["{counts=[1, 2], edges=[1, 2, 3]}"]
+
+
+@pytest.mark.parametrize("n", ["0", "2.5"])
+def test_shuffle_of_a_number_points_to_permutation(lam, n):
+    # shuffle(0) said "shuffle's argument must be at least 1", shuffle(2.5) "must be a whole number"
+    err = lam.error(f"shuffle({n})")
+    assert err.kind == "TypeError"
+    assert err.message == "shuffle needs a vector, matrix or list; permutation(n) shuffles 0 to n - 1."
+
+
+def test_std_help_states_the_zero_gradient_at_zero_spread():
+    notes = spec_of("std").notes
+    assert "0 where std is 0" in notes and "NaN where std is 0" not in notes
+
+
+def test_corr_matrix_is_symmetric(lam):
+    # np.corrcoef's rounding gave c[0, 1] = 0.9647638212377321 but c[1, 0] = ...322
+    x = [1.0, 2, 3, 4]
+    y = [2.0, 4, 5, 9]
+    assert lam.run("c = corr([1, 2, 5; 2, 4, 5; 3, 5, 5; 4, 9, 5])\nprint(c[0, 1] == c[1, 0], c[0, 1])") == \
+        ["true 0.9647638212377321"]
+    np.testing.assert_allclose(lam.eval("corr([1, 2; 2, 4; 3, 5; 4, 9])[1, 0]"),
+                               statistics.correlation(x, y), rtol=1e-15)
+
+
+def test_corr_gradient_ignores_a_constant_or_nan_column_the_loss_does_not_use(lam):
+    # a constant (or NaN) third column made the gradient of corr(W)[0, 1] NaN everywhere
+    w = np.array([[1.0, 2, 5], [2, 4, 5], [3, 5, 5], [4, 9, 5]])
+    t = torch.tensor(w[:, :2], dtype=torch.float64, requires_grad=True)
+    torch.corrcoef(t.T)[0, 1].backward()
+    expected = np.hstack([t.grad.numpy(), np.zeros((4, 1))])
+    for third in ("5", "0 / 0"):
+        lam.run(f"w = param([1, 2, 5; 2, 4, {third}; 3, 5, 5; 4, 9, 5])\n"
+                "g = grad(corr(w)[0, 1], wrt = w)\nh = grad(corr(w)[0, 2], wrt = w)")
+        np.testing.assert_allclose(lam.interp.get("g"), expected, rtol=1e-12, atol=1e-15)
+        h = lam.interp.get("h")          # a result that is NaN passes NaN to the columns it involves
+        assert np.isnan(h[:, [0, 2]]).all() and (h[:, 1] == 0).all()
+
+
+def test_cov_gradient_ignores_a_nan_or_inf_column_the_loss_does_not_use(lam):
+    # a NaN in the third column made the gradient of cov(W)[0, 1] NaN everywhere
+    t = torch.tensor([[1.0, 2], [2, 4], [3, 5], [4, 9]], dtype=torch.float64, requires_grad=True)
+    torch.cov(t.T)[0, 1].backward()
+    expected = np.hstack([t.grad.numpy(), np.zeros((4, 1))])
+    for third in ("0 / 0", "1 / 0"):
+        lam.run(f"w = param([1, 2, 5; 2, 4, {third}; 3, 5, 5; 4, 9, 5])\n"
+                "g = grad(cov(w)[0, 1], wrt = w)\nh = grad(cov(w)[1, 2], wrt = w)")
+        np.testing.assert_allclose(lam.interp.get("g"), expected, rtol=1e-14, atol=1e-15)
+        h = lam.interp.get("h")
+        assert np.isnan(h[:, [1, 2]]).all() and (h[:, 0] == 0).all()
+
+
+def test_order_statistic_gradient_of_a_nan_slice_the_loss_does_not_use_is_zero(lam):
+    # the column holding a NaN got a NaN gradient though the loss never used its median
+    m = [[1.0, 2.0], [3.0, float("nan")], [4.0, 5.0]]
+    t = torch.tensor(m, dtype=torch.float64, requires_grad=True)
+    torch.quantile(t, 0.3, dim=0)[0].backward()
+    lam.run("m = param([1, 2; 3, 0 / 0; 4, 5])\ng = grad(quantile(m, 0.3, axis = 0)[0, 0], wrt = m)\n"
+            "h = grad(median(m, axis = 0)[0, 0], wrt = m)\nk = grad(median(m, axis = 0)[0, 1], wrt = m)")
+    np.testing.assert_allclose(lam.interp.get("g"), t.grad.numpy(), rtol=1e-15)
+    assert lam.interp.get("g").tolist() == [[0.4, 0.0], [0.6, 0.0], [0.0, 0.0]]
+    assert lam.interp.get("h").tolist() == [[0.0, 0.0], [1.0, 0.0], [0.0, 0.0]]
+    k = lam.interp.get("k")             # the NaN median itself still passes NaN to its column
+    assert (k[:, 0] == 0).all() and np.isnan(k[:, 1]).all()
+
+
+@pytest.mark.parametrize("extra", ["axis = 0", "skipnan = true"])
+def test_quantile_of_a_distribution_refuses_data_keywords(lam, extra):
+    # quantile(normal(0, 1), 0.5, axis = 0) silently dropped the axis
+    err = lam.error(f"quantile(normal(0, 1), 0.5, {extra})")
+    assert err.kind == "TypeError" and "takes no axis or skipnan" in err.message
+    assert lam.run("print(quantile(normal(0, 1), [0.5, 0.975]))") == ["[0, 1.959963984540054]"]
