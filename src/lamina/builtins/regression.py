@@ -87,7 +87,7 @@ def _with_reference(t: Table, names: list, X: np.ndarray, terms: list):
                "adjusted R^2, F and its p-value NaN (R warns \"essentially perfect fit\" there). "
                "Fields: coef, se, t, p, terms (aligned, intercept first), intercept, weights (the slopes), r2, adj_r2, sigma, df, fstat, f_p, "
                "fitted, residuals, n; predictions are X * fit.weights + fit.intercept. NaN or Inf "
-               "in X or y, collinear columns and too few rows are ValueErrors. " + FACTORS + " " + NO_INTERCEPT)
+               "in X or y, collinear columns, repeated names and too few rows are ValueErrors. " + FACTORS + " " + NO_INTERCEPT)
 def linreg(X, y, names=None, intercept=True):
     refuse_tracked("linreg", (X, y))
     response = "y"
@@ -146,7 +146,8 @@ def polyval(p, x):
                "standard errors come from the observed information (X'WX)^-1 with W = p(1 - p), and "
                "p values from the normal distribution, as R's glm and statsmodels report; with l2 > 0 "
                "they are NaN. X must hold finite numbers (no NaN or Inf), l2 must be finite and at "
-               "least 0, and labels must be 0 or 1, with both classes present. Data that a line "
+               "least 0, and labels must be 0 or 1, with both classes present; collinear predictors are a "
+               "ValueError, as in linreg, unless l2 > 0 settles their weights. Data that a line "
                "separates has no finite maximum-likelihood fit: completely (every 1 on one side, every "
                "0 on the other) or quasi-completely (the same, with examples of both classes on the "
                "line). logreg finds out by linear programming (as R's detectseparation does), warns, "

@@ -48,7 +48,7 @@ def _level(conf_level, fn: str) -> float:
 
 
 def _sample(x, what: str, at_least: int) -> np.ndarray:
-    a = no_nan(vector(x, what), what)
+    a = no_nan(vector(x, what), what).astype(np.float64)     # tests compute in float64
     if a.size < at_least:
         raise LaminaError("ValueError", f"{what} needs at least {at_least} values, but has {a.size}.")
     if not np.isfinite(a).all():
@@ -203,7 +203,7 @@ def chisq_test(x, y=None, p=None, correct=True) -> TestResult:
                               "to chisq_test(counts, p = probabilities).")
         observed, text = _cross_table(x, y)
     else:
-        observed = no_nan(data(x, "chisq_test's counts"), "chisq_test's counts")
+        observed = no_nan(data(x, "chisq_test's counts"), "chisq_test's counts").astype(np.float64)
         if observed.ndim == 2 and 1 in observed.shape:
             observed = observed.reshape(-1)
         _check_counts(observed)
@@ -248,13 +248,16 @@ def _goodness_of_fit(observed: np.ndarray, p, stats) -> TestResult:
         probs = np.full(k, 1 / k)
     else:
         probs = no_nan(vector(p, "chisq_test's p"), "chisq_test's p")
+        # float32 probabilities are each rounded: their sum may miss 1 by k float32 roundings
+        tol = math.sqrt(np.finfo(float).eps) + k * (np.finfo(np.float32).eps if probs.dtype == np.float32 else 0)
+        probs = probs.astype(np.float64)
         if probs.size != k:
             raise LaminaError("ShapeError", f"chisq_test needs one probability per count, but got {k} "
                               f"counts and {probs.size} probabilities.")
         if (probs < 0).any():
             raise LaminaError("ValueError", f"chisq_test's p must be probabilities (at least 0), but "
                               f"p[{int(np.argmax(probs < 0))}] is {format_number(float(probs[probs < 0][0]))}.")
-        if abs(probs.sum() - 1) > math.sqrt(np.finfo(float).eps):
+        if abs(probs.sum() - 1) > tol:
             raise LaminaError("ValueError", f"chisq_test's p must be probabilities (at least 0) that sum "
                               f"to 1, but they sum to {format_number(float(probs.sum()))}; divide them "
                               f"by their sum.")

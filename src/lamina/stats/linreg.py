@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import LaminaError
 from ..values import LibObject, as_str, describe
 from .args import flag, matrix, no_nan, vector
+from .moments import power_scale
 
 FIELDS = ("coef", "se", "t", "p", "terms", "intercept", "weights", "r2", "adj_r2", "sigma",
           "df", "fstat", "f_p", "fitted", "residuals", "n")
@@ -85,8 +86,8 @@ def finite(a: np.ndarray, what: str, fn: str) -> np.ndarray:
 
 def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
     from scipy import stats
-    A = finite(matrix(X, "linreg's predictors X"), "linreg's predictors X", "linreg")
-    b = finite(vector(y, "linreg's response y"), "linreg's response y", "linreg")
+    A = finite(matrix(X, "linreg's predictors X"), "linreg's predictors X", "linreg").astype(np.float64)
+    b = finite(vector(y, "linreg's response y"), "linreg's response y", "linreg").astype(np.float64)
     if A.shape[0] != b.size:
         raise LaminaError("ShapeError", f"linreg needs one response per row of X, but X has "
                           f"{A.shape[0]} rows and y has {b.size} values.")
@@ -97,18 +98,22 @@ def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
     if n <= p:
         raise LaminaError("ValueError", f"linreg needs more rows than coefficients to estimate "
                           f"the noise, but has {n} rows for {p} coefficients.")
-    coef, _, rank, _ = np.linalg.lstsq(design, b, rcond=None)
+    # In units of a power of 2 per column (and for y), exact to divide by: the rank test does not
+    # mistake a column of large or small numbers for a zero one, and no square underflows or overflows.
+    cols, unit = power_scale(design, axis=0)[0], float(power_scale(b))
+    scaled = design / cols
+    coef, _, rank, _ = np.linalg.lstsq(scaled, b / unit, rcond=None)
     if rank < p:
         raise LaminaError("ValueError", f"linreg's predictors are collinear (the design matrix has "
                           f"rank {rank} < {p} columns): some column is a combination of others "
                           f"(or of the intercept); drop it.")
-    fitted = design @ coef
-    resid = b - fitted
+    fitted = scaled @ coef
+    resid = b / unit - fitted
     df = n - p
     rss = float(resid @ resid)
     sigma2 = rss / df
-    cov = sigma2 * np.linalg.inv(design.T @ design)
-    se = np.sqrt(np.diag(cov))
+    _, sv, vt = np.linalg.svd(scaled, full_matrices=False)
+    se = np.sqrt(sigma2 * ((vt / sv[:, None]) ** 2).sum(axis=0))     # diag of sigma^2 (A'A)^-1
     with np.errstate(divide="ignore", invalid="ignore"):
         t = coef / se
     pvals = 2 * stats.t.sf(np.abs(t), df)
@@ -124,9 +129,10 @@ def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
         f_p = float(stats.f.sf(fstat, p - i, df))
     else:
         fstat = f_p = float("nan")
-    return LinearModel(as_str(response, "linreg's response name"), terms, coef, se, t, pvals,
-                       with_intercept, float(r2), float(adj), float(np.sqrt(sigma2)), float(df),
-                       float(fstat), f_p, fitted, resid)
+    return LinearModel(as_str(response, "linreg's response name"), terms, coef * unit / cols,
+                       se * unit / cols, t, pvals, with_intercept, float(r2), float(adj),
+                       float(np.sqrt(sigma2) * unit), float(df), float(fstat), f_p, fitted * unit,
+                       resid * unit)
 
 
 def _names(names, k: int) -> list[str]:
@@ -136,4 +142,9 @@ def _names(names, k: int) -> list[str]:
         raise LaminaError("TypeError", f"linreg's names must be a list of strings, not {describe(names)}.")
     if len(names) != k:
         raise LaminaError("ValueError", f"linreg got {len(names)} names for {k} predictor columns.")
+    for at, name in enumerate(names):
+        if name == "(Intercept)" or name in names[:at]:
+            why = "names the intercept" if name == "(Intercept)" else "is repeated"
+            raise LaminaError("ValueError", f"Each coefficient needs a name of its own, but the predictor "
+                              f"name \"{name}\" {why}.")
     return list(names)

@@ -25,6 +25,7 @@ from ..values import (
 )
 from ..warnings import warn
 from .args import matrix, no_nan, same_rows, shaped_like, vector
+from .moments import power_scale
 from .separation import separation
 from .summary import coefficient_table, layout, short
 
@@ -38,11 +39,14 @@ def polyfit(x, y, degree):
     d = as_int(degree, "polyfit's degree", minimum=0)
     if a.size <= d:
         raise LaminaError("ValueError", f"polyfit of degree {d} needs at least {d + 1} points, but got {a.size}.")
-    vander = np.vander(a, d + 1)
-    coef, _, rank, _ = np.linalg.lstsq(vander, b, rcond=None)
+    vander = np.vander(a.astype(np.float64), d + 1)
+    # Columns scaled to about 1 (as NumPy's polyfit scales them): the powers of x far from 1
+    # differ in size by orders of magnitude, and unscaled the rank test would drop the small ones.
+    norms = power_scale(vander, axis=0)[0]
+    coef, _, rank, _ = np.linalg.lstsq(vander / norms, b, rcond=None)
     if rank < d + 1:
         raise LaminaError("ValueError", f"polyfit of degree {d} needs at least {d + 1} distinct x values.")
-    return lamina_value(coef)
+    return lamina_value(coef / norms)
 
 
 def polyval(p, x):
@@ -129,22 +133,40 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
     same_rows(A, t, "logreg's X and y")
     if not np.all((t == 0) | (t == 1)):
         raise LaminaError("ValueError", "logreg's labels y must be 0 or 1.")
-    if t.size and t.min() == t.max():
-        raise LaminaError("ValueError", f"logreg needs examples of both classes, but every label is "
-                          f"{int(t[0])}.")
+    if t.size == 0 or t.min() == t.max():
+        raise LaminaError("ValueError", "logreg needs examples of both classes, but " +
+                          (f"every label is {int(t[0])}." if t.size else "it has no examples."))
     penalty = as_float(l2, "logreg's l2")
     if not 0 <= penalty < np.inf:
         raise LaminaError("ValueError", f"logreg's l2 must be a finite number at least 0, not "
                           f"{format_number(penalty)}.")
     iters = as_int(max_iter, "logreg's max_iter", minimum=1)
     n, d = A.shape
+    terms = ["(Intercept)"] + _names(names, d)
+    # L-BFGS works on centred columns in units that make the loss's curvature about the same in
+    # every weight (w = ws / scale, b = bs - center . w): far from 0 or on a large or small scale
+    # the columns would leave it ill-conditioned, stopping early at wrong weights that it reports
+    # as converged. The curvature of weight j is about (var_j / 4 + l2), so scale_j is
+    # sqrt(var_j + 4 l2): the standard deviation without a penalty.
+    A = A.astype(np.float64)
+    center = A.mean(axis=0) if n else np.zeros(d)
+    unit = power_scale(A - center, axis=0)[0]
+    spread = np.sqrt(np.mean(((A - center) / unit) ** 2, axis=0) if n else np.zeros(d)) * unit
+    scale = np.hypot(spread, 2 * np.sqrt(penalty))
+    scale[scale == 0] = 1.0
+    S = (A - center) / scale
+    rank = np.linalg.matrix_rank(np.hstack([np.ones((n, 1)), S]))
+    if rank < d + 1 and not penalty:
+        raise LaminaError("ValueError", f"logreg's predictors are collinear (the design matrix has rank "
+                          f"{rank} < {d + 1} columns): some column is a combination of others (or of "
+                          f"the intercept), so its weight is not determined; drop it, or pass l2 > 0.")
 
     def loss_and_grad(theta):
         TAPE.reset()
         w, b = TAPE.leaf(theta[:d].copy(), True), TAPE.leaf(float(theta[d]), True)
-        loss = binary_cross_entropy(ops.add(ops.mul(A, w), b), t, **{"from": "logits"})
+        loss = binary_cross_entropy(ops.add(ops.mul(S, w), b), t, **{"from": "logits"})
         if penalty:
-            loss = ops.add(loss, ops.mul(0.5 * penalty, reductions.sum(ops.emul(w, w))))
+            loss = ops.add(loss, ops.mul(0.5 * penalty, reductions.sum(ops.emul(ops.emul(w, w), scale ** -2.0))))
         gw, gb = grad(loss, [w, b])
         return float(loss.value), np.append(gw, gb)
 
@@ -159,7 +181,11 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
                                 options={"maxiter": iters, "gtol": 1e-10, "ftol": 1e-15})
     finally:
         TAPE.reset()
-    w, b = res.x[:d], float(res.x[d])
+    # coef = T (bs, ws): b = bs - center . (ws / scale), w = ws / scale
+    T = np.eye(d + 1)
+    T[0, 1:], T[1:, 1:] = -center / scale, np.diag(1 / scale)
+    coef = T @ res.x[np.r_[d, :d]]
+    b, w = float(coef[0]), coef[1:]
     separated = separation(A, t)
     converged = bool(res.success) and (separated == "none" or bool(penalty))
     if separated != "none" and not penalty:
@@ -173,25 +199,33 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
              "max_iter, or standardize the predictors.", once_key="logreg: not converged")
     se = z = pv = np.full(d + 1, np.nan)
     if not penalty:
-        design, coef = np.hstack([np.ones((n, 1)), A]), np.append(b, w)
-        prob = 1.0 / (1.0 + np.exp(-(design @ coef)))
+        design = np.hstack([np.ones((n, 1)), S])
+        prob = 1.0 / (1.0 + np.exp(-(design @ res.x[np.r_[d, :d]])))
         info = design.T @ (design * (prob * (1 - prob))[:, None])
         try:
-            se = np.sqrt(np.diag(np.linalg.inv(info)))
+            se = np.sqrt(np.diag(T @ np.linalg.inv(info) @ T.T))
             z = coef / se
             pv = 2 * stats.norm.sf(np.abs(z))
         except np.linalg.LinAlgError:
             pass
-    return LogisticModel(w.copy(), b, se, z, pv, ["(Intercept)"] + _names(names, d),
+    return LogisticModel(w.copy(), b, se, z, pv, terms,
                          np.array(history), float(res.nit), converged, separated, penalty, float(n))
 
 
 # -- k-means ---------------------------------------------------------------------
 def kmeans(X, k, rng: np.random.Generator, max_iter=300.0, restarts=10.0) -> Record:
-    A = no_nan(matrix(X, "kmeans's data X"), "kmeans's data X")
+    from .linreg import finite
+    A = finite(matrix(X, "kmeans's data X"), "kmeans's data X", "kmeans").astype(np.float64)
     kk = as_int(k, "kmeans's k", minimum=1)
     if kk > A.shape[0]:
         raise LaminaError("ValueError", f"kmeans cannot make {kk} clusters from {A.shape[0]} rows.")
+    distinct = np.unique(A, axis=0).shape[0]
+    if kk > distinct:
+        raise LaminaError("ValueError", f"kmeans cannot make {kk} clusters from {distinct} distinct "
+                          f"rows (some cluster would be empty, or a copy of another), as R's kmeans "
+                          f"refuses too; ask for at most {distinct}.")
+    unit = float(power_scale(A))      # a power of 2: squared distances neither overflow nor underflow
+    A = A / unit
     iters = as_int(max_iter, "kmeans's max_iter", minimum=1)
     tries = as_int(restarts, "kmeans's restarts", minimum=1)
     best = None
@@ -200,9 +234,9 @@ def kmeans(X, k, rng: np.random.Generator, max_iter=300.0, restarts=10.0) -> Rec
         if best is None or result[2] < best[2]:
             best = result
     centers, labels, inertia, steps = best
-    centers = centers.astype(tensor_dtype(X), copy=False)   # computed in float64, returned as the data
+    centers = (centers * unit).astype(tensor_dtype(X), copy=False)   # computed in float64, returned as the data
     return Record({"centers": lamina_value(centers), "labels": labels.astype(np.float64),
-                   "inertia": float(inertia), "iterations": float(steps)})
+                   "inertia": float(inertia) * unit * unit, "iterations": float(steps)})
 
 
 def _sq_dist(A, centers):
@@ -238,7 +272,8 @@ def _lloyd(A, centers, iters):
 
 # -- principal components ------------------------------------------------------------
 def pca(X, k=None) -> Record:
-    A = no_nan(matrix(X, "pca's data X"), "pca's data X")
+    from .linreg import finite
+    A = finite(matrix(X, "pca's data X"), "pca's data X", "pca")
     n, d = A.shape
     if n < 2:
         raise LaminaError("ValueError", "pca needs at least 2 rows.")
@@ -248,13 +283,14 @@ def pca(X, k=None) -> Record:
     if kk > min(n, d):
         raise LaminaError("ValueError", f"pca of a {n}x{d} matrix has at most {min(n, d)} components, not {kk}.")
     center = A.mean(axis=0)
-    _, s, vt = np.linalg.svd(A - center, full_matrices=False)
+    unit = float(power_scale(A - center))   # a power of 2: s ** 2 neither overflows nor underflows
+    _, s, vt = np.linalg.svd((A - center) / unit, full_matrices=False)
     # Fix each component's sign: its largest loading (by size) is positive.
     signs = np.sign(vt[np.arange(vt.shape[0]), np.abs(vt).argmax(axis=1)])
     vt = vt * np.where(signs == 0, 1.0, signs)[:, None]
     variance = s ** 2 / (n - 1)
     total = variance.sum()
     return Record({"components": lamina_value(vt[:kk]), "scores": lamina_value((A - center) @ vt[:kk].T),
-                   "variance": lamina_value(variance[:kk]),
+                   "variance": lamina_value(variance[:kk] * unit * unit),
                    "ratio": lamina_value(variance[:kk] / total if total > 0 else np.full(kk, np.nan)),
                    "mean": lamina_value(center)})

@@ -9,7 +9,7 @@ which side of a direction b each example should lie. The data are
         the others pushed to probability 0 or 1);
     overlapping otherwise, and then the maximum-likelihood estimate exists and is unique
 (Albert and Anderson 1984). Two linear programs decide it, as R's detectseparation does (Konis
-2007), over b in the box [-1, 1] on columns scaled to unit size:
+2007), over b in the box [-1, 1] on columns centred and scaled to unit size:
     quasi:    maximize sum_i m_i . b   subject to m_i . b >= 0;  positive means separated;
     complete: maximize t               subject to m_i . b >= t, t <= 1;  positive means complete.
 """
@@ -23,6 +23,9 @@ TOLERANCE = 1e-7      # per row: margins below it count as 0 (rounding, not a se
 def separation(X: np.ndarray, y: np.ndarray) -> str:
     """"complete", "quasi" or "none" for predictors X (n x d) and labels y of 0s and 1s."""
     from scipy.optimize import linprog
+    # Centred columns: with the intercept the same lines separate, and far from 0 (years, 1e8 + x)
+    # the margins would otherwise be rounding-sized next to the column's size.
+    X = X - X.mean(axis=0) if X.shape[0] else X
     design = np.hstack([np.ones((X.shape[0], 1)), X])
     size = np.abs(design).max(axis=0)
     design = design / np.where(size > 0, size, 1.0)

@@ -46,9 +46,17 @@ def stars(p: float) -> str:
     return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else "." if p < 0.1 else ""
 
 
+def _statistic(v: float) -> str:
+    """A t or z value to 3 decimals as R prints it ("0.000", not "-0.000"), and a huge one (an exact
+    fit's) to 4 significant digits: 2.077e+15, not 2076616961594042.500."""
+    if v != v or abs(v) >= 1e6:
+        return short(v, 4)
+    return f"{round(v, 3) + 0.0:.3f}"
+
+
 def coefficient_table(terms, coef, se, stat, p, name: str) -> tuple[list[str], list[list[str]]]:
     """The header and rows of a coefficient table, as R prints it (`name` is t or z)."""
-    rows = [[term, short(b, 4), short(s, 4), f"{v:.3f}" if v == v else "NaN", p_value(pv), stars(pv)]
+    rows = [[term, short(b, 4), short(s, 4), _statistic(v), p_value(pv), stars(pv)]
             for term, b, s, v, pv in zip(terms, coef, se, stat, p)]
     return ["", "Estimate", "Std. Error", f"{name} value", f"Pr(>|{name}|)", ""], rows
 
@@ -59,7 +67,7 @@ RESIDUALS = ["Min", "1Q", "Median", "3Q", "Max"]
 
 def _linreg_parts(m) -> tuple:
     preds = m.terms[1:] if m.has_intercept else m.terms
-    title = f"Linear regression: {m.response} ~ {' + '.join(preds) or '1'}  (n = {m.fitted.size})"
+    title = f"Linear regression: {m.response} ~ {' + '.join(preds) or ('1' if m.has_intercept else '0')}  (n = {m.fitted.size})"
     quantiles = [short(v, 4) for v in np.quantile(m.residuals, [0, 0.25, 0.5, 0.75, 1])]
     header, rows = coefficient_table(m.terms, m.coef, m.se, m.t, m.p, "t")
     footer = [f"Residual standard error: {short(m.sigma, 4)} on {int(m.df)} degrees of freedom",
