@@ -73,8 +73,10 @@ def _linreg_parts(m) -> tuple:
     footer = [f"Residual standard error: {short(m.sigma, 4)} on {int(m.df)} degrees of freedom",
               f"Multiple R-squared: {short(m.r2, 4)}, Adjusted R-squared: {short(m.adj_r2, 4)}"]
     if m.fstat == m.fstat:
+        # R's print.summary.lm: 4 digits here (3 in the table), and its bound 2.2e-16
+        f_p = "NaN" if m.f_p != m.f_p else "< 2.2e-16" if m.f_p < 2.2e-16 else short(m.f_p, 4)
         footer.append(f"F-statistic: {short(m.fstat, 4)} on {len(preds)} and {int(m.df)} DF, "
-                      f"p-value: {p_value(m.f_p)}")
+                      f"p-value: {f_p}")
     return title, quantiles, header, rows, footer
 
 
