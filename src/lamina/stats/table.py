@@ -58,8 +58,10 @@ class Table(LibObject):
         if name not in self.columns:
             raise LaminaError("NameError", f"The table has no column '{name}'; its columns are "
                               f"{', '.join(self.columns) or '(none)'}.")
-        column = self.columns[name]
-        return column.copy() if isinstance(column, np.ndarray) else list(column)
+        # The column itself, not a copy (a loop reading t.x[i] would copy the column at every
+        # step): a value is never changed where another holds it, as `v[i] = x` and the
+        # optimizers count its holders first, and the table holds its columns.
+        return self.columns[name]
 
     def with_field(self, name: str, value) -> "Table":
         """`t.name = v`: the table with column name added or replaced (see with_column)."""
@@ -68,7 +70,11 @@ class Table(LibObject):
 
     def take(self, rows) -> "Table":
         """The rows picked by a slice or an integer index array, as a new table."""
-        return Table({k: c[rows].copy() if isinstance(c, np.ndarray) else list(np.asarray(c, dtype=object)[rows])
+        # a text column's cells taken one by one: not the whole column made an array first (one
+        # row t[i, :] in a loop over the rows would cost a pass over every row)
+        picked = None if isinstance(rows, slice) else np.asarray(rows).tolist()
+        return Table({k: c[rows].copy() if isinstance(c, np.ndarray) else c[rows] if picked is None
+                      else [c[i] for i in picked]
                       for k, c in self.columns.items()}, self.swept, len(range(self.nrows)[rows])
                      if isinstance(rows, slice) else len(rows))
 
