@@ -63,3 +63,15 @@ def test_a_mask_joined_to_a_float32_tensor_stays_float32():
                "d = hcat([1, 2], m)\ne = f + m", "<test>")
     assert [interp.get(k).dtype for k in "abcde"] == [np.float32, np.float32, np.float64, np.float64, np.float32]
     np.testing.assert_array_equal(interp.get("b"), [1, 0, 1, 2])
+
+
+def test_joining_n_pieces_reads_their_dtypes_once(monkeypatch):
+    # tensor_dtype(*values) per piece made hcat(list) and vcat(list) quadratic (80,000 pieces: minutes)
+    from lamina.autodiff import shaping
+    calls = []
+    real = shaping.tensor_dtype
+    monkeypatch.setattr(shaping, "tensor_dtype", lambda *v: calls.append(len(v)) or real(*v))
+    pieces = [np.array([float(i), i + 1.0]) for i in range(100)]
+    assert shaping.hcat(pieces).shape == (2, 100) and calls == [100]
+    calls.clear()
+    assert shaping.vcat([p.reshape(1, 2) for p in pieces]).shape == (100, 2) and calls == [100]

@@ -63,7 +63,8 @@ def hcat(pieces: list):
     else:
         rows = np.size(values[k]) if np.ndim(values[k]) < 2 else values[k].shape[0]
         nothing = (rows, 0)
-    mats = [_as_2d(v, tensor_dtype(*values), nothing) for v in values]
+    dtype = tensor_dtype(*values)           # once: per piece it made joining n pieces quadratic
+    mats = [_as_2d(v, dtype, nothing) for v in values]
     for i, m in enumerate(mats):
         if m.shape[0] != rows:
             raise LaminaError("ShapeError", f"hcat joins pieces with the same number of rows, but piece {k} "
@@ -93,7 +94,8 @@ def vcat(pieces: list):
             lo += len(f)
         return record(out, pieces, vjps)
     cols = next(v.shape[1] for v in values if np.ndim(v) == 2)
-    mats = [_as_2d(v, tensor_dtype(*values), (0, cols)) for v in values]
+    dtype = tensor_dtype(*values)
+    mats = [_as_2d(v, dtype, (0, cols)) for v in values]
     for i, m in enumerate(mats):
         if m.shape[1] != cols:
             hint = (" A vector counts as a column; to append it as a row, write v'."
