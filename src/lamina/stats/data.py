@@ -14,7 +14,7 @@ from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
 from .csvfile import csv_bytes, read_records
 from .descriptive import order_quantiles
-from .moments import constant
+from .moments import constant, power_scale
 from .table import Table, as_table, column
 
 MISSING = {"", "NA", "NaN", "nan", "N/A"}     # read as NaN in a numeric column
@@ -236,7 +236,10 @@ def standardize(X, like=None, ddof=1.0):
     with np.errstate(all="ignore"):
         # a constant column's own value, which its rounded mean may miss by an ulp: its 0s exact
         center = np.where(flat, np.fmax.reduce(ref, axis=0, initial=-np.inf), center)
-    spread = np.nanstd(ref, axis=0, ddof=d) if ref.shape[0] > d else np.zeros(ref.shape[1:])
+    # in units of a power of 2 per column (exact), so that no square under- or overflows:
+    # 1e-200s had s = 0 (taken as 1), 1e200s s = Inf
+    unit = np.reshape(power_scale(np.where(np.isnan(ref), 0.0, ref), axis=0), ref.shape[1:])
+    spread = np.nanstd(ref / unit, axis=0, ddof=d) * unit if ref.shape[0] > d else np.zeros(ref.shape[1:])
     # the columns whose s is not replaced by 1 (in a constant one, s is rounding noise)
     scaled = (spread > 0) & np.isfinite(spread) & ~flat
     spread = np.where(scaled, spread, 1.0)
@@ -250,7 +253,7 @@ def standardize(X, like=None, ddof=1.0):
         dev = np.where(keep, ref - center, 0.0)
         with np.errstate(all="ignore"):
             g_center = -np.nansum(g, axis=0) / spread
-            g_spread = np.where(scaled, -np.nansum(g * (a - center), axis=0) / spread ** 2, 0.0)
+            g_spread = np.where(scaled, -(np.nansum(g * (a - center), axis=0) / spread) / spread, 0.0)
             return np.where(keep, g_center / n + g_spread * dev / ((n - d) * spread), 0.0)
 
     def vjp_x(g):
