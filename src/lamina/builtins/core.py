@@ -120,7 +120,9 @@ def length(x):
          examples=['xs = []\nfor i = 1 to 3\n    xs = append(xs, i ^ 2)\nend for\nprint(xs)\n'
                    'names = append(["a"], "b")\nprint(names)'],
          notes="Values are never changed in place, so append returns the longer value and the "
-               "original is unchanged. Appending a number to a vector (or to `[]`) gives a vector; "
+               "original is unchanged. A loop that builds a list or vector with v = append(v, x) "
+               "still takes time in proportion to its length: v grows where it is when no other "
+               "value holds it, which no program can tell apart. Appending a number to a vector (or to `[]`) gives a vector; "
                "appending anything else gives a list. Differentiable: a tracked vector or number "
                "passes its gradient through (a list keeps its items as they are).",
          grad=[GradCase(((3,), ())), GradCase(((0,), ()))])
@@ -137,6 +139,28 @@ def append(seq, item):
     if isinstance(seq, list):
         return seq + [item]
     raise LaminaError("TypeError", f"append needs a list or vector, not {describe(seq)}.")
+
+
+def _append_in_place(seq, item):
+    """append(seq, item) written into seq itself, for `v = append(v, x)` once lang/runtime.py's
+    append_var has made sure that no other value holds v (a loop building a list or vector so
+    copied it at every step: quadratic); None where append makes a new value instead."""
+    if type(seq) is list:
+        seq.append(item)
+        return seq
+    if type(seq) is np.ndarray and seq.ndim == 1 and seq.dtype.kind == "f" and type(item) is float \
+            and seq.base is None:
+        n = seq.size
+        try:
+            seq.resize(n + 1, refcheck=False)       # realloc: amortized, not a copy per append
+        except (ValueError, BufferError):           # memory it does not own, or an exported buffer
+            return None
+        seq[n] = item
+        return seq
+    return None
+
+
+append.in_place = _append_in_place
 
 
 @builtin("concat", category=CORE,

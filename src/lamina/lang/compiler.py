@@ -187,10 +187,24 @@ class Compiler:
             return self.compound_assign(node)
         before: list[py.stmt] = []
         target = node.target
+        if self.appends_to_itself(node):
+            # `v = append(v, x)`, the way a loop builds a list or vector: v may grow in place
+            call = node.value
+            value = helper("_append_var", self.expr(call.callee), self.expr(call.args[0]),
+                           self.expr(call.args[1]))
+            return [py.Assign([py.Name(mangle(target.name), py.Store())], self.at(value, call))]
         if isinstance(target, (A.Index, A.Field)) and not isinstance(target.target, A.Name):
             # `L[i].x = v` reads L[i] and writes it back: its indices are evaluated once
             target = self.settled(target, before)
         return before + self.store(target, self.expr(node.value))
+
+    @staticmethod
+    def appends_to_itself(node: A.Assign) -> bool:
+        call = node.value
+        return (isinstance(node.target, A.Name) and isinstance(call, A.Call) and not call.kwargs
+                and isinstance(call.callee, A.Name) and call.callee.name == "append"
+                and len(call.args) == 2 and isinstance(call.args[0], A.Name)
+                and call.args[0].name == node.target.name)
 
     def store(self, target: A.Node, value: py.expr) -> list[py.stmt]:
         """`target = value`: a name is bound; an element or field is written into its container,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+import types
 
 import numpy as np
 
@@ -371,8 +372,19 @@ def set_item_var(target, i, value):
     return indexing.put(target, (i,), value, owned=owned)
 
 
+def append_var(fn, seq, item):
+    """`v = append(v, x)`: when fn is the builtin append and no other value holds v, append's
+    in-place form writes x into v (builtins/core.py); otherwise the call as written."""
+    in_place = fn.__dict__.get("in_place") if type(fn) is _FUNCTION else None
+    if in_place is not None and _refcount(seq) <= UNSHARED_REFS:
+        out = in_place(seq, item)
+        if out is not None:
+            return out
+    return fn(seq, item)
+
+
 F64 = np.dtype(np.float64)
-_NDARRAY, _refcount = np.ndarray, sys.getrefcount
+_NDARRAY, _refcount, _FUNCTION = np.ndarray, sys.getrefcount, types.FunctionType
 
 
 def _calibrate_unshared_refs() -> int:
@@ -536,7 +548,8 @@ HELPERS = {
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
     "_and_rest": and_rest, "_or_rest": or_rest, "_ndarray": np.ndarray,
     "_field": field, "_set_field": set_field, "_index": index,
-    "_set_index": set_index, "_set_index_var": set_index_var, "_set_item_var": set_item_var, "_slice": make_slice, "_ALL": ALL,
+    "_set_index": set_index, "_set_index_var": set_index_var, "_set_item_var": set_item_var,
+    "_append_var": append_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
     "_show": show, "_show_spec": show_spec, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
     "_NameError": NameError,
