@@ -8,6 +8,7 @@ the page and written beside it by the docs build.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import pathlib
 import tempfile
@@ -118,8 +119,18 @@ def page(spec: BuiltinSpec, strict: bool = True, figures: dict | None = None, ru
                 figures[image] = data
             lines += [f"![figure]({image})", ""]
     lines += ["## How it works", "", spec.notes, ""]
-    lines += ["## Gradients", "", GRADIENTS[spec.tracked], ""]
+    lines += ["## Gradients", "", gradients_text(spec), ""]
     return "\n".join(lines)
+
+
+def gradients_text(spec: BuiltinSpec) -> str:
+    """What the page says about gradients: by the builtin's tracked mark, unless the builtin is the
+    tape's own (param, grad, ...: its notes say it) or takes no arguments."""
+    if spec.category == "Autodiff":
+        return "One of the tape's own builtins: the notes above say what it does with tracked values."
+    if not inspect.signature(spec.fn).parameters:
+        return "Takes no arguments, so no gradient flows through it."
+    return GRADIENTS[spec.tracked]
 
 
 def index_page(registry: dict[str, BuiltinSpec]) -> str:
