@@ -238,7 +238,7 @@ def standardize(X, like=None, ddof=1.0):
         center = np.where(flat, np.fmax.reduce(ref, axis=0, initial=-np.inf), center)
     # in units of a power of 2 per column (exact), so that no square under- or overflows:
     # 1e-200s had s = 0 (taken as 1), 1e200s s = Inf
-    unit = np.reshape(power_scale(np.where(np.isnan(ref), 0.0, ref), axis=0), ref.shape[1:])
+    unit = np.reshape(power_scale(np.where(np.isnan(ref), 0.0, ref), axis=0), ref.shape[1:]).astype(ref.dtype)
     spread = np.nanstd(ref / unit, axis=0, ddof=d) * unit if ref.shape[0] > d else np.zeros(ref.shape[1:])
     # the columns whose s is not replaced by 1 (in a constant one, s is rounding noise)
     scaled = (spread > 0) & np.isfinite(spread) & ~flat
