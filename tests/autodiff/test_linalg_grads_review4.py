@@ -1,5 +1,4 @@
 """Review 4 of the linear algebra gradients: cases found wrong and fixed, against torch."""
-import math
 
 import numpy as np
 import pytest

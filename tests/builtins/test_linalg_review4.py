@@ -4,7 +4,6 @@ import contextlib
 import io
 
 import numpy as np
-import pytest
 import scipy.linalg as sl
 from builtin_checks import error, fresh_tape  # noqa: F401  (fresh_tape: autouse)
 
