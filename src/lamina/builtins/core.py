@@ -122,8 +122,8 @@ def length(x):
          notes="Values are never changed in place, so append returns the longer value and the "
                "original is unchanged. A loop that builds a list or vector with v = append(v, x) "
                "still takes time in proportion to its length: v grows where it is when no other "
-               "value holds it, which no program can tell apart. Appending a number to a vector (or to `[]`) gives a vector; "
-               "appending anything else gives a list. Differentiable: a tracked vector or number "
+               "value holds it, which no program can tell apart. Appending a number to a vector "
+               "(or to `[]`) gives a vector; appending anything else gives a list. Differentiable: a tracked vector or number "
                "passes its gradient through (a list keeps its items as they are).",
          grad=[GradCase(((3,), ())), GradCase(((0,), ()))])
 def append(seq, item):

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import LaminaError
 from ..printing import format_value
-from ..values import as_str, describe, type_name, value_of
+from ..values import Record, as_str, describe, type_name, value_of
 from .registry import Shape, builtin
 
 TEXT = "Text & types"
@@ -151,6 +151,10 @@ def replace(s, old, new):
     return as_str(s, "replace's text").replace(as_str(old, "replace's old text"), as_str(new, "replace's new text"))
 
 
+# kinds of item that never equal a string or a number (values_equal compares the rest)
+_PLAIN = frozenset({str, float, bool, type(None), list, Record, np.ndarray})
+
+
 @builtin("contains", tracked="constant", category=TEXT,
          shapes=[Shape("contains(s, part)", "string, string", "bool", "Whether part occurs in s."),
                  Shape("contains(xs, x)", "list, value", "bool", "Whether x is an item of the list."),
@@ -160,14 +164,13 @@ def replace(s, old, new):
          notes="Items and elements are compared with ==, so NaN is never contained. A tensor holds "
                "numbers only: contains(v, \"a\") is false.")
 def contains(s, part):
-    from ..values import Record, values_equal
+    from ..values import values_equal
     if isinstance(s, list):
         p = value_of(part)
         if type(p) is str or type(p) is float:
             # an item of another plain kind never equals p: only the others go through values_equal
             # (per item it costs microseconds, 100 times what == on a string or number does)
-            plain = {str, float, bool, type(None), list, Record, np.ndarray}
-            return any(x == p if type(x) is type(p) else type(x) not in plain and values_equal(x, p)
+            return any(x == p if type(x) is type(p) else type(x) not in _PLAIN and values_equal(x, p)
                        for x in s)
         return any(values_equal(x, part) for x in s)
     if isinstance(s, str):

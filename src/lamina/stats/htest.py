@@ -23,16 +23,15 @@ import numpy as np
 
 from ..printing import html_table
 from ..values import LibObject
-from .summary import layout, short
+from .summary import layout, p_value4, short
 
 ALTERNATIVES = {"two-sided": "not equal to", "less": "less than", "greater": "greater than"}
 
 
 def p_text(p: float) -> str:
     """"p-value = 0.04189", or "p-value < 2.2e-16" for a bound, as R's format.pval prints it."""
-    if p != p:
-        return "p-value = NaN"
-    return "p-value < 2.2e-16" if p < 2.2e-16 else f"p-value = {short(p, 4)}"
+    text = p_value4(p)
+    return f"p-value {text}" if text.startswith("<") else f"p-value = {text}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -25,13 +25,13 @@ from ..values import (
 )
 from ..warnings import warn
 from .args import matrix, no_nan, same_rows, shaped_like, vector
+from .linreg import _names, finite
 from .moments import power_scale
 from .separation import separation
 from .summary import coefficient_table, layout, short
 
 
 def polyfit(x, y, degree):
-    from .linreg import finite
     a = finite(vector(x, "polyfit's x"), "polyfit's x", "polyfit")
     b = finite(vector(y, "polyfit's y"), "polyfit's y", "polyfit")
     if a.size != b.size:
@@ -127,7 +127,6 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
     from scipy import optimize, stats
 
     from ..nn.losses import binary_cross_entropy
-    from .linreg import _names, finite
     A = finite(matrix(X, "logreg's predictors X"), "logreg's predictors X", "logreg")
     t = no_nan(vector(y, "logreg's labels y"), "logreg's labels y")
     same_rows(A, t, "logreg's X and y")
@@ -214,7 +213,6 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
 
 # -- k-means ---------------------------------------------------------------------
 def kmeans(X, k, rng: np.random.Generator, max_iter=300.0, restarts=10.0) -> Record:
-    from .linreg import finite
     A = finite(matrix(X, "kmeans's data X"), "kmeans's data X", "kmeans").astype(np.float64)
     kk = as_int(k, "kmeans's k", minimum=1)
     if kk > A.shape[0]:
@@ -272,7 +270,6 @@ def _lloyd(A, centers, iters):
 
 # -- principal components ------------------------------------------------------------
 def pca(X, k=None) -> Record:
-    from .linreg import finite
     A = finite(matrix(X, "pca's data X"), "pca's data X", "pca")
     n, d = A.shape
     if n < 2:

@@ -35,9 +35,18 @@ def layout(header: list[str], rows: list[list[str]], left: int = 1, right: list 
 
 
 def p_value(p: float) -> str:
+    """A coefficient table's p-value, as R's printCoefmat writes it: 3 digits, bound 2e-16."""
     if p != p:
         return "NaN"
     return "< 2e-16" if p < 2e-16 else f"{p:.3g}"
+
+
+def p_value4(p: float) -> str:
+    """A test's or linreg's F line's p-value, as R's format.pval(p, digits = 4) writes it: 4 digits,
+    bound 2.2e-16."""
+    if p != p:
+        return "NaN"
+    return "< 2.2e-16" if p < 2.2e-16 else short(p, 4)
 
 
 def stars(p: float) -> str:
@@ -73,10 +82,8 @@ def _linreg_parts(m) -> tuple:
     footer = [f"Residual standard error: {short(m.sigma, 4)} on {int(m.df)} degrees of freedom",
               f"Multiple R-squared: {short(m.r2, 4)}, Adjusted R-squared: {short(m.adj_r2, 4)}"]
     if m.fstat == m.fstat:
-        # R's print.summary.lm: 4 digits here (3 in the table), and its bound 2.2e-16
-        f_p = "NaN" if m.f_p != m.f_p else "< 2.2e-16" if m.f_p < 2.2e-16 else short(m.f_p, 4)
         footer.append(f"F-statistic: {short(m.fstat, 4)} on {len(preds)} and {int(m.df)} DF, "
-                      f"p-value: {f_p}")
+                      f"p-value: {p_value4(m.f_p)}")
     return title, quantiles, header, rows, footer
 
 
