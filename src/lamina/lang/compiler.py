@@ -535,6 +535,8 @@ class Compiler:
         return helper("_field", self.expr(node.target), const(node.name))
 
     def e_Index(self, node: A.Index):
+        if len(node.items) == 1 and not isinstance(node.items[0], A.Slice):
+            return helper("_item", self.expr(node.target), self.expr(node.items[0]))   # no index tuple
         return helper("_index", self.expr(node.target), self.index_items(node.items))
 
     def index_items(self, items: list[A.Node]) -> py.Tuple:

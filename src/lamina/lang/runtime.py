@@ -322,11 +322,22 @@ def set_field(target, name: str, value):
 def index(target, items: tuple):
     # The case that dominates loops, a number from a float vector by a whole index, in line;
     # everything else (and every error) goes through indexing.get.
-    if type(target) is np.ndarray and len(items) == 1 and target.ndim == 1 and target.dtype.char == "d":
-        i, n = items[0], target.shape[0]
-        if type(i) is float and -n <= i < n and i == int(i):
-            return float(target[int(i)])
+    if len(items) == 1:
+        return item(target, items[0])
     return indexing.get(target, items)
+
+
+def item(target, i):
+    """`v[i]` with one index that is not a slice: index() without the index tuple. A whole
+    float index into a float vector is read in line; NumPy's own bounds check (its negative
+    indices count from the end, as ours do) sends one out of range to indexing.get's error."""
+    if type(i) is float and type(target) is _NDARRAY and target.ndim == 1 and target.dtype is F64 \
+            and i.is_integer():
+        try:
+            return target.item(_trunc(i))
+        except (IndexError, OverflowError):
+            pass
+    return indexing.get(target, (i,))
 
 
 def set_index(target, items: tuple, value):
@@ -339,16 +350,21 @@ def set_index_var(target, items: tuple, value):
     if owned and type(value) is float and target.dtype.char == "d" and len(items) == target.ndim:
         # A number into an unshared float array at whole indices in range: written in line.
         if len(items) == 1:
-            i, n = items[0], target.shape[0]
-            if type(i) is float and -n <= i < n and i == int(i):
-                target[int(i)] = value
-                return target
+            i = items[0]
+            if type(i) is float and i.is_integer():
+                try:
+                    target[_trunc(i)] = value
+                    return target
+                except (IndexError, OverflowError):
+                    pass
         else:
-            (i, j), (n, m) = items, target.shape
-            if type(i) is float and type(j) is float and -n <= i < n and -m <= j < m \
-                    and i == int(i) and j == int(j):
-                target[int(i), int(j)] = value
-                return target
+            i, j = items
+            if type(i) is float and type(j) is float and i.is_integer() and j.is_integer():
+                try:
+                    target[_trunc(i), _trunc(j)] = value
+                    return target
+                except (IndexError, OverflowError):
+                    pass
     # An unshared list is written in place too (copied whole, a loop filling one is quadratic).
     owned = owned or (type(target) is list and sys.getrefcount(target) <= UNSHARED_REFS)
     return indexing.put(target, items, value, owned=owned)
@@ -358,13 +374,13 @@ def set_item_var(target, i, value):
     """`v[i] = x` on a variable with one index: set_index_var without the index tuple, and
     a number into an unshared float vector at a whole index in range written in line."""
     if (type(i) is float and type(value) is float and type(target) is _NDARRAY and target.ndim == 1
-            and target.base is None and target.dtype is F64 and _refcount(target) <= UNSHARED_REFS):
-        n = len(target)
-        if -n <= i < n:
-            j = int(i)
-            if j == i:
-                target[j] = value
-                return target
+            and target.base is None and target.dtype is F64 and _refcount(target) <= UNSHARED_REFS
+            and i.is_integer()):
+        try:
+            target[_trunc(i)] = value    # NumPy's bounds are ours: one out of range fails below
+            return target
+        except (IndexError, OverflowError):
+            pass
     # (Not through set_index_var: its own frame would hold the array once more, so that an
     # unshared array would count as shared and be copied whole at every store.)
     owned = (type(target) is _NDARRAY and target.base is None or type(target) is list) \
@@ -384,7 +400,7 @@ def append_var(fn, seq, item):
 
 
 F64 = np.dtype(np.float64)
-_NDARRAY, _refcount, _FUNCTION = np.ndarray, sys.getrefcount, types.FunctionType
+_NDARRAY, _refcount, _FUNCTION, _trunc = np.ndarray, sys.getrefcount, types.FunctionType, math.trunc
 
 
 def _calibrate_unshared_refs() -> int:
@@ -548,7 +564,7 @@ HELPERS = {
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,
     "_and_rest": and_rest, "_or_rest": or_rest, "_ndarray": np.ndarray,
     "_field": field, "_set_field": set_field, "_index": index,
-    "_set_index": set_index, "_set_index_var": set_index_var, "_set_item_var": set_item_var,
+    "_set_index": set_index, "_set_index_var": set_index_var, "_set_item_var": set_item_var, "_item": item,
     "_append_var": append_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
     "_show": show, "_show_spec": show_spec, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
