@@ -21,14 +21,16 @@ LOCAL = ("'y' is read before it is assigned in this function. Assigning to 'y' a
 @pytest.mark.parametrize("program, where, message", [
     # a function called above its definition
     ("print(f(1))\nfunction f(x)\n    return x\nend function\n", (1, 7, 1),
-     "Undefined variable 'f'. Did you mean 'f1'?"),
+     "Undefined variable 'f'. The function f is defined at line 2, which has not run yet: a definition "
+     "runs in order, like any statement, so define f above its first call."),
     # a variable read above its first assignment, even one a later loop makes
     ("print(total)\nfor i = 0 to 2\n    total = i\nend for\n", (1, 7, 5),
-     "Undefined variable 'total'. Did you mean 'table'?"),
+     "Undefined variable 'total'. Its first assignment, at line 3, has not happened yet."),
     # a default is evaluated where the function is defined
     ("function f(x = y)\n    return x\nend function\ny = 1\nprint(f())\n", (1, 16, 1),
-     "Undefined variable 'y'."),
-    ("g = (v, by = k) -> v * by\nk = 2\nprint(g(1))\n", (1, 14, 1), "Undefined variable 'k'."),
+     "Undefined variable 'y'. Its first assignment, at line 4, has not happened yet."),
+    ("g = (v, by = k) -> v * by\nk = 2\nprint(g(1))\n", (1, 14, 1),
+     "Undefined variable 'k'. Its first assignment, at line 2, has not happened yet."),
     # a function's local read before its first assignment
     ("y = 5\nfunction f()\n    print(y)\n    y = 1\nend function\nf()\n", (3, 11, 1), LOCAL),
     ("function f()\n    y[0] = 1\n    y = [0]\nend function\nf()\n", (2, 5, 1), LOCAL),
@@ -61,7 +63,30 @@ def test_no_alarm_where_the_binding_comes_first_on_the_way_the_run_takes(capsys)
         assert problems(program) == []
     # the same reads, with the binding after them and no loop to come back
     late = "if true\n    print(x)\nend if\nx = 1\n"
-    assert problems(late) == [(2, 11, 1, "NameError", "Undefined variable 'x'.")]
+    said = "Undefined variable 'x'. Its first assignment, at line 4, has not happened yet."
+    assert problems(late) == [(2, 11, 1, "NameError", said)]
+    with pytest.raises(LaminaError) as run:
+        Interpreter().run(late)
+    assert run.value.message == said
+
+
+def test_a_function_called_before_the_definition_of_one_it_calls_names_that_definition():
+    # (the analysis cannot know the call order, so only the run says it)
+    program = "function g(x)\n    return h(x)\nend function\nprint(g(1))\nfunction h(x)\n    return x\nend function\n"
+    with pytest.raises(LaminaError) as run:
+        Interpreter().run(program)
+    assert run.value.message == ("Undefined variable 'h'. The function h is defined at line 5, which has not run "
+                                 "yet: a definition runs in order, like any statement, so define h above its first call.")
+    assert (run.value.span.line, run.value.span.col) == (2, 12)
+
+
+def test_a_name_bound_only_by_an_update_or_inside_a_function_is_not_named_as_a_later_binding():
+    for program, message in [("x += 1\nx += 2\n", "Undefined variable 'x'."),
+                             ("v[0] = 1\nv[1] = 2\n", "Undefined variable 'v'."),
+                             ("print(w)\nfunction f()\n    w = 1\nend function\n", "Undefined variable 'w'.")]:
+        with pytest.raises(LaminaError) as run:
+            Interpreter().run(program)
+        assert run.value.message.startswith(message) and "has not" not in run.value.message
 
 
 def test_a_records_nested_fields_are_known():

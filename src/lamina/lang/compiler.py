@@ -30,6 +30,7 @@ from .scope import CODE_FILENAME, mangle
 
 NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> Lamina node
 RESULT_KEY = "__lamina_result__"  # where a cell's last expression leaves its value (mode "result")
+BINDERS_KEY = "__lamina_binders__"  # name -> the first top-level statement that binds it (for messages)
 CHUNK = 2000                      # top-level statements per code object
 TOP_LOOP = "_toplevel_loop"       # a top-level loop runs in a function of this name (loops.py)
 FUNCTION_COPY_LIMIT = 300         # syntax nodes: a larger function body is compiled once
@@ -119,7 +120,23 @@ class Compiler:
         body = program.body
         if self.result and body and isinstance(body[-1], A.ExprStmt):
             self.result_node = body[-1]
+        self.note_binders(body)
         return tuple(self.chunk(program, body[i:i + CHUNK]) for i in range(0, max(len(body), 1), CHUNK))
+
+    def note_binders(self, body: list[A.Node]) -> None:
+        """Remember, for each name the program binds outside functions, the statement that binds
+        it first: reading the name before that statement runs is explained by it (pyerrors)."""
+        binders = self.namespace.setdefault(BINDERS_KEY, {})
+        first: dict[str, A.Node] = {}
+        for node in loops.walk(body):
+            name = loops.binds(node)
+            if isinstance(node, A.Assign) and (node.op is not None or not isinstance(node.target, A.Name)):
+                continue        # `x += 1` and `v[i] = x` need x to exist already
+            if name is not None and name not in binders:
+                seen = first.get(name)
+                if seen is None or (node.span.line, node.span.col) < (seen.span.line, seen.span.col):
+                    first[name] = node
+        binders.update(first)
 
     def chunk(self, program: A.Program, statements: list[A.Node]):
         module = py.Module(body=self.block(statements, top=True), type_ignores=[])

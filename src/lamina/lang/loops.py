@@ -73,19 +73,22 @@ def _root(target: A.Node) -> str:
 
 def bound_names(body: list) -> set[str]:
     """The names that statements in `body` bind (not counting the insides of functions)."""
-    names = set()
-    for node in walk(body):
-        if isinstance(node, A.Assign):
-            names.add(_root(node.target))
-        elif isinstance(node, (A.ForRange, A.ForIn)):
-            names.add(node.var)
-        elif isinstance(node, A.Import):
-            names.add(node.alias)
-        elif isinstance(node, A.Try) and node.var is not None:
-            names.add(node.var)
-        elif isinstance(node, A.FunctionDef):
-            names.add(node.name)
-    return names
+    return {name for name in map(binds, walk(body)) if name is not None}
+
+
+def binds(node: A.Node) -> str | None:
+    """The name that this statement itself binds, if any."""
+    if isinstance(node, A.Assign):
+        return _root(node.target)
+    if isinstance(node, (A.ForRange, A.ForIn)):
+        return node.var
+    if isinstance(node, A.Import):
+        return node.alias
+    if isinstance(node, A.Try):
+        return node.var
+    if isinstance(node, A.FunctionDef):
+        return node.name
+    return None
 
 
 def closed(expr: A.Node, floats: set[str]) -> bool:

@@ -14,7 +14,7 @@ from functools import partial
 from ..errors import Frame, LaminaError
 from ..values import Record, describe
 from . import ast as A
-from .compiler import TOP_LOOP, is_target_list, node_of, wrt_syntax
+from .compiler import BINDERS_KEY, TOP_LOOP, is_target_list, node_of, wrt_syntax
 from .scope import CODE_FILENAME, MANGLE, builtins_of, mangle, unmangle
 
 STACK_SHOWN = 12
@@ -227,7 +227,7 @@ def _translate(exc: BaseException, node, frames) -> LaminaError:
         return LaminaError("NameError", read_before_assigned(name))
     if isinstance(exc, NameError) and _raised_by_compiled_code(exc):
         name = _python_name(exc)
-        return LaminaError("NameError", f"Undefined variable '{name}'.{_suggest(name, exc)}")
+        return LaminaError("NameError", f"Undefined variable '{name}'.{_not_yet(name, exc, node) or _suggest(name, exc)}")
     if isinstance(exc, TypeError) and _raised_by_compiled_code(exc):
         name = source_text(getattr(node, "callee", None))
         return translate_call_error(_visible(exc).get(mangle(name or "")), exc, name, node)
@@ -262,6 +262,28 @@ def _visible(exc: BaseException, every_builtin: bool = False) -> dict:
     frame = tb.tb_frame
     builtins = builtins_of(frame.f_globals) if every_builtin else frame.f_globals.get("__builtins__", {})
     return {**(builtins if isinstance(builtins, dict) else {}), **frame.f_globals, **frame.f_locals}
+
+
+def _not_yet(name: str, exc: BaseException, node) -> str:
+    """Why a name the program does bind is undefined here: the statement binding it has not run."""
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    binder = tb.tb_frame.f_globals.get(BINDERS_KEY, {}).get(name)
+    if binder is None:
+        return ""
+    span = binder.span
+    same = node is not None and node.span.source is span.source
+    return not_yet(name, isinstance(binder, A.FunctionDef), f"line {span.line}" if same else
+                   f"{span.source.name}:{span.line}")
+
+
+def not_yet(name: str, function: bool, where: str) -> str:
+    """The end of the NameError for a name whose first binding (at `where`) has not run."""
+    if function:
+        return (f" The function {name} is defined at {where}, which has not run yet: a definition runs "
+                f"in order, like any statement, so define {name} above its first call.")
+    return f" Its first assignment, at {where}, has not happened yet."
 
 
 def _suggest(name: str, exc: BaseException) -> str:

@@ -27,7 +27,7 @@ from ..errors import LaminaError, Source, Span
 from ..lang import ast as A
 from ..lang.modules import no_member
 from ..lang.parser import parse
-from ..lang.pyerrors import did_you_mean, read_before_assigned
+from ..lang.pyerrors import did_you_mean, not_yet, read_before_assigned
 from ..lang.scope import CONSTANTS
 from ..printing import format_value
 from . import modules
@@ -442,8 +442,12 @@ class _Walker:
         return not (scope.top and (d.name in self.builtins or d.name in CONSTANTS))
 
     def unbound(self, scope: Scope, d: Definition) -> str:
-        """A name that only updates assign is read before it exists."""
-        return self.undefined(scope, d.name) if d.top else read_before_assigned(d.name)
+        """A name read before its first binding runs, or one that only updates assign."""
+        if not d.top:
+            return read_before_assigned(d.name)
+        if not d.bound:
+            return self.undefined(scope, d.name)
+        return f"Undefined variable '{d.name}'.{not_yet(d.name, d.kind == 'function', f'line {d.span.line}')}"
 
     def call(self, scope: Scope, node: A.Call) -> None:
         callee = node.callee
