@@ -226,6 +226,17 @@ class Compiler:
     def store(self, target: A.Node, value: py.expr) -> list[py.stmt]:
         """`target = value`: a name is bound; an element or field is written into its container,
         which is written into its own, up to the name the target starts from."""
+        if isinstance(target, A.Field) and isinstance(target.target, A.Name):
+            # `r.x = v` and `r.v[i] = x` on a variable: an unshared record changes in place
+            value = helper("_set_field_var", self.expr(target.target), const(target.name), value)
+            return [py.Assign([py.Name(mangle(target.target.name), py.Store())], self.at(value, target))]
+        if isinstance(target, A.Index) and isinstance(target.target, A.Field) \
+                and isinstance(target.target.target, A.Name):
+            record = target.target
+            inner = self.at(helper("_field", self.expr(record.target), const(record.name)), record)
+            value = helper("_set_field_index_var", self.expr(record.target), const(record.name), inner,
+                           self.index_items(target.items), value)
+            return [py.Assign([py.Name(mangle(record.target.name), py.Store())], self.at(value, target))]
         while not isinstance(target, A.Name):
             container = self.expr(target.target)
             if isinstance(target, A.Field):

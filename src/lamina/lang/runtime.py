@@ -324,6 +324,13 @@ def index(target, items: tuple):
     # everything else (and every error) goes through indexing.get.
     if len(items) == 1:
         return item(target, items[0])
+    if len(items) == 2 and type(target) is _NDARRAY and target.ndim == 2 and target.dtype is F64:
+        i, j = items
+        if type(i) is float and type(j) is float and i.is_integer() and j.is_integer():
+            try:
+                return target.item(_trunc(i), _trunc(j))
+            except (IndexError, OverflowError):
+                pass
     return indexing.get(target, items)
 
 
@@ -386,6 +393,35 @@ def set_item_var(target, i, value):
     owned = (type(target) is _NDARRAY and target.base is None or type(target) is list) \
         and _refcount(target) <= UNSHARED_REFS
     return indexing.put(target, (i,), value, owned=owned)
+
+
+def set_field_var(target, name: str, value):
+    """`r.name = x` on a variable: an unshared record (its field table too) is changed in place,
+    so a record built or updated field by field in a loop is not copied at every store."""
+    if type(target) is Record and _refcount(target) <= UNSHARED_REFS and _refcount(target.fields) <= 2:
+        target.fields[name] = value
+        return target
+    return set_field(target, name, value)
+
+
+def set_field_index_var(target, name: str, inner, items: tuple, value):
+    """`r.name[i] = x` on a variable, given inner = r.name (read where the field is written, for
+    the span of its errors): into the tensor or list that an unshared record alone holds, in
+    place; otherwise set_field(r, name, set_index(inner, items, x)), which copies both."""
+    if type(target) is Record and _refcount(target) <= UNSHARED_REFS and _refcount(target.fields) <= 2:
+        kind = type(inner)
+        # held by the field table and this frame only
+        if (kind is list or kind is _NDARRAY and inner.base is None) and _refcount(inner) <= UNSHARED_REFS:
+            if kind is _NDARRAY and len(items) == 1 and type(value) is float and inner.ndim == 1 \
+                    and inner.dtype is F64 and type(items[0]) is float and items[0].is_integer():
+                try:
+                    inner[_trunc(items[0])] = value     # a number at a whole index, as set_item_var
+                    return target
+                except (IndexError, OverflowError):
+                    pass
+            target.fields[name] = indexing.put(inner, items, value, owned=True)
+            return target
+    return set_field(target, name, indexing.put(inner, items, value, owned=False))
 
 
 def append_var(fn, seq, item):
@@ -565,6 +601,7 @@ HELPERS = {
     "_and_rest": and_rest, "_or_rest": or_rest, "_ndarray": np.ndarray,
     "_field": field, "_set_field": set_field, "_index": index,
     "_set_index": set_index, "_set_index_var": set_index_var, "_set_item_var": set_item_var, "_item": item,
+    "_set_field_var": set_field_var, "_set_field_index_var": set_field_index_var,
     "_append_var": append_var, "_slice": make_slice, "_ALL": ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
     "_show": show, "_show_spec": show_spec, "_echo": echo, "_float": float, "_type": type, "_Record": Record,

@@ -10,6 +10,8 @@ pick rows and columns (the submatrix, as in MATLAB and Julia, not NumPy's pairs)
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import LaminaError, describe_shape
@@ -18,12 +20,13 @@ from ..values import LARGEST_WHOLE, Tracked, describe, format_number
 ALL = slice(None, None)
 _F64 = np.dtype(np.float64)
 _min, _max = np.minimum.reduce, np.maximum.reduce
+_trunc = math.trunc
 
 
 def whole(x, what: str) -> int:
     v = x.value if type(x) is Tracked else x
-    if type(v) is float and v == v and abs(v) <= LARGEST_WHOLE and v == int(v):
-        return int(v)
+    if type(v) is float and v.is_integer() and abs(v) <= LARGEST_WHOLE:
+        return _trunc(v)
     if isinstance(v, bool) or not isinstance(v, (float, int)):
         raise LaminaError("TypeError", f"{what} must be a whole number, a slice, an index list or a mask, "
                           f"not {describe(x)}.")

@@ -1,0 +1,76 @@
+"""`r.x = v` and `r.v[i] = x` change an unshared record in place (a loop filling a record's
+vector is not quadratic), and never change a value that another name, list, record or caller
+still holds."""
+import weakref
+
+import numpy as np
+import pytest
+
+from lamina.errors import LaminaError
+from lamina.interpreter import Interpreter
+from lamina.values import Record
+
+
+def run(code: str) -> Interpreter:
+    interp = Interpreter()
+    interp.run(code, "<test>")
+    return interp
+
+
+def test_a_loop_fills_a_records_vector_and_fields_in_place(monkeypatch):
+    interp = run("r = {v = zeros(5), n = 0}\n")
+    vector = weakref.ref(interp.get("r").fields["v"])     # (holding it would share it)
+    copies = []
+    monkeypatch.setattr(Record, "with_field", lambda *args: copies.append(args))
+    interp.run("for i = 0 to 4\n    r.v[i] = i * 2\n    r.n = r.n + 1\n    r.last = i\nend for\n"
+               "function fill(k)\n    s = {v = zeros(k)}\n    for i = 0 to k - 1\n        s.v[i] = i\n"
+               "    end for\n    return s\nend function\nt = fill(3)", "<test>")
+    record = interp.get("r")
+    assert copies == [] and record.fields["v"] is vector()
+    np.testing.assert_array_equal(record.fields["v"], [0, 2, 4, 6, 8])
+    assert record.fields["n"] == 5 and record.fields["last"] == 4
+    np.testing.assert_array_equal(interp.get("t").fields["v"], [0, 1, 2])
+
+
+@pytest.mark.parametrize("holder", [
+    "s = r",                      # another name
+    "s = [r]",                    # a list
+    "s = {inner = r}",            # another record
+    "s = r.v",                    # the field's own value
+])
+def test_a_store_never_changes_a_value_held_elsewhere(holder):
+    interp = run(f"r = {{v = zeros(3), k = 1}}\n{holder}\nbefore = string(s)\n"
+                 "r.v[0] = 7\nr.v[[1, 2]] = [8, 9]\nr.k = 2\nr.extra = 3\nafter = string(s)")
+    assert interp.get("before") == interp.get("after")
+    r = interp.get("r")
+    np.testing.assert_array_equal(r.fields["v"], [7, 8, 9])
+    assert (r.fields["k"], r.fields["extra"]) == (2, 3)
+
+
+def test_a_function_changing_its_argument_leaves_the_callers_record_alone():
+    interp = run("function bump(q)\n    q.v[0] = 99\n    q.k = 5\n    return q\nend function\n"
+                 "r = {v = [1, 2], k = 1}\nq2 = bump(r)")
+    r, q2 = interp.get("r"), interp.get("q2")
+    np.testing.assert_array_equal(r.fields["v"], [1, 2])
+    assert r.fields["k"] == 1 and q2.fields["k"] == 5
+    np.testing.assert_array_equal(q2.fields["v"], [99, 2])
+
+
+def test_a_list_field_and_a_tracked_value_go_in_as_before():
+    interp = run("r = {items = [\"a\", \"b\"], w = zeros(2)}\nr.items[1] = \"c\"\nr.w[0] = param(3.0)\n"
+                 "g = grad(sum(r.w) * 2, wrt = r.w)")
+    assert interp.get("r").fields["items"] == ["a", "c"]
+    np.testing.assert_array_equal(interp.get("g"), [2.0, 2.0])
+
+
+@pytest.mark.parametrize("code, kind, message, col", [
+    ("r = 3\nr.v[0] = 1", "TypeError", "Cannot read field 'v' of a number", 3),
+    ("r = {v = [1, 2]}\nr.w[0] = 1", "NameError", "Record has no field 'w'", 3),
+    ("r = {v = [1, 2]}\nr.v[5] = 1", "IndexError", "Index 5 is out of range", 4),
+    ("r = 3\nr.v = 1", "TypeError", "Cannot set field 'v' of a number", 3),
+])
+def test_errors_point_at_the_field_or_the_index_that_failed(code, kind, message, col):
+    with pytest.raises(LaminaError) as e:
+        run(code)
+    assert e.value.kind == kind and message in e.value.message
+    assert (e.value.span.line, e.value.span.col) == (2, col)
