@@ -11,6 +11,7 @@ from lamina import warnings as channel
 from lamina.builtins import hypothesis as H
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
+from lamina.stats.summary import joint
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
 
@@ -126,10 +127,25 @@ def test_the_report_prints_like_r(lam):
         f"t = {ref.statistic:.5g}, df = {ref.df:.5g}, p-value = {ref.pvalue:.4g}",
         "alternative hypothesis: true difference in means is not equal to 0",
         "95 percent confidence interval:",
-        f"  {lo:.7g}  {hi:.7g}",
+        "  -1.4409495  -0.1590505",     # R: format(c(lo, hi), digits = 7), one number of decimals
         "sample estimates:",
         "  mean of x  mean of y",
         "       5.48       6.28"]
+    assert (round(lo, 7), round(hi, 7)) == (-1.4409495, -0.1590505)
+
+
+@pytest.mark.parametrize("values, printed", [
+    # what R's format(values, digits = 7) prints (print(c(1.123456789, 123.456789)) is R's own example)
+    ([1.123456789, 123.456789], ["1.123457", "123.456789"]),
+    ([-1.4680963, -0.3128569], ["-1.4680963", "-0.3128569"]),
+    ([0.5, 100.123456789], ["0.5000", "100.1235"]),
+    ([4.125, 5.348], ["4.125", "5.348"]),
+    ([2.0, 3.0], ["2", "3"]),
+    ([-0.0, 0.25], ["0.00", "0.25"]),
+    ([float("nan"), 2.5], ["NaN", "2.5"]),
+])
+def test_numbers_printed_together_share_their_decimals_as_in_r(values, printed):
+    assert joint(values, 7) == printed
 
 
 def test_reports_have_html_for_notebooks():

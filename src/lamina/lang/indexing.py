@@ -94,7 +94,7 @@ def put(target, items: tuple, value, owned: bool):
     if isinstance(target, str):
         raise LaminaError("TypeError", "Strings cannot be changed by index; build a new string instead.")
     if isinstance(target, LibObject) and hasattr(target, "index_put"):   # a table: a new one
-        return target.index_put(items, value)
+        return target.index_put(items, value, owned)
     raise LaminaError("TypeError", f"Cannot assign into {describe(target)} by index.")
 
 

@@ -372,8 +372,9 @@ def set_index_var(target, items: tuple, value):
                     return target
                 except (IndexError, OverflowError):
                     pass
-    # An unshared list is written in place too (copied whole, a loop filling one is quadratic).
-    owned = owned or (type(target) is list and sys.getrefcount(target) <= UNSHARED_REFS)
+    # An unshared list or table is written in place too (copied whole, a loop filling one is quadratic).
+    owned = owned or ((type(target) is list or isinstance(target, LibObject))
+                      and sys.getrefcount(target) <= UNSHARED_REFS)
     return indexing.put(target, items, value, owned=owned)
 
 

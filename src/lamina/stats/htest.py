@@ -12,7 +12,8 @@
           4.125      5.348
 
 The statistic and df are shown to 5 significant digits, the p-value to 4 and the interval and
-estimates to 7, as R's print.htest does.
+estimates to 7, each pair with the decimals the more demanding number needs, as R's print.htest
+does (its layout, two spaces apart, is Lamina's).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from ..printing import html_table
 from ..values import LibObject
-from .summary import layout, p_value4, short
+from .summary import joint, layout, p_value4, short
 
 ALTERNATIVES = {"two-sided": "not equal to", "less": "less than", "greater": "greater than"}
 
@@ -77,9 +78,9 @@ class TestResult(LibObject):
                          f"{short(self.null_value, 7)}")
         if self.ci is not None and not np.isnan(self.ci).all():
             about.append(f"{short(100 * self.conf_level, 7)} percent confidence interval:")
-            about.append("  " + "  ".join(short(v, 7) for v in self.ci))
+            about.append("  " + "  ".join(joint(self.ci, 7)))
         values = np.atleast_1d(self.estimate) if self.estimate is not None else np.zeros(0)
-        return stat, about, list(self.estimate_names), [short(v, 7) for v in values]
+        return stat, about, list(self.estimate_names), joint(values, 7)
 
     def describe(self) -> str:
         stat, about, names, values = self._lines()

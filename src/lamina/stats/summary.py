@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import math
 
 import numpy as np
 
@@ -18,6 +19,26 @@ def short(x: float, digits: int = 6) -> str:
     if rounded == int(rounded) and abs(rounded) >= 10 ** digits:    # 9.0072e+15, not 9007200000000000.0
         return f"{rounded:.{digits}g}"
     return format_number(rounded)
+
+
+def joint(values, digits: int = 7) -> list[str]:
+    """Numbers printed side by side as R's format() prints a vector: each rounded to `digits`
+    significant digits, all with the decimals the most demanding one needs (R prints the interval
+    1.4680963, 0.3128569 as "1.4680963 0.3128569", not "1.468096 0.3128569"). Where that would
+    need more than 15 decimals, or a number is too large for fixed notation, each is short()."""
+    numbers = [float(v) for v in values]
+    decimals = 0
+    for x in numbers:
+        if x != x or x in (float("inf"), float("-inf")) or x == 0:
+            continue
+        rounded = float(f"{x:.{digits}g}")
+        if abs(rounded) >= 10 ** digits:
+            return [short(v, digits) for v in numbers]
+        text = f"{abs(rounded):.{max(0, digits - 1 - math.floor(math.log10(abs(rounded))))}f}"
+        decimals = max(decimals, len(text.partition(".")[2].rstrip("0")))
+    if decimals > 15:
+        return [short(v, digits) for v in numbers]
+    return [f"{x + 0.0:.{decimals}f}" if math.isfinite(x) else format_number(x) for x in numbers]
 
 
 def layout(header: list[str], rows: list[list[str]], left: int = 1, right: list | None = None) -> list[str]:

@@ -13,6 +13,8 @@ keep that knowledge.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..errors import LaminaError
@@ -119,9 +121,10 @@ class Table(LibObject):
         raise LaminaError("TypeError", f"A table's column index must be a column name, a list of names "
                           f"or ':', not {describe(cols)}.")
 
-    def index_put(self, items: tuple, value) -> "Table":
+    def index_put(self, items: tuple, value, owned: bool = False) -> "Table":
         """`t[rows, "name"] = value` (or `t["name"] = value`, which may add a column): a new table
-        with those cells of one column replaced."""
+        with those cells of one column replaced. `owned`: no other value holds this table, so
+        a column that only it holds is changed in place (a loop setting cells is not quadratic)."""
         from ..lang.selection import bounds, is_list, position, positions
         if len(items) == 1 and isinstance(items[0], str):
             items = (slice(None, None), items[0])
@@ -140,8 +143,10 @@ class Table(LibObject):
         else:
             picked = np.array([position(rows, n, "A row index", lambda: f"a table of {n} rows")])
         old = self.columns[name]
+        # held by the column table, `old` and getrefcount's argument only
+        in_place = owned and sys.getrefcount(self.columns) <= 2 and sys.getrefcount(old) <= 3
         if isinstance(old, np.ndarray):
-            new = old.copy()
+            new = old if in_place and old.base is None and old.flags.writeable else old.copy()
             v = value_of(value)
             if isinstance(v, np.ndarray):
                 values = column(v, name)
@@ -158,9 +163,11 @@ class Table(LibObject):
             if len(texts) != len(picked) or not all(isinstance(t, str) for t in texts):
                 raise LaminaError("TypeError", f"Column '{name}' holds text: store a string, or a list of "
                                   f"{len(picked)} strings.")
-            new = list(old)
+            new = old if in_place else list(old)
             for i, t in zip(picked, texts):
                 new[i] = t
+        if new is old:
+            return self
         return Table({**self.columns, name: new}, self.swept)
 
     # -- printing -------------------------------------------------------------------

@@ -74,3 +74,30 @@ def test_errors_point_at_the_field_or_the_index_that_failed(code, kind, message,
         run(code)
     assert e.value.kind == kind and message in e.value.message
     assert (e.value.span.line, e.value.span.col) == (2, col)
+
+
+def test_a_loop_sets_an_unshared_tables_cells_in_place_and_never_a_shared_ones():
+    interp = run('t = table({x = zeros(4), name = ["a", "a", "a", "a"]})\nu = t\n'
+                 't[0, "x"] = 1\nt[1, "name"] = "b"\n'                       # shared with u: a copy
+                 'w = t\nw["y"] = [1, 2, 3, 4]\nw[2, "x"] = 5\n'          # w's x is also t's
+                 'for i = 0 to 3\n    t[i, "x"] = t[i, "x"] + 10\nend for')
+    table = interp.get("t")
+    column = weakref.ref(table.columns["x"])
+    np.testing.assert_array_equal(table.columns["x"], [11, 10, 10, 10])
+    assert table.columns["name"] == ["a", "b", "a", "a"]
+    np.testing.assert_array_equal(interp.get("u").columns["x"], [0, 0, 0, 0])
+    assert interp.get("u").columns["name"] == ["a"] * 4
+    np.testing.assert_array_equal(interp.get("w").columns["x"], [1, 0, 5, 0])
+    del table
+    interp.run('for i = 0 to 3\n    t[i, "x"] = i\n    t[i, "name"] = "c"\nend for', "<test>")
+    assert interp.get("t").columns["x"] is column()           # written where it was
+    assert interp.get("t").columns["name"] == ["c"] * 4
+
+
+def test_a_failed_cell_store_leaves_the_table_as_it_was():
+    interp = run('t = table({x = [1, 2], name = ["a", "b"]})')
+    for code in ['t[0, "x"] = "text"', 't[0, "name"] = 3', 't[[0, 1], "x"] = [1, 2, 3]', 't[5, "x"] = 1']:
+        with pytest.raises(LaminaError):
+            interp.run(code, "<test>")
+    np.testing.assert_array_equal(interp.get("t").columns["x"], [1, 2])
+    assert interp.get("t").columns["name"] == ["a", "b"]
