@@ -213,7 +213,9 @@ def tensor_dtype(*values):
 def numeric(x, what: str):
     """The plain number (a float) or tensor (a float64 or float32 array) behind an argument,
     tracked or not; an array of any other dtype becomes float64."""
-    v = value_of(x)
+    if type(x) is float:
+        return x
+    v = x.value if type(x) is Tracked else x
     if type(v) is np.ndarray:
         return v if v.dtype == np.float64 or v.dtype == np.float32 else v.astype(np.float64)
     if isinstance(v, (float, int)) and not isinstance(v, bool):
@@ -223,7 +225,7 @@ def numeric(x, what: str):
 
 def numeric_or_tracked(x, what: str):
     """A number or tensor argument as an op takes it: a tracked one as it is, else numeric(x)."""
-    return x if type(x) is Tracked else numeric(x, what)
+    return x if type(x) is Tracked or type(x) is float else numeric(x, what)
 
 
 def lamina_value(a):

@@ -14,7 +14,7 @@ import numpy as np
 from ..values import Tracked
 from .broadcast import align, unbroadcast
 from .ops import NAN, fdiv, identity, times
-from .tape import record, record1
+from .tape import record, record1, record2
 
 
 def _apply(x, scalar_fn, array_fn):
@@ -37,13 +37,17 @@ def _divide(g, d):
 def exp(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.exp, np.exp)
-    return record(out, (a,), (times(out),))
+    if type(a) is not Tracked:
+        return out
+    return record1(out, a, times(out))
 
 
 def log(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.log, np.log)
-    return record(out, (a,), (lambda g: _divide(g, x),))
+    if type(a) is not Tracked:
+        return out
+    return record1(out, a, lambda g: _divide(g, x))
 
 
 _LN10, _LN2 = math.log(10.0), math.log(2.0)
@@ -52,45 +56,59 @@ _LN10, _LN2 = math.log(10.0), math.log(2.0)
 def log10(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.log10, np.log10)
-    return record(out, (a,), (lambda g: _divide(g, x * _LN10),))
+    if type(a) is not Tracked:
+        return out
+    return record1(out, a, lambda g: _divide(g, x * _LN10))
 
 
 def log2(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.log2, np.log2)
-    return record(out, (a,), (lambda g: _divide(g, x * _LN2),))
+    if type(a) is not Tracked:
+        return out
+    return record1(out, a, lambda g: _divide(g, x * _LN2))
 
 
 def log1p(a):
     """log(1 + x), accurate for small x; the derivative is 1 / (1 + x)."""
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.log1p, np.log1p)
-    return record(out, (a,), (lambda g: _divide(g, 1.0 + x),))
+    if type(a) is not Tracked:
+        return out
+    return record1(out, a, lambda g: _divide(g, 1.0 + x))
 
 
 def expm1(a):
     """exp(x) - 1, accurate for small x; the derivative is exp(x) = expm1(x) + 1."""
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.expm1, np.expm1)
-    return record(out, (a,), (times(out + 1.0),))
+    if type(a) is not Tracked:
+        return out
+    return record1(out, a, times(out + 1.0))
 
 
 def sqrt(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.sqrt, np.sqrt)
-    return record(out, (a,), (lambda g: _divide(0.5 * g, out),))
+    if type(a) is not Tracked:
+        return out
+    return record1(out, a, lambda g: _divide(0.5 * g, out))
 
 
 def sin(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.sin, np.sin)
-    return record(out, (a,), (times(_apply(x, math.cos, np.cos)),))
+    if type(a) is not Tracked:
+        return out
+    return record1(out, a, times(_apply(x, math.cos, np.cos)))
 
 
 def cos(a):
     x = a.value if type(a) is Tracked else a
     out = _apply(x, math.cos, np.cos)
-    return record(out, (a,), (times(-_apply(x, math.sin, np.sin)),))
+    if type(a) is not Tracked:
+        return out
+    return record1(out, a, times(-_apply(x, math.sin, np.sin)))
 
 
 def abs(a):
@@ -129,10 +147,11 @@ def _select(a, b, larger: bool, op: str, nan_to_both: bool = True):
     if type(x) is float and type(y) is float:
         if x != x or y != y:
             vjp = identity if nan_to_both else _zero
-            return record(NAN, (a, b), (vjp, vjp))
-        take_a = x >= y if larger else x <= y
-        return record(x if take_a else y, (a, b),
-                      (identity, _zero) if take_a else (_zero, identity))
+            return record2(NAN, a, b, vjp, vjp)
+        if x >= y if larger else x <= y:
+            # on a tie the gradient goes to a, the value is b's: NumPy's max(0.0, -0.0) is -0.0
+            return record2(y if x == y else x, a, b, identity, _zero)
+        return record2(y, a, b, _zero, identity)
     x2, y2, sx, sy = align(x, y, op)
     out = np.maximum(x2, y2) if larger else np.minimum(x2, y2)
     # a wins ties; at a NaN neither comparison holds (the masks are made only if grad asks)

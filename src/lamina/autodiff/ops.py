@@ -119,6 +119,8 @@ def epow(a, b):
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
         out = fpow(x, y)
+        if type(a) is not Tracked and type(b) is not Tracked:
+            return out
         return record(out, (a, b), (lambda g: 0.0 if y == 0 else g * y * fpow(x, y - 1.0),
                                     lambda g: g * out * _log_base(x)))
     x2, y2, sx, sy = align(x, y, ".^")
@@ -137,9 +139,9 @@ def mod(a, b):
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
         if y == 0 or x - x != 0:
-            return record(NAN, (a, b), (identity, _nan_like))
+            return record2(NAN, a, b, identity, _nan_like)
         q = x // y
-        return record(x % y, (a, b), (identity, times(-q)))
+        return record2(x % y, a, b, 1.0, -q)
     x2, y2, sx, sy = align(x, y, "mod")
     out = np.mod(x2, y2)
     q = np.floor_divide(x2, y2)

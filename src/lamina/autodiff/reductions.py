@@ -38,6 +38,9 @@ def _left_out(g):
     return 0.0
 
 
+_F64, _add_reduce = np.dtype(np.float64), np.add.reduce
+
+
 def _spread(g, shape: tuple, dtype):
     """The gradient of a reduction (a float, or a kept-orientation row or column) over the input's
     shape, in the input's dtype."""
@@ -62,6 +65,8 @@ def _reduce(fn, x: np.ndarray, axis):
 
 
 def sum(a, axis=None, skipnan=False):
+    if type(a) is np.ndarray and axis is None and not skipnan and a.dtype is _F64 and a.size:
+        return float(_add_reduce(a, axis=None))      # np.sum's own pairwise sum, without its wrappers
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
         check_axis((), axis, "sum")
@@ -75,6 +80,8 @@ def sum(a, axis=None, skipnan=False):
 
 
 def mean(a, axis=None, skipnan=False):
+    if type(a) is np.ndarray and axis is None and not skipnan and a.dtype is _F64 and a.size:
+        return float(_add_reduce(a, axis=None)) / a.size     # as np.mean divides its sum
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
         check_axis((), axis, "mean")

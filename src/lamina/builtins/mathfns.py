@@ -7,6 +7,8 @@ gradient and return plain values even for tracked inputs.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..autodiff import functions as F
@@ -38,6 +40,8 @@ def operands(*args) -> list:
     takes each; a logical tensor (a mask) beside a float32 tensor becomes float32 0/1, as it does
     in an operator (lang/runtime._num): a mask adapts to the tensor it meets, as a number does."""
     xs = [numeric_or_tracked(x, what) for x, what in args]
+    if all(type(x) is float for x in xs):
+        return xs
     if any(type(v) is np.ndarray and v.dtype == np.float32 for v in map(value_of, xs)):
         xs = [x.astype(np.float32) if type(a) is np.ndarray and a.dtype == bool else x
               for x, (a, _) in zip(xs, args)]
@@ -227,11 +231,15 @@ def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
 
 @builtin("max", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
 def max_(a, b=None, axis=None, *, skipnan=False):
+    if type(a) is float and type(b) is float and axis is None and skipnan is False:
+        return F.maximum(a, b)      # two numbers, the case loops are made of
     return _min_max("max", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amax, pairwise=F.maximum)
 
 
 @builtin("min", **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
 def min_(a, b=None, axis=None, *, skipnan=False):
+    if type(a) is float and type(b) is float and axis is None and skipnan is False:
+        return F.minimum(a, b)      # two numbers, the case loops are made of
     return _min_max("min", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amin, pairwise=F.minimum)
 
 
@@ -255,6 +263,8 @@ _PAIR_CASES = [GradCase((S, S), domain="away_from_zero"), GradCase((V, V), domai
                "for a and -floor(a / b) for b (the function jumps where a / b is whole).",
          grad=_PAIR_CASES)
 def mod(a, b):
+    if type(a) is float and type(b) is float:
+        return ops.mod(a, b)
     return ops.mod(*operands((a, "mod\'s first argument"), (b, "mod\'s second argument")))
 
 
@@ -275,6 +285,8 @@ def mod(a, b):
                GradCase((S, Const(0.0), Const(1.0)), domain="unit"),
                GradCase((M, (3,), Const(10.0))), GradCase((S, S, Const(10.0)))])
 def clamp(x, lo, hi):
+    if type(x) is float and type(lo) is float and type(hi) is float and lo <= hi:
+        return F.clamp(x, lo=lo, hi=hi)
     v, low, high = operands((x, "clamp\'s argument"), (lo, "clamp\'s lo"), (hi, "clamp\'s hi"))
     out = F.clamp(v, low, high)
     o = value_of(out)
@@ -305,6 +317,9 @@ def _against(result: np.ndarray, bound) -> np.ndarray:
                "round(1.5) is 2. digits may be negative (tens, hundreds, ...); beyond 400 either way "
                "nothing more changes. The result is a plain value: rounding passes no gradient.")
 def round_(x, digits=0.0):
+    if type(x) is float and digits == 0.0 and type(digits) is float:
+        # NumPy's rint on a number: half to even, keeping the sign of a zero and Inf, NaN as they are
+        return math.copysign(float(round(x)), x) if x - x == 0.0 else x
     v = value_of(numeric_or_tracked(x, "round\'s argument"))
     # A float64 has at most ~325 decimal places, so more digits change nothing (and fewer
     # than -310 round everything to 0): clamping keeps the count of digits a small number.
@@ -330,18 +345,24 @@ def _rounding(name: str, meaning: str, example: str, notes: str):
 @builtin("floor", tracked="constant", **_rounding("floor", "The largest whole number not above x.",
                               "print(floor([1.7, -1.2]))", "floor(-1.2) is -2."))
 def floor(x):
+    if type(x) is float:
+        return math.copysign(float(math.floor(x)), x) if x - x == 0.0 else x
     return lamina_value(np.floor(value_of(numeric_or_tracked(x, "floor\'s argument"))))
 
 
 @builtin("ceil", tracked="constant", **_rounding("ceil", "The smallest whole number not below x.",
                              "print(ceil([1.2, -1.7]))", "ceil(-1.7) is -1."))
 def ceil(x):
+    if type(x) is float:
+        return math.copysign(float(math.ceil(x)), x) if x - x == 0.0 else x
     return lamina_value(np.ceil(value_of(numeric_or_tracked(x, "ceil\'s argument"))))
 
 
 @builtin("sign", tracked="constant", **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
                              "print(sign([-2.5, 0.0, 3.0]))", "The sign of NaN is NaN."))
 def sign(x):
+    if type(x) is float:
+        return 1.0 if x > 0.0 else -1.0 if x < 0.0 else x if x != x else 0.0
     return lamina_value(np.sign(value_of(numeric_or_tracked(x, "sign\'s argument"))))
 
 
@@ -389,13 +410,15 @@ def all_(x, axis=None):
     return _truth_reduce(x, axis, np.all, "all")
 
 
-def _test(name: str, meaning: str, example: str, notes: str, fn):
+def _test(name: str, meaning: str, example: str, notes: str, fn, number):
     @builtin(name, tracked="constant", category=CATEGORY,
              shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a logical tensor", meaning)],
              summary=f"{meaning} Elementwise on a tensor, giving a logical tensor (a mask) like a comparison.",
              examples=[example],
              notes=notes + " The result passes no gradient.")
     def test(x):
+        if type(x) is float:
+            return number(x)
         v = value_of(numeric_or_tracked(x, f"{name}'s argument"))
         if type(v) is float:
             return bool(fn(v))
@@ -407,10 +430,12 @@ isnan = _test("isnan", "Whether x is NaN (not a number).",
               "v = [1, 0 / 0, 3]\nprint(isnan(v), isnan(2.0), any(isnan(v)))",
               "NaN is the only value not equal to itself, so x == NaN is always false; ask isnan(x). "
               "A number gives a bool, a tensor a logical tensor of its shape: sum(isnan(v)) counts the "
-              "missing values and v[isnan(v)] = 0 fills them.", np.isnan)
+              "missing values and v[isnan(v)] = 0 fills them.", np.isnan, math.isnan)
 isinf = _test("isinf", "Whether x is Inf or -Inf.", "print(isinf([1 / 0, -1 / 0, 0 / 0, 1]))",
-              "NaN is not infinite. A number gives a bool, a tensor a logical tensor of its shape.", np.isinf)
+              "NaN is not infinite. A number gives a bool, a tensor a logical tensor of its shape.", np.isinf,
+              math.isinf)
 isfinite = _test("isfinite", "Whether x is an ordinary number: not NaN, Inf or -Inf.",
                  "print(isfinite([1, 1 / 0, 0 / 0]), isfinite(1e308))",
                  "isfinite(x) is the negation of isnan(x) or isinf(x). A number gives a bool, a tensor "
-                 "a logical tensor of its shape.", np.isfinite)
+                 "a logical tensor of its shape.", np.isfinite,
+                 math.isfinite)

@@ -101,8 +101,8 @@ def leaky_relu(x, alpha=0.01):
 @builtin("sigmoid", **_elementwise(
     "sigmoid", "The logistic function 1 / (1 + exp(-x)).",
     "print(round(sigmoid([0.0, 2.0, -2.0]), 4))",
-    "Computed as 1 / (1 + e) for x >= 0 and e / (1 + e) below, with e = exp(-abs(x)), which never "
-    "overflows: sigmoid(-1000) is 0 and sigmoid(1000) is 1. "
+    "Computed as 1 / (1 + exp(-x)): where exp(-x) overflows to Inf (x below about -709) that is "
+    "the right limit 0, so sigmoid(-1000) is 0 and sigmoid(1000) is 1, with no warning. "
     "The derivative s * (1 - s) reuses the forward value."), grad=_unary())
 def sigmoid(x):
     return A.sigmoid(x)

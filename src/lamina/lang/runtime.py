@@ -126,10 +126,14 @@ def ldiv(a, b):
 
 
 def power(a, b):
+    if type(a) is float and type(b) is float:
+        return ops.fpow(a, b)
     return binary("^", a, b)
 
 
 def epower(a, b):
+    if type(a) is float and type(b) is float:
+        return ops.fpow(a, b)
     return binary(".^", a, b)
 
 

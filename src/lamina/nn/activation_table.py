@@ -47,12 +47,21 @@ def erf(v):
     return scipy_erf(v)
 
 
+def _expit_number(x: float) -> float:
+    """expit on a Python float, to the bit what expit gives a one-element array."""
+    try:
+        return 1.0 / (1.0 + math.exp(-x))
+    except OverflowError:           # exp(-x) beyond the largest float: the limit 0
+        return 0.0
+
+
 @dataclass(frozen=True)
 class Activation:
     name: str
     forward: Callable       # (z) -> y, may overwrite z
     backward: Callable      # (g, z, y) -> dL/dz
     needs_z: bool = False
+    number: Callable | None = None     # forward on a Python float, where one is written
 
 
 def _softmax(z):
@@ -71,10 +80,12 @@ def leaky(alpha: float) -> Activation:
 ACTIVATIONS = {a.name: a for a in [
     Activation("none", lambda z: z, lambda g, z, y: g),
     # The slope of relu at 0 is taken as 0, as PyTorch does.
-    Activation("relu", lambda z: np.maximum(z, 0.0, out=z), lambda g, z, y: g * (y > 0.0)),
+    Activation("relu", lambda z: np.maximum(z, 0.0, out=z), lambda g, z, y: g * (y > 0.0),
+               number=lambda x: x if x > 0.0 or x != x else 0.0),
     leaky(LEAKY_SLOPE),
-    Activation("sigmoid", lambda z: expit(z, out=z), lambda g, z, y: g * (y * (1.0 - y))),
-    Activation("tanh", lambda z: np.tanh(z, out=z), lambda g, z, y: g * (1.0 - y * y)),
+    Activation("sigmoid", lambda z: expit(z, out=z), lambda g, z, y: g * (y * (1.0 - y)), number=_expit_number),
+    Activation("tanh", lambda z: np.tanh(z, out=z), lambda g, z, y: g * (1.0 - y * y),
+               number=lambda x: float(np.tanh(x))),   # NumPy's tanh: math.tanh differs in the last bit
     Activation("softmax", _softmax, lambda g, z, y: y * (g - (g * y).sum(axis=-1, keepdims=True))),
     # Exact GELU, z * Phi(z) with Phi the standard normal CDF (the erf form, PyTorch's default).
     Activation("gelu", lambda z: 0.5 * z * (1.0 + erf(z * _SQRT_HALF)),

@@ -17,6 +17,8 @@ from .activation_table import ACTIVATIONS, LEAKY_SLOPE, Activation, leaky
 
 def _elementwise(x, name: str, act: Activation):
     """y = act.forward(v) elementwise on a copy of v; the backward runs only when a gradient is asked."""
+    if type(x) is float and act.number is not None:
+        return act.number(x)        # an untracked number: nothing to record
     v = numeric(x, f"{name}'s argument")
     y = act.forward(np.array(v))
     return record(lamina_value(y), [x], [lambda g: lamina_value(act.backward(np.asarray(g), np.asarray(v), y))])

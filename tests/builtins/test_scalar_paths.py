@@ -1,0 +1,102 @@
+"""A number takes the same path through a builtin as a one-element vector would, to the bit:
+the scalar fast paths (Python's math in place of NumPy, no tape entry for an untracked value)
+must give NumPy's answer for every value, the sign of zero, NaN and the infinities included.
+
+Every elementwise builtin of one argument (a call shape `name(x)` with output "same shape") is
+covered without a list, and so is each operator and builtin of two numbers that has such a path."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from lamina.builtins.registry import load_all
+from lamina.errors import LaminaError
+from lamina.interpreter import Interpreter
+from lamina.lang import runtime
+
+VALUES = [0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 2.5, 3.0, 0.3, -7.25, 1e-300, 5e-324, 1e300, -1e300, 709.8,
+          -745.2, math.inf, -math.inf, math.nan]
+REGISTRY = load_all()
+UNARY = sorted(n for n, s in REGISTRY.items()
+               if any(sh.code == f"{n}(x)" and sh.output in ("same shape", "bool, or a logical tensor")
+                      for sh in s.shapes))
+NOT_ELEMENTWISE = {"zscore"}     # standardizes against the tensor's own mean and spread
+
+
+def outcome(fn, *args):
+    try:
+        with np.errstate(all="ignore"):
+            out = fn(*args)
+    except LaminaError as e:
+        return ("error", e.kind)
+    if isinstance(out, np.ndarray):
+        assert out.shape == (1,), out.shape
+        out = out[0]
+    value = float(out)
+    return ("nan",) if value != value else ("value", value, math.copysign(1.0, value))
+
+
+def test_the_unary_builtins_are_found():
+    assert {"abs", "exp", "round", "sigmoid", "sqrt", "tanh", "floor", "sign", "isnan", "isfinite"} <= set(UNARY)
+
+
+@pytest.mark.parametrize("name", [n for n in UNARY if n not in NOT_ELEMENTWISE])
+def test_a_number_goes_through_a_unary_builtin_as_a_one_element_vector(name):
+    fn = REGISTRY[name].fn
+    for x in VALUES:
+        scalar = outcome(fn, x)
+        assert scalar == outcome(fn, np.array([x])), (name, x)
+        if scalar[0] == "value":
+            assert type(fn(x)) in (float, bool)
+
+
+PAIRS = {
+    "max": lambda a, b: REGISTRY["max"].fn(a, b),
+    "min": lambda a, b: REGISTRY["min"].fn(a, b),
+    "mod": lambda a, b: REGISTRY["mod"].fn(a, b),
+    "round(x, digits)": lambda a, b: REGISTRY["round"].fn(a, 2.0 if b != b or abs(b) > 9 else b),
+    ".^": runtime.epower,
+    "%": runtime.mod,
+    "clamp(x, lo, 5)": lambda a, b: REGISTRY["clamp"].fn(a, min(b, 5.0) if b == b else b, 5.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_two_numbers_go_through_a_builtin_as_one_element_vectors(name):
+    fn = PAIRS[name]
+    for a in VALUES:
+        for b in VALUES:
+            assert outcome(fn, a, b) == outcome(fn, np.array([a]), np.array([b])), (name, a, b)
+
+
+def test_the_power_operator_on_numbers_is_the_elementwise_power():
+    for a in VALUES:
+        for b in VALUES:
+            assert outcome(runtime.power, a, b) == outcome(runtime.epower, np.array([a]), np.array([b])), (a, b)
+
+
+def test_scalar_paths_still_record_a_tracked_value():
+    interp = Interpreter()
+    interp.run("x = param(0.5)\ny = param(2.0)\n"
+               "g = grad(sqrt(x) + exp(x) + sigmoid(x) + tanh(x) + max(x, y) + mod(y, x) + x ^ y + relu(x), "
+               "wrt = [x, y])", "<test>")
+    gx, gy = interp.get("g")
+    s = 1 / (1 + math.exp(-0.5))
+    expected_x = (0.5 / math.sqrt(0.5) + math.exp(0.5) + s * (1 - s) + 1 - math.tanh(0.5) ** 2
+                  - math.floor(2.0 / 0.5) + 2.0 * 0.5 + 1.0)
+    expected_y = 1.0 + 1.0 + 0.5 ** 2 * math.log(0.5)
+    assert gx == pytest.approx(expected_x, rel=1e-12) and gy == pytest.approx(expected_y, rel=1e-12)
+
+
+def test_sum_and_mean_of_a_float_tensor_are_numpys_to_the_bit():
+    rng = np.random.default_rng(7)
+    shapes = [(n,) for n in range(1, 40)] + [(1000,), (12345,), (5, 3), (40, 7)]
+    for shape in shapes:
+        x = rng.normal(size=shape) * 10.0 ** rng.uniform(-5, 5, size=shape)
+        for v in (x, np.asfortranarray(x), x.T, np.array([np.inf, 1.0]), np.array([np.nan, 1.0])):
+            got_sum, got_mean = REGISTRY["sum"].fn(v), REGISTRY["mean"].fn(v)
+            assert type(got_sum) is float and type(got_mean) is float
+            assert outcome(lambda u: got_sum, v) == outcome(lambda u: float(np.sum(u)), v)
+            assert outcome(lambda u: got_mean, v) == outcome(lambda u: float(np.mean(u)), v)
