@@ -100,3 +100,13 @@ def test_sum_and_mean_of_a_float_tensor_are_numpys_to_the_bit():
             assert type(got_sum) is float and type(got_mean) is float
             assert outcome(lambda u: got_sum, v) == outcome(lambda u: float(np.sum(u)), v)
             assert outcome(lambda u: got_mean, v) == outcome(lambda u: float(np.mean(u)), v)
+
+
+@pytest.mark.parametrize("code, kind", [
+    ("round(2.5, [1, 2])", "TypeError"), ("round(2.5, \"2\")", "TypeError"), ("clamp(1, 5, 2)", "ValueError"),
+    ("max(1, 2, axis = [0, 1])", "TypeError"), ("mod(1, \"2\")", "TypeError"), ("isnan(\"x\")", "TypeError"),
+])
+def test_a_number_path_leaves_the_other_arguments_to_the_general_checks(code, kind):
+    with pytest.raises(LaminaError) as e:
+        Interpreter().run(f"x = {code}", "<test>")
+    assert e.value.kind == kind

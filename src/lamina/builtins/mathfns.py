@@ -317,7 +317,7 @@ def _against(result: np.ndarray, bound) -> np.ndarray:
                "round(1.5) is 2. digits may be negative (tens, hundreds, ...); beyond 400 either way "
                "nothing more changes. The result is a plain value: rounding passes no gradient.")
 def round_(x, digits=0.0):
-    if type(x) is float and digits == 0.0 and type(digits) is float:
+    if type(x) is float and type(digits) is float and digits == 0.0:
         # NumPy's rint on a number: half to even, keeping the sign of a zero and Inf, NaN as they are
         return math.copysign(float(round(x)), x) if x - x == 0.0 else x
     v = value_of(numeric_or_tracked(x, "round\'s argument"))

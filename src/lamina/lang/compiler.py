@@ -129,13 +129,13 @@ class Compiler:
         binders = self.namespace.setdefault(BINDERS_KEY, {})
         first: dict[str, A.Node] = {}
         for node in loops.walk(body):
-            name = loops.binds(node)
             if isinstance(node, A.Assign) and (node.op is not None or not isinstance(node.target, A.Name)):
                 continue        # `x += 1` and `v[i] = x` need x to exist already
-            if name is not None and name not in binders:
-                seen = first.get(name)
-                if seen is None or (node.span.line, node.span.col) < (seen.span.line, seen.span.col):
-                    first[name] = node
+            name = loops.binds(node)
+            seen = first.get(name)
+            if name is not None and name not in binders and (
+                    seen is None or (node.span.line, node.span.col) < (seen.span.line, seen.span.col)):
+                first[name] = node
         binders.update(first)
 
     def chunk(self, program: A.Program, statements: list[A.Node]):

@@ -356,10 +356,18 @@ def set_index(target, items: tuple, value):
 
 
 def set_index_var(target, items: tuple, value):
-    """`a[i] = v` on a variable: writes in place when no other value shares the array (or list)."""
-    owned = type(target) is np.ndarray and target.base is None and sys.getrefcount(target) <= UNSHARED_REFS
-    if owned and type(value) is float and target.dtype.char == "d" and len(items) == target.ndim:
-        # A number into an unshared float array at whole indices in range: written in line.
+    """`a[i] = v` on a variable: writes in place when no other value shares the array, list or
+    table (copied whole at every store, a loop filling one would be quadratic)."""
+    if (type(target) is np.ndarray and target.base is None or type(target) is list
+            or isinstance(target, LibObject)) and sys.getrefcount(target) <= UNSHARED_REFS:
+        return _put_in_place(target, items, value)
+    return indexing.put(target, items, value, owned=False)
+
+
+def _put_in_place(target, items: tuple, value):
+    """indexing.put(owned=True) into a value no other value holds, with a number at whole indices
+    into a float tensor written in line (NumPy's bounds are ours: one out of range fails below)."""
+    if type(value) is float and type(target) is _NDARRAY and target.dtype is F64 and len(items) == target.ndim:
         if len(items) == 1:
             i = items[0]
             if type(i) is float and i.is_integer():
@@ -376,10 +384,7 @@ def set_index_var(target, items: tuple, value):
                     return target
                 except (IndexError, OverflowError):
                     pass
-    # An unshared list or table is written in place too (copied whole, a loop filling one is quadratic).
-    owned = owned or ((type(target) is list or isinstance(target, LibObject))
-                      and sys.getrefcount(target) <= UNSHARED_REFS)
-    return indexing.put(target, items, value, owned=owned)
+    return indexing.put(target, items, value, owned=True)
 
 
 def set_item_var(target, i, value):
@@ -417,14 +422,7 @@ def set_field_index_var(target, name: str, inner, items: tuple, value):
         kind = type(inner)
         # held by the field table and this frame only
         if (kind is list or kind is _NDARRAY and inner.base is None) and _refcount(inner) <= UNSHARED_REFS:
-            if kind is _NDARRAY and len(items) == 1 and type(value) is float and inner.ndim == 1 \
-                    and inner.dtype is F64 and type(items[0]) is float and items[0].is_integer():
-                try:
-                    inner[_trunc(items[0])] = value     # a number at a whole index, as set_item_var
-                    return target
-                except (IndexError, OverflowError):
-                    pass
-            target.fields[name] = indexing.put(inner, items, value, owned=True)
+            target.fields[name] = _put_in_place(inner, items, value)
             return target
     return set_field(target, name, indexing.put(inner, items, value, owned=False))
 

@@ -29,7 +29,7 @@ def joint(values, digits: int = 7) -> list[str]:
     numbers = [float(v) for v in values]
     decimals = 0
     for x in numbers:
-        if x != x or x in (float("inf"), float("-inf")) or x == 0:
+        if not math.isfinite(x) or x == 0:
             continue
         rounded = float(f"{x:.{digits}g}")
         if abs(rounded) >= 10 ** digits:
