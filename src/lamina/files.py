@@ -41,6 +41,13 @@ from .fields import Frozen
 TEMP_SUFFIX = ".lamina-tmp"
 
 
+def expand_home(path: str) -> str:
+    """The path with a leading `~` or `~user` replaced by that home folder, as the shell, R and
+    MATLAB read a path a program names (`read_csv("~/data/d.csv")`); every builtin that takes a
+    path reads it through here before checking or opening it."""
+    return os.path.expanduser(path)
+
+
 def resolve(path: str) -> str:
     """The absolute path with every symlink and `..` resolved (the file need not exist)."""
     return os.path.realpath(os.path.abspath(path))

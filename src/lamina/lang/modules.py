@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Callable
 
 from ..errors import LaminaError
-from ..files import check_read
+from ..files import check_read, expand_home
 from ..printing import format_value
 from ..values import LibObject, describe
 from . import ast as A
@@ -63,12 +63,12 @@ def read_module_source(path: str) -> str:
 
 def search_folders(directory: str | None) -> list[str]:
     """The importing file's folder ("" for the current folder), then LAMINA_PATH's."""
-    return [directory or ""] + [d for d in os.environ.get("LAMINA_PATH", "").split(os.pathsep) if d]
+    return [directory or ""] + [expand_home(d) for d in os.environ.get("LAMINA_PATH", "").split(os.pathsep) if d]
 
 
 def resolve(spec: str, is_path: bool, directory: str | None) -> str:
     """The path of the module's file, as it will be shown in messages."""
-    file = spec if is_path else spec + ".lam"
+    file = expand_home(spec) if is_path else spec + ".lam"
     what = f'"{spec}"' if is_path else f"'{spec}'"
     if not os.path.basename(file):
         raise LaminaError("ImportError", f"No module {what}: an import path names a file, such as \"lib/prep.lam\".")

@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from ..files import atomic_write, check_read, check_write
+from ..files import atomic_write, check_read, check_write, expand_home
 from ..values import as_str
 from . import layers  # noqa: F401  (registers the layer kinds)
 from .archive import TEXT_MEMBER, Bad, read_arrays
@@ -43,7 +43,7 @@ HISTORIES = ("loss_history", "val_loss_history", "lr_history")
 
 def save_model(model, path) -> None:
     model = check_model(model, "save_model")
-    path = as_str(path, "save_model's path")
+    path = expand_home(as_str(path, "save_model's path"))
     check_write(path, "save_model")
     opt = model.optimizer
     meta = {
@@ -70,7 +70,7 @@ def save_model(model, path) -> None:
 
 
 def load_model(path) -> Model:
-    path = as_str(path, "load_model's path")
+    path = expand_home(as_str(path, "load_model's path"))
     check_read(path, "load_model")
     try:
         return _rebuild(read_arrays(path))

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..autodiff.tape import record
 from ..errors import LaminaError
-from ..files import atomic_write, check_read, check_write
+from ..files import atomic_write, check_read, check_write, expand_home
 from ..printing import as_written, format_number
 from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
@@ -33,7 +33,7 @@ def _number(cell: str):
 
 def read_csv(path, sep=",", text=None) -> Table:
     """Every row is read and checked before a table is made: nothing is half-read."""
-    name = as_str(path, "read_csv's path")
+    name = expand_home(as_str(path, "read_csv's path"))
     delimiter = as_str(sep, "read_csv's sep")
     if len(delimiter) != 1:
         raise LaminaError("ValueError", f"read_csv's sep must be one character, not \"{delimiter}\".")
@@ -148,7 +148,7 @@ def write_csv(x, path, names=None) -> None:
     if isinstance(v, np.ndarray) and v.dtype == np.float32:
         x = as_written(v)              # 0.1 in the file, not 0.10000000149011612
     t = make_table(x, names)
-    target = as_str(path, "write_csv's path")
+    target = expand_home(as_str(path, "write_csv's path"))
     check_write(target, "write_csv")
     if not t.columns:
         raise LaminaError("ValueError", "write_csv: the table has no columns, so the file would have "

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import LaminaError
-from ..files import atomic_write, check_write
+from ..files import atomic_write, check_write, expand_home
 from ..values import (
     LibObject,
     Record,
@@ -373,7 +373,7 @@ MAX_PIXELS = 100_000_000    # about 400 MB of RGBA while it is drawn
 
 
 def savefig(path, dpi=100.0):
-    target = as_str(path, "savefig's path")
+    target = expand_home(as_str(path, "savefig's path"))
     if not target.lower().endswith(FORMATS):
         raise LaminaError("ValueError", f"savefig writes {', '.join(FORMATS)} files; \"{target}\" has "
                           f"none of those endings.")
