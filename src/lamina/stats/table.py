@@ -213,14 +213,15 @@ def as_table(t, what: str) -> Table:
 
 
 def column(x, name: str):
-    """A record field or list as a table column: a vector, or a list of strings."""
+    """A record field or list as a table column: a vector (float32 stays float32, as a matrix's
+    columns do in table(X, names); anything else is float64), or a list of strings."""
     v = value_of(x)
     if isinstance(v, np.ndarray):
         if v.ndim == 2 and 1 in v.shape:
             v = v.reshape(-1)
         if v.ndim != 1:
             raise LaminaError("ShapeError", f"Column '{name}' must be a vector, not a {'x'.join(map(str, v.shape))} matrix.")
-        return v.astype(np.float64, copy=True)
+        return v.astype(np.float32 if v.dtype == np.float32 else np.float64, copy=True)
     if isinstance(v, list) and all(isinstance(s, str) for s in v):
         return list(v)
     if isinstance(v, list) and all(isinstance(s, (float, int)) and not isinstance(s, bool) for s in v):
