@@ -22,23 +22,59 @@ def short(x: float, digits: int = 6) -> str:
 
 
 def joint(values, digits: int = 7) -> list[str]:
-    """Numbers printed side by side as R's format() prints a vector: each rounded to `digits`
-    significant digits, all with the decimals the most demanding one needs (R prints the interval
-    1.4680963, 0.3128569 as "1.4680963 0.3128569", not "1.468096 0.3128569"). Where that would
-    need more than 15 decimals, or a number is too large for fixed notation, each is short()."""
+    """Numbers printed side by side as R's format(x, digits) prints a vector (its formatReal):
+    each needs at most `digits` significant digits; all share fixed notation with the decimals
+    the most demanding one needs (R prints the interval 1.4680963, 0.3128569 as "1.4680963
+    0.3128569", not "1.468096 0.3128569"), or, where that is wider, all share scientific
+    notation with the mantissa digits the most demanding one needs ("3.88e-09 3.89e-04")."""
+    numbers = [float(v) + 0.0 for v in values]          # + 0.0: -0.0 prints as 0, as in R
+    finite = [x for x in numbers if math.isfinite(x)]
+    if not finite:
+        return [format_number(x) for x in numbers]
+    neg = any(x < 0 for x in finite)
+    right = max_left = max_sleft = max_sig = max_exp = 0
+    min_left = min_exp = None
+    for x in finite:
+        sig, exponent, widens = _significant(x, digits)
+        left = exponent + 1 - widens
+        right = max(right, sig - left)
+        max_left = max(max_left, left)
+        min_left = left if min_left is None else min(min_left, left)
+        max_sleft = max(max_sleft, (x < 0) + max(left, 1))
+        max_sig = max(max_sig, sig)
+        max_exp = max(max_exp, exponent)
+        min_exp = exponent if min_exp is None else min(min_exp, exponent)
+    fixed_width = max_sleft + right + (right > 0)
+    mantissa = max_sig - 1
+    exponent_digits = 2 if max_exp >= 100 or min_exp <= -99 else 1
+    if fixed_width <= neg + (mantissa > 0) + mantissa + 4 + exponent_digits:
+        shown = [f"{x:.{right}f}" if math.isfinite(x) else format_number(x) for x in numbers]
+    else:
+        shown = [f"{x:.{mantissa}e}" if math.isfinite(x) else format_number(x) for x in numbers]
+    return shown
+
+
+def _significant(x: float, digits: int) -> tuple[int, int, bool]:
+    """(the significant digits x needs, at most `digits`; its power of ten once rounded to them;
+    whether that rounding carried into a new leading digit, as 99999.7 to 5 digits does), as
+    R's scientific() finds them for formatReal."""
+    if x == 0:
+        return 1, 0, False
+    mantissa, _, power = f"{abs(x):.{min(digits, 15) - 1}e}".partition("e")
+    exponent = int(power)
+    sig = len(mantissa.replace(".", "").rstrip("0")) or 1
+    return sig, exponent, 0 < exponent <= 22 and abs(x) < 10.0 ** exponent
+
+
+def zapsmall(values, digits: int) -> list[float]:
+    """R's zapsmall: the numbers rounded to `digits` significant digits of the largest, so that
+    one many orders below it (an exact fit's residual, 1e-17) shows as 0."""
     numbers = [float(v) for v in values]
-    decimals = 0
-    for x in numbers:
-        if not math.isfinite(x) or x == 0:
-            continue
-        rounded = float(f"{x:.{digits}g}")
-        if abs(rounded) >= 10 ** digits:
-            return [short(v, digits) for v in numbers]
-        text = f"{abs(rounded):.{max(0, digits - 1 - math.floor(math.log10(abs(rounded))))}f}"
-        decimals = max(decimals, len(text.partition(".")[2].rstrip("0")))
-    if decimals > 15:
-        return [short(v, digits) for v in numbers]
-    return [f"{x + 0.0:.{decimals}f}" if math.isfinite(x) else format_number(x) for x in numbers]
+    largest = max((abs(x) for x in numbers if math.isfinite(x)), default=0.0)
+    if largest == 0:
+        return numbers
+    places = max(0, digits - math.ceil(math.log10(largest)))
+    return [round(x, places) if math.isfinite(x) else x for x in numbers]
 
 
 def layout(header: list[str], rows: list[list[str]], left: int = 1, right: list | None = None) -> list[str]:
@@ -55,19 +91,41 @@ def layout(header: list[str], rows: list[list[str]], left: int = 1, right: list 
             for row in [header] + rows]
 
 
-def p_value(p: float) -> str:
-    """A coefficient table's p-value, as R's printCoefmat writes it: 3 digits, bound 2e-16."""
-    if p != p:
-        return "NaN"
-    return "< 2e-16" if p < 2e-16 else f"{p:.3g}"
+P_EPS = 2.220446049250313e-16       # R's .Machine$double.eps, the bound format.pval shows
+
+
+def p_values(ps, digits: int = 3) -> list[str]:
+    """p-values as R's format.pval(p, digits) writes a column of them: those from 0.001 up
+    formatted together, the smaller ones together (in scientific notation where that is
+    narrower), and those below 2.2e-16 as that bound: "<2e-16" beside short entries, "< 2e-16"
+    beside long ones."""
+    ps = [float(p) for p in ps]
+    shown = ["NaN" if p != p else "" for p in ps]
+    rest = [i for i, p in enumerate(ps) if p == p and p >= P_EPS]
+    for group in ([i for i in rest if ps[i] == 0 or math.floor(math.log10(ps[i])) >= -3],
+                  [i for i in rest if ps[i] != 0 and math.floor(math.log10(ps[i])) < -3]):
+        for i, text in zip(group, joint([ps[i] for i in group], digits)):
+            shown[i] = text
+    tiny = [i for i, p in enumerate(ps) if p == p and p < P_EPS]
+    if tiny:
+        eps_digits = max(1, digits - 2)
+        if rest:
+            widest = max(len(shown[i]) for i in rest)
+            if eps_digits > 1 and eps_digits + 6 > widest:
+                eps_digits = max(1, widest - 7)
+            sep = "" if eps_digits == 1 and widest <= 6 else " "
+        else:
+            sep = "" if eps_digits == 1 else " "
+        bound = "<" + sep + joint([P_EPS], eps_digits)[0]
+        for i in tiny:
+            shown[i] = bound
+    return shown
 
 
 def p_value4(p: float) -> str:
     """A test's or linreg's F line's p-value, as R's format.pval(p, digits = 4) writes it: 4 digits,
     bound 2.2e-16."""
-    if p != p:
-        return "NaN"
-    return "< 2.2e-16" if p < 2.2e-16 else short(p, 4)
+    return p_values([p], 4)[0]
 
 
 def stars(p: float) -> str:
@@ -76,18 +134,24 @@ def stars(p: float) -> str:
     return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else "." if p < 0.1 else ""
 
 
-def _statistic(v: float) -> str:
-    """A t or z value to 3 decimals as R prints it ("0.000", not "-0.000"), and a huge one (an exact
-    fit's) to 4 significant digits: 2.077e+15, not 2076616961594042.500."""
-    if v != v or abs(v) >= 1e6:
-        return short(v, 4)
-    return f"{round(v, 3) + 0.0:.3f}"
-
-
-def coefficient_table(terms, coef, se, stat, p, name: str) -> tuple[list[str], list[list[str]]]:
-    """The header and rows of a coefficient table, as R prints it (`name` is t or z)."""
-    rows = [[term, short(b, 4), short(s, 4), _statistic(v), p_value(pv), stars(pv)]
-            for term, b, s, v, pv in zip(terms, coef, se, stat, p)]
+def coefficient_table(terms, coef, se, stat, p, name: str, digits: int = 4) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of a coefficient table (`name` is t or z), with the numbers R's
+    printCoefmat(digits = 4) prints for summary(lm) and summary(glm): estimates and standard
+    errors rounded together, to as many decimals as the smallest of them needs for `digits`
+    significant digits, then formatted as one vector; the statistics rounded to digits - 1
+    decimals and formatted as one; the p-values by format.pval to digits - 1."""
+    values = [float(v) for v in [*coef, *se]]
+    nonzero = [abs(v) for v in values if math.isfinite(v) and v != 0]
+    smallest = 1 + (math.floor(math.log10(min(nonzero))) if nonzero else 0)
+    places = max(1, digits - smallest)
+    cs = joint([round(v, places) if math.isfinite(v) else v for v in values], digits)
+    # A value that is not 0 but rounds to it is shown by itself, to digits - 1 significant digits.
+    cs = [joint([v], max(1, digits - 1))[0] if v != 0 and math.isfinite(v) and float(text) == 0 else text
+          for v, text in zip(values, cs)]
+    n = len(terms)
+    tests = joint([round(float(v), max(1, min(5, digits - 1))) if math.isfinite(v) else v for v in stat], digits)
+    rows = [[term, cs[i], cs[n + i], tests[i], pv_text, stars(pv)]
+            for i, (term, pv, pv_text) in enumerate(zip(terms, p, p_values(p, max(1, min(5, digits - 1)))))]
     return ["", "Estimate", "Std. Error", f"{name} value", f"Pr(>|{name}|)", ""], rows
 
 
@@ -98,7 +162,8 @@ RESIDUALS = ["Min", "1Q", "Median", "3Q", "Max"]
 def _linreg_parts(m) -> tuple:
     preds = m.terms[1:] if m.has_intercept else m.terms
     title = f"Linear regression: {m.response} ~ {' + '.join(preds) or ('1' if m.has_intercept else '0')}  (n = {m.fitted.size})"
-    quantiles = [short(v, 4) for v in np.quantile(m.residuals, [0, 0.25, 0.5, 0.75, 1])]
+    # As print(summary(lm)): quantiles zapped to 5 digits of the largest, printed to 4 together.
+    quantiles = joint(zapsmall(np.quantile(m.residuals, [0, 0.25, 0.5, 0.75, 1]), 5), 4)
     header, rows = coefficient_table(m.terms, m.coef, m.se, m.t, m.p, "t")
     footer = [f"Residual standard error: {short(m.sigma, 4)} on {int(m.df)} degrees of freedom",
               f"Multiple R-squared: {short(m.r2, 4)}, Adjusted R-squared: {short(m.adj_r2, 4)}"]
