@@ -4,13 +4,12 @@ holds it, and an optimizer, weights or gradients a program still holds never cha
 import copy
 import pickle
 import weakref
+from dataclasses import replace
 
 import numpy as np
 import pytest
-from dataclasses import replace
 
 from lamina.errors import LaminaError
-
 from lamina.optim import base
 from lamina.optim.base import make
 from lamina.optim.ownership import sole

@@ -70,7 +70,7 @@ class TestResult(LibObject):
     def _lines(self) -> tuple[str, list[str], list[str], list[str]]:
         """(the line of the statistic, the lines about the hypothesis and interval, the estimate
         names, the estimates)."""
-        stat = (f"{self.statistic_name} = {short(self.statistic, 5)}, df = {short(self.df, 5)}, "
+        stat = (f"{self.statistic_name} = {joint([self.statistic], 5)[0]}, df = {joint([self.df], 5)[0]}, "
                 f"{p_text(self.p)}")
         about = []
         if self.alternative:
