@@ -95,15 +95,15 @@ P_EPS = 2.220446049250313e-16       # R's .Machine$double.eps, the bound format.
 
 
 def p_values(ps, digits: int = 3) -> list[str]:
-    """p-values as R's format.pval(p, digits) writes a column of them: those from 0.001 up
+    """p-values as R's format.pval(p, digits) writes a column of them: those from 0.0001 up
     formatted together, the smaller ones together (in scientific notation where that is
     narrower), and those below 2.2e-16 as that bound: "<2e-16" beside short entries, "< 2e-16"
     beside long ones."""
     ps = [float(p) for p in ps]
     shown = ["NaN" if p != p else "" for p in ps]
     rest = [i for i, p in enumerate(ps) if p == p and p >= P_EPS]
-    for group in ([i for i in rest if ps[i] == 0 or math.floor(math.log10(ps[i])) >= -3],
-                  [i for i in rest if ps[i] != 0 and math.floor(math.log10(ps[i])) < -3]):
+    fixed = [i for i in rest if _fixed_p(ps[i], digits)]
+    for group in (fixed, [i for i in rest if i not in fixed]):
         for i, text in zip(group, joint([ps[i] for i in group], digits)):
             shown[i] = text
     tiny = [i for i, p in enumerate(ps) if p == p and p < P_EPS]
@@ -120,6 +120,13 @@ def p_values(ps, digits: int = 3) -> list[str]:
         for i in tiny:
             shown[i] = bound
     return shown
+
+
+def _fixed_p(p: float, digits: int) -> bool:
+    """Whether format.pval puts p in the group it formats in fixed notation (from 1e-4 up, or
+    from 1e-3 up when digits is 1)."""
+    exponent = math.floor(math.log10(p))
+    return exponent >= -3 or (exponent == -4 and digits > 1)
 
 
 def p_value4(p: float) -> str:
