@@ -141,3 +141,50 @@ def test_a_positional_pass_through_is_caught():
     source = '@builtin("f")\ndef f(x, y, z=1):\n    return g(x, y, z)\n'
     assert positional_pass_throughs(source) == ["f: g(x, y, z)"]
     assert positional_pass_throughs(source.replace("g(x, y, z)", "g(x, y=y, z=z)")) == []
+
+
+# An import statement inside a function runs on every call: about 4 us for a relative one
+# (`from ..lang.runtime import call`), which made assert(...) in a loop 15x slower than its
+# work. In the interpreter's runtime and in builtins, a function imports only what is slow to
+# import (SciPy, matplotlib, the cluster, the docs), what would form a cycle, or what an error
+# path alone needs; anything else goes at the top of the module.
+DEFERRED = {
+    "builtins/core.py": {"..stats.table", "..stats.tableops", "..docs.help"},
+    "builtins/models.py": {"..models.save"},
+    "builtins/nn.py": {"..models.layers.dense", "..models.layers.dropout"},
+    "builtins/parallel.py": {"..cluster"},
+    "builtins/registry.py": {".", "..autodiff"},
+    "lang/modules.py": {"difflib"},
+    "lang/pyerrors.py": {"difflib", "..printing"},
+    "lang/runtime.py": {".pyerrors"},
+    "lang/lexer.py": {"unicodedata"},
+}
+
+
+def function_imports(path: pathlib.Path) -> set[str]:
+    found = set()
+    for fn in ast.walk(ast.parse(path.read_text())):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom):
+                    found.add("." * node.level + (node.module or ""))
+                elif isinstance(node, ast.Import):
+                    found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_builtins_and_the_runtime_import_at_the_top():
+    extra = {}
+    for package in ("builtins", "lang"):
+        for path in sorted((PACKAGE / package).glob("*.py")):
+            name = f"{package}/{path.name}"
+            unexpected = function_imports(path) - DEFERRED.get(name, set())
+            if unexpected:
+                extra[name] = sorted(unexpected)
+    assert not extra, f"imports inside functions (move them to the module's top): {extra}"
+
+
+def test_a_function_level_import_is_caught(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("import math\n\ndef f():\n    from ..lang.runtime import call\n    import json\n")
+    assert function_imports(source) == {"..lang.runtime", "json"}

@@ -110,3 +110,15 @@ def test_a_number_path_leaves_the_other_arguments_to_the_general_checks(code, ki
     with pytest.raises(LaminaError) as e:
         Interpreter().run(f"x = {code}", "<test>")
     assert e.value.kind == kind
+
+
+def test_round_with_digits_on_a_number_is_numpys_to_the_bit():
+    """round(x, digits)'s number path (scale by 10^digits, half to even, scale back) against
+    the general path's np.round, over numbers of every size and digits from -25 to 25."""
+    rng = np.random.default_rng(11)
+    xs = list(VALUES) + list(rng.normal(size=300) * 10.0 ** rng.uniform(-12, 12, size=300))
+    xs += [0.125, 2.675, -1.005, 1.5e-8, 123456.5, 1e22, 1.7976931348623157e308, 2.5e-310]
+    fn = REGISTRY["round"].fn
+    for x in xs:
+        for digits in range(-25, 26):
+            assert outcome(fn, float(x), float(digits)) == outcome(fn, np.array([x]), float(digits)), (x, digits)

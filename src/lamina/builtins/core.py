@@ -6,9 +6,11 @@ import time
 
 import numpy as np
 
+from .. import printing
 from ..autodiff import ops, shaping
 from ..errors import LaminaError
-from ..printing import format_value
+from ..lang.runtime import bracket, call, for_each, truth
+from ..printing import format_value, set_options
 from ..values import (
     LibObject,
     Record,
@@ -85,9 +87,8 @@ def _digits(x) -> int:
                "a record or a string such a tensor stays on one line. width = Inf prints every "
                "tensor exactly, on one line. The options hold for the whole process, like warnings.")
 def print_options(digits=None, limit=None, width=None):
-    from ..printing import OPTIONS, set_options
     if digits is None and limit is None and width is None:
-        before = OPTIONS
+        before = printing.OPTIONS         # rebound by set_options: read it now
     else:
         before = set_options(None if digits is None else _digits(digits),
                              None if limit is None else _option(limit, "print_options' limit", 0),
@@ -127,7 +128,6 @@ def length(x):
                "passes its gradient through (a list keeps its items as they are).",
          grad=[GradCase(((3,), ())), GradCase(((0,), ()))])
 def append(seq, item):
-    from ..lang.runtime import for_each
     v = value_of(seq)
     if isinstance(v, np.ndarray) and v.ndim == 1 and type(value_of(item)) is float:
         if type(seq) is not Tracked and type(item) is not Tracked:
@@ -228,7 +228,6 @@ def _callable(f, what: str, fn: str):
 
 def _items(xs, fn: str) -> list:
     """The elements `map` or `filter` goes through, with a message in its own words."""
-    from ..lang.runtime import for_each
     if not isinstance(value_of(xs), (np.ndarray, list, str, Record)):
         raise LaminaError("TypeError", f"{fn}'s first argument must be a vector, matrix (its rows), "
                           f"list, string or record to go through, not {describe(xs)}: {fn}(xs, f) "
@@ -247,7 +246,6 @@ def _items(xs, fn: str) -> list:
                "read left to right.",
          grad=[GradCase(((4,), Const(lambda x: ops.emul(x, x))))])
 def map_(xs, f):
-    from ..lang.runtime import bracket, call
     f = _callable(f, "map's function", "map")
     return shaping.like_items_of(bracket(tuple(call(f, (x,)) for x in _items(xs, "map"))), xs)
 
@@ -274,7 +272,6 @@ def map_(xs, f):
          grad=[GradCase(((6,), Const(lambda x: x > 0))),
                GradCase(((5, 3), Const(lambda row: bool(row.sum() > 0))))])
 def filter_(xs, keep):
-    from ..lang.runtime import call, truth
     from ..stats.table import Table
     from ..stats.tableops import filter_rows
     keep = _callable(keep, "filter's function", "filter")
@@ -297,7 +294,6 @@ def filter_(xs, keep):
          examples=['assert(1 + 1 == 2)\nprint("still running")'],
          notes="Conditions follow the rules of `if`: a bool, or a number (nonzero is true).")
 def assert_(cond, message="Assertion failed."):
-    from ..lang.runtime import truth
     if not truth(cond):
         raise LaminaError("Error", format_value(message))
 

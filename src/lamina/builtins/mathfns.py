@@ -317,9 +317,14 @@ def _against(result: np.ndarray, bound) -> np.ndarray:
                "round(1.5) is 2. digits may be negative (tens, hundreds, ...); beyond 400 either way "
                "nothing more changes. The result is a plain value: rounding passes no gradient.")
 def round_(x, digits=0.0):
-    if type(x) is float and type(digits) is float and digits == 0.0:
-        # NumPy's rint on a number: half to even, keeping the sign of a zero and Inf, NaN as they are
-        return math.copysign(float(round(x)), x) if x - x == 0.0 else x
+    if type(x) is float and type(digits) is float:
+        if digits == 0.0:
+            # NumPy's rint on a number: half to even, keeping the sign of a zero and Inf, NaN as they are
+            return math.copysign(float(round(x)), x) if x - x == 0.0 else x
+        if x - x == 0.0 and digits.is_integer() and -22.0 <= digits <= 22.0:
+            out = _round_number(x, int(digits))
+            if out is not None:
+                return out
     v = value_of(numeric_or_tracked(x, "round\'s argument"))
     # A float64 has at most ~325 decimal places, so more digits change nothing (and fewer
     # than -310 round everything to 0): clamping keeps the count of digits a small number.
@@ -333,6 +338,19 @@ def round_(x, digits=0.0):
     elif places < 0:
         out = np.where(np.isnan(out) & ~np.isnan(v), np.where(np.isinf(v), v, 0.0 * v), out)
     return lamina_value(out)
+
+
+def _round_number(x: float, places: int) -> float | None:
+    """np.round(x, places) of a finite number, to the bit: NumPy scales by 10^|places| (exact
+    up to 10^22), rounds half to even and scales back. None where the scaling overflows (the
+    general path knows what to give then)."""
+    scale = 10.0 ** abs(places)
+    scaled = x * scale if places > 0 else x / scale
+    if scaled - scaled != 0.0:
+        return None
+    whole = math.copysign(float(round(scaled)), scaled)
+    out = whole / scale if places > 0 else whole * scale
+    return out if out - out == 0.0 else None
 
 
 def _rounding(name: str, meaning: str, example: str, notes: str):

@@ -7,6 +7,7 @@ from ..errors import LaminaError
 from ..stats import descriptive as D
 from ..stats import moments as Mo
 from ..stats import ordering as O
+from ..stats.distributions import Distribution
 from .registry import Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
@@ -107,7 +108,6 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
          grad=[GradCase((V, Const(0.3))), GradCase((M, Const(np.array([0.25, 0.9]))), {"axis": 1}),
                GradCase((M, Const(0.5)), {"axis": 0}), GradCase(((6,), Const(np.array([0.0, 0.5, 1.0]))))])
 def quantile(x, q, axis=None, skipnan=False):
-    from ..stats.distributions import Distribution
     if isinstance(x, Distribution):
         if axis is not None or skipnan is not False:
             raise LaminaError("TypeError", "quantile(d, p) of a distribution takes no axis or skipnan: "

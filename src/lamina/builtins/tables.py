@@ -2,6 +2,7 @@
 (the operations are in stats/tableops.py; filter on tables is with filter in core.py)."""
 from __future__ import annotations
 
+from ..lang.runtime import call
 from ..stats import tableops as TO
 from .registry import Shape, builtin, refuse_tracked
 
@@ -109,7 +110,6 @@ def group_by(t, by):
                "columns come first, in the groups' sorted order, like pandas' groupby(...).agg and "
                "R's aggregate. The function's results are numbers: aggregate passes no gradient.")
 def aggregate(g, f, columns=None):
-    from ..lang.runtime import call
     return TO.aggregate(g, f=f, columns=columns, call=call)
 
 

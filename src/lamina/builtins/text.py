@@ -6,8 +6,17 @@ import re
 import numpy as np
 
 from ..errors import LaminaError
+from ..lang.runtime import for_each
 from ..printing import format_value
-from ..values import Record, as_str, describe, type_name, value_of
+from ..values import (
+    Record,
+    as_str,
+    describe,
+    format_number,
+    type_name,
+    value_of,
+    values_equal,
+)
 from .registry import Shape, builtin
 
 TEXT = "Text & types"
@@ -92,8 +101,6 @@ NUMBER_TEXT = re.compile(r"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf)
          notes="Each item is formatted as print would write it. The separator defaults to the empty "
                "string, as in Julia's join.")
 def join(items, sep=""):
-    from ..lang.runtime import for_each
-    from ..values import format_number
     # strings and numbers, by far the most common items, written without format_value's machinery
     return as_str(sep, "join's separator").join(
         x if type(x) is str else format_number(x) if type(x) is float else format_value(x)
@@ -164,7 +171,6 @@ _PLAIN = frozenset({str, float, bool, type(None), list, Record, np.ndarray})
          notes="Items and elements are compared with ==, so NaN is never contained. A tensor holds "
                "numbers only: contains(v, \"a\") is false.")
 def contains(s, part):
-    from ..values import values_equal
     if isinstance(s, list):
         p = value_of(part)
         if type(p) is str or type(p) is float:

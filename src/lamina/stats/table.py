@@ -18,6 +18,7 @@ import sys
 import numpy as np
 
 from ..errors import LaminaError
+from ..lang.selection import bounds, is_list, position, positions
 from ..printing import html_table
 from ..values import LibObject, describe, format_number, value_of
 from .summary import layout, short
@@ -87,7 +88,6 @@ class Table(LibObject):
 
     # -- indexing: t[rows, cols] -------------------------------------------------
     def index_get(self, items: tuple):
-        from ..lang.selection import bounds, is_list, position, positions
         if len(items) == 1 and isinstance(items[0], str):
             return self.get(items[0])
         if isinstance(items[0], list) and items[0] and all(isinstance(c, str) for c in items[0]):
@@ -125,7 +125,6 @@ class Table(LibObject):
         """`t[rows, "name"] = value` (or `t["name"] = value`, which may add a column): a new table
         with those cells of one column replaced. `owned`: no other value holds this table, so
         a column that only it holds is changed in place (a loop setting cells is not quadratic)."""
-        from ..lang.selection import bounds, is_list, position, positions
         if len(items) == 1 and isinstance(items[0], str):
             items = (slice(None, None), items[0])
         if len(items) != 2 or not isinstance(items[1], str):
@@ -140,8 +139,9 @@ class Table(LibObject):
             picked = np.arange(n)[bounds(rows, n)]
         elif is_list(rows):
             picked = positions(rows, n, "rows", lambda: f"a table of {n} rows")
-        else:
-            picked = np.array([position(rows, n, "A row index", lambda: f"a table of {n} rows")])
+        else:                   # one row: a plain position, stored as one element (no fancy index)
+            picked = position(rows, n, "A row index", lambda: f"a table of {n} rows")
+        count = 1 if type(picked) is int else len(picked)
         old = self.columns[name]
         # held by the column table, `old` and getrefcount's argument only
         in_place = owned and sys.getrefcount(self.columns) <= 2 and sys.getrefcount(old) <= 3
@@ -150,21 +150,21 @@ class Table(LibObject):
             v = value_of(value)
             if isinstance(v, np.ndarray):
                 values = column(v, name)
-                if values.size != len(picked):
+                if values.size != count:
                     raise LaminaError("ShapeError", f"Cannot store {values.size} values into the "
-                                      f"{len(picked)} rows picked.")
-                new[picked] = values
+                                      f"{count} row{'s' * (count != 1)} picked.")
+                new[picked] = values[0] if type(picked) is int else values
             elif isinstance(v, (float, int)) and not isinstance(v, bool):
                 new[picked] = float(v)
             else:
                 raise LaminaError("TypeError", f"Column '{name}' holds numbers, not {describe(value)}.")
         else:
-            texts = value if isinstance(value, list) else [value] * len(picked)
-            if len(texts) != len(picked) or not all(isinstance(t, str) for t in texts):
+            texts = value if isinstance(value, list) else [value] * count
+            if len(texts) != count or not all(isinstance(t, str) for t in texts):
                 raise LaminaError("TypeError", f"Column '{name}' holds text: store a string, or a list of "
-                                  f"{len(picked)} strings.")
+                                  f"{count} strings.")
             new = old if in_place else list(old)
-            for i, t in zip(picked, texts):
+            for i, t in zip([picked] if type(picked) is int else picked, texts):
                 new[i] = t
         if new is old:
             return self
