@@ -112,9 +112,9 @@ def test_a_number_path_leaves_the_other_arguments_to_the_general_checks(code, ki
     assert e.value.kind == kind
 
 
-def test_round_with_digits_on_a_number_is_numpys_to_the_bit():
-    """round(x, digits)'s number path (scale by 10^digits, half to even, scale back) against
-    the general path's np.round, over numbers of every size and digits from -25 to 25."""
+def test_round_with_digits_on_a_number_is_the_vectors_to_the_bit():
+    """round(x, digits)'s number path (Python's round) against the general path (NumPy's
+    np.round, mended near ties), over numbers of every size and digits from -25 to 25."""
     rng = np.random.default_rng(11)
     xs = list(VALUES) + list(rng.normal(size=300) * 10.0 ** rng.uniform(-12, 12, size=300))
     xs += [0.125, 2.675, -1.005, 1.5e-8, 123456.5, 1e22, 1.7976931348623157e308, 2.5e-310]
@@ -122,3 +122,25 @@ def test_round_with_digits_on_a_number_is_numpys_to_the_bit():
     for x in xs:
         for digits in range(-25, 26):
             assert outcome(fn, float(x), float(digits)) == outcome(fn, np.array([x]), float(digits)), (x, digits)
+
+
+def test_round_with_digits_rounds_the_stored_value_as_decimal_arithmetic_does():
+    """round(x, digits) against Python's decimal module (half to even on the exact stored value):
+    0.15 is 0.1499999999999999944, so round(0.15, 1) is 0.1, as in R, Python and Julia. Numbers
+    near ties, in a vector and as numbers, float64 and float32."""
+    from decimal import ROUND_HALF_EVEN, Decimal
+    rng = np.random.default_rng(5)
+    cents = np.arange(-2000, 2000) / 1000.0              # 2.675, 1.005, 0.125, ...: ties and near ties
+    xs = np.concatenate([cents, rng.normal(size=500) * 10.0 ** rng.uniform(-6, 6, size=500)])
+    fn = REGISTRY["round"].fn
+    for digits in (-2, -1, 1, 2, 3, 6):
+        exact = [float(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN)) for x in xs]
+        np.testing.assert_array_equal(fn(xs, float(digits)), exact, err_msg=f"digits {digits}")
+        assert [fn(float(x), float(digits)) for x in xs[::37]] == exact[::37]
+        x32 = xs.astype(np.float32)
+        exact32 = np.float32([float(Decimal(float(x)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN))
+                              for x in x32])
+        got32 = fn(x32, float(digits))
+        assert got32.dtype == np.float32
+        np.testing.assert_array_equal(got32, exact32, err_msg=f"float32, digits {digits}")
+    assert fn(0.15, 1.0) == 0.1 and fn(2.675, 2.0) == 2.67 and fn(0.125, 2.0) == 0.12

@@ -313,44 +313,53 @@ def _against(result: np.ndarray, bound) -> np.ndarray:
                        "Rounds to `digits` decimal places (negative: to tens, hundreds, ...).")],
          summary="Rounds each element to a number of decimal places (0 by default).",
          examples=["print(round(3.14159, 2), round([0.5, 1.5, 2.5]), round(1234.5, -2))"],
-         notes="NumPy's rounding: exact halves go to the even neighbour, so round(0.5) is 0 and "
-               "round(1.5) is 2. digits may be negative (tens, hundreds, ...); beyond 400 either way "
-               "nothing more changes. The result is a plain value: rounding passes no gradient.")
+         notes="Exact halves go to the even neighbour, so round(0.5) is 0 and round(1.5) is 2. With "
+               "digits, the value as stored is rounded, as R, Python and Julia round: round(0.15, 1) is "
+               "0.1, for 0.15 is stored as 0.1499999999999999944 (NumPy's np.round gives 0.2). digits "
+               "may be negative (tens, hundreds, ...); beyond 400 either way nothing more changes. "
+               "The result is a plain value: rounding passes no gradient.")
 def round_(x, digits=0.0):
     if type(x) is float and type(digits) is float:
         if digits == 0.0:
             # NumPy's rint on a number: half to even, keeping the sign of a zero and Inf, NaN as they are
             return math.copysign(float(round(x)), x) if x - x == 0.0 else x
-        if x - x == 0.0 and digits.is_integer() and -22.0 <= digits <= 22.0:
-            out = _round_number(x, int(digits))
-            if out is not None:
-                return out
+        if digits.is_integer() and -400.0 <= digits <= 400.0:
+            return round(x, int(digits))       # Python's: the stored value, exactly; Inf and NaN kept
     v = value_of(numeric_or_tracked(x, "round\'s argument"))
     # A float64 has at most ~325 decimal places, so more digits change nothing (and fewer
     # than -310 round everything to 0): clamping keeps the count of digits a small number.
     places = min(max(as_int(digits, "round's digits"), -400), 400)
-    out = np.round(v, places)
+    if not isinstance(v, np.ndarray):
+        return float(np.rint(v)) if places == 0 else round(float(v), places)
+    return lamina_value(np.round(v) if places == 0 else _round_places(v, places))
+
+
+def _round_places(v: np.ndarray, places: int) -> np.ndarray:
+    """v rounded to `places` decimals as the decimal digits of each stored value say (as R, Python
+    and Julia round): round(0.15, 1) is 0.1, for 0.15 is stored as 0.1499999999999999944.
+    NumPy's scale-round-rescale gives 0.2 there, as x * 10 lands on the tie 1.5, so its answer is
+    kept only away from ties; an element whose scaled value lies within a few units in the last
+    place of a half is rounded exactly by Python's round. float32 is rounded through float64."""
+    w = np.asarray(v, dtype=np.float64)
+    out = np.round(w, places)
     # NumPy scales by 10^places, which overflows (Inf, or NaN from Inf / Inf) where x * 10^places
     # or 10^places itself is beyond the dtype's range: to the right of the point x then has no
     # digit left to round (x itself), to the left x is below half of 10^-places (0, or x if infinite).
-    if places > 0:
-        out = np.where(np.isfinite(out), out, v)
-    elif places < 0:
-        out = np.where(np.isnan(out) & ~np.isnan(v), np.where(np.isinf(v), v, 0.0 * v), out)
-    return lamina_value(out)
-
-
-def _round_number(x: float, places: int) -> float | None:
-    """np.round(x, places) of a finite number, to the bit: NumPy scales by 10^|places| (exact
-    up to 10^22), rounds half to even and scales back. None where the scaling overflows (the
-    general path knows what to give then)."""
-    scale = 10.0 ** abs(places)
-    scaled = x * scale if places > 0 else x / scale
-    if scaled - scaled != 0.0:
-        return None
-    whole = math.copysign(float(round(scaled)), scaled)
-    out = whole / scale if places > 0 else whole * scale
-    return out if out - out == 0.0 else None
+    if not np.isfinite(out).all():
+        if places > 0:
+            out = np.where(np.isfinite(out), out, w)
+        else:
+            out = np.where(np.isnan(out) & ~np.isnan(w), np.where(np.isinf(w), w, 0.0 * w), out)
+    if abs(places) > 22:            # 10^places is not exact: NumPy may miss by a unit anywhere
+        near_tie = np.isfinite(w)
+    else:
+        scale = 10.0 ** abs(places)
+        scaled = w * scale if places > 0 else w / scale
+        # within 4.5 units in the last place of a half (a unit is at most 2.2e-16 of the value)
+        near_tie = np.abs(scaled - np.floor(scaled) - 0.5) <= np.abs(scaled) * 1e-15
+    for i in np.flatnonzero(near_tie):
+        out.flat[i] = round(float(w.flat[i]), places)
+    return out.astype(v.dtype, copy=False)
 
 
 def _rounding(name: str, meaning: str, example: str, notes: str):
