@@ -144,3 +144,12 @@ def test_round_with_digits_rounds_the_stored_value_as_decimal_arithmetic_does():
         assert got32.dtype == np.float32
         np.testing.assert_array_equal(got32, exact32, err_msg=f"float32, digits {digits}")
     assert fn(0.15, 1.0) == 0.1 and fn(2.675, 2.0) == 2.67 and fn(0.125, 2.0) == 0.12
+
+
+def test_round_beyond_the_largest_float_is_inf():
+    """2e308 has no float (Python's round raises OverflowError there): Inf with x's sign, as a
+    number and in a vector, as the scaling arithmetic gives it."""
+    fn, big = REGISTRY["round"].fn, 1.7976931348623157e308
+    assert fn(big, -308.0) == math.inf and fn(-big, -308.0) == -math.inf
+    np.testing.assert_array_equal(fn(np.array([big, -big, 2.5]), -308.0), [math.inf, -math.inf, 0.0])
+    assert fn(big, -309.0) == 0.0 and fn(big, 5.0) == big

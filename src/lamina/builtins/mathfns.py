@@ -324,13 +324,13 @@ def round_(x, digits=0.0):
             # NumPy's rint on a number: half to even, keeping the sign of a zero and Inf, NaN as they are
             return math.copysign(float(round(x)), x) if x - x == 0.0 else x
         if digits.is_integer() and -400.0 <= digits <= 400.0:
-            return round(x, int(digits))       # Python's: the stored value, exactly; Inf and NaN kept
+            return _round_number(x, int(digits))
     v = value_of(numeric_or_tracked(x, "round\'s argument"))
     # A float64 has at most ~325 decimal places, so more digits change nothing (and fewer
     # than -310 round everything to 0): clamping keeps the count of digits a small number.
     places = min(max(as_int(digits, "round's digits"), -400), 400)
     if not isinstance(v, np.ndarray):
-        return float(np.rint(v)) if places == 0 else round(float(v), places)
+        return float(np.rint(v)) if places == 0 else _round_number(float(v), places)
     return lamina_value(np.round(v) if places == 0 else _round_places(v, places))
 
 
@@ -358,8 +358,17 @@ def _round_places(v: np.ndarray, places: int) -> np.ndarray:
         # within 4.5 units in the last place of a half (a unit is at most 2.2e-16 of the value)
         near_tie = np.abs(scaled - np.floor(scaled) - 0.5) <= np.abs(scaled) * 1e-15
     for i in np.flatnonzero(near_tie):
-        out.flat[i] = round(float(w.flat[i]), places)
+        out.flat[i] = _round_number(float(w.flat[i]), places)
     return out.astype(v.dtype, copy=False)
+
+
+def _round_number(x: float, places: int) -> float:
+    """x rounded to `places` decimals as its stored value's decimal digits say (Python's round);
+    a result beyond the largest float is Inf, as the arithmetic overflows."""
+    try:
+        return round(x, places)
+    except OverflowError:           # round(1.7e308, -308): 2e308 has no float
+        return math.copysign(math.inf, x)
 
 
 def _rounding(name: str, meaning: str, example: str, notes: str):
