@@ -1,6 +1,7 @@
 """Every builtin, called with arguments of every kind, answers with a result or a Lamina error.
 
-Never a Python exception (an InternalError): bad input must read as a Lamina message. The
+Never a Python exception (an InternalError), and never a Python warning printed past Lamina
+(matplotlib's "No artists with labels found" once was): bad input must read as a Lamina message. The
 arguments include Inf, NaN, the largest floats, empty tensors and huge sizes; a probe that
 runs longer than a few seconds (a count of 10^15 epochs is a valid request) is stopped and
 counts as answered.
@@ -11,6 +12,7 @@ import contextlib
 import io
 import os
 import signal
+import warnings
 
 import pytest
 from builtin_checks import in_tmp_dir  # noqa: F401  (autouse fixtures)
@@ -32,7 +34,7 @@ def scaled(examples: int) -> int:
 ARGS = ["0", "1", "-1", "2.5", "0 / 0", "1 / 0", "true", "none", '"text"', '""', "[]", "[1, 2, 3]",
         "[0.5; -1]", "[1, 2; 3, 4]", "zeros(0, 3)", '["a", 1]', "{a = 1}", "x -> x", "param(1.5)",
         "param([1, 2])", "input(2)", "adam(param(1.0))", "[1, 0, 1]", "1e308", "-1e308", "1e15",
-        "2 ^ 60", "[1 / 0, 0 / 0, 1e308]", "zeros(0)", "[1e308; -1e308]",
+        "2 ^ 60", "[1 / 0, 0 / 0, 1e308]", "zeros(0)", "[1e308; -1e308]", "-308", "400",
         # masks (logical tensors, from comparisons): a vector, a matrix, all false, a column
         "[1, 2, 3] > 1", "[1, 2; 3, 4] > 2", "[1, 2] > 5", "[1; 2] > 1"]
 KEYWORDS = ["axis", "seed", "lr", "epochs", "activation", "loss", "from", "skipnan", "ddof", "wrt", "digits"]
@@ -56,7 +58,9 @@ def _alarm(signum, frame):
 def run_checked(code: str, seconds: int = 5) -> None:
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(seconds)
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
             Interpreter().run(code, "probe")
         except LaminaError as err:
@@ -70,6 +74,10 @@ def run_checked(code: str, seconds: int = 5) -> None:
             TAPE.reset()
             reset_warnings()                           # ... or warnings(false)
             reset_options()                            # ... or print_options
+    # Python shows these to a user by default (a DeprecationWarning from a library it does not)
+    shown = [w for w in caught if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning,
+                                                              ResourceWarning))]
+    assert not shown, f"{code}\n{shown[0].category.__name__}: {shown[0].message}"
 
 
 @pytest.mark.parametrize("name", NAMES)

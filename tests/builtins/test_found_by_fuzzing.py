@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import warnings
 
 import pytest
 
@@ -46,6 +47,9 @@ FOUND = [
     ("print(hist([1e308; -1e308], 1))", "ValueError"),        # a range whose width overflows
     ("print(histogram([1e308, -1e308]))", "ValueError"),
     ("print(confusion_matrix(0, 1 / 0))", "ValueError"),      # a label of Inf
+    ('print(hist(0, [1; 2] > 1, ""))', None),                 # matplotlib's legend warning leaked
+    ('plot([1, 2], label = "")\nscatter([1], [2], label = "")', None),
+    ("print(round(1.7976931348623157e308, -308))", None),     # Python's round overflowed
 ]
 
 
@@ -54,12 +58,15 @@ def test_found_case(code, kind, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     close_figure()     # a fresh program: not drawing on a figure an earlier test's failed drawing left open
     error = None
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
             Interpreter().run(code, "found")
         except LaminaError as err:
             error = err
     assert (error.kind if error else None) == kind, error.render() if error else "no error"
+    assert [str(w.message) for w in caught if not issubclass(w.category, DeprecationWarning)] == []
 
 
 def run(code: str) -> list[str]:

@@ -165,7 +165,9 @@ def decorate(ax, label=None, title=None, xlabel=None, ylabel=None):
         if text is not None:
             setter(text)
     if label is not None or ax.get_legend() is not None:
-        if any(not h.get_label().startswith("_") for h in ax.get_lines() + ax.collections + ax.patches):
+        # an empty label, as one starting with _, is one matplotlib's legend leaves out
+        if any(h.get_label() and not h.get_label().startswith("_")
+               for h in ax.get_lines() + ax.collections + ax.patches):
             ax.legend()
 
 
