@@ -8,6 +8,7 @@ value another name still holds, silently. This test holds that decision to the s
 from __future__ import annotations
 
 import copy
+import os
 
 import numpy as np
 from hypothesis import given, note, settings
@@ -139,7 +140,7 @@ def _same(got, want, name):
 NAMES = [*VECTORS, *RECORDS, "L", *TABLES]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=int(150 * float(os.environ.get("LAMINA_FUZZ_SCALE", "1"))), deadline=None)
 @given(st.lists(_block(), min_size=1, max_size=12))
 def test_stores_and_bindings_keep_value_semantics(blocks):
     body = "".join(text + "\n" for text, _ in blocks)
