@@ -319,18 +319,14 @@ def _against(result: np.ndarray, bound) -> np.ndarray:
                "may be negative (tens, hundreds, ...); beyond 400 either way nothing more changes. "
                "The result is a plain value: rounding passes no gradient.")
 def round_(x, digits=0.0):
-    if type(x) is float and type(digits) is float:
-        if digits == 0.0:
-            # NumPy's rint on a number: half to even, keeping the sign of a zero and Inf, NaN as they are
-            return math.copysign(float(round(x)), x) if x - x == 0.0 else x
-        if digits.is_integer() and -400.0 <= digits <= 400.0:
-            return _round_number(x, int(digits))
+    if type(x) is float and type(digits) is float and digits.is_integer() and -400.0 <= digits <= 400.0:
+        return _round_number(x, int(digits))
     v = value_of(numeric_or_tracked(x, "round\'s argument"))
     # A float64 has at most ~325 decimal places, so more digits change nothing (and fewer
     # than -310 round everything to 0): clamping keeps the count of digits a small number.
     places = min(max(as_int(digits, "round's digits"), -400), 400)
     if not isinstance(v, np.ndarray):
-        return float(np.rint(v)) if places == 0 else _round_number(float(v), places)
+        return _round_number(float(v), places)
     return lamina_value(np.round(v) if places == 0 else _round_places(v, places))
 
 
@@ -365,6 +361,8 @@ def _round_places(v: np.ndarray, places: int) -> np.ndarray:
 def _round_number(x: float, places: int) -> float:
     """x rounded to `places` decimals as its stored value's decimal digits say (Python's round);
     a result beyond the largest float is Inf, as the arithmetic overflows."""
+    if places == 0:     # round(x) is quicker than round(x, 0): half to even, the sign of a zero kept
+        return math.copysign(float(round(x)), x) if x - x == 0.0 else x
     try:
         return round(x, places)
     except OverflowError:           # round(1.7e308, -308): 2e308 has no float

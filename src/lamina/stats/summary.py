@@ -32,14 +32,12 @@ def joint(values, digits: int = 7) -> list[str]:
     if not finite:
         return [format_number(x) for x in numbers]
     neg = any(x < 0 for x in finite)
-    right = max_left = max_sleft = max_sig = max_exp = 0
-    min_left = min_exp = None
+    right = max_sleft = max_sig = max_exp = 0
+    min_exp = None
     for x in finite:
         sig, exponent, widens = _significant(x, digits)
         left = exponent + 1 - widens
         right = max(right, sig - left)
-        max_left = max(max_left, left)
-        min_left = left if min_left is None else min(min_left, left)
         max_sleft = max(max_sleft, (x < 0) + max(left, 1))
         max_sig = max(max_sig, sig)
         max_exp = max(max_exp, exponent)
@@ -102,8 +100,7 @@ def p_values(ps, digits: int = 3) -> list[str]:
     ps = [float(p) for p in ps]
     shown = ["NaN" if p != p else "" for p in ps]
     rest = [i for i, p in enumerate(ps) if p == p and p >= P_EPS]
-    fixed = [i for i in rest if _fixed_p(ps[i], digits)]
-    for group in (fixed, [i for i in rest if i not in fixed]):
+    for group in ([i for i in rest if _fixed_p(ps[i], digits)], [i for i in rest if not _fixed_p(ps[i], digits)]):
         for i, text in zip(group, joint([ps[i] for i in group], digits)):
             shown[i] = text
     tiny = [i for i, p in enumerate(ps) if p == p and p < P_EPS]
@@ -155,10 +152,11 @@ def coefficient_table(terms, coef, se, stat, p, name: str, digits: int = 4) -> t
     # A value that is not 0 but rounds to it is shown by itself, to digits - 1 significant digits.
     cs = [joint([v], max(1, digits - 1))[0] if v != 0 and math.isfinite(v) and float(text) == 0 else text
           for v, text in zip(values, cs)]
+    test_digits = max(1, min(5, digits - 1))           # R's dig.tst
+    tests = joint([round(float(v), test_digits) if math.isfinite(v) else v for v in stat], digits)
     n = len(terms)
-    tests = joint([round(float(v), max(1, min(5, digits - 1))) if math.isfinite(v) else v for v in stat], digits)
     rows = [[term, cs[i], cs[n + i], tests[i], pv_text, stars(pv)]
-            for i, (term, pv, pv_text) in enumerate(zip(terms, p, p_values(p, max(1, min(5, digits - 1)))))]
+            for i, (term, pv, pv_text) in enumerate(zip(terms, p, p_values(p, test_digits)))]
     return ["", "Estimate", "Std. Error", f"{name} value", f"Pr(>|{name}|)", ""], rows
 
 
