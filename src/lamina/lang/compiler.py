@@ -100,6 +100,12 @@ class Compiler:
         self.temps = itertools.count()
         self.floats: set[str] = set()   # names known to hold floats (in a loop's fast copy)
         self.in_top_loop = False
+        # In a function's fast copy: its calls of itself that give floats, and the global
+        # that holds the function its definition made last (loops.self_calls); `verified`:
+        # compiling code that runs only once the function's name is checked to call it.
+        self.me: loops.SelfCalls | None = None
+        self.me_check = ""
+        self.verified = False
 
     # -- plumbing ------------------------------------------------------------------
     def at(self, pynode, node: A.Node):
@@ -304,30 +310,42 @@ class Compiler:
     def s_FunctionDef(self, node: A.FunctionDef, top: bool):
         args = self.arguments([p.name for p in node.params],
                               [self.expr(p.default) for p in node.params if p.default is not None])
-        floats, self.floats = self.floats, set()
-        outer, self.in_top_loop = self.in_top_loop, False
+        outer = self.floats, self.in_top_loop, self.me, self.me_check, self.verified
+        self.floats, self.in_top_loop, self.me, self.verified = set(), False, None, False
         try:
-            body = self.function_body(node)
+            body = self.function_body(node, global_def=top and not outer[1])
+            check = self.me_check
         finally:
-            self.floats, self.in_top_loop = floats, outer
-        return [py.FunctionDef(name=mangle(node.name), args=args, body=body,
-                               decorator_list=[], returns=None, type_comment=None)]
+            self.floats, self.in_top_loop, self.me, self.me_check, self.verified = outer
+        name = mangle(node.name)
+        define = [py.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
+                                 type_comment=None)]
+        return define + [py.Assign([py.Name(check, py.Store())], load(name))] if check else define
 
-    def function_body(self, node: A.FunctionDef) -> list[py.stmt]:
+    def function_body(self, node: A.FunctionDef, global_def: bool) -> list[py.stmt]:
         """The body, twice when that pays (as loops are): a copy that trusts the names
         `loops.function_float_names` finds, chosen on entry when the parameters and outer
         names among them hold floats (a small function that defines none inside only: the copy
-        doubles its code, and a function inside would double again at each level of nesting)."""
+        doubles its code, and a function inside would double again at each level of nesting).
+        A function defined at the top level whose fast copy returns floats for certain also
+        trusts its own calls of itself there (`loops.self_calls`, `checked_self_calls`)."""
+        self.me_check = ""
         floats = loops.function_float_names(node)
         if not floats or loops.defines_function(node.body) \
                 or sum(1 for _ in loops.walk(node.body)) > FUNCTION_COPY_LIMIT:
             return self.block(node.body)
         generic = self.block(node.body)
         self.floats = floats
+        self.me = loops.self_calls(node, floats) if global_def else None
+        if self.me is not None:
+            # None until the definition runs, so that code compiled elsewhere from this source
+            # (a cluster worker's) takes the checked path's other branch.
+            self.me_check = f"_self{len(self.nodes)}"
+            self.namespace[self.me_check] = None
         try:
             fast = self.block(node.body)
         finally:
-            self.floats = set()
+            self.floats, self.me = set(), None
         params = {p.name for p in node.params}
         local = loops.bound_names(node.body) - params
         return self.float_switch(sorted(floats - local), fast, generic, bound=params)
@@ -394,7 +412,7 @@ class Compiler:
     def condition(self, node: A.Node) -> py.expr:
         """A condition: a comparison of two floats the fast copy knows is a bool already."""
         if self.floats and isinstance(node, A.Binary) and node.op in FAST_COMPARE \
-                and loops.closed(node.left, self.floats) and loops.closed(node.right, self.floats):
+                and self.closed(node.left) and self.closed(node.right):
             return self.expr(node)
         return self.truth(self.expr(node))
 
@@ -462,16 +480,43 @@ class Compiler:
             return helper("_not", operand)
         if node.op == "+":
             return helper("_pos", operand)
-        if self.floats and loops.closed(node.operand, self.floats):
+        if self.floats and self.closed(node.operand):
             return py.UnaryOp(py.USub(), operand)
         if isinstance(node.operand, A.Name):
             return py.IfExp(is_float_test(operand), py.UnaryOp(py.USub(), load(operand.id)),
                             helper("_neg", load(operand.id)))
         return helper("_neg", operand)
 
+    def closed(self, node: A.Node) -> bool:
+        """Whether `node` gives a float for certain in the code being compiled."""
+        return loops.closed(node, self.floats, self.me if self.verified else None)
+
+    def checked_self_calls(self, node: A.Binary) -> py.expr | None:
+        """`a op b` over the function's calls of itself, which give floats when its name still
+        calls a function of this definition: `<fast> if L_f is _selfN else <guarded>`."""
+        if self.me is None or self.verified or not (
+                loops.closed(node.left, self.floats, self.me) and loops.closed(node.right, self.floats, self.me)):
+            return None
+        me, self.verified = self.me, True
+        try:
+            fast = self.e_Binary(node)
+        finally:
+            self.verified = False
+        self.me = None
+        try:
+            guarded = self.e_Binary(node)
+        finally:
+            self.me = me
+        test = py.Compare(load(mangle(me.name)), [py.Is()], [load(self.me_check)])
+        return py.IfExp(test, fast, guarded)
+
     def e_Binary(self, node: A.Binary):
+        if self.floats and not (self.closed(node.left) and self.closed(node.right)):
+            checked = self.checked_self_calls(node)
+            if checked is not None:
+                return checked
         left, right = self.expr(node.left), self.expr(node.right)
-        if self.floats and loops.closed(node.left, self.floats) and loops.closed(node.right, self.floats):
+        if self.floats and self.closed(node.left) and self.closed(node.right):
             # Two floats for certain (a loop's fast copy): Python's operator, no guard.
             if node.op in FAST_BINARY:
                 return py.BinOp(left, FAST_BINARY[node.op][0](), right)

@@ -10,11 +10,19 @@ every assignment to it in the loop is arithmetic (+ - * ./ / and unary minus) ov
 and number literals: two floats give a float under those operators (`/` keeps its guard for a
 zero divisor, where Lamina's answer is IEEE's Inf or NaN, not Python's exception).
 
+A function's body is compiled twice the same way (`function_float_names`). In the fast copy of
+a function defined at the top level, its calls of itself are floats too when every return there
+is a float given that they are (`self_calls`): recursive `fib(n - 1) + fib(n - 2)` then adds
+without checking either result. The compiled code relies on it only behind a check that the
+name still calls a function made by that definition; otherwise it takes the guarded form.
+
 `bound_names` lists the names a block binds: a loop at the top level runs inside a function
 whose `global` declaration names them, so that its names are global lookups with CPython's
 caches instead of dictionary searches through the module's names and the builtins.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from . import ast as A
 
@@ -91,17 +99,58 @@ def binds(node: A.Node) -> str | None:
     return None
 
 
-def closed(expr: A.Node, floats: set[str]) -> bool:
-    """Whether `expr` is a float whenever the names in `floats` hold floats."""
+@dataclass(frozen=True)
+class SelfCalls:
+    """A function's calls of itself, when they give floats for certain (see `self_calls`)."""
+    name: str                    # the function's name
+    arity: int                   # a call passes every parameter, none by keyword
+    float_params: frozenset      # positions whose arguments must be floats
+
+    def made_by(self, call: A.Call) -> bool:
+        return isinstance(call.callee, A.Name) and call.callee.name == self.name \
+            and not call.kwargs and len(call.args) == self.arity
+
+
+def closed(expr: A.Node, floats: set[str], me: SelfCalls | None = None) -> bool:
+    """Whether `expr` is a float whenever the names in `floats` hold floats (and, given `me`,
+    whenever the function's calls of itself with float arguments give floats)."""
     if isinstance(expr, A.Number):
         return True
     if isinstance(expr, A.Name):
         return expr.name in floats
     if isinstance(expr, A.Unary):
-        return expr.op in ("-", "+") and closed(expr.operand, floats)
+        return expr.op in ("-", "+") and closed(expr.operand, floats, me)
     if isinstance(expr, A.Binary):
-        return expr.op in CLOSED_OPS and closed(expr.left, floats) and closed(expr.right, floats)
+        return expr.op in CLOSED_OPS and closed(expr.left, floats, me) and closed(expr.right, floats, me)
+    if isinstance(expr, A.Call) and me is not None and me.made_by(expr):
+        return all(closed(expr.args[i], floats, me) for i in me.float_params)
     return False
+
+
+def self_calls(fn: A.FunctionDef, floats: set[str]) -> SelfCalls | None:
+    """When `fn`'s fast copy (its names in `floats` holding floats) returns a float on every
+    path, given that its calls of itself with float arguments do: then they do, by induction
+    on the depth of the recursion, as long as the name calls a function of this very
+    definition (which the compiled code checks where it relies on this). None otherwise, or
+    when the function never calls itself by its name, or binds that name itself."""
+    params = [p.name for p in fn.params]
+    if fn.name in params or fn.name in bound_names(fn.body):
+        return None
+    me = SelfCalls(fn.name, len(params), frozenset(i for i, p in enumerate(params) if p in floats))
+    nodes = list(walk(fn.body))
+    if not any(isinstance(n, A.Call) and me.made_by(n) for n in nodes) or not ends_in_return(fn.body):
+        return None
+    returns = [n for n in nodes if isinstance(n, A.Return)]
+    return me if all(r.value is not None and closed(r.value, floats, me) for r in returns) else None
+
+
+def ends_in_return(body: list) -> bool:
+    """Whether every path through `body` ends at a `return` (so none falls off its end)."""
+    last = body[-1] if body else None
+    if isinstance(last, A.If):
+        return last.orelse is not None and ends_in_return(last.orelse) \
+            and all(ends_in_return(b) for _, b in last.branches)
+    return isinstance(last, A.Return)
 
 
 def _operands(nodes: list) -> set[str]:
