@@ -2,8 +2,11 @@
 abs, two-operand max/min, and clamp.
 
 Each works on a Python float or a float array (or a Tracked one) and records
-its VJP beside the forward value. Scalars go through `math` for speed, with
-IEEE results where `math` would raise (exp overflow, log of 0 or a negative).
+its VJP beside the forward value. A Python float goes through the same NumPy
+function as a vector and comes back a float: the C library's `math` functions
+differ from NumPy's SIMD kernels in the last bit on some machines (AVX-512), and
+a number must give what a one-element vector gives. sqrt, which IEEE 754 rounds
+exactly everywhere, takes `math.sqrt` for speed.
 """
 from __future__ import annotations
 
@@ -17,13 +20,8 @@ from .ops import NAN, fdiv, identity, times
 from .tape import record, record1, record2
 
 
-def _apply(x, scalar_fn, array_fn):
-    if type(x) is float:
-        try:
-            return scalar_fn(x)
-        except (OverflowError, ValueError):
-            return float(array_fn(x))
-    return array_fn(x)
+def _apply(x, ufunc):
+    return float(ufunc(x)) if type(x) is float else ufunc(x)
 
 
 def _zero(g):
@@ -36,7 +34,7 @@ def _divide(g, d):
 
 def exp(a):
     x = a.value if type(a) is Tracked else a
-    out = _apply(x, math.exp, np.exp)
+    out = _apply(x, np.exp)
     if type(a) is not Tracked:
         return out
     return record1(out, a, times(out))
@@ -44,7 +42,7 @@ def exp(a):
 
 def log(a):
     x = a.value if type(a) is Tracked else a
-    out = _apply(x, math.log, np.log)
+    out = _apply(x, np.log)
     if type(a) is not Tracked:
         return out
     return record1(out, a, lambda g: _divide(g, x))
@@ -55,7 +53,7 @@ _LN10, _LN2 = math.log(10.0), math.log(2.0)
 
 def log10(a):
     x = a.value if type(a) is Tracked else a
-    out = _apply(x, math.log10, np.log10)
+    out = _apply(x, np.log10)
     if type(a) is not Tracked:
         return out
     return record1(out, a, lambda g: _divide(g, x * _LN10))
@@ -63,7 +61,7 @@ def log10(a):
 
 def log2(a):
     x = a.value if type(a) is Tracked else a
-    out = _apply(x, math.log2, np.log2)
+    out = _apply(x, np.log2)
     if type(a) is not Tracked:
         return out
     return record1(out, a, lambda g: _divide(g, x * _LN2))
@@ -72,7 +70,7 @@ def log2(a):
 def log1p(a):
     """log(1 + x), accurate for small x; the derivative is 1 / (1 + x)."""
     x = a.value if type(a) is Tracked else a
-    out = _apply(x, math.log1p, np.log1p)
+    out = _apply(x, np.log1p)
     if type(a) is not Tracked:
         return out
     return record1(out, a, lambda g: _divide(g, 1.0 + x))
@@ -81,7 +79,7 @@ def log1p(a):
 def expm1(a):
     """exp(x) - 1, accurate for small x; the derivative is exp(x) = expm1(x) + 1."""
     x = a.value if type(a) is Tracked else a
-    out = _apply(x, math.expm1, np.expm1)
+    out = _apply(x, np.expm1)
     if type(a) is not Tracked:
         return out
     return record1(out, a, times(out + 1.0))
@@ -89,7 +87,7 @@ def expm1(a):
 
 def sqrt(a):
     x = a.value if type(a) is Tracked else a
-    out = _apply(x, math.sqrt, np.sqrt)
+    out = math.sqrt(x) if type(x) is float and x >= 0.0 else _apply(x, np.sqrt)    # NaN fails x >= 0
     if type(a) is not Tracked:
         return out
     return record1(out, a, lambda g: _divide(0.5 * g, out))
@@ -97,18 +95,18 @@ def sqrt(a):
 
 def sin(a):
     x = a.value if type(a) is Tracked else a
-    out = _apply(x, math.sin, np.sin)
+    out = _apply(x, np.sin)
     if type(a) is not Tracked:
         return out
-    return record1(out, a, times(_apply(x, math.cos, np.cos)))
+    return record1(out, a, times(_apply(x, np.cos)))
 
 
 def cos(a):
     x = a.value if type(a) is Tracked else a
-    out = _apply(x, math.cos, np.cos)
+    out = _apply(x, np.cos)
     if type(a) is not Tracked:
         return out
-    return record1(out, a, times(-_apply(x, math.sin, np.sin)))
+    return record1(out, a, times(-_apply(x, np.sin)))
 
 
 def abs(a):

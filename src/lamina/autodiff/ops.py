@@ -43,12 +43,10 @@ def fdiv(x: float, y: float) -> float:
 
 
 def fpow(x: float, y: float) -> float:
-    """x ** y on floats with IEEE results: overflow is Inf, a complex result is NaN."""
-    try:
-        r = x ** y
-    except (OverflowError, ZeroDivisionError):
-        return float(np.power(x, y))
-    return NAN if type(r) is complex else r
+    """x ^ y on floats, to the bit what NumPy's power gives a vector (Python's `**` goes
+    through the C library's pow, which differs in the last bit now and then): overflow is
+    Inf, a complex result NaN. A square is x * x, as NumPy's power computes it."""
+    return x * x if y == 2.0 else float(np.power(x, y))
 
 
 def identity(g):
@@ -164,7 +162,7 @@ def _dpow_base(x, y):
 def _log_base(x):
     """log(x) for d(x^y)/dy, taking x = 0 as contributing 0 (x^y is flat in y there for y > 0)."""
     if type(x) is float:
-        return 0.0 if x == 0 else (math.log(x) if x > 0 else NAN)
+        return 0.0 if x == 0 else (float(np.log(x)) if x > 0 else NAN)     # NumPy's log, as for arrays
     return np.log(np.where(x == 0, 1.0, x))
 
 

@@ -47,12 +47,15 @@ def erf(v):
     return scipy_erf(v)
 
 
+_EXP_OVERFLOWS = 709.782712893384      # exp(x) is Inf beyond this (the log of the largest float)
+
+
 def _expit_number(x: float) -> float:
-    """expit on a Python float, to the bit what expit gives a one-element array."""
-    try:
-        return 1.0 / (1.0 + math.exp(-x))
-    except OverflowError:           # exp(-x) beyond the largest float: the limit 0
+    """expit on a Python float, to the bit what expit gives a one-element array (NumPy's exp,
+    which differs from math.exp in the last bit on some machines)."""
+    if -x > _EXP_OVERFLOWS:         # exp(-x) beyond the largest float: the limit 0
         return 0.0
+    return 1.0 / (1.0 + float(np.exp(-x)))
 
 
 @dataclass(frozen=True)
