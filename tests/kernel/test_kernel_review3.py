@@ -69,11 +69,17 @@ def test_user_expressions_are_answered_after_a_cell_that_succeeds(kc):
 
 def test_interrupting_while_the_cells_figure_is_drawn_still_answers_the_cell():
     # the interrupt reached the drawing after the cell's code: no execute_reply ever came
+    # The call takes about a tenth of the cell, its PNG the rest: timed once here (after a small
+    # figure has paid matplotlib's start-up), so the interrupt lands in the drawing on a fast
+    # machine as on a slow one.
     km, kc = start_new_kernel(kernel_name="lamina")
     try:
-        kc.execute("x = rand(2500000)\ny = rand(2500000)", reply=True, timeout=60)
-        msg_id = kc.execute("scatter(x, y)")       # the call takes about 1 s, its PNG about 10 s
-        time.sleep(4)
+        kc.execute("x = rand(2500000)\ny = rand(2500000)\nscatter([1], [2])", reply=True, timeout=60)
+        start = time.monotonic()
+        kc.execute("scatter(x, y)", reply=True, timeout=120)
+        whole = time.monotonic() - start
+        msg_id = kc.execute("scatter(x, y)")
+        time.sleep(0.45 * whole)
         km.interrupt_kernel()
         reply = ask(kc, msg_id)
         assert (reply["status"], reply["ename"], reply["traceback"]) == ("error", "KeyboardInterrupt",
