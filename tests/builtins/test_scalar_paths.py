@@ -18,7 +18,7 @@ from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
 from lamina.lang import runtime
 
-EDGES = [0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 2.0, 2.5, 3.0, 0.3, -7.25, 1e-300, 5e-324, 1e300, -1e300, 709.8,
+EDGES = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -2.5, 2.0, 2.5, 3.0, 0.3, -7.25, 1e-300, 5e-324, 1e300, -1e300, 709.8,
          -745.2, math.inf, -math.inf, math.nan]
 # Ordinary numbers too: a math library and NumPy's SIMD kernels (AVX-512 on some machines) part
 # in the last bit on a few percent of them, which a handful of round numbers never shows.

@@ -43,10 +43,21 @@ def fdiv(x: float, y: float) -> float:
 
 
 def fpow(x: float, y: float) -> float:
-    """x ^ y on floats, to the bit what NumPy's power gives a vector (Python's `**` goes
-    through the C library's pow, which differs in the last bit now and then): overflow is
-    Inf, a complex result NaN. A square is x * x, as NumPy's power computes it."""
-    return x * x if y == 2.0 else float(np.power(x, y))
+    """x ^ y on floats, to the bit what NumPy's power gives a vector raised to the number y
+    (Python's `**` goes through the C library's pow, which differs in the last bit now and
+    then): overflow is Inf, a complex result NaN. The exponents NumPy's power computes
+    without pow are computed here the same way, without its 0.7 us call."""
+    if y == 2.0:
+        return x * x
+    if y == 0.5:
+        return math.sqrt(x) if x >= 0.0 else NAN        # sqrt(-0) is -0; NaN fails x >= 0
+    if y == 1.0:
+        return x
+    if y == 0.0:
+        return 1.0
+    if y == -1.0:
+        return fdiv(1.0, x)
+    return float(np.power(x, y))
 
 
 def identity(g):
