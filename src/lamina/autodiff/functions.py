@@ -6,7 +6,7 @@ its VJP beside the forward value. A Python float goes through the same NumPy
 function as a vector and comes back a float: the C library's `math` functions
 differ from NumPy's SIMD kernels in the last bit on some machines (AVX-512), and
 a number must give what a one-element vector gives. sqrt, which IEEE 754 rounds
-exactly everywhere, takes `math.sqrt` for speed.
+exactly everywhere, takes `math.sqrt` for speed (ops.fsqrt).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..values import Tracked
 from .broadcast import align, unbroadcast
-from .ops import NAN, fdiv, identity, times
+from .ops import NAN, fdiv, fsqrt, identity, times
 from .tape import record, record1, record2
 
 
@@ -87,7 +87,7 @@ def expm1(a):
 
 def sqrt(a):
     x = a.value if type(a) is Tracked else a
-    out = math.sqrt(x) if type(x) is float and x >= 0.0 else _apply(x, np.sqrt)    # NaN fails x >= 0
+    out = fsqrt(x) if type(x) is float else np.sqrt(x)
     if type(a) is not Tracked:
         return out
     return record1(out, a, lambda g: _divide(0.5 * g, out))

@@ -42,6 +42,12 @@ def fdiv(x: float, y: float) -> float:
     return math.copysign(INF, x) * math.copysign(1.0, y)
 
 
+def fsqrt(x: float) -> float:
+    """sqrt of a float: math's, which IEEE rounds exactly as NumPy's does; NaN below 0 (and for
+    NaN, which fails x >= 0). sqrt(-0) is -0."""
+    return math.sqrt(x) if x >= 0.0 else NAN
+
+
 def fpow(x: float, y: float) -> float:
     """x ^ y on floats, to the bit what NumPy's power gives a vector raised to the number y
     (Python's `**` goes through the C library's pow, which differs in the last bit now and
@@ -50,7 +56,7 @@ def fpow(x: float, y: float) -> float:
     if y == 2.0:
         return x * x
     if y == 0.5:
-        return math.sqrt(x) if x >= 0.0 else NAN        # sqrt(-0) is -0; NaN fails x >= 0
+        return fsqrt(x)
     if y == 1.0:
         return x
     if y == 0.0:

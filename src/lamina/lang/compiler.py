@@ -313,8 +313,7 @@ class Compiler:
         outer = self.floats, self.in_top_loop, self.me, self.me_check, self.verified
         self.floats, self.in_top_loop, self.me, self.verified = set(), False, None, False
         try:
-            body = self.function_body(node, global_def=top and not outer[1])
-            check = self.me_check
+            body, check = self.function_body(node, global_def=top and not outer[1])
         finally:
             self.floats, self.in_top_loop, self.me, self.me_check, self.verified = outer
         name = mangle(node.name)
@@ -322,21 +321,22 @@ class Compiler:
                                  type_comment=None)]
         return define + [py.Assign([py.Name(check, py.Store())], load(name))] if check else define
 
-    def function_body(self, node: A.FunctionDef, global_def: bool) -> list[py.stmt]:
+    def function_body(self, node: A.FunctionDef, global_def: bool) -> tuple[list[py.stmt], str]:
         """The body, twice when that pays (as loops are): a copy that trusts the names
         `loops.function_float_names` finds, chosen on entry when the parameters and outer
         names among them hold floats (a small function that defines none inside only: the copy
         doubles its code, and a function inside would double again at each level of nesting).
         A function defined at the top level whose fast copy returns floats for certain also
-        trusts its own calls of itself there (`loops.self_calls`, `checked_self_calls`)."""
-        self.me_check = ""
+        trusts its own calls of itself there (`loops.self_calls`, `checked_self_calls`); the
+        name of the global its check reads comes back with the body ("" when there is none)."""
         floats = loops.function_float_names(node)
         if not floats or loops.defines_function(node.body) \
                 or sum(1 for _ in loops.walk(node.body)) > FUNCTION_COPY_LIMIT:
-            return self.block(node.body)
+            return self.block(node.body), ""
         generic = self.block(node.body)
         self.floats = floats
         self.me = loops.self_calls(node, floats) if global_def else None
+        self.me_check = ""
         if self.me is not None:
             # None until the definition runs, so that code compiled elsewhere from this source
             # (a cluster worker's) takes the checked path's other branch.
@@ -348,7 +348,7 @@ class Compiler:
             self.floats, self.me = set(), None
         params = {p.name for p in node.params}
         local = loops.bound_names(node.body) - params
-        return self.float_switch(sorted(floats - local), fast, generic, bound=params)
+        return self.float_switch(sorted(floats - local), fast, generic, bound=params), self.me_check
 
     def arguments(self, names: list[str], defaults: list[py.expr]) -> py.arguments:
         return py.arguments(posonlyargs=[], args=[py.arg(mangle(n)) for n in names], vararg=None,
@@ -511,12 +511,13 @@ class Compiler:
         return py.IfExp(test, fast, guarded)
 
     def e_Binary(self, node: A.Binary):
-        if self.floats and not (self.closed(node.left) and self.closed(node.right)):
+        floats = bool(self.floats) and self.closed(node.left) and self.closed(node.right)
+        if self.floats and not floats:
             checked = self.checked_self_calls(node)
             if checked is not None:
                 return checked
         left, right = self.expr(node.left), self.expr(node.right)
-        if self.floats and self.closed(node.left) and self.closed(node.right):
+        if floats:
             # Two floats for certain (a loop's fast copy): Python's operator, no guard.
             if node.op in FAST_BINARY:
                 return py.BinOp(left, FAST_BINARY[node.op][0](), right)
