@@ -99,8 +99,8 @@ def cases() -> list[dict]:
          "repeat": 4, "goal": {"peer": "fit", "within": 1.3},
          "impls": {"lamina": hand_loop(False), "lamina, tape_reset() each step": hand_loop(True),
                    "fit": lamina_fit()},
-         "notes": ["lamina: the loop without tape_reset(); its batches are taken in order, fit's "
-                   "are shuffled and gathered."]},
+         "notes": ["lamina: the loop without tape_reset(); like fit, both loops shuffle and gather "
+                   "each batch's rows."]},
         {"name": "hand-written loop: peak memory", "sizes": SIZES, "dtype": "float64", "kind": "memory",
          "impls": {"hand-written loop, no tape_reset()": peak_rss(hand_loop(False)),
                    "hand-written loop, tape_reset() each step": peak_rss(hand_loop(True)),
