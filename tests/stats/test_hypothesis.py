@@ -1,6 +1,7 @@
 """t_test, chisq_test and corr_test against SciPy (ttest_1samp, ttest_ind, ttest_rel,
 chi2_contingency, chisquare, pearsonr, spearmanr), through the builtins and the language."""
 import contextlib
+import inspect
 import io
 
 import numpy as np
@@ -9,8 +10,12 @@ import scipy.stats as st
 
 from lamina import warnings as channel
 from lamina.builtins import hypothesis as H
+from lamina.builtins.index import MODULES
+from lamina.builtins.registry import spec_of
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
+from lamina.stats.data import MISSING
+from lamina.stats.table import Table
 from lamina.stats.summary import joint
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
@@ -187,3 +192,75 @@ def test_chisq_test_warns_when_expected_counts_are_small():
     channel.reset()
     assert err.getvalue().splitlines() == ["warning: chisq_test: some expected counts are below 5, so the "
                                            "chi-squared approximation may be poor. (s.lam:1)"]
+
+
+# -- missing values: one rule for every test ------------------------------------------------
+HYPOTHESIS_TESTS = sorted(name for name, module in MODULES.items() if module == "hypothesis")
+_NUMBERS = np.array([5.1, 4.9, 5.6, 5.8, 6.0, 5.4, 5.2, 5.9, 6.3, 5.0])
+_OTHERS = np.array([6.2, 5.8, 6.4, 6.9, 6.1, 6.6, 7.0, 5.7, 6.8, 6.0])
+_LETTERS = ["a", "b", "a", "c", "b", "a", "c", "b", "a", "c"]
+_WORDS = ["x", "y", "y", "x", "x", "y", "y", "x", "y", "x"]
+_CODES = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0])
+CLEAN_CALLS = [
+    ((_NUMBERS,), {}), ((_NUMBERS, _OTHERS), {}), ((_NUMBERS, _OTHERS), {"paired": True}),
+    ((_LETTERS, _WORDS), {}), ((_LETTERS, _CODES), {}), ((_CODES, _NUMBERS), {}),
+    ((np.array([[12.0, 5.0], [7.0, 16.0]]),), {}), ((_NUMBERS,), {"p": np.full(10, 0.1)}),
+    ((Table({"v": _NUMBERS, "g": _WORDS}), "v"), {"by": "g"}),
+]
+
+
+def _spoiled(value):
+    """The value with one element missing, in each way that element can be missing."""
+    if isinstance(value, np.ndarray):
+        v = value.copy()
+        v.flat[2] = np.nan
+        return [v]
+    if isinstance(value, list):
+        return [value[:2] + [word] + value[3:] for word in sorted(MISSING)]
+    if isinstance(value, Table):
+        return [Table({**value.columns, name: c}) for name in value.names for c in _spoiled(value.columns[name])]
+    return []
+
+
+def _missing_value_cases():
+    for name in HYPOTHESIS_TESTS:
+        fn = spec_of(name).fn
+        for args, kwargs in CLEAN_CALLS:
+            try:
+                inspect.signature(fn).bind(*args, **kwargs)
+            except TypeError:
+                continue
+            spoils = [(args[:i] + (s,) + args[i + 1:], kwargs) for i, a in enumerate(args) for s in _spoiled(a)]
+            spoils += [(args, {**kwargs, k: s}) for k, a in kwargs.items() for s in _spoiled(a)]
+            for spoiled in spoils:
+                yield pytest.param(fn, (args, kwargs), spoiled, id=f"{name}-{len(args)}args-{sorted(kwargs)}")
+
+
+@pytest.mark.parametrize("fn, clean, spoiled", list(_missing_value_cases()))
+def test_every_hypothesis_test_refuses_a_missing_value(fn, clean, spoiled):
+    """A call that succeeds on complete data is, with one value missing (NaN, or missing text as
+    drop_missing counts it), a ValueError that says how to drop the missing rows: never a
+    missing category counted, never NaN carried into a statistic."""
+    before = channel.set_enabled(False)
+    try:
+        try:
+            fn(*clean[0], **clean[1])
+        except LaminaError:
+            return                  # this form does not apply to this test
+        with pytest.raises(LaminaError) as info:
+            fn(*spoiled[0], **spoiled[1])
+    finally:
+        channel.set_enabled(before)
+    assert info.value.kind == "ValueError" and "drop_missing" in info.value.message, info.value.message
+
+
+@pytest.mark.parametrize("name", HYPOTHESIS_TESTS)
+def test_the_missing_value_probes_reach_every_hypothesis_test(name):
+    fn, reached = spec_of(name).fn, 0
+    before = channel.set_enabled(False)
+    for args, kwargs in CLEAN_CALLS:
+        with contextlib.suppress(LaminaError, TypeError):
+            fn(*args, **kwargs)
+            reached += 1
+    channel.set_enabled(before)
+    assert reached, f"no call in CLEAN_CALLS suits {name}: add one it takes"

@@ -46,7 +46,7 @@ SIDES = ("alternative = \"less\" or \"greater\" makes the test one-sided (the in
                "in means mx - my), estimate (the mean; the two means; the mean difference), stderr, "
                "method and alternative. The table form is R's t.test(col ~ group, data = t): the "
                "groups are the column's two values in sorted order, the first one x. NaN in the "
-               "data is a ValueError (drop_missing(t) removes those rows first), as are constant "
+               "data, or a missing group in by, is a ValueError (drop_missing(t) removes those rows first), as are constant "
                "data (se = 0: values all equal, or differing by rounding alone, as R's \"data are "
                "essentially constant\"; a sample whose max - min is at most 10 eps max |x| has "
                "variance 0) and too few values. The numbers agree with SciPy's ttest_1samp, "
@@ -86,7 +86,10 @@ def t_test(x, y=None, by=None, mu=0.0, paired=False, equal_var=False, alternativ
                + RESULT + ", observed, expected, residuals (Pearson's, (O - E) / sqrt(E)) and method; "
                "there is no confidence interval or estimate. When an expected count is below 5 a "
                "warning says that the chi-squared approximation may be poor. Negative or NaN counts, "
-               "a row or column of zeros, and probabilities that do not sum to 1 are ValueErrors.")
+               "a row or column of zeros, and probabilities that do not sum to 1 are ValueErrors; so "
+               "is a missing label in x or y (NaN, or text that drop_missing counts as missing: empty, "
+               "NA, N/A, NaN, nan), which is never counted as a category: drop_missing(t) removes "
+               "those rows first, as for every test.")
 def chisq_test(x, y=None, p=None, correct=True):
     refuse_tracked("chisq_test", (x, y, p))
     return H.chisq_test(x, y=y, p=p, correct=correct)

@@ -29,6 +29,7 @@ from ..warnings import warn
 from .args import data, flag, no_nan, vector
 from .htest import ALTERNATIVES, TestResult
 from .moments import constant, power_scale
+from .tableops import missing
 
 
 def _alternative(alternative, fn: str) -> str:
@@ -171,10 +172,10 @@ def t_test_by(t, column, by, **settings) -> TestResult:
                           f"first with drop_missing(t).")
     if np.isinf(values).any():
         raise LaminaError("ValueError", f"t_test's column '{name}' holds Inf; a test needs finite numbers.")
-    keys = np.asarray(table.get(group), dtype=object)
-    if any(k != k for k in keys):
-        raise LaminaError("ValueError", f"t_test's by column '{group}' has missing values (NaN); "
+    if missing(table.get(group)).any():
+        raise LaminaError("ValueError", f"t_test's by column '{group}' has missing values; "
                           f"drop those rows first with drop_missing(t).")
+    keys = np.asarray(table.get(group), dtype=object)
     levels = sorted(set(keys.tolist()), key=lambda k: (k != k, k))
     if len(levels) != 2:
         raise LaminaError("ValueError", f"t_test(t, \"{name}\", by = \"{group}\") compares two groups, "
@@ -303,6 +304,10 @@ def _cross_table(x, y) -> tuple[np.ndarray, str]:
 def _labels(x, what: str) -> np.ndarray:
     v = value_of(x)
     if isinstance(v, list) and all(isinstance(s, str) for s in v):
+        gone = missing(v)
+        if gone.any():
+            raise LaminaError("ValueError", f"{what} contains missing text (\"{v[int(np.argmax(gone))]}\"); "
+                              "remove those rows first (drop_missing(t) for a table).")
         return np.array(v, dtype=object).astype(str)
     if isinstance(v, np.ndarray):
         return no_nan(vector(x, what), what)
