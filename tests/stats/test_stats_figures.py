@@ -151,3 +151,20 @@ def test_a_histogram_of_many_bins_is_one_step_curve_with_numpys_counts(lam, tmp_
     err = lam.error("hist([1, 2, 3], 1e9)")
     assert err.kind == "ValueError" and err.message == (
         "hist draws at most 1,000,000 bins, not 1,000,000,000; histogram(x, bins) gives the counts of more.")
+
+
+@pytest.mark.parametrize("program, xlabel, ylabel", [
+    ('hist([1, 2, 2, 3], ylabel = "people")\nhist([2, 3, 3, 4])', "", "people"),
+    ('hist([1, 2, 2, 3])\nhist([2, 3, 3, 4], ylabel = "people")', "", "people"),
+    ('hist([1, 2, 2, 3])\nhist([2, 3, 3, 4])', "", "count"),
+    ('plot(normal(0, 1), xlabel = "z", ylabel = "p")\nplot(normal(1, 1))', "z", "p"),
+    ('t = table({a = [1, 2], b = [3, 4]})\nplot(t, "a", xlabel = "i", ylabel = "value")\nplot(t, "b")',
+     "i", "value"),
+])
+def test_a_second_drawing_keeps_the_axis_labels_the_first_was_given(lam, program, xlabel, ylabel):
+    # a second hist() replaced the first call's ylabel with its default "count"
+    lam.run(program)
+    from lamina.stats import figures
+    ax = figures.axes()
+    assert (ax.get_xlabel(), ax.get_ylabel()) == (xlabel, ylabel)
+    figures.close()

@@ -7,7 +7,8 @@ from .registry import Shape, builtin
 CATEGORY = "Figures"
 COMMON = ("Every drawing builtin adds to the current figure (starting one if there is none) and "
           "takes label, title, xlabel and ylabel (each at most 1,000 characters); a legend "
-          "appears once something has a label. "
+          "appears once something has a label. A drawing's default axis labels (hist's \"count\", "
+          "a loss history's \"epoch\" and \"loss\") go only on an axis that has no label yet. "
           "savefig writes the figure and starts afresh. matplotlib draws, imported by the first "
           "drawing call, with the headless Agg backend unless a display exists.")
 OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
