@@ -1,6 +1,14 @@
 """Losses against NumPy and PyTorch, stability, target forms, gradients, errors."""
+import contextlib
+import inspect
+import io
+
 import numpy as np
 import pytest
+
+from lamina import warnings as channel
+from lamina.builtins.index import MODULES
+from lamina.builtins.registry import spec_of
 
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
@@ -171,3 +179,50 @@ def test_the_checked_rows_form_gives_cross_entropy_bit_for_bit(dtype):
         twice = grad(ops.mul(2.0, cross_entropy_of_rows(c, t)), c)     # a gradient other than 1
         assert np.array_equal(twice, 2.0 * gb)
         assert cross_entropy_of_rows(scores, t) == general.value           # untracked: a number
+
+
+# -- a metric's argument order given to a loss -----------------------------------------------
+LOSSES = sorted(name for name, module in MODULES.items() if module == "losses")
+TRUTH = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+PROBS = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.2, 0.5, 0.3], [0.6, 0.3, 0.1]])
+
+
+def _warnings_of(call) -> tuple[object, list[str]]:
+    channel.reset()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        value = call()
+    channel.reset()
+    return value, err.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("options", [{}, {"from": "probs"}, {"from": "logits"}])
+def test_a_loss_given_truth_first_warns_when_the_order_changes_its_value(name, options):
+    """Losses take (prediction, target), metrics (truth, prediction): a loss whose value depends
+    on the order warns when its prediction holds only 0/1 labels and its target values strictly
+    between 0 and 1, and still returns the value of what it was given."""
+    fn = spec_of(name).fn
+    try:
+        inspect.signature(fn).bind(PROBS, TRUTH, **options)
+    except TypeError:
+        pytest.skip(f"{name} takes no {sorted(options)}")
+    right, quiet = _warnings_of(lambda: fn(PROBS, TRUTH, **options))
+    swapped, warned = _warnings_of(lambda: fn(TRUTH, PROBS, **options))
+    assert quiet == []
+    if swapped == pytest.approx(right, rel=1e-12):
+        assert warned == []                 # mse, mae: the order does not matter
+        return
+    assert warned == [f"warning: {name} takes (prediction, target), but the prediction holds only 0/1 "
+                      f"labels and the target holds values between 0 and 1: were the arguments given "
+                      f"in a metric's order (truth, prediction)?"]
+
+
+def test_binary_cross_entropy_in_a_metrics_order_warns_and_keeps_its_value():
+    y, p = np.array([1.0, 0.0, 1.0, 1.0, 0.0]), np.array([0.9, 0.2, 0.7, 0.6, 0.1])
+    value, warned = _warnings_of(lambda: binary_cross_entropy(y, p))
+    clipped = np.clip(y, PROB_EPS, 1 - PROB_EPS)
+    assert value == pytest.approx(-np.mean(p * np.log(clipped) + (1 - p) * np.log1p(-clipped)), rel=1e-12)
+    assert len(warned) == 1 and "binary_cross_entropy takes (prediction, target)" in warned[0]
+    for quiet in [(p, y), (np.zeros(5), p), (y, np.array([1.0, 0.0, 1.0, 0.0, 0.0]))]:
+        assert _warnings_of(lambda: binary_cross_entropy(*quiet))[1] == []

@@ -11,6 +11,10 @@ S = ()
 EPS_NOTE = (f"Probabilities are clipped to [{L.PROB_EPS:g}, 1 - {L.PROB_EPS:g}] before the log, so "
             f"a probability of exactly 0 or 1 gives a large finite loss rather than Inf or NaN; "
             f"where the clip is active the gradient is 0.")
+SWAP_NOTE = ("Losses take (prediction, target) and metrics (truth, prediction): when the prediction "
+             "holds only 0/1 labels (a 1 among them) and the target a value strictly between 0 and "
+             "1, a warning asks whether the arguments were given in a metric's order (the loss is "
+             "still that of the arguments as given).")
 
 
 @builtin("mse", category=CATEGORY,
@@ -63,7 +67,7 @@ def mae(pred, target):
                "example) or a matrix of the scores' shape holding one-hot or soft target rows. "
                "From logits (the default) the log-probabilities are log_softmax_rows of the "
                "scores, stable for any size of score, and the gradient is (softmax - t) / m. With "
-               "from = \"probs\" the scores are taken as probabilities. " + EPS_NOTE,
+               "from = \"probs\" the scores are taken as probabilities. " + EPS_NOTE + " " + SWAP_NOTE,
          grad=[GradCase(((3, 4), Const(np.array([0.0, 3.0, 1.0])))),
                GradCase(((2, 3), Const(np.array([[0.0, 1.0, 0.0], [0.2, 0.3, 0.5]])))),
                GradCase(((3,), Const(np.array([0.0, 0.0, 1.0])))),
@@ -84,7 +88,7 @@ def cross_entropy(scores, targets, **options):
                    "print(binary_cross_entropy([1.0, 0.0], [0, 1]) < 100)   # clipped, not Inf"],
          notes="Shapes as for mse; the labels may also be soft (between 0 and 1; a label outside that is a ValueError). From logits the "
                "loss is computed as max(z, 0) - z .* y + log(1 + exp(-abs(z))), which never "
-               "overflows, with gradient (sigmoid(z) - y) / n. " + EPS_NOTE,
+               "overflows, with gradient (sigmoid(z) - y) / n. " + EPS_NOTE + " " + SWAP_NOTE,
          grad=[GradCase(((4,), Const(np.array([1.0, 0.0, 1.0, 0.0]))), domain="unit"),
                GradCase(((3, 2), (3, 2)), domain="unit"),
                GradCase(((4,), Const(np.array([1.0, 0.0, 0.3, 1.0]))), {"from": "logits"})])

@@ -10,6 +10,7 @@ import numpy as np
 from ..autodiff.tape import record
 from ..errors import LaminaError, shape_str
 from ..values import Tracked, as_str, describe, format_number, numeric
+from ..warnings import warn
 from .activation_table import expit
 
 PROB_EPS = 1e-12   # probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] before a log
@@ -32,6 +33,19 @@ def _pair(pred, target, name):
         return p, t.reshape(p.shape)
     raise LaminaError("ShapeError", f"{name} needs the prediction and the target to have "
                       f"the same shape, but got {shape_str(p.shape)} and {shape_str(t.shape)}.")
+
+
+def _warn_if_swapped(p: np.ndarray, t: np.ndarray, name: str) -> None:
+    """Warn when the prediction holds only 0/1 labels (a 1 among them: an all-zero prediction
+    is as often a model's first output) and the target holds a value strictly between 0 and 1:
+    the arguments of a metric, (truth, prediction), given to a loss, which takes (prediction,
+    target), and which then returns a wrong number without an error."""
+    if p.size == 0 or p.flat[0] not in (0.0, 1.0):       # the common case, decided at once
+        return
+    if ((p == 0) | (p == 1)).all() and (p == 1).any() and ((t > 0) & (t < 1)).any():
+        warn(f"{name} takes (prediction, target), but the prediction holds only 0/1 labels and "
+             f"the target holds values between 0 and 1: were the arguments given in a metric's order "
+             f"(truth, prediction)?", once_key=f"{name}: swapped arguments")
 
 
 def _grad_for(shape):
@@ -123,6 +137,8 @@ def cross_entropy(scores, targets, **options):
         raise LaminaError("ShapeError", f"cross_entropy's targets must be a {shape_str(rows.shape)} "
                           f"matrix of class probabilities or a vector of {m} class indices, not "
                           f"{shape_str(tv.shape)}.")
+    if not index_targets:
+        _warn_if_swapped(rows, t, "cross_entropy")
     if kind == "logits":
         loss, d_scores, shifted, log_total = _from_logits(rows, t, m)
         log_p = lambda: shifted - log_total
@@ -198,6 +214,7 @@ def binary_cross_entropy(pred, y, **options):
         bad = t[(t < 0) | (t > 1)].flat[0]
         raise LaminaError("ValueError", f"binary_cross_entropy's labels must lie from 0 to 1 (the "
                           f"probability of class 1), not {format_number(float(bad))}.")
+    _warn_if_swapped(x, t, "binary_cross_entropy")
     n = x.size
     if kind == "logits":
         # log(1 + exp(-|x|)) + max(x, 0) - x*y is the same loss without overflow.
