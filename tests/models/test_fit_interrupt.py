@@ -57,9 +57,21 @@ def test_ctrl_c_finishes_the_batch_then_returns_the_completed_epochs(rows, build
     for w, finished in zip(net.optimizer.params, done[-1].params):
         np.testing.assert_array_equal(w, finished)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # Ctrl-C is itself again
-    assert capsys.readouterr().err == ("fit stopped by Ctrl-C after 2 complete epochs; it returns the model "
-                                       "trained so far (interrupted = true).\n")
+    assert capsys.readouterr().err == ("warning: fit stopped by Ctrl-C after 2 complete epochs; it returns "
+                                       "the model trained so far (interrupted = true).\n")
     assert "; fit was interrupted (Ctrl-C)" in net.describe()
+
+
+@pytest.mark.parametrize("verbose", [0, 1, 2])
+def test_the_notice_of_a_ctrl_c_is_written_whatever_verbose_says(rows, build, monkeypatch, capsys, verbose):
+    # with verbose = 0 a script went on to print a half-trained model's results without a word
+    x, y = rows
+    batches_with(monkeypatch, at_call=5, how="signal")
+    net = fit(build([(1, "none")], seed=2), x, y, epochs=4, batch_size=4, verbose=verbose)
+    assert net.interrupted
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "warning: fit stopped by Ctrl-C after 1 complete epoch; it returns the model trained so far "
+        "(interrupted = true).")
 
 
 def test_a_keyboard_interrupt_inside_a_batch_drops_that_batch(rows, build, monkeypatch):
@@ -156,8 +168,8 @@ def test_ctrl_c_during_fit_in_a_real_process(tmp_path):
     history = [float(v) for v in next(line for line in lines if line.startswith("[")).strip("[]\n").split(", ")]
     assert [f"{v:.4g}" for v in history] == [line.split("loss ")[1].split(",")[0] for line in epochs]
     assert proc.returncode == 130
-    assert err == (f"fit stopped by Ctrl-C after {n} complete epochs; it returns the model trained so far "
-                   "(interrupted = true).\nInterrupted.\n")
+    assert err == (f"warning: fit stopped by Ctrl-C after {n} complete epochs; it returns the model trained "
+                   f"so far (interrupted = true). ({tmp_path / 'train.lam'}:5)\nInterrupted.\n")
 
 
 def test_a_second_ctrl_c_during_an_update_waits_for_the_update(rows, build):

@@ -159,8 +159,8 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
                "while fit trains stops it after the current batch, as Keras does, and the program "
                "goes on: fit returns the model trained so far, with the weights of every completed "
                "batch, the epochs and histories of the completed epochs, and interrupted = true "
-               "(false when fit ran to the end); a second Ctrl-C drops the batch in progress. "
-               "Ctrl-C anywhere else interrupts the program as always.")
+               "(false when fit ran to the end), and a one-line warning says so whatever verbose is; a "
+               "second Ctrl-C drops the batch in progress. Ctrl-C anywhere else interrupts the program as always.")
 def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,
         validation_data=None, early_stopping=None, verbose=1):
     refuse_tracked("fit", (X, Y, validation_data))

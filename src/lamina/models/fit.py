@@ -8,7 +8,8 @@ a callback in models/callbacks/.
 
 Ctrl-C stops fit after the current batch (interrupt.py): the model it returns has the
 weights of every completed batch, the epochs and histories of every completed epoch, and
-`interrupted` true; the program goes on from there.
+`interrupted` true; the program goes on from there, after a one-line warning that says so
+(whatever `verbose` is).
 
 Randomness comes from generators seeded by the compile seed, never from the
 global one: the validation split from [seed, 1] (the same split on every fit of
@@ -20,7 +21,6 @@ as one fit(epochs = 3).
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from ..nn.losses import one_hot
 from ..optim.base import Optimizer
 from ..optim.train_step import train_step as shared_step
 from ..values import as_float, as_int, describe, format_number
+from ..warnings import warn
 from .callbacks.early_stopping import EarlyStopping
 from .callbacks.history import History
 from .callbacks.progress import Progress
@@ -142,10 +143,10 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
     finally:
         for cb in callbacks:
             cb.close()
-    if run.interrupted and level > 0:
+    if run.interrupted:     # whatever verbose says: what the program prints next is half-trained
         done = run.changes.get("epochs", model.epochs) - model.epochs
-        print(f"fit stopped by Ctrl-C after {done} complete epoch{'s' * (done != 1)}; it returns the model "
-              f"trained so far (interrupted = true).", file=sys.stderr)
+        warn(f"fit stopped by Ctrl-C after {done} complete epoch{'s' * (done != 1)}; it returns the model "
+             f"trained so far (interrupted = true).")
     return model.evolve(optimizer=run.optimizer.without_scratch(), interrupted=run.interrupted, **run.changes)
 
 
