@@ -146,18 +146,15 @@ def test_a_positional_pass_through_is_caught():
 # An import statement inside a function runs on every call: about 4 us for a relative one
 # (`from ..lang.runtime import call`), which made assert(...) in a loop 15x slower than its
 # work. In the interpreter's runtime and in builtins, a function imports only what is slow to
-# import (SciPy, matplotlib, the cluster, the docs), what would form a cycle, or what an error
-# path alone needs; anything else goes at the top of the module.
+# import (SciPy, matplotlib, the cluster, the docs) or what would form a cycle; anything else,
+# an error path's needs included (under a memory limit an import fails), goes at the top.
 DEFERRED = {
     "builtins/core.py": {"..stats.table", "..stats.tableops", "..docs.help"},
     "builtins/models.py": {"..models.save"},
     "builtins/nn.py": {"..models.layers.dense", "..models.layers.dropout"},
     "builtins/parallel.py": {"..cluster"},
     "builtins/registry.py": {".", "..autodiff"},
-    "lang/modules.py": {"difflib"},
-    "lang/pyerrors.py": {"difflib", "..printing"},
     "lang/runtime.py": {".pyerrors"},
-    "lang/lexer.py": {"unicodedata"},
 }
 
 

@@ -6,6 +6,10 @@ the Lamina call stack before the command line renders the error.
 """
 from __future__ import annotations
 
+# At start-up, not on the first error: an error under a memory limit (`ulimit -v`) cannot
+# map a module's file.
+import unicodedata
+
 from .fields import Fields, Frozen
 
 KINDS = (
@@ -121,7 +125,6 @@ def _under(prefix: str) -> str:
 
 
 def _columns(c: str) -> int:
-    import unicodedata  # on an error only: not loaded at start-up
     if unicodedata.combining(c):
         return 0
     return 2 if unicodedata.east_asian_width(c) in "WF" else 1

@@ -14,13 +14,13 @@ import sys
 import warnings
 from functools import partial
 
-from .builtins.registry import load_all, spec_of
+from .builtins.registry import MODULES, load_all, spec_of
 from .errors import LaminaError, Source, Span
 from .files import EVERYTHING, Permissions, using
 from .lang import compiler, modules, runtime
 from .lang.parser import parse
 from .lang.pyerrors import current_span, to_lamina_error
-from .lang.scope import CONSTANTS, LOADER, MANGLE, Host, Scope, builtins_of, mangle
+from .lang.scope import BUILTIN_NAMES, CONSTANTS, LOADER, MANGLE, Host, Scope, builtins_of, mangle
 from .warnings import set_locator
 
 set_locator(current_span)    # a warning names the Lamina line that caused it
@@ -72,6 +72,7 @@ class Interpreter:
         self.scope = Scope(self.namespace, Host(Interpreter, directory, permissions))
         builtins["_import"] = self.import_module
         builtins[LOADER] = self.load_builtins
+        builtins[BUILTIN_NAMES] = MODULES.keys()
 
     def load_builtins(self, keys=None) -> None:
         """Put the builtins of these mangled names (None: every builtin) into the program's

@@ -9,6 +9,7 @@ for a `{expr}` or `{expr:spec}` interpolation that the parser parses in place.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from ..errors import LaminaError, Source, Span
 from ..fields import Fields
@@ -80,7 +81,6 @@ def shown(ch: str) -> str:
     NUL, a no-break space pasted from a web page) by its code point and name."""
     if ch.isprintable() and not ch.isspace():
         return f"'{ch}'"
-    import unicodedata
     name = unicodedata.name(ch, "a control character").lower()
     return f"U+{ord(ch):04X} ({name})"
 

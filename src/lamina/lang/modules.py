@@ -18,12 +18,14 @@ ran even where the files do not exist (or have changed since).
 """
 from __future__ import annotations
 
+import difflib
+import io
 import os
 from contextlib import contextmanager
 from typing import Callable
 
 from ..errors import LaminaError
-from ..files import check_read, expand_home
+from ..files import check_read, current, expand_home, open_read
 from ..printing import format_value
 from ..values import LibObject, describe
 from . import ast as A
@@ -50,10 +52,9 @@ def shipped(entries: list[tuple[str, str, str]]):
 
 def read_module_source(path: str) -> str:
     """The text of a module's file. Every import reads through here, so this is the one place
-    where an import counts as a read of the file."""
-    check_read(path, "import")
+    where an import counts as a read of the file (what is read is what was checked)."""
     try:
-        with open(path, encoding="utf-8-sig") as f:
+        with io.TextIOWrapper(open_read(path, "import"), encoding="utf-8-sig") as f:   # as open() reads text
             return f.read()
     except OSError as exc:
         raise LaminaError("ImportError", f"Cannot read the module {path}: {exc.strerror or exc}.") from None
@@ -74,9 +75,14 @@ def resolve(spec: str, is_path: bool, directory: str | None) -> str:
         raise LaminaError("ImportError", f"No module {what}: an import path names a file, such as \"lib/prep.lam\".")
     folders = [""] if os.path.isabs(file) else search_folders(directory)
     folder_named_so = None      # a folder named like the file (ls shows it): said so
+    restricted = current().read is not None
     for folder in folders:
         candidate = os.path.normpath(os.path.join(folder, file))
-        if candidate in SHIPPED or os.path.isfile(candidate):
+        if candidate in SHIPPED:
+            return candidate
+        if restricted:          # before looking: whether a file outside exists is no answer
+            check_read(candidate, "import")
+        if os.path.isfile(candidate):
             return candidate
         if folder_named_so is None and os.path.isdir(candidate):
             folder_named_so = candidate
@@ -92,7 +98,8 @@ def load(spec: str, is_path: bool, directory: str | None,
          run: Callable[[str, str, str], dict]) -> "Module":
     """The module `import spec` names, loading (running) it the first time."""
     shown = resolve(spec, is_path, directory)
-    real, text = SHIPPED.get(shown) or (os.path.realpath(shown), None)
+    # checked even when loaded: an unrestricted interpreter may have loaded it first
+    real, text = SHIPPED.get(shown) or (check_read(shown, "import"), None)
     if real in MODULES:
         return MODULES[real]
     loading = [r for r, _ in LOADING]
@@ -203,7 +210,6 @@ def function_help(name: str, fn) -> list[str]:
 
 def no_member(module: str, name: str, fields: list[str]) -> str:
     """The message for `module.name` when the module has no (public) `name`."""
-    import difflib
     close = difflib.get_close_matches(name, fields, n=3)
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else \
         f" It defines {', '.join(fields) or 'nothing'}."

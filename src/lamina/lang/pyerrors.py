@@ -6,16 +6,18 @@ of compiled frames gives the Lamina call stack.
 """
 from __future__ import annotations
 
+import difflib
 import inspect
 import re
 import sys
 from functools import partial
 
 from ..errors import Frame, LaminaError
+from ..printing import function_name
 from ..values import Record, describe
 from . import ast as A
 from .compiler import BINDERS_KEY, TOP_LOOP, is_target_list, node_of, wrt_syntax
-from .scope import CODE_FILENAME, MANGLE, builtins_of, mangle, unmangle
+from .scope import BUILTIN_NAMES, CODE_FILENAME, MANGLE, mangle, unmangle
 
 STACK_SHOWN = 12
 CALLEE = "{callee}"    # translate_call_error's name for "as the call site writes it"
@@ -239,10 +241,7 @@ def _translate(exc: BaseException, node, frames) -> LaminaError:
 
 
 def _raised_by_compiled_code(exc: BaseException) -> bool:
-    tb = exc.__traceback__
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb.tb_frame.f_code.co_filename == CODE_FILENAME
+    return _innermost_frame(exc).f_code.co_filename == CODE_FILENAME
 
 
 def _python_name(exc: NameError) -> str:
@@ -253,23 +252,24 @@ def _python_name(exc: NameError) -> str:
     return unmangle(name)
 
 
-def _visible(exc: BaseException, every_builtin: bool = False) -> dict:
-    """Every name the innermost compiled frame sees: its locals, globals and the builtins
-    (`every_builtin`: those its program has not used yet too)."""
+def _visible(exc: BaseException) -> dict:
+    """Every name the innermost compiled frame sees: its locals, globals and the builtins its
+    program has used."""
+    frame = _innermost_frame(exc)
+    builtins = frame.f_globals.get("__builtins__", {})
+    return {**(builtins if isinstance(builtins, dict) else {}), **frame.f_globals, **frame.f_locals}
+
+
+def _innermost_frame(exc: BaseException):
     tb = exc.__traceback__
     while tb.tb_next is not None:
         tb = tb.tb_next
-    frame = tb.tb_frame
-    builtins = builtins_of(frame.f_globals) if every_builtin else frame.f_globals.get("__builtins__", {})
-    return {**(builtins if isinstance(builtins, dict) else {}), **frame.f_globals, **frame.f_locals}
+    return tb.tb_frame
 
 
 def _not_yet(name: str, exc: BaseException, node) -> str:
     """Why a name the program does bind is undefined here: the statement binding it has not run."""
-    tb = exc.__traceback__
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    binder = tb.tb_frame.f_globals.get(BINDERS_KEY, {}).get(name)
+    binder = _innermost_frame(exc).f_globals.get(BINDERS_KEY, {}).get(name)
     if binder is None:
         return ""
     span = binder.span
@@ -287,12 +287,16 @@ def not_yet(name: str, function: bool, where: str) -> str:
 
 
 def _suggest(name: str, exc: BaseException) -> str:
-    return did_you_mean(name, {unmangle(k) for k in _visible(exc, every_builtin=True) if k.startswith(MANGLE)})
+    """The closest of the names the program sees and of every builtin's name, which the program's
+    builtins hold without importing the builtins' modules: an error path imports nothing, since
+    under a memory limit the import itself would fail."""
+    builtins = _innermost_frame(exc).f_globals.get("__builtins__", {})
+    every_builtin = builtins.get(BUILTIN_NAMES, ()) if isinstance(builtins, dict) else ()
+    return did_you_mean(name, {unmangle(k) for k in _visible(exc) if k.startswith(MANGLE)} | set(every_builtin))
 
 
 def did_you_mean(name: str, known) -> str:
     """` Did you mean 'a' or 'b'?` for the names closest to a misspelt one, or ""."""
-    import difflib  # on an error only: not loaded at start-up
     close = difflib.get_close_matches(name, sorted(known), n=3)
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
@@ -304,7 +308,6 @@ PY_KINDS = {"float": "a number", "str": "a string", "list": "a list", "Record": 
 
 def translate_call_error(f, exc: TypeError, name: str | None = None, node: A.Node | None = None) -> LaminaError:
     """Python's message for a bad call, in Lamina's words."""
-    from ..printing import function_name
     text = str(exc)
     label = name or (function_name(f) if f is not None and callable(f) else None)
     m = re.search(r"'([\w.]+)' object is not callable", text)
@@ -364,7 +367,6 @@ def _keyword_hint(f, given: str) -> str:
                   if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]     # hcat's *args is no keyword
     except (TypeError, ValueError):
         return ""
-    import difflib
     close = difflib.get_close_matches(given, params, n=2, cutoff=0.6)
     if close:
         return f" Did you mean {' or '.join(repr(c) for c in close)}?"

@@ -24,6 +24,8 @@ MANGLE = "L_"
 # builtin) there, importing their modules on first use. The interpreter fills the builtins a
 # program's code names as it compiles it; a name looked up by text comes through builtins_of.
 LOADER = "_load_builtins"
+# In a program's builtins: every builtin's name, loaded or not (for a NameError's suggestions).
+BUILTIN_NAMES = "_builtin_names"
 
 # Names every program sees beside the builtins (docs/language.md "Constants"). They live with
 # the builtins, below a program's own variables, so `pi = 3` in a program shadows pi there.
