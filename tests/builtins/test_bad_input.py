@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import signal
 import warnings
 
@@ -36,7 +37,10 @@ ARGS = ["0", "1", "-1", "2.5", "0 / 0", "1 / 0", "true", "none", '"text"', '""',
         "param([1, 2])", "input(2)", "adam(param(1.0))", "[1, 0, 1]", "1e308", "-1e308", "1e15",
         "2 ^ 60", "[1 / 0, 0 / 0, 1e308]", "zeros(0)", "[1e308; -1e308]", "-308", "400",
         # masks (logical tensors, from comparisons): a vector, a matrix, all false, a column
-        "[1, 2, 3] > 1", "[1, 2; 3, 4] > 2", "[1, 2] > 5", "[1; 2] > 1"]
+        "[1, 2, 3] > 1", "[1, 2; 3, 4] > 2", "[1, 2] > 5", "[1; 2] > 1",
+        # numbers of every kind (a NumPy routine handed one as a 0-d array once failed inside)
+        "float32(0.3)", "param(float32(0.3))", "track(float32(0.3))"]
+NUMBERS = ["0.3", "float32(0.3)", "param(0.3)", "param(float32(0.3))", "track(float32(0.3))", "true"]
 KEYWORDS = ["axis", "seed", "lr", "epochs", "activation", "loss", "from", "skipnan", "ddof", "wrt", "digits"]
 SKIP = {"help", "show"}   # print whole pages / open windows: covered by their own tests
 NAMES = sorted(set(load_all()) - SKIP)
@@ -85,6 +89,55 @@ def test_each_builtin_with_each_kind_of_single_argument(name):
     run_checked(f"print({name}())")
     for arg in ARGS:
         run_checked(call_text(name, [arg], []))
+
+
+LITERAL = re.compile(r'^(".*"|-?[0-9.]+(e-?[0-9]+)?|true|false|none)$')
+
+
+def _arguments(text: str) -> list[str]:
+    """The top-level comma-separated parts of a call's argument text."""
+    parts, depth, quoted, start = [], 0, False, 0
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "([{":
+            depth += 1
+        elif not quoted and ch in ")]}":
+            depth -= 1
+        elif not quoted and depth == 0 and ch == ",":
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p and p != "..."]
+
+
+def shape_with(name: str, code: str, number: str) -> str | None:
+    """A call shape from the registry (`binary_cross_entropy(z, y, from = "logits")`) with
+    `number` in place of each argument that is not a literal; None for a shape that is not a
+    plain call of the builtin (`net.fit(...)`, `spec |> dense(...)`)."""
+    call = re.fullmatch(rf"{re.escape(name)}\((.*)\)", code.strip())
+    if call is None:
+        return None
+    args = []
+    for part in _arguments(call.group(1)):
+        keyword = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(.*)", part)
+        key, value = keyword.groups() if keyword else (None, part)
+        value = value if LITERAL.match(value) else number
+        args.append(value if key is None else f"{key} = {value}")
+    return f"print({name}({', '.join(args)}))"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_call_shape_with_numbers_of_every_kind(name):
+    """Each documented call shape, its keywords' literal choices kept (from = "logits"), with a
+    number of each kind for every other argument: binary_cross_entropy(0.3, 1, from = "logits")
+    was an InternalError in a NumPy routine given a 0-d array, a keyword value that the random
+    calls below never draw."""
+    for shape in load_all()[name].shapes:
+        for number in NUMBERS:
+            code = shape_with(name, shape.code, number)
+            if code is not None:
+                run_checked(code)
 
 
 @settings(max_examples=scaled(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow,

@@ -34,7 +34,8 @@ def expit(v, out=None):
     with np.errstate(over="ignore"):
         if not isinstance(v, np.ndarray):
             return 1.0 / (1.0 + np.exp(-v))
-        out = np.negative(v, out=out)
+        # a 0-d array's ufunc result is a NumPy scalar, which cannot be an out= buffer
+        out = np.negative(v, out=np.empty_like(v) if out is None else out)
         np.exp(out, out=out)
     out += 1.0
     return np.reciprocal(out, out=out)
