@@ -43,6 +43,7 @@ class ExpressionParser:
         self.pos = 0
         self.function_depth = 0
         self.loop_depth = 0
+        self.finally_block: Token | None = None    # the `finally` whose block is being parsed
 
     # -- token helpers -----------------------------------------------------------
     @property

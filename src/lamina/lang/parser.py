@@ -145,10 +145,11 @@ class Parser(ExpressionParser):
                              f"`{name.text} = {params_text} -> expression`.")
         self.header_end(kw, f"the header of function '{name.text}'")
         self.function_depth += 1
-        loops, self.loop_depth = self.loop_depth, 0
+        outer = self.loop_depth, self.finally_block
+        self.loop_depth, self.finally_block = 0, None     # a return in it leaves this function only
         body = self.block(())
         self.function_depth -= 1
-        self.loop_depth = loops
+        self.loop_depth, self.finally_block = outer
         self.close_block(kw)
         return A.FunctionDef(name.span, name.text, params, body)
 
@@ -156,6 +157,7 @@ class Parser(ExpressionParser):
         kw = self.advance()
         if self.function_depth == 0:
             raise self.error("'return' outside a function.", kw)
+        self.check_not_leaving_finally(kw)
         if self.tok.kind in ("NEWLINE", "EOF") or self.tok.is_op(";"):
             return A.Return(kw.span, None)
         return A.Return(kw.span, self.expression())
@@ -164,11 +166,24 @@ class Parser(ExpressionParser):
         kw = self.advance()
         if self.loop_depth == 0:
             raise self.error(f"'{kw.text}' outside a loop.", kw)
+        self.check_not_leaving_finally(kw)
         return A.Break(kw.span) if kw.text == "break" else A.Continue(kw.span)
+
+    def check_not_leaving_finally(self, kw: Token) -> None:
+        """`return`, `break` or `continue` that would leave a finally block: it would throw away
+        the error being raised (and a `return` or `break` already under way), as Python 3.14
+        warns (PEP 765). One inside a loop or function that is itself in the finally block is
+        fine: it stays inside."""
+        if self.finally_block is not None:
+            raise self.error(f"'{kw.text}' cannot leave a 'finally' block (line {self.finally_block.span.line}): "
+                             "it would discard the error being raised, or the 'return' or 'break' "
+                             "already under way. Move it after 'end try'.", kw)
 
     def loop_body(self, kw: Token) -> list[A.Node]:
         self.loop_depth += 1
+        outer, self.finally_block = self.finally_block, None     # a break in it leaves this loop only
         body = self.block(())
+        self.finally_block = outer
         self.loop_depth -= 1
         self.close_block(kw)
         return body
@@ -260,8 +275,11 @@ class Parser(ExpressionParser):
             self.header_end(catch, "'catch'")
             handler = self.block(())
         if self.tok.is_kw("finally"):
-            self.header_end(self.advance(), "'finally'")
+            finally_kw = self.advance()
+            self.header_end(finally_kw, "'finally'")
+            outer, self.finally_block = self.finally_block, finally_kw
             final = self.block(())
+            self.finally_block = outer
         if handler is None and final is None and self.tok.is_kw("end"):
             raise self.error("A 'try' block needs a 'catch' block, a 'finally' block or both before "
                              "its 'end try'.", kw)
