@@ -19,10 +19,10 @@ from ..autodiff import linalg, ops
 from ..errors import LaminaError
 from ..printing import format_row, format_value
 from ..values import LibObject, Record, Tracked, describe, is_numeric, values_equal
-from . import indexing
+from . import container_ops, indexing
 from .modules import Module
 from .pyerrors import CALLEE, caught
-from .scope import CODE_FILENAME, mangle
+from .scope import CODE_FILENAME, builtins_of, mangle
 
 NUMERIC = {
     "+": ops.add, "-": ops.sub, "*": ops.mul, "/": ops.div,
@@ -50,6 +50,8 @@ def binary(op: str, a, b):
         return NUMERIC[op](_num(a, b), _num(b, a))
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
+    if container_ops.is_container(a) or container_ops.is_container(b):
+        return container_ops.combine(op, a, b, binary)
     hint = ""
     if isinstance(a, str) or isinstance(b, str):
         hint = ' To build text, use interpolation: "{a} and {b}".'
@@ -142,6 +144,8 @@ def neg(a):
         return -a
     if is_numeric(a):
         return ops.neg(_num(a))
+    if container_ops.is_container(a):
+        return container_ops.negate(a, neg)
     raise LaminaError("TypeError", f"Cannot negate {describe(a)}.")
 
 
@@ -505,12 +509,20 @@ def method(target, name: str, lookup, args: tuple, kwargs: dict | None):
         raise LaminaError("TypeError", f"'{name}' of the module {target.name} is {describe(f)}, not a function.")
     try:
         f = lookup()
-    except NameError:
-        raise LaminaError("NameError", f"{describe(target).capitalize()} has no method '{name}', and no "
-                          f"function named '{name}' exists.") from None
+    except NameError:      # a local of that name not yet assigned: the builtin, if there is one
+        f = None
     if not callable(f) or isinstance(f, LibObject):
-        raise LaminaError("TypeError", f"'{name}' is {describe(f)}, not a function, so "
-                          f"x.{name}(...) cannot call it.")
+        # A variable that holds no function (`fit = linreg(...)`) does not hide the builtin of
+        # that name from x.fit(...): the method is the builtin's.
+        key = mangle(name)
+        builtin = builtins_of(lookup.__globals__, (key,)).get(key)
+        if callable(builtin):
+            return call(builtin, (target,) + args, kwargs)
+        if f is None and builtin is None:
+            raise LaminaError("NameError", f"{describe(target).capitalize()} has no method '{name}', and no "
+                              f"function named '{name}' exists.")
+        raise LaminaError("TypeError", f"'{name}' is {describe(f if f is not None else builtin)}, not a "
+                          f"function, so x.{name}(...) cannot call it.")
     return call(f, (target,) + args, kwargs)
 
 
