@@ -254,3 +254,36 @@ def test_big_endian_weights_read_as_the_same_numbers(good):
     a = arrays_of(good)
     path = crafted(good, "big.npz", param0=a["param0"].astype(">f8"))
     np.testing.assert_array_equal(load_model(str(path)).optimizer.params[0], a["param0"])
+
+
+def test_a_header_with_more_layers_than_the_file_has_weights_is_refused_before_building(good, monkeypatch):
+    # 5,000 layers in a 0.9 MB file took 26 s to refuse (each layer built a spec of all before it)
+    from lamina.models.layer import Layer
+    built = []
+    monkeypatch.setattr(Layer, "output", lambda self, data: built.append(self) or data)
+    many = [{"kind": "dense", "settings": {"units": 3, "activation": "relu"}}] * 5000
+    path = crafted(good, "many.npz", lambda meta: meta.update(layers=many))
+    assert error_of(path) == ("its header describes 5000 layers, 5000 of them with weights, but it "
+                              "holds 4 weight arrays (param0, param1, ...).")
+    assert built == []
+
+
+def test_a_model_of_many_layers_loads_in_time_linear_in_its_layers(tmp_path, monkeypatch):
+    """Counted, not timed: loading asks each layer its output shape a few times, not once per
+    layer before it."""
+    from lamina.models.compile import compile_model
+    from lamina.models.layers.dense import Dense
+    from lamina.models.spec import ModelSpec
+    n = 400
+    layers = (Dense(2, "tanh"),) * (n - 1) + (Dense(1, "none"),)
+    net = compile_model(ModelSpec(2, layers), "adam", "mse", 1.0)
+    path = str(tmp_path / "deep.npz")
+    save_model(net, path)
+    asked = []
+    real = Dense.output
+    monkeypatch.setattr(Dense, "output", lambda self, data: asked.append(1) or real(self, data))
+    back = load_model(path)
+    assert back.spec.layers == layers and len(back.optimizer.params) == 2 * n
+    x = np.array([[0.5, -1.0]])
+    np.testing.assert_array_equal(predict(back, x), predict(net, x))
+    assert len(asked) <= 3 * n

@@ -16,6 +16,7 @@ from .archive import Bad
 from .callbacks.schedule import KINDS as SCHEDULES
 from .callbacks.schedule import Schedule, make
 from .layer import KINDS as LAYERS
+from .layer import DataShape, Layer
 from .spec import ModelSpec
 
 FORMAT, VERSION = "lamina-model", 2
@@ -87,8 +88,10 @@ def name_in(value, field: str, names, what: str) -> str:
     return value
 
 
-def spec(meta: dict) -> ModelSpec:
-    """The model spec the header describes, every layer checked as its builtin checks it."""
+def spec(meta: dict, weight_arrays: int) -> ModelSpec:
+    """The model spec the header describes, every layer checked as its builtin checks it, in
+    time linear in the layers; a header that describes more layers with weights than the file
+    holds weight arrays (`weight_arrays`) is refused before any layer is built."""
     inputs, steps, described = meta["inputs"], meta["steps"], meta["layers"]
     whole(inputs, "inputs", 1)
     if steps is not None and inputs % whole(steps, "steps", 1) != 0:
@@ -97,7 +100,11 @@ def spec(meta: dict) -> ModelSpec:
         raise Bad(f"its header's layers is {shown(described)}, not a list")
     if not described:
         raise Bad("its header's layers is an empty list; a compiled model has at least one layer")
-    out = ModelSpec(inputs, (), steps)
+    weighted = sum(_has_weights(d) for d in described)
+    if weighted > weight_arrays:
+        raise Bad(f"its header describes {len(described)} layers, {weighted} of them with weights, but "
+                  f"it holds {weight_arrays} weight array{'s' * (weight_arrays != 1)} (param0, param1, ...)")
+    layers, data = [], DataShape(inputs, steps)
     for i, d in enumerate(described):
         field = f"layers[{i}]"
         if not isinstance(d, dict):
@@ -105,10 +112,20 @@ def spec(meta: dict) -> ModelSpec:
         record(d, field, ("kind", "settings"))
         kind = name_in(d["kind"], f"{field}.kind", LAYERS, "layer kinds")
         try:
-            out = out.with_layer(LAYERS[kind].from_settings(d["settings"]))
+            layer = LAYERS[kind].from_settings(d["settings"])
+            data = layer.output(data)        # what ModelSpec.with_layer checks, without a spec per layer
         except LaminaError as e:
             raise Bad(f"its header's {field} ({kind}): {e.message.rstrip('.')}") from None
-    return out
+        layers.append(layer)
+    return ModelSpec(inputs, tuple(layers), steps)
+
+
+def _has_weights(described) -> bool:
+    """Whether a header's layer record names a kind whose layers hold weights (at least one
+    array each); anything else is checked field by field when the layer is built."""
+    kind = described.get("kind") if isinstance(described, dict) else None
+    cls = LAYERS.get(kind) if isinstance(kind, str) else None
+    return cls is not None and cls.parameters is not Layer.parameters
 
 
 def optimizer(value, field: str, fields=("name", "hp", "t")) -> Optimizer:

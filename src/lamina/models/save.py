@@ -89,7 +89,7 @@ def _rebuild(arrays: dict) -> Model:
     if TEXT_MEMBER not in arrays:
         raise Bad(f"it has no '{TEXT_MEMBER}' header")
     meta = parse(arrays[TEXT_MEMBER])
-    model_spec = spec(meta)
+    model_spec = spec(meta, sum(k.startswith("param") for k in arrays))
     try:
         loss = loss_for(model_spec, meta["loss"]) if isinstance(meta["loss"], str) else None
     except LaminaError as e:
