@@ -60,6 +60,14 @@ def spec_number(x: float, spec: str) -> str:
     return text.replace("nan", "NaN").replace("NAN", "NaN").replace("inf", "Inf").replace("INF", "Inf")
 
 
+def fixes_digits(spec: str) -> bool:
+    """Whether a spec sets the digits written (a precision, or a type such as e, f, g or %):
+    then a float32 element is written as stored (0.1 with .10f: 0.1000000015, as NumPy and
+    PyTorch write it), not as its shortest text reads (0.1000000000)."""
+    parts = parse_spec(spec)
+    return parts["precision"] is not None or parts["type"] not in (None, "s")
+
+
 def _unparse(parts: dict) -> str:
     """The spec of `parts` (parse_spec's) again."""
     precision = "" if parts["precision"] is None else "." + parts["precision"]

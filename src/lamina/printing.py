@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .fields import Fields
-from .formatting import block, compact, short, spec_number, spec_text
+from .formatting import block, compact, fixes_digits, short, spec_number, spec_text
 from .values import LibObject, Record, Tracked, describe, format_number
 
 
@@ -66,6 +66,8 @@ def format_tensor(a: np.ndarray, top: bool = True, row_end: str = ";", spec: str
     """Exact and inline when that fits in the width; else a block (top level) or one line. With
     a format `spec` every element is written with it, in the same layout."""
     opts = OPTIONS
+    if spec is not None and a.dtype == np.float32 and fixes_digits(spec):
+        a = a.astype(np.float64)              # written as stored, not as its shortest text
     number = format_number if spec is None else (lambda x: spec_number(x, spec))
     if a.size * 3 <= opts.width + 1:          # only then can the exact text fit
         text = inline(a, number, row_end)
