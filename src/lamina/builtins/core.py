@@ -237,16 +237,23 @@ def _items(xs, fn: str) -> list:
 
 @builtin("map", category=CORE,
          shapes=[Shape("map(xs, f)", "vector or list, function", "vector or list",
-                       "f applied to each element; numbers back give a vector.")],
-         summary="Applies a function to every element of a vector or list.",
-         examples=['print(map([1, 2, 3], x -> x ^ 2))\nprint(map(["a", "b"], s -> s + "!"))'],
+                       "f applied to each element; numbers back give a vector."),
+                 Shape("map(r, f)", "record, function", "record",
+                       "f applied to each field's value; the same fields, in order.")],
+         summary="Applies a function to every element of a vector or list, or to every value of a record.",
+         examples=['print(map([1, 2, 3], x -> x ^ 2))\nprint(map(["a", "b"], s -> s + "!"))',
+                   'g = {w = [0.5, -2.0], b = 3.0}\nprint(map(g, v -> clamp(v, -1, 1)))'],
          notes="When every result is a number the result is a vector (a tracked one if any result "
                "is tracked: map is differentiable, and the elements of a tracked vector reach f "
-               "tracked; a float32 one for a float32 xs); otherwise a list. Write `xs |> map(f)` to "
-               "read left to right.",
+               "tracked; a float32 one for a float32 xs); otherwise a list. A record gives a record "
+               "with the same fields, each holding f of that field's value (a record of gradients "
+               "clipped, rounded or scaled field by field); `keys(r)` lists the names. Write "
+               "`xs |> map(f)` to read left to right.",
          grad=[GradCase(((4,), Const(lambda x: ops.emul(x, x))))])
 def map_(xs, f):
     f = _callable(f, "map's function", "map")
+    if isinstance(xs, Record):
+        return Record({k: call(f, (v,)) for k, v in xs.fields.items()})
     return shaping.like_items_of(bracket(tuple(call(f, (x,)) for x in _items(xs, "map"))), xs)
 
 
