@@ -169,6 +169,34 @@ def test_kmeans_finds_clusters_and_is_a_lloyd_fixed_point(rng):
     np.testing.assert_array_equal(again["labels"], r["labels"])
 
 
+def _clustered_data(kind: str, seed: int) -> np.ndarray:
+    """Data on which one k-means++ start often stops in a worse local minimum than another."""
+    g = np.random.default_rng(seed)
+    if kind == "blobs":
+        centers = g.uniform(-6, 6, size=(7, 2))
+        return np.vstack([c + g.normal(scale=1.2, size=(25, 2)) for c in centers])
+    return g.uniform(size=(150, 3))
+
+
+@pytest.mark.parametrize("kind", ["blobs", "uniform"])
+def test_kmeans_keeps_the_best_of_its_restarts(kind):
+    """restarts = r keeps the start of least inertia: never above restarts = 1 with the same
+    seed (whose one start is the first of the r), below it where a later start does better,
+    and exactly the least of the r starts drawn one after another from one generator."""
+    from lamina.stats import models as M
+    lower = 0
+    for seed in range(8):
+        X = _clustered_data(kind, seed)
+        one = R.kmeans(X, 6.0, seed=float(seed), restarts=1.0).fields["inertia"]
+        best = R.kmeans(X, 6.0, seed=float(seed), restarts=8.0).fields["inertia"]
+        assert best <= one
+        lower += best < one
+        g = np.random.default_rng(seed)
+        starts = [M.kmeans(X, 6.0, g, restarts=1.0).fields["inertia"] for _ in range(8)]
+        assert best == min(starts) and len(set(starts)) > 1
+    assert lower >= 2          # the restarts matter on this data
+
+
 def test_kmeans_uses_the_global_generator(lam, rng):
     X, _ = blobs(rng)
     assert lam.run("seed(5)\na = kmeans(X, 3).labels\nseed(5)\nprint(all(a == kmeans(X, 3).labels))", X=X) == ["true"]
