@@ -199,3 +199,73 @@ def test_a_track_value_is_frozen_and_the_others_train_as_alone(make):
     assert np.array_equal(opt.get("params").fields["w"], alone.get("params").fields["w"])
     assert opt.describe().endswith("2 parameters (1 frozen), 3 steps>")
 
+
+
+# -- the loop written by hand (issue 36) ----------------------------------------------------
+def _run(source: str) -> list[str]:
+    import contextlib
+    import io
+
+    from lamina.interpreter import Interpreter
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        Interpreter().run(source, "prog.lam")
+    return out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("made_from", ["w", "0.0"])
+def test_a_loop_that_differentiates_against_one_param_every_step_is_refused(made_from):
+    # PyTorch's loop: w never moves, so every gradient would be taken at 0 while the optimizer
+    # drifts (to 5 after 50 steps); the second step is refused
+    with pytest.raises(LaminaError) as info:
+        _run(f"w = param(0.0)\nopt = sgd({made_from}, 0.1)\nfor i = 1 to 50\n"
+             "    opt = optimizer_step(opt, grad((w - 5) ^ 2, wrt = w))\nend for")
+    err = info.value
+    assert err.kind == "TapeError" and err.span.line == 4
+    assert "taken at 0, now 1" in err.message and "q = param(opt.params)" in err.message
+
+
+def test_a_record_loop_against_fixed_leaves_names_the_field():
+    with pytest.raises(LaminaError) as info:
+        _run("p = param({w = [1.0, 2.0], b = 0.0})\nopt = adam(p, lr = 0.1)\n"
+             "for i = 1 to 3\n    opt = optimizer_step(opt, grad(sum(p.w .^ 2) + p.b ^ 2, wrt = p))\n"
+             "end for")
+    assert info.value.kind == "TapeError" and "parameter 'w'" in info.value.message
+
+
+def test_gradients_taken_at_the_optimizers_parameters_step_freely():
+    # fresh leaves each step (also a look-ahead point and a rate of 0) are never refused
+    lines = _run("opt = sgd(2.0, 0.0)\nw = param(2.0)\n"
+                 "opt = optimizer_step(opt, grad(w ^ 2, wrt = w))\n"
+                 "opt = optimizer_step(opt, grad(w ^ 2, wrt = w))\n"
+                 "opt = sgd(opt.params, 0.1)\n"
+                 "for i = 1 to 5\n    tape_reset()\n    ahead = param(opt.params + 0.01)\n"
+                 "    opt = optimizer_step(opt, grad(ahead ^ 2, wrt = ahead))\nend for\n"
+                 "print(round(opt.params, 10))")
+    x = 2.0
+    for _ in range(5):
+        x -= 0.1 * 2 * (x + 0.01)
+    assert float(lines[0]) == round(x, 10)
+
+
+def test_lr_sets_this_steps_rate_and_the_result_keeps_it():
+    # a schedule by hand, against the same SGD arithmetic in NumPy
+    lines = _run("opt = sgd({w = [1.0, -2.0], b = 0.5}, lr = 0.1)\n"
+                 "for i = 1 to 4\n    tape_reset()\n    q = param(opt.params)\n"
+                 "    loss = sum(q.w .^ 2) + q.b ^ 2\n"
+                 "    opt = optimizer_step(opt, grad(loss, wrt = q), lr = 0.1 / i)\nend for\n"
+                 "print(opt.params.w[0], opt.params.w[1], opt.params.b, opt.lr)")
+    w, b = np.array([1.0, -2.0]), 0.5
+    for i in range(1, 5):
+        lr = 0.1 / i
+        w, b = w - lr * (2 * w), b - lr * (2 * b)
+    assert [float(x) for x in lines[0].split()] == [w[0], w[1], b, 0.1 / 4]
+
+
+@table
+def test_lr_is_checked_as_the_constructor_checks_it(make):
+    opt = make([1.0], 0.1)
+    with pytest.raises(LaminaError) as info:
+        B.optimizer_step(opt, [1.0], lr=-1.0)
+    assert info.value.kind == "ValueError" and "lr" in info.value.message
+    assert B.optimizer_step(opt, [1.0], lr=0.5).get("lr") == 0.5 and opt.get("lr") == 0.1

@@ -27,7 +27,8 @@ import numpy as np
 
 from ..errors import LaminaError
 from ..values import Record, Tracked, describe
-from ..warnings import warn
+from ..warnings import CHANNEL, warn
+from . import handed
 from .tape import TAPE
 
 MISSES_BEFORE_JUMP = 32
@@ -35,9 +36,10 @@ FIRST_ORDER = ("the gradients grad() returns are plain values, not recorded on t
                "gradient cannot be differentiated again: gradients in Lamina are first order")
 
 
-def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
+def backward(loss: Tracked, wanted: set, leaves: list | None = None) -> tuple[dict, int, int]:
     """(gradients of `loss` for the nodes in `wanted` that it depends on, by node id; how many
-    nodes the sweep reached; how many node ids it looked at, reached or not)."""
+    nodes the sweep reached; how many node ids it looked at, reached or not). The node ids of
+    the leaves it reached are appended to `leaves` when given."""
     grads = {loss.node: 1.0}
     entries = {loss.node: loss.entry}          # the entry of each node holding a gradient
     owned = set()
@@ -58,6 +60,8 @@ def backward(loss: Tracked, wanted: set) -> tuple[dict, int, int]:
             if node in wanted:
                 found[node] = (g, node in owned)
             if entry is None:          # a leaf
+                if leaves is not None:
+                    leaves.append(node)
                 continue
             for k in range(0, len(entry), 3):
                 parent = entry[k]
@@ -96,9 +100,13 @@ def grad(loss, wrt):
             raise LaminaError("TapeError", f"{path} is {describe(x)} that is not tracked; grad "
                               f"differentiates with respect to values made by param() or track().")
     _check_loss(loss)
-    found, _, _ = backward(loss, {x.node for _, x in leaves})
-    handed = set()
-    results = [_result(x, found, handed) for _, x in leaves]
+    wanted = {x.node for _, x in leaves}
+    handed.refuse_second_order(loss, wanted)
+    reached: list = []
+    found, _, _ = backward(loss, wanted, reached)
+    given = set()
+    results = [_result(x, found, given) for _, x in leaves]
+    handed.note(results, [x for _, x in leaves], CHANNEL.locate(), wanted.union(reached))
     if leaves and not found:
         _warn_unreached(len(leaves))
     bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results) if not _finite(g)]
@@ -181,7 +189,7 @@ def _finite(g) -> bool:
     return math.isfinite(g.sum()) or bool(np.isfinite(g).all())
 
 
-def _result(x: Tracked, found: dict, handed: set, fresh: bool = True):
+def _result(x: Tracked, found: dict, given: set, fresh: bool = True):
     """The gradient handed out for `x`: its shape and dtype, a float for a number, zeros if
     unreached. (Where float32 and float64 tensors meet, a float32 value's gradient may arrive as
     float64: it is rounded back here.) `fresh` false: the sweep's array as it is, for
@@ -196,10 +204,10 @@ def _result(x: Tracked, found: dict, handed: set, fresh: bool = True):
         if type(g) is not np.ndarray:
             return np.full(x.value.shape, g, dtype=dtype)
         return g if g.dtype == dtype else g.astype(dtype)
-    if x.node in handed or type(g) is not np.ndarray or g.dtype != dtype or \
+    if x.node in given or type(g) is not np.ndarray or g.dtype != dtype or \
             not (owned or _unshared(g)):
         return np.array(g, dtype=dtype)           # never hand out an array the tape may share
-    handed.add(x.node)
+    given.add(x.node)
     return g
 
 

@@ -37,14 +37,14 @@ def _docs(rule, summary, example, extra=""):
 
 def _one_step(name, args):
     return (f"w = param(1.0)\nopt = {name}(w{args})\nopt = optimizer_step(opt, 3.0)\n"
-            f"print(round(opt._params[0], 4))")
+            f"print(round(opt.params, 4))")
 
 
 @builtin("sgd", tracked="constant", **_docs(SGD, "Stochastic gradient descent, with optional momentum.",
                         "x = [1.0, 2.0, 3.0, 4.0]\ny = [2.0, 4.0, 6.0, 8.0]\nopt = sgd(0.0, 0.01)\n"
-                        "for t = 0 to 49\n    tape_reset()\n    w = param(opt._params[0])\n"
+                        "for t = 0 to 49\n    tape_reset()\n    w = param(opt.params)\n"
                         "    loss = mean((w * x - y) .^ 2)\n    opt = optimizer_step(opt, grad(loss, wrt = w))\n"
-                        "end for\nprint(round(opt._params[0], 4))",
+                        "end for\nprint(round(opt.params, 4))",
                         "The same rule as torch.optim.SGD with dampening 0; the default lr is 0.01 (torch's is 0.001)."))
 def sgd(params=None, lr=None, **options):
     return make(SGD, params=params, lr=lr, **options)
@@ -121,23 +121,47 @@ def adadelta(params=None, lr=None, **options):
                  Shape("optimizer_step(opt, grads)", "optimizer, list or record of gradients",
                        "optimizer", "One update of every parameter."),
                  Shape("optimizer_step(opt, v)", "optimizer, vector", "optimizer",
-                       "When every parameter is a number: one gradient per parameter.")],
+                       "When every parameter is a number: one gradient per parameter."),
+                 Shape("optimizer_step(opt, g, lr = r)", "optimizer, gradient(s), rate", "optimizer",
+                       "One update at rate r; the new optimizer keeps r as its lr.")],
          summary="Applies one update to an optimizer's parameters and returns the new optimizer; "
-                 "the old one is unchanged. Read the new values from its `_params`.",
+                 "the old one is unchanged. Read the new values from its `params`.",
          examples=["w = param([1.0, -2.0])\nb = param(0.5)\nopt = adam({w = w, b = b}, lr = 0.1)\n"
                    "loss = sum(w .^ 2) + b ^ 2\nopt2 = optimizer_step(opt, grad(loss, wrt = {w = w, b = b}))\n"
-                   "print(round(opt2._params[0], 4), round(opt2._params[1], 4))\nprint(opt._params[1])\n"
+                   "print(round(opt2.params.w, 4), round(opt2.params.b, 4))\nprint(opt.params.b)\n"
                    "tape_reset()",
-                   "opt = optimizer_step(sgd([1.0, 2.0], lr = 0.5), [1.0, 1.0])\nprint(opt._params)"],
+                   "opt = optimizer_step(sgd([1.0, 2.0], lr = 0.5), [1.0, 1.0])\nprint(opt.params)",
+                   "# a training loop by hand: each step's gradient is taken at the optimizer's parameters\n"
+                   "x = [1.0, 2.0, 3.0]\ny = [3.0, 5.0, 7.0]\nopt = sgd({w = 0.0, b = 0.0}, lr = 0.05)\n"
+                   "for epoch = 1 to 300\n    tape_reset()\n    q = param(opt.params)\n"
+                   "    g1 = grad(mean((q.w * x[0:2] + q.b - y[0:2]) .^ 2), wrt = q)\n"
+                   "    g2 = grad(mean((q.w * x[2:3] + q.b - y[2:3]) .^ 2), wrt = q)\n"
+                   "    g = (2 * g1 + g2) / 3                      # arithmetic on records of gradients\n"
+                   "    opt = optimizer_step(opt, g, lr = 0.1 / (1 + epoch / 300))   # a schedule by hand\nend for\n"
+                   "print(map(opt.params, v -> round(v, 2)), round(opt.lr, 4))",
+                   "w = param(0.0)\nopt = sgd(w, lr = 0.1)\ntry\n    for i = 1 to 3\n        loss = (w - 5) ^ 2\n"
+                   "        opt = optimizer_step(opt, grad(loss, wrt = w))     # w never moves\n    end for\n"
+                   "catch err\n    print(err.kind, \"at step\", i)\nend try"],
          notes="The gradient matches the parameters: one value for one parameter, a list in "
                "parameter order, or a record with the parameters' fields; when every parameter is "
                "a number a vector with one entry per parameter also works (so `[3.0]` for one "
                "number). A gradient whose shape differs from its parameter's is a ShapeError that "
                "names the parameter (its index or record field) and both shapes. The step count "
                "and every running average live in the returned value, so stepping an old "
-               "optimizer again starts from that old state.")
-def optimizer_step(opt, g):
+               "optimizer again starts from that old state. `lr = r` sets the rate for this step "
+               "and after (a schedule written by hand); it is checked as the constructor checks it.\n\n"
+               "A training loop by hand reads the parameters with `opt.params` (the structure they "
+               "were given in: a record stays a record), wraps them with param() each step, computes "
+               "the loss from those, and steps with their gradient. Gradients combine with the "
+               "operators (`0.5 * g`, `g1 + g2`: records and lists work member by member) and "
+               "map(g, f) applies f to each field of a record. The optimizer does not change the "
+               "values it was given: a loop that differentiates against one param() value every "
+               "step (as PyTorch's loop does with a tensor the optimizer updates in place) would take "
+               "every gradient at the start; optimizer_step refuses a gradient grad() took with "
+               "respect to the very value the optimizer has since stepped away from, with a "
+               "TapeError. `_params` (the values as a flat list) still works.")
+def optimizer_step(opt, g, lr=None):
     if not isinstance(opt, Optimizer):
         raise LaminaError("TypeError", f"optimizer_step needs an optimizer (made by sgd, adam, ...) "
                           f"as its first argument, not {describe(opt)}.")
-    return opt.step(g)
+    return opt.step(g, lr)

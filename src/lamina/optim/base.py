@@ -33,10 +33,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..autodiff import handed
 from ..errors import LaminaError
 from ..values import LibObject, Range
 from .ownership import sole
-from .params import Structure, flatten, match_gradients
+from .params import Structure, checked_gradients, flatten, gradient_items, origins
 
 NONNEGATIVE = Range(0.0)                        # a rate, eps, weight decay: at least 0, finite
 FRACTION = Range(0.0, 1.0)                      # momentum, the betas, rho: from 0 up to 1
@@ -101,6 +102,9 @@ class Optimizer(LibObject):
     t: int = 0
     # A trainer's private copy's scratch arrays, one per array parameter (see `private`).
     scratch: tuple = field(default=(), repr=False)
+    # Per parameter, the node id of the tracked value its current value was last taken from:
+    # the one it was given as, or the target of the gradient of the latest step (see `step`).
+    origins: tuple = field(default=(), repr=False)
     _pending: tuple | None = field(default=None, init=False, repr=False)   # (old optimizer, grads)
 
     type_name = "optimizer"
@@ -140,7 +144,8 @@ class Optimizer(LibObject):
         """The same settings over new parameters, with fresh state and step count 0."""
         structure, values = flatten(params, what)
         return replace(self, structure=structure, params=tuple(values),
-                       state=tuple({s: _zeros_like(w) for s in self.rule.slots} for w in values), t=0)
+                       state=tuple({s: _zeros_like(w) for s in self.rule.slots} for w in values), t=0,
+                       origins=origins(params))
 
     def with_hp(self, **changes) -> "Optimizer":
         """The same optimizer with some hyperparameters changed (schedules use this for lr)."""
@@ -150,20 +155,48 @@ class Optimizer(LibObject):
         """The current plain parameter values in the container they were given in."""
         return self.structure.build([p.copy() if isinstance(p, np.ndarray) else p for p in self.params])
 
-    def step(self, g) -> "Optimizer":
-        """One update from gradients a program gives (checked against the parameters)."""
+    def step(self, g, lr=None) -> "Optimizer":
+        """One update from gradients a program gives (checked against the parameters), at rate
+        `lr` if given (the result keeps it)."""
         if not self.bound:
             raise LaminaError("ValueError", f"This {self.rule.name} optimizer has no parameters to "
                               f"step; give them as its first argument, {self.rule.name}(params, ...).")
-        grads = match_gradients(self.structure, self.params, g, "optimizer_step")
+        items = gradient_items(self.structure, self.params, g, "optimizer_step")
+        grads = checked_gradients(self.structure, self.params, items)
+        taken = [handed.lookup(item) for item in items]
+        self._check_taken_at(taken)
+        came_from = tuple(None if given is None else given.node for given in taken)
+        opt = self if lr is None else self.with_hp(lr=lr)
         if self.rule.update_in_place is None:
-            return self.advance(grads)
-        return self._deferred(grads)
+            return replace(opt.advance(grads), origins=came_from)
+        return opt._deferred(grads, came_from)
 
-    def _deferred(self, grads: list) -> "Optimizer":
+    def _check_taken_at(self, taken: list) -> None:
+        """A TapeError if a gradient was taken at the tracked value a parameter's current value
+        came from before the latest step (a loop that differentiates against one param() leaf
+        every step, which the optimizer's steps never move), and that value is no longer the
+        parameter's."""
+        for i, given in enumerate(taken):
+            if given is None or not self.origins or given.node != self.origins[i] \
+                    or self.structure.is_frozen(i):
+                continue
+            at, now = given.taken_at(), self.params[i]
+            if at is None or np.array_equal(at, now):
+                continue
+            name = self.structure.label(i)
+            moved = f" (taken at {_value_words(at)}, now {_value_words(now)})" if np.size(at) <= 4 else ""
+            raise LaminaError("TapeError", f"optimizer_step got a gradient for {name} taken at a "
+                              f"value the optimizer has already stepped away from{moved}: grad() was "
+                              f"taken with respect to the same param() value as before the last step, "
+                              f"and steps never change that value. Take each step's gradient at the "
+                              f"optimizer's parameters: "
+                              f"q = param(opt.params), the loss from q, then "
+                              f"optimizer_step(opt, grad(loss, wrt = q)).")
+
+    def _deferred(self, grads: list, came_from: tuple) -> "Optimizer":
         """`advance(grads)`, applied when the result's parameters or state are first read
         (the module's docstring says why). The gradients are checked; applying cannot fail."""
-        new = replace(self, params=(), state=(), t=self.t + 1)
+        new = replace(self, params=(), state=(), t=self.t + 1, origins=came_from)
         object.__delattr__(new, "params")
         object.__delattr__(new, "state")
         object.__setattr__(new, "_pending", (self, grads))
@@ -259,6 +292,12 @@ class Optimizer(LibObject):
         object.__setattr__(self, "params", tuple(params))
         object.__setattr__(self, "t", t)
         return self
+
+
+def _value_words(x) -> str:
+    if isinstance(x, np.ndarray):
+        return f"[{', '.join(f'{v:g}' for v in x.ravel())}]"
+    return f"{x:g}"
 
 
 def make(rule: Rule, params=None, lr=None, **options) -> Optimizer:

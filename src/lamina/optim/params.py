@@ -96,13 +96,16 @@ def flatten(params, what: str):
     return structure, items
 
 
-def match_gradients(structure: Structure, values: list, g, what: str) -> list:
-    """One plain gradient per parameter, in order, each checked against its parameter's shape.
+def origins(params) -> tuple:
+    """Per parameter, the node id of the tracked value it was given as (None for a plain one):
+    where its value came from, for optimizer_step's check that a gradient was taken there."""
+    given = list(params.fields.values()) if isinstance(params, Record) else \
+        params if isinstance(params, list) else [params]
+    return tuple(v.node if type(v) is Tracked else None for v in given)
 
-    `g` is one gradient (one parameter), a list in parameter order, a record with the
-    parameters' fields, or — when every parameter is a number — a vector of one
-    gradient per parameter.
-    """
+
+def gradient_items(structure: Structure, values: list, g, what: str) -> list:
+    """The gradient of each parameter, in order, as `g` holds it (see match_gradients)."""
     n = structure.count
     gv = value_of(g)
     if isinstance(g, Record):
@@ -130,6 +133,22 @@ def match_gradients(structure: Structure, values: list, g, what: str) -> list:
         raise LaminaError("TypeError", f"{what} needs one gradient per parameter (a list, or a record "
                           f"with the same fields) for {structure.describe()} parameters, not "
                           f"{describe(g)}.")
+    return items
+
+
+def match_gradients(structure: Structure, values: list, g, what: str) -> list:
+    """One plain gradient per parameter, in order, each checked against its parameter's shape.
+
+    `g` is one gradient (one parameter), a list in parameter order, a record with the
+    parameters' fields, or — when every parameter is a number — a vector of one
+    gradient per parameter.
+    """
+    return checked_gradients(structure, values, gradient_items(structure, values, g, what))
+
+
+def checked_gradients(structure: Structure, values: list, items: list) -> list:
+    """Each parameter's gradient (from gradient_items) as a plain value, checked against its
+    parameter's shape and in its dtype."""
     grads = []
     for i, (item, w) in enumerate(zip(items, values)):
         gi = plain_value(item, f"The gradient for {structure.label(i)}")   # the update only reads it

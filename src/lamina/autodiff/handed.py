@@ -1,0 +1,137 @@
+"""What the latest grad() calls handed out, so that two later questions about a gradient can
+be answered although gradients are plain values, off the tape.
+
+- optimizer_step: was this gradient taken at the optimizer's parameters? A loop that makes
+  one param() leaf and differentiates against it every step, `opt = optimizer_step(opt,
+  grad(loss, wrt = w))`, steps the optimizer with gradients taken at a point it has left.
+- grad: is this loss computed from a gradient of a value it is now differentiated against?
+  `g = grad(p ^ 3, wrt = p); grad(g * p, wrt = p)` would need the derivative of g, which
+  Lamina does not compute (gradients are first order), and the constant g would give a
+  silently wrong number.
+
+A gradient is known by its identity: the number or array grad returned, as the program
+passes it on. A value computed from it (`0.5 * g`) is a new value that nothing here knows.
+Only the latest CALLS_KEPT calls are remembered; a number is held (it is small), an array
+only through a weak reference, so remembering keeps no gradient's memory alive.
+"""
+from __future__ import annotations
+
+import weakref
+from collections import deque
+from functools import partial
+
+import numpy as np
+
+from ..errors import LaminaError, Span
+from ..values import Tracked
+
+CALLS_KEPT = 4
+
+
+class Call:
+    """One grad() call: where it was written and the leaves its loss depended on."""
+    __slots__ = ("span", "depends")
+
+    def __init__(self, span: Span | None, depends: frozenset):
+        self.span = span
+        self.depends = depends
+
+
+class Given:
+    """One gradient handed out: for the target of node `node`, taken at that target's value."""
+    __slots__ = ("_ref", "node", "_at", "call")
+
+    def __init__(self, gradient, target: Tracked, call: Call):
+        self._ref = _holder(gradient)
+        self.node = target.node
+        self._at = _holder(target.value)
+        self.call = call
+
+    def gradient(self):
+        return self._ref()
+
+    def taken_at(self):
+        """The value the target had (None if that array is gone)."""
+        return self._at()
+
+
+def _holder(x):
+    if isinstance(x, np.ndarray):
+        return weakref.ref(x)
+    return lambda: x
+
+
+_given: dict[int, Given] = {}                 # id(gradient) -> Given
+_calls: deque = deque()                      # (Call, the ids it handed out), oldest first
+
+
+def note(results: list, targets: list, span: Span | None, depends) -> None:
+    """Remember the gradients one grad() call handed out, one per target."""
+    call = Call(span, frozenset(depends))
+    ids = []
+    for g, target in zip(results, targets):
+        _given[id(g)] = Given(g, target, call)
+        ids.append(id(g))
+    _calls.append((call, ids))
+    if len(_calls) > CALLS_KEPT:
+        old, old_ids = _calls.popleft()
+        for i in old_ids:
+            if i in _given and _given[i].call is old:     # not an id a newer call's gradient took
+                del _given[i]
+
+
+def lookup(g) -> Given | None:
+    """The Given for a value grad handed out (the very object), else None."""
+    given = _given.get(id(g))
+    if given is None or given.gradient() is not g:
+        return None
+    return given
+
+
+def where(call: Call) -> str:
+    span = call.span
+    return f" at {span.source.name}:{span.line}" if span is not None else ""
+
+
+def refuse_second_order(loss: Tracked, wanted: set) -> None:
+    """A TapeError if the loss was computed from a remembered gradient whose own loss depended
+    on a target of this grad (the walk happens only when some remembered call's leaves meet
+    `wanted`, so an ordinary training loop, whose leaves are new each step, never pays it)."""
+    suspects = {i: _given[i] for call, ids in _calls if not call.depends.isdisjoint(wanted)
+                for i in ids if i in _given and _given[i].call is call}
+    if not suspects:
+        return
+    seen = set()
+    stack = [loss.entry]
+    while stack:
+        entry = stack.pop()
+        if entry is None or id(entry) in seen:
+            continue
+        seen.add(id(entry))
+        for k in range(0, len(entry), 3):
+            for held in _saved(entry[k + 2]):
+                given = suspects.get(id(held))
+                if given is not None and given.gradient() is held:
+                    _second_order_error(given, wanted)
+            stack.append(entry[k + 1])
+
+
+def _saved(vjp) -> list:
+    """The values a VJP holds (a float VJP is its own value), and the arrays they view."""
+    if type(vjp) is float:
+        return [vjp]
+    if isinstance(vjp, partial):
+        held = list(vjp.args)
+    else:
+        held = [cell.cell_contents for cell in getattr(vjp, "__closure__", None) or ()]
+    return held + [x.base for x in held if isinstance(x, np.ndarray) and x.base is not None]
+
+
+def _second_order_error(given: Given, wanted: set) -> None:
+    raise LaminaError("TapeError", f"This loss is computed from a gradient that grad() returned"
+                      f"{where(given.call)}, and that gradient depends on a value this grad "
+                      f"differentiates against. Its own derivative would be needed (a second-order "
+                      f"gradient), but gradients in Lamina are first order: grad() returns plain "
+                      f"values that are not recorded on the tape, so the result would silently "
+                      f"leave that part out. Use the gradient only as a constant with respect to "
+                      f"other values, or write the derivative out by hand.")
