@@ -1,6 +1,8 @@
 """Every builtin documents itself fully, and help() shows what the pages show."""
 from __future__ import annotations
 
+import contextlib
+import io
 import subprocess
 import sys
 
@@ -80,3 +82,28 @@ def test_tape_reset_page_has_its_own_examples_and_the_stale_value_story():
     assert "output\n\n```\n6\n6\n```" in page
     assert "output\n\n```\n2 5\n```" in page          # only the last step's 5 entries remain
     assert "stale" in page and "param()" in page and "examples/seed" in page
+
+
+
+def test_a_page_that_draws_random_numbers_prints_the_same_whatever_ran_before():
+    """The docs build seeds the generator before each example: an example's draws depend
+    neither on the pages built before it, nor on the examples before it on its page, nor on
+    any other draw."""
+    from lamina.builtins.random import seed
+    from lamina.builtins.registry import BuiltinSpec, Shape
+    from lamina.docs.pages import page, run_example
+    from lamina.interpreter import Interpreter
+    draws = "print(rand(3))\nprint(randn(2, 2))"
+    demo = BuiltinSpec("demo", print, "Random", [Shape("demo()", "nothing", "nothing", "Draws.")],
+                       "Draws.", [draws, draws], "Draws random numbers without seeding.", tracked="constant")
+    first = page(demo)
+    seed(12345.0)
+    Interpreter().run("x = rand(7)\ny = randn(3, 3)", "<before>")
+    assert page(demo) == first
+    alone = run_example("demo", draws).output
+    assert first.count(alone) == 2                     # the second example drew what the first did
+    seed(0.0)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        Interpreter().run(draws, "<seeded>")
+    assert out.getvalue().rstrip("\n") == alone       # the seed is 0
