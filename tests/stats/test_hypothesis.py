@@ -194,8 +194,8 @@ def test_chisq_test_warns_when_expected_counts_are_small():
                                            "chi-squared approximation may be poor. (s.lam:1)"]
 
 
-# -- missing values: one rule for every test ------------------------------------------------
-HYPOTHESIS_TESTS = sorted(name for name, module in MODULES.items() if module == "hypothesis")
+# -- missing values: one rule for every test and metric ---------------------------------------
+HYPOTHESIS_TESTS = sorted(name for name, module in MODULES.items() if module in ("hypothesis", "metrics"))
 _NUMBERS = np.array([5.1, 4.9, 5.6, 5.8, 6.0, 5.4, 5.2, 5.9, 6.3, 5.0])
 _OTHERS = np.array([6.2, 5.8, 6.4, 6.9, 6.1, 6.6, 7.0, 5.7, 6.8, 6.0])
 _LETTERS = ["a", "b", "a", "c", "b", "a", "c", "b", "a", "c"]
@@ -203,7 +203,7 @@ _WORDS = ["x", "y", "y", "x", "x", "y", "y", "x", "y", "x"]
 _CODES = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0])
 CLEAN_CALLS = [
     ((_NUMBERS,), {}), ((_NUMBERS, _OTHERS), {}), ((_NUMBERS, _OTHERS), {"paired": True}),
-    ((_LETTERS, _WORDS), {}), ((_LETTERS, _CODES), {}), ((_CODES, _NUMBERS), {}),
+    ((_LETTERS, _WORDS), {}), ((_LETTERS, _CODES), {}), ((_CODES, _NUMBERS), {}), ((_CODES, _CODES[::-1]), {}),
     ((np.array([[12.0, 5.0], [7.0, 16.0]]),), {}), ((_NUMBERS,), {"p": np.full(10, 0.1)}),
     ((Table({"v": _NUMBERS, "g": _WORDS}), "v"), {"by": "g"}),
 ]
@@ -237,7 +237,7 @@ def _missing_value_cases():
 
 
 @pytest.mark.parametrize("fn, clean, spoiled", list(_missing_value_cases()))
-def test_every_hypothesis_test_refuses_a_missing_value(fn, clean, spoiled):
+def test_every_hypothesis_test_and_metric_refuses_a_missing_value(fn, clean, spoiled):
     """A call that succeeds on complete data is, with one value missing (NaN, or missing text as
     drop_missing counts it), a ValueError that says how to drop the missing rows: never a
     missing category counted, never NaN carried into a statistic."""
@@ -255,7 +255,7 @@ def test_every_hypothesis_test_refuses_a_missing_value(fn, clean, spoiled):
 
 
 @pytest.mark.parametrize("name", HYPOTHESIS_TESTS)
-def test_the_missing_value_probes_reach_every_hypothesis_test(name):
+def test_the_missing_value_probes_reach_every_hypothesis_test_and_metric(name):
     fn, reached = spec_of(name).fn, 0
     before = channel.set_enabled(False)
     for args, kwargs in CLEAN_CALLS:

@@ -96,7 +96,8 @@ def confusion_matrix(y_true, y_pred, classes=None):
          notes="R^2 = 1 - sum((y - pred) .^ 2) / sum((y - mean(y)) .^ 2). It is NaN when y is "
                "constant (no variance to explain). For matrices each column is scored and the "
                "scores averaged (scikit-learn's 'uniform_average'). A vector and an n x 1 matrix "
-               "agree. Differentiable in both arguments.",
+               "agree. NaN in either argument is a ValueError, as in the other metrics (drop_missing "
+               "removes those rows first). Differentiable in both arguments.",
          grad=[GradCase(((6,), (6,))), GradCase(((5, 2), (5, 2))), GradCase(((4, 1), (4,)))])
 def r2_score(y_true, y_pred):
     return MT.r2_score(y_true, y_pred=y_pred)

@@ -141,7 +141,8 @@ def confusion_matrix(y_true, y_pred, classes=None) -> np.ndarray:
 def r2_score(y_true, y_pred):
     """The mean over columns of 1 - R / T, R = sum((t - p)^2) and T = sum((t - mean(t))^2); its
     gradient is 2 (t - p) / (k T) for p and, for t, -2 (t - p) / (k T) + 2 R (t - mean(t)) / (k T^2)."""
-    t, p = data(y_true, "r2_score's true values"), data(y_pred, "r2_score's predictions")
+    t = no_nan(data(y_true, "r2_score's true values"), "r2_score's true values")
+    p = no_nan(data(y_pred, "r2_score's predictions"), "r2_score's predictions")
     if t.shape != p.shape and t.size == p.size and all(a.ndim == 1 or 1 in a.shape for a in (t, p)):
         t, p = t.reshape(-1), p.reshape(-1)
     if t.shape != p.shape:
