@@ -7,7 +7,8 @@ structure (records the same field names, the result in the left one's order; lis
 length); members that are records or lists go the same way, so any depth works. Each
 member's operation is the operator itself, with its own rules and gradient.
 
-`*`, `/` and `^` between two containers are refused: on matrix members they would be matrix
+Only containers of numbers and tensors take part (a record holding text, such as an
+error's record, stays a TypeError as before). `*`, `/` and `^` between two containers are refused: on matrix members they would be matrix
 products and solves, which is rarely what a record of gradients means; `.*`, `./` and `.^`
 say elementwise.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import LaminaError
-from ..values import Record, Tracked, describe
+from ..values import Record, Tracked, describe, is_numeric
 
 ELEMENTWISE = {"+", "-", ".*", "./", ".^", "%"}      # also between two containers
 SCALING = {"*", "/", "^"}                          # only with a number on one side
@@ -24,6 +25,18 @@ SCALING = {"*", "/", "^"}                          # only with a number on one s
 
 def is_container(x) -> bool:
     return isinstance(x, (Record, list))
+
+
+def holds_numbers(x) -> bool:
+    """Whether x is a record or list whose members, at any depth, are numbers and tensors (the
+    containers these operators take: a record of text, such as an error's, stays refused)."""
+    if isinstance(x, Record):
+        return all(_member_numeric(v) for v in x.fields.values())
+    return isinstance(x, list) and all(_member_numeric(v) for v in x)
+
+
+def _member_numeric(v) -> bool:
+    return holds_numbers(v) if is_container(v) else is_numeric(v)
 
 
 def _is_number(x) -> bool:

@@ -50,7 +50,7 @@ def binary(op: str, a, b):
         return NUMERIC[op](_num(a, b), _num(b, a))
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
-    if container_ops.is_container(a) or container_ops.is_container(b):
+    if container_ops.holds_numbers(a) or container_ops.holds_numbers(b):
         return container_ops.combine(op, a, b, binary)
     hint = ""
     if isinstance(a, str) or isinstance(b, str):
@@ -144,7 +144,7 @@ def neg(a):
         return -a
     if is_numeric(a):
         return ops.neg(_num(a))
-    if container_ops.is_container(a):
+    if container_ops.holds_numbers(a):
         return container_ops.negate(a, neg)
     raise LaminaError("TypeError", f"Cannot negate {describe(a)}.")
 
