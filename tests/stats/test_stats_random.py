@@ -57,3 +57,18 @@ def test_seeded_programs_repeat(lam):
 def test_errors(lam, source, kind, start):
     err = lam.error(source)
     assert err.kind == kind and err.message.startswith(start), err.message
+
+
+def test_shuffling_a_matrix_allocates_one_copy_of_it():
+    # a program's `A = shuffle(hcat(X, y))` each epoch: one new matrix, not a second copy of it
+    import tracemalloc
+    X = np.random.default_rng(0).standard_normal((20_000, 50))
+    ref = fresh()
+    tracemalloc.start()
+    try:
+        out = S.shuffle(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(out, X[ref.permutation(20_000)])
+    assert peak < 1.2 * X.nbytes

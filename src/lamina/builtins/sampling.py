@@ -61,7 +61,7 @@ def _pick(xs, items, idx):
         return np.asarray(idx, dtype=np.float64)
     if type(xs) is Tracked:
         return shaping.take(xs, idx)
-    return items[idx].copy()
+    return np.take(items, idx, axis=0)    # a fresh array already: no second copy of the data
 
 
 @builtin("choice", category=RANDOM,
