@@ -157,3 +157,22 @@ def test_a_symlinked_target_is_replaced_behind_its_link(tmp_path):
     assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real" / "t.txt").read_bytes() == b"new"
     with pytest.raises(IsADirectoryError):
         atomic_write(str(tmp_path / "real"), lambda f: f.write(b"x"))
+
+
+def test_the_temporary_file_is_fsynced_before_the_rename_and_the_folder_after(tmp_path, monkeypatch):
+    # Without the first fsync a crash after the rename can leave an empty or partial file under
+    # the target's name; without the second, the rename itself may be lost.
+    calls = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(("fsync", os.fstat(fd).st_ino)), real_fsync(fd))[1])
+    monkeypatch.setattr(os, "replace", lambda *a, **k: (calls.append(("replace",)), real_replace(*a, **k))[1])
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+    from lamina.files import atomic_write, write_file, Permissions
+    for write in (lambda: atomic_write(str(target), lambda f: f.write(b"new\n")),
+                  lambda: write_file(str(target), "write_csv", lambda f: f.write(b"new\n"),
+                                     Permissions.of(write=[str(tmp_path)]))):
+        calls.clear()
+        write()
+        assert target.read_text() == "new\n"
+        assert calls == [("fsync", target.stat().st_ino), ("replace",), ("fsync", tmp_path.stat().st_ino)]

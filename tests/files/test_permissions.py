@@ -114,6 +114,18 @@ def test_a_flag_can_name_single_files_and_repeat(tree):
     assert r.returncode == 1 and r.stderr.startswith("PermissionError: read_csv may not read \"data/dd.csv\"")
 
 
+def test_a_sibling_folder_sharing_a_prefix_is_outside(tree):
+    # data2 starts with "data": a check by string prefix would let --allow-read=data read it.
+    work, _ = tree
+    (work / "data2").mkdir()
+    (work / "data2" / "secret.csv").write_text("k\n42\n")
+    r = lamina(work, "--allow-read=data", "--allow-write=data", "-e", 'read_csv("data2/secret.csv")')
+    denied(r, "read_csv", "read", "data2/secret.csv", f"{work}/data2", f"{work}/data2/secret.csv")
+    r = lamina(work, "--allow-read=data", "--allow-write=data", "-e", 'write_csv({a = [1]}, "data2/new.csv")')
+    denied(r, "write_csv", "write", "data2/new.csv", f"{work}/data2", f"{work}/data2/new.csv")
+    assert sorted(p.name for p in (work / "data2").iterdir()) == ["secret.csv"]
+
+
 PROGRAMS = {
     "read_csv": ('read_csv("{p}.csv")', "read"),
     "write_csv": ('write_csv({{a = [1]}}, "{p}.csv")', "write"),

@@ -1,14 +1,84 @@
-"""`import` review: a module runs under its importer's permissions, and a module path that is a
-folder (or names no file at all) is said so."""
+"""`import`: a module's top level runs once however the file is named, a module that imports
+the program back is a circle, a module runs under its importer's permissions and a sandboxed
+import is checked before anything is looked at (and even when another interpreter loaded
+it), and a module path that is a folder (or names no file at all) is said so."""
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import subprocess
 import sys
 
 import pytest
 
 from lamina.errors import LaminaError
+from lamina.files import Permissions
 from lamina.interpreter import Interpreter
+from lamina.lang import modules
+
+LAMINA = [sys.executable, "-m", "lamina"]
+
+
+def lamina(cwd, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(LAMINA + list(args), cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_a_module_named_three_ways_runs_its_top_level_once(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "helpers.lam").write_text('print("helpers ran")\nLR = 0.1\n')
+    (tmp_path / "link.lam").symlink_to(tmp_path / "lib" / "helpers.lam")
+    (tmp_path / "main.lam").write_text(
+        'import "lib/helpers.lam" as by_path\nimport link\n'
+        f'import "{tmp_path}/lib/helpers.lam" as absolute\n'
+        "import helpers\nprint(by_path.LR, link.LR, absolute.LR, helpers.LR)\n")
+    (tmp_path / "helpers.lam").symlink_to("lib/helpers.lam")      # by name, through a link
+    r = lamina(tmp_path, "main.lam")
+    assert (r.returncode, r.stdout) == (0, "helpers ran\n0.1 0.1 0.1 0.1\n"), r.stderr
+
+
+def test_a_module_that_imports_the_program_back_is_a_circle(tmp_path):
+    (tmp_path / "main.lam").write_text('print("main ran")\nimport helper\nprint("never")\n')
+    (tmp_path / "helper.lam").write_text('print("helper ran")\nimport main\n')
+    r = lamina(tmp_path, "main.lam")
+    assert (r.returncode, r.stdout) == (1, "main ran\nhelper ran\n")
+    assert r.stderr.startswith("ImportError: Circular import: main.lam imports helper.lam, which imports "
+                               "main.lam. Modules cannot import each other in a circle"), r.stderr
+
+
+@pytest.mark.parametrize("spec", ['"{outside}/there.lam"', '"{outside}/not_there.lam"',
+                                  '"../outside/there.lam"', '"../outside/not_there.lam"'])
+def test_a_sandboxed_import_outside_is_denied_whether_or_not_the_file_exists(tmp_path, spec):
+    # It answered PermissionError when the file existed and ImportError when it did not: a
+    # sandboxed program could tell which files exist anywhere.
+    outside, work = tmp_path / "outside", tmp_path / "work"
+    outside.mkdir()
+    work.mkdir()
+    (outside / "there.lam").write_text('print("outside ran")\n')
+    path = spec.format(outside=outside)
+    r = lamina(work, "--sandbox", "-e", f"import {path} as m")
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith(f"PermissionError: import may not read {path}"), r.stderr
+
+
+def test_a_module_loaded_unrestricted_is_checked_again_for_a_sandboxed_importer(tmp_path, monkeypatch):
+    # The module cache is per process: it handed the module to the sandboxed interpreter unchecked.
+    monkeypatch.setattr(modules, "MODULES", {})
+    outside, work = tmp_path / "outside", tmp_path / "work"
+    outside.mkdir()
+    work.mkdir()
+    (outside / "secrets.lam").write_text("KEY = 42\n")
+    code = f'import "{outside}/secrets.lam" as s\nprint(s.KEY)'
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        Interpreter(str(work)).run(code, "<free>")
+    assert out.getvalue() == "42\n" and str(outside / "secrets.lam") in modules.MODULES
+    sandboxed = Interpreter(str(work), Permissions.of(read=[str(work)], write=[str(work)], sandbox=True))
+    with pytest.raises(LaminaError) as e, contextlib.redirect_stdout(out):
+        sandboxed.run(code, "<sandboxed>")
+    assert e.value.kind == "PermissionError"
+    assert e.value.message.startswith(f'import may not read "{outside}/secrets.lam"'), e.value.message
+    assert out.getvalue() == "42\n"
 
 
 def test_a_module_s_parallel_map_keeps_the_sandbox(tmp_path):

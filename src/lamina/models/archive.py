@@ -10,6 +10,7 @@ verified. Every failure is a `Bad` carrying a sentence about the file.
 from __future__ import annotations
 
 import zipfile
+from typing import BinaryIO
 
 import numpy as np
 
@@ -21,15 +22,16 @@ class Bad(Exception):
     """Why a file is not a readable model file (load_model adds the path)."""
 
 
-def read_arrays(path: str) -> dict[str, np.ndarray]:
-    with open(path, "rb") as f:
-        head = f.read(len(NPY_MAGIC))
+def read_arrays(f: BinaryIO) -> dict[str, np.ndarray]:
+    """The arrays of the open file f (seekable), by name."""
+    head = f.read(len(NPY_MAGIC))
+    f.seek(0)
     if head == NPY_MAGIC:
         raise Bad("it is a single NumPy array (a .npy file), not a .npz archive of a model's arrays")
     if not head.startswith(b"PK"):
         raise Bad("it is not a .npz archive (a zip file of NumPy arrays)")
     try:
-        with zipfile.ZipFile(path) as z:
+        with zipfile.ZipFile(f) as z:
             arrays = {}
             for info in z.infolist():
                 key = _key(info.filename)

@@ -18,7 +18,7 @@ without trusting their headers; header.py reads the JSON header field by field;
 here the arrays are matched to the layers and the histories to the epochs): each
 failure is a ValueError naming the file and the field or array.
 
-The file is written atomically (lamina.files.atomic_write): a crash while saving
+The file is written atomically (lamina.files.write_file): a crash while saving
 leaves the previous file or the new one, never a damaged one.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import LaminaError, shape_str
-from ..files import atomic_write, check_read, check_write, expand_home
+from ..files import expand_home, open_read, write_file
 from ..values import as_str
 from . import layers  # noqa: F401  (registers the layer kinds)
 from .archive import TEXT_MEMBER, Bad, read_arrays
@@ -44,7 +44,6 @@ HISTORIES = ("loss_history", "val_loss_history", "lr_history")
 def save_model(model, path) -> None:
     model = check_model(model, "save_model")
     path = expand_home(as_str(path, "save_model's path"))
-    check_write(path, "save_model")
     opt = model.optimizer
     meta = {
         "format": FORMAT, "version": VERSION, "inputs": model.spec.inputs, "steps": model.spec.steps,
@@ -64,16 +63,16 @@ def save_model(model, path) -> None:
     arrays.update(loss_history=model.loss_history, val_loss_history=model.val_loss_history,
                   lr_history=model.lr_history)
     try:
-        atomic_write(path, lambda f: np.savez(f, **arrays))
+        write_file(path, "save_model", lambda f: np.savez(f, **arrays))
     except OSError as e:
         raise LaminaError("ValueError", f"save_model could not write '{path}': {e.strerror or e}.") from None
 
 
 def load_model(path) -> Model:
     path = expand_home(as_str(path, "load_model's path"))
-    check_read(path, "load_model")
     try:
-        return _rebuild(read_arrays(path))
+        with open_read(path, "load_model") as f:
+            return _rebuild(read_arrays(f))
     except FileNotFoundError:
         raise LaminaError("ValueError", f"load_model: there is no file '{path}'.") from None
     except IsADirectoryError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import re
+from typing import BinaryIO
 
 from ..errors import LaminaError
 
@@ -164,33 +165,33 @@ def _field_pattern(delimiter: str) -> re.Pattern:
     return re.compile(rf'{d}(?:(")[^"]*(?:""[^"]*)*("?)[^{d}\r\n]*|[^{d}\r\n]*)')
 
 
-def read_records(path: str, name: str, delimiter: str) -> list[tuple[int, list[str]]]:
+def read_records(f: BinaryIO, name: str, delimiter: str) -> list[tuple[int, list[str]]]:
     """(line number, fields) of each record that is not blank; line numbers count from 1, a
     record that spans lines (a quoted field holding a newline) gets its last line's. A blank
-    line is empty or holds only spaces; a line holding "" is a record of one empty field."""
-    with open(path, "rb") as f:
-        lines = _Lines(f, name, delimiter)
-        reader = csv.reader(lines, delimiter=delimiter)
-        field, records = _field_pattern(delimiter), []
-        try:
-            for row in reader:
-                text = "".join(lines.pending)
-                lines.record_done()
-                if '"' not in text:
-                    row = [cell.strip() for cell in row]
-                    if row and (len(row) > 1 or row[0]):          # not blank
-                        records.append((lines.number, row))
-                    continue
-                found = field.findall(delimiter + text)        # (opening quote, closing quote) of each field
-                if found[-1] == ('"', ""):
-                    _never_closed(lines, text, field)
-                records.append((lines.number, [c if q else c.strip() for c, (q, _) in zip(row, found)]))
-        except csv.Error as exc:
-            column, long = _scan("".join(lines.pending), delimiter, FIELD_LIMIT)
-            if long:
-                lines.fail(f"line {lines.start}, column {column} has a field longer than "
-                           f"{FIELD_LIMIT:,} characters, the limit for one field")
-            lines.fail(f"line {lines.number} is not valid CSV ({exc})")
+    line is empty or holds only spaces; a line holding "" is a record of one empty field.
+    f is the open file (binary); name is the path the program gave, for messages."""
+    lines = _Lines(f, name, delimiter)
+    reader = csv.reader(lines, delimiter=delimiter)
+    field, records = _field_pattern(delimiter), []
+    try:
+        for row in reader:
+            text = "".join(lines.pending)
+            lines.record_done()
+            if '"' not in text:
+                row = [cell.strip() for cell in row]
+                if row and (len(row) > 1 or row[0]):          # not blank
+                    records.append((lines.number, row))
+                continue
+            found = field.findall(delimiter + text)        # (opening quote, closing quote) of each field
+            if found[-1] == ('"', ""):
+                _never_closed(lines, text, field)
+            records.append((lines.number, [c if q else c.strip() for c, (q, _) in zip(row, found)]))
+    except csv.Error as exc:
+        column, long = _scan("".join(lines.pending), delimiter, FIELD_LIMIT)
+        if long:
+            lines.fail(f"line {lines.start}, column {column} has a field longer than "
+                       f"{FIELD_LIMIT:,} characters, the limit for one field")
+        lines.fail(f"line {lines.number} is not valid CSV ({exc})")
     return records
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..autodiff.tape import record
 from ..errors import LaminaError
-from ..files import atomic_write, check_read, check_write, expand_home
+from ..files import check_write, expand_home, open_read, write_file
 from ..printing import as_written, format_number
 from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
@@ -41,9 +41,9 @@ def read_csv(path, sep=",", text=None) -> Table:
         raise LaminaError("ValueError", "read_csv's sep cannot be a quote or a line break; those have "
                           "their own meaning in a CSV file.")
     forced = _names(text, "read_csv's text columns")
-    check_read(name, "read_csv")
     try:
-        records = read_records(name, name, delimiter)
+        with open_read(name, "read_csv") as f:
+            records = read_records(f, name, delimiter)
     except OSError as exc:
         raise LaminaError("ValueError", f"read_csv cannot read \"{name}\": {exc.strerror or exc}.") from None
     if not records:
@@ -155,7 +155,7 @@ def write_csv(x, path, names=None) -> None:
                           "no header line and read_csv could not read it back.")
     text = csv_bytes([t.names] + [[_field(c[i]) for c in t.columns.values()] for i in range(t.nrows)])
     try:
-        atomic_write(target, lambda f: f.write(text))
+        write_file(target, "write_csv", lambda f: f.write(text))
     except OSError as exc:
         raise LaminaError("ValueError", f"write_csv cannot write \"{target}\": {exc.strerror or exc}.") from None
 

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import LaminaError
-from ..files import atomic_write, check_write, expand_home
+from ..files import check_write, expand_home, write_file
 from ..values import (
     LibObject,
     Record,
@@ -405,7 +405,7 @@ def savefig(path, dpi=100.0):
                           f"pixel image, more than {MAX_PIXELS:,} pixels; use a lower dpi, or .svg or .pdf.")
     try:
         with drawing("savefig", TOO_BIG):
-            atomic_write(target, lambda f: fig.savefig(f, format=kind, dpi=resolution, bbox_inches="tight"))
+            write_file(target, "savefig", lambda f: fig.savefig(f, format=kind, dpi=resolution, bbox_inches="tight"))
     except OSError as exc:
         raise LaminaError("ValueError", f"savefig cannot write \"{target}\": {exc.strerror or exc}.") from None
     if _state["sink"] is not None:
