@@ -1,11 +1,17 @@
 from __future__ import annotations
 
+import os
+import pathlib
+import random
+
+import numpy as np
 import pytest
 
 from lamina.errors import LaminaError, Source, Span
 from lamina.lang import ast as A
 from lamina.lang import compiler
 from lamina.lang.parser import parse
+from lamina.lang.recovery import parse_with_errors
 
 
 def one(text: str) -> A.Node:
@@ -52,10 +58,36 @@ def test_postfix_chain():
 
 
 def test_matrix_literals():
-    assert one("[1, 2; 3, 4]").rows.__len__() == 2
-    m = one("[1; 2; 3]")
+    assert one("[1, x; 3, 4]").rows.__len__() == 2
+    m = one("[1; y; 3]")
     assert m.semicolons and len(m.rows) == 3
     assert one("[]").rows == []
+
+
+def test_a_literal_of_numbers_is_one_read_only_array():
+    """Numbers only, in runs or alone, signed or not: one NumberArray holding NumPy's reading of
+    the text (float() of each number), read-only; any other element keeps the Matrix of nodes."""
+    text = "[1.5, -2, 3e-4, .5; 1., 0, -0.0, 1E+300]"
+    m = one(text)
+    assert isinstance(m, A.NumberArray) and m.semicolons
+    want = np.array([[1.5, -2, 3e-4, .5], [1., 0, -0.0, 1e300]])
+    assert m.values.dtype == np.float64 and np.array_equal(m.values, want)
+    assert np.signbit(m.values[1, 2]) and not m.values.flags.writeable
+    vector = one("[7, 8 , 9]")
+    assert isinstance(vector, A.NumberArray) and not vector.semicolons and vector.values.tolist() == [7, 8, 9]
+    assert one("[1; 2; 3]").values.shape == (3, 1)
+    mixed = one("[1, 2, 3, x, 5]")
+    assert isinstance(mixed, A.Matrix) and [type(e).__name__ for e in mixed.rows[0]] == \
+        ["Number"] * 3 + ["Name", "Number"]
+    assert isinstance(one("[1, 2; 3]"), A.Matrix)        # ragged: the run reports it with its span
+    assert one(text) == m and one("[1.5, -2, 3e-4, .5; 1., 0, 0.0, 1E+300]") != m
+
+
+def test_a_million_numbers_parse_into_one_array_without_a_node_each():
+    numbers = np.random.default_rng(3).normal(size=1_000_000).round(6)
+    text = "x = [" + ", ".join(map(repr, numbers.tolist())) + "]"
+    node = one(text).value
+    assert isinstance(node, A.NumberArray) and np.array_equal(node.values, numbers)
 
 
 def test_record_and_lambdas():
@@ -217,3 +249,75 @@ def test_the_line_under_the_caret_is_the_lexers_line(separator):
     with pytest.raises(LaminaError) as e:
         Interpreter().run(f"# a{separator}b\nprint(yy)\n", "ff.lam")
     assert e.value.render().splitlines()[1:4] == ["  --> ff.lam:2:7", "    |", "  2 | print(yy)"]
+
+
+# -- parse_with_errors: reading past syntax errors (the language server's parse) ----------------
+def errors_of(text: str) -> list[tuple[int, int, str]]:
+    return [(e.span.line, e.span.col, e.message) for e in parse_with_errors(Source("t", text)).errors]
+
+
+def test_recovery_reports_every_syntax_error_and_keeps_the_statements_between():
+    text = ("x = = 1\ny = 2\nfunction f(a b)\n    z = a\nend function\nif y = 2\n    w = 1\nelse\n"
+            "    w = 2\nend if\nfor i = 1 to 3\n    v = i\nend while\nprint(y))\n")
+    found = parse_with_errors(Source("t", text))
+    assert [(e.span.line, e.span.col, e.message) for e in found.errors] == [
+        (14, 9, "')' has no matching opening bracket."),      # the lexer's, first, as a run reports it
+        (1, 5, "Expect an expression, found '='."),
+        (3, 14, "Expect ',' or ')' after a parameter. Found 'b'."),
+        (6, 6, "'=' assigns; to compare in the 'if' condition, write '=='."),
+        (13, 5, "'end while' at line 13 closes the 'for' block opened at line 11; expect 'end for'."),
+    ]
+    # a block whose header failed leaves the statements of its body to the block around it
+    assert [(type(s).__name__, s.target.name if isinstance(s, A.Assign) else s.var) for s in found.program.body] == [
+        ("Assign", "y"), ("Assign", "z"), ("Assign", "w"), ("Assign", "w"), ("ForRange", "i")]
+    assert found.source.text.split("\n")[13] == ""           # the line of the lexer's error, blank
+    assert found.unparsed == {"x", "f", "a", "b", "y", "print"}
+
+
+@pytest.mark.parametrize("text, errors, kept", [
+    # a statement left open above a block ends where the block starts
+    ("x = 1 +\nfunction h()\n    return 1\nend function\n",
+     [(2, 1, "Expect an expression, found the keyword 'function'.")], ["FunctionDef"]),
+    # `endfor` closes its block; `end for` of the loop around an `if` closes both
+    ("for i = 1 to 3\n    print(i)\nendfor\nx = 1\n", [(3, 1, "Write 'end for' (two words) or just 'end'.")],
+     ["ForRange", "Assign"]),
+    ("for i = 1 to 3\n    if i > 1\n        print(i)\nend for\nq = 1\n",
+     [(4, 5, "'end for' at line 4 closes the 'if' block opened at line 2; expect 'end if'.")], ["ForRange", "Assign"]),
+    # a clause the block cannot have is skipped with its statements; a block open at the end ends there
+    ("while true\n    a = 1\nelse\n    b = 2\nend\nc = 3\n",
+     [(1, 1, "The 'while' block opened at line 1 is never closed; expect 'end while'.")], ["While", "Assign"]),
+    ("function g()\n    x = = 1\n    y = 2\n",
+     [(2, 9, "Expect an expression, found '='."),
+      (1, 1, "The 'function' block opened at line 1 is never closed; expect 'end function'.")], ["FunctionDef"]),
+    ("end\nx = 1\nelse\ncatch\n", [(1, 1, "'end' has no open block to close."), (3, 1, "'else' has no open block to close."),
+                                   (4, 1, "'catch' has no open 'try' block.")], ["Assign"]),
+])
+def test_recovery_resumes_at_the_next_statement_or_block(text, errors, kept):
+    found = parse_with_errors(Source("t", text))
+    assert ([(e.span.line, e.span.col, e.message) for e in found.errors], [type(s).__name__ for s in found.program.body]) \
+        == (errors, kept)
+
+
+PROGRAM_FILES = sorted(pathlib.Path(__file__).parents[1].glob("programs/**/*.lam"))
+JUNK = ["=", "(", ")", "]", "end", "end if", "else", "function", "\n", '"', "+", ",", "for i =", "catch", "\\"]
+
+
+def test_recovery_finds_first_the_error_a_run_stops_at_and_nothing_in_a_program_that_parses():
+    """Every program of tests/programs, and a few hundred copies with junk put in at random
+    places: parse_with_errors raises nothing, its first error is parse's (the CLI's), and a
+    text that parses gives the same tree and no error."""
+    rng = random.Random(int(os.environ.get("LAMINA_TEST_SEED", "1")))
+    texts = [p.read_text() for p in PROGRAM_FILES]
+    for _ in range(400):
+        text = rng.choice(texts)
+        at = rng.randrange(len(text) + 1)
+        texts.append(text[:at] + rng.choice(JUNK) + text[at + rng.randrange(3):])
+    for text in texts:
+        found = parse_with_errors(Source("t", text))
+        try:
+            program = parse(Source("t", text))
+        except LaminaError as err:
+            first = found.errors[0]
+            assert (first.message, first.span.line, first.span.col) == (err.message, err.span.line, err.span.col), text
+        else:
+            assert (found.errors, found.program) == ([], program), text

@@ -104,13 +104,12 @@ def test_a_scoped_builtins_unknown_keyword_is_said_without_its_hidden_scope_para
     assert problems(program) == [(1, 12, length, "TypeError", run.value.message)]
 
 
-def test_a_document_that_does_not_parse_still_gives_the_names_of_its_other_lines():
-    found = analyse("x = 1\nfunction f(v)\n    return v + undefined_here\nend function\ny = 2 +\n\n", salvage=True)
+def test_a_document_that_does_not_parse_still_gives_the_names_and_problems_of_its_other_lines():
+    found = analyse("x = 1\nfunction f(v)\n    return v + undefined_here\nend function\ny = 2 +\n\n")
     assert not found.parsed
     assert problems("x = 1\nfunction f(v)\n    return v + undefined_here\nend function\ny = 2 +\n\n") == [
-        (7, 1, 1, "SyntaxError", "Expect an expression, found the end of the program.")]
-    assert [(p.span.line, p.message) for p in found.problems] == [
-        (7, "Expect an expression, found the end of the program.")]
+        (7, 1, 1, "SyntaxError", "Expect an expression, found the end of the program."),
+        (3, 16, 14, "NameError", "Undefined variable 'undefined_here'.")]
     assert list(found.top.names) == ["x", "f"] and found.definition_at(2, 10).kind == "function"
 
 

@@ -47,9 +47,15 @@ class Client:
                 self.notifications.put(message)
 
     def send(self, message: dict):
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}).encode())
+
+    def send_bytes(self, body: bytes):
         self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.proc.stdin.flush()
+
+    def response(self, id_) -> dict:
+        """The next response with this id (None: a response to a message whose id is unknown)."""
+        return self.responses.setdefault(id_, queue.Queue()).get(timeout=TIMEOUT)
 
     def request(self, method: str, params: dict):
         self.ids += 1
@@ -250,7 +256,9 @@ def test_modules_try_catch_and_compound_assignment_in_a_real_folder(client, tmp_
     assert [s["label"] for s in helped["signatures"]] == ["twice(x, by = 2)"]
     client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
                                              "contentChanges": [{"text": MAIN + "h.\n"}]})
-    assert client.diagnostics()[-1]["message"] == "Expect a field name after '.'. Found the end of the line."
+    assert [d["message"] for d in client.diagnostics()] == [
+        "Expect a field name after '.'. Found the end of the line.",
+        "The module helpers has no 'nope'. It defines RATE, twice."]
     items = client.request("textDocument/completion", at_(9, 2))["items"]    # from the last version that parsed
     assert [(i["label"], i["kind"], i.get("detail")) for i in items] == [("RATE", 6, "variable"),
                                                                        ("twice", 3, "twice(x, by = 2)")]
@@ -395,3 +403,54 @@ def test_a_burst_of_changes_is_analysed_once_and_a_request_sees_the_latest_text(
     own = client.request("textDocument/hover", at(5, 10))["contents"]["value"]
     assert own == "```lamina\nfunction grow(v, by = 2)\n```\n\nScale a value."
     assert client.diagnostics() == []
+
+
+def test_one_syntax_error_does_not_hide_the_others_nor_the_problems_of_the_rest(client):
+    found = open_doc(client, "x = = 1\ny = undefined_a\nfunction f(a b)\n    return a + undefined_b\nend function\n"
+                             "for i = 1 to 2\n    print(i)\nend while\nz = sum(1, 2, 3)\n")
+    assert [(d["range"]["start"]["line"], d["code"], d["message"]) for d in found] == [
+        (0, "SyntaxError", "Expect an expression, found '='."),
+        (2, "SyntaxError", "Expect ',' or ')' after a parameter. Found 'b'."),
+        (7, "SyntaxError", "'end while' at line 8 closes the 'for' block opened at line 6; expect 'end for'."),
+        (1, "NameError", "Undefined variable 'undefined_a'."),
+        (3, "NameError", "Undefined variable 'undefined_b'."),      # `a`, in the failed header, is no alarm
+        (8, "TypeError", "'sum' takes from 1 to 2 arguments but 3 were given. "
+                         "Call shapes: sum(x), sum(x, axis), sum(x, skipnan = true)."),
+    ]
+    assert open_doc(client, PROGRAM) == []
+
+
+MALFORMED = [   # raw bodies, the JSON-RPC error each must get, and the id it must echo
+    (b'{"jsonrpc": "2.0", "id": 901, "method": "textDocument/hover", "params": {', -32700, 901),
+    (b'\xff\xfe{"jsonrpc": "2.0", "id": 902}', -32700, 902),
+    (b'[1, 2', -32700, None),
+    (b'"hello"', -32600, None),
+    (b'{"id": 903, "method": "textDocument/hover"}', -32600, 903),
+    (b'{"jsonrpc": "2.0", "id": 904}', -32600, 904),
+    (b'{"jsonrpc": "2.0", "id": 905, "method": 7}', -32600, 905),
+    (b'{"jsonrpc": "2.0", "id": 906, "method": "textDocument/hover", "params": {"textDocument": 5}}', -32602, 906),
+    (b'{"jsonrpc": "2.0", "id": "s907", "method": "textDocument/hover", "params": {"textDocument": '
+     b'{"uri": "file:///x.lam"}, "position": {"line": 0, "character": "a"}}}', -32602, "s907"),
+]
+
+
+def test_a_malformed_message_gets_a_json_rpc_error_and_the_server_goes_on():
+    c = Client()
+    threading.Thread(target=c.proc.stderr.read, daemon=True).start()    # pygls logs each one there
+    try:
+        c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        c.notify("initialized", {})
+        # a notification whose params do not fit is not answered (JSON-RPC): the next answer is the request's
+        c.send_bytes(b'{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": 1}}')
+        for body, code, id_ in MALFORMED:
+            c.send_bytes(body)
+            answer = c.response(id_)
+            assert (answer["id"], answer["error"]["code"]) == (id_, code), body
+        assert c.responses[None].empty()
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "lamina", "version": 1,
+                                                            "text": "y = 1\n"}})
+        assert c.diagnostics() == []
+        assert c.request("textDocument/hover", at(0, 0))["contents"]["value"].startswith("```lamina\ny")
+    finally:
+        c.close()
+    assert c.proc.returncode == 0

@@ -45,7 +45,7 @@ def test_completion_after_a_nested_field_offers_the_nested_records_fields(client
     assert labels(client, 3, 8) == [("b", "field of r.a"), ("c", "field of r.a"), ("x", "field of r.a")]
     assert labels(client, 3, 6) == [("a", "field of r"), ("e", "field of r"), ("f", "field of r")]
     assert len(edit(client, 'r = {a = {b = 1, c = {d = 2}}, e = 3}\nr.a.x = 4\nr.f = {g = 5}\n'
-                            'y = r.a.c.\nz = r.f.\nw = r.e.\n')) == 1
+                            'y = r.a.c.\nz = r.f.\nw = r.e.\n')) == 3      # one for each line being typed
     assert labels(client, 3, 10) == [("d", "field of r.a.c")]
     assert labels(client, 4, 8) == [("g", "field of r.f")]
     assert labels(client, 5, 8) == []
@@ -66,7 +66,8 @@ def test_a_document_opened_with_a_syntax_error_in_the_middle_still_knows_its_oth
     client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lamina", "version": 1,
         "text": "x = 1\ny = (2 +\nfunction foo(v)\n    return v\nend function\nz = foo(x)\nfor i = 0 to 2\nend while\n"}})
     assert [(d["range"]["start"]["line"], d["message"]) for d in client.diagnostics()] == [
-        (1, "'(' opened here is never closed.")]
+        (1, "'(' opened here is never closed."),
+        (7, "'end while' at line 8 closes the 'for' block opened at line 7; expect 'end for'.")]
 
     def at(line, character):
         return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
@@ -75,6 +76,6 @@ def test_a_document_opened_with_a_syntax_error_in_the_middle_still_knows_its_oth
     assert client.request("textDocument/definition", at(5, 8)) == {"uri": uri, "range": {
         "start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}
     symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
-    assert [s["name"] for s in symbols] == ["x", "foo", "z"]     # not i: its for line is dropped
+    assert [s["name"] for s in symbols] == ["x", "foo", "z", "i"]
     client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     assert client.diagnostics() == []

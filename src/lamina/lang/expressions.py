@@ -43,6 +43,9 @@ class ExpressionParser:
         self.pos = 0
         self.function_depth = 0
         self.loop_depth = 0
+        self.errors: list[LaminaError] | None = None    # recovering (parse_with_errors): those found
+        self.skipped: list[Token] = []                   # recovering: the tokens skipped
+        self.open_blocks: list[str] = []                 # the keywords of the blocks being parsed
         self.finally_block: Token | None = None    # the `finally` whose block is being parsed
 
     # -- token helpers -----------------------------------------------------------

@@ -21,24 +21,89 @@ class Parser(ExpressionParser):
     # -- statements ----------------------------------------------------------------
     def program(self) -> A.Program:
         body = self.block(())
-        if self.tok.kind != "EOF":
+        while self.tok.kind != "EOF":          # only while recovering does a stray word not end it
             tok = self.tok
             if tok.is_kw("catch", "finally"):
-                raise self.error(f"'{tok.text}' has no open 'try' block.", tok)
-            if tok.is_kw(*BLOCK_ENDS):
-                raise self.error(f"'{tok.text}' has no open block to close.", tok)
-            raise self.error(f"Unexpected {self.describe(tok)}.", tok)
+                self.report(self.error(f"'{tok.text}' has no open 'try' block.", tok))
+            elif tok.is_kw(*BLOCK_ENDS):
+                self.report(self.error(f"'{tok.text}' has no open block to close.", tok))
+            else:
+                self.report(self.error(f"Unexpected {self.describe(tok)}.", tok))
+            self.skip_line()
+            body.extend(self.block(()))
         return A.Program(body)
 
     def block(self, terminators: tuple[str, ...]) -> list[A.Node]:
         body = []
         self.skip_newlines()
-        while self.tok.kind != "EOF" and not self.tok.is_kw(*terminators, *BLOCK_ENDS):
-            body.append(self.statement())
-            if self.tok.kind not in ("NEWLINE", "EOF") and not self.tok.is_op(";"):
-                raise self.error(f"Expect the end of the line after a statement, found {self.describe(self.tok)}.")
+        while self.tok.kind != "EOF" and not self.tok.is_kw(*terminators, *BLOCK_ENDS) and not self.joined_end():
+            start = self.pos
+            try:
+                body.append(self.statement())
+            except LaminaError as err:
+                self.report(err)
+                body.extend(self.skip_statement(start))
+                self.skip_newlines()
+                continue
+            # (at a line's start only when a block left its `end` line to the block around it)
+            if not self.at_line_end(self.tok) and self.tokens[self.pos - 1].kind != "NEWLINE":
+                self.report(self.error(f"Expect the end of the line after a statement, found {self.describe(self.tok)}."))
+                self.skip_line()
             self.skip_newlines()
         return body
+
+    # -- recovery (parse_with_errors): report an error, skip what it spoils, go on ---------------
+    def report(self, err: LaminaError) -> None:
+        """Stop at the first syntax error, as a run does, or keep it and go on (recovering)."""
+        if self.errors is None:
+            raise err
+        if not any(e.message == err.message and e.span == err.span for e in self.errors):   # a text read twice
+            self.errors.append(err)
+
+    def skip_line(self) -> None:
+        while not self.at_line_end(self.tok):
+            self.skipped.append(self.advance())
+
+    def skip_statement(self, start: int) -> list[A.Node]:
+        """Past the statement starting at tokens[start] whose error was reported, to the end of
+        its line; a block keyword that starts a line ends a statement left open (`x = 1 +`
+        above `function`). A block whose header failed gives the statements of its body (and
+        of its clauses), parsed as the block around it would: the names of the header are
+        among the unparsed, so the body's uses of them are no alarm."""
+        self.pos = start
+        opener = self.tok
+        while self.tok.kind != "EOF":
+            before = self.tokens[self.pos - 1] if self.pos > start else None
+            if before is not None and before.span.line != self.tok.span.line and self.tok.is_kw(*BLOCK_KEYWORDS):
+                return []
+            self.skipped.append(self.advance())
+            if self.at_line_end(self.tok):
+                break
+        if not opener.is_kw(*BLOCK_KEYWORDS) or not self.block_ends_below():
+            return []
+        depths = self.function_depth, self.loop_depth
+        self.function_depth += opener.text == "function"
+        self.loop_depth += opener.text in ("for", "while")
+        body = self.block(())
+        while self.tok.is_kw(*BLOCK_ENDS) and not self.tok.is_kw("end"):      # else, catch ...
+            self.skip_line()
+            body.extend(self.block(()))
+        self.function_depth, self.loop_depth = depths
+        self.close_block(opener)
+        return body
+
+    def block_ends_below(self) -> bool:
+        """Whether an `end` on a line below closes a block whose header ends here (a header with
+        no block, such as `if x > 1 print(x) end` on one line, has none)."""
+        depth = 1
+        for i in range(self.pos + 1, len(self.tokens)):
+            tok, before = self.tokens[i], self.tokens[i - 1]
+            if before.kind == "NEWLINE" or before.is_op(";"):
+                depth += tok.is_kw(*BLOCK_KEYWORDS) - (tok.is_kw("end") or bool(
+                    tok.kind == "IDENT" and JOINED_END.match(tok.text) and self.at_line_end(self.tokens[i + 1])))
+                if depth == 0:
+                    return True
+        return False
 
     def statement(self) -> A.Node:
         start = self.tok.span
@@ -55,6 +120,12 @@ class Parser(ExpressionParser):
                 "if": self.if_stmt, "try": self.try_stmt, "import": self.import_stmt,
                 "return": self.return_stmt, "break": self.loop_jump, "continue": self.loop_jump,
             }.get(tok.text)
+            if handler and tok.text in BLOCK_KEYWORDS:
+                self.open_blocks.append(tok.text)
+                try:
+                    return handler()
+                finally:
+                    self.open_blocks.pop()
             if handler:
                 return handler()
         if tok.kind == "IDENT" and (joined := JOINED_END.match(tok.text)) and self.at_line_end(self.peek()):
@@ -97,25 +168,46 @@ class Parser(ExpressionParser):
             raise LaminaError("SyntaxError", "Can only assign to a variable, an element `a[i]` or a "
                               f"field `r.f`.{hint}", eq.span)
 
+    def joined_end(self) -> bool:
+        """Recovering, at `endfor` and the like: it ends the block (with its error)."""
+        return (self.errors is not None and self.tok.kind == "IDENT" and bool(JOINED_END.match(self.tok.text))
+                and self.at_line_end(self.peek()))
+
     def close_block(self, keyword: Token) -> None:
-        """`end` or `end KEYWORD` closing the block that `keyword` opened."""
+        """`end` or `end KEYWORD` closing the block that `keyword` opened. Recovering, `endfor`
+        closes it, a clause the block cannot have (`else` in a loop) is skipped with its
+        statements, `end KEYWORD` of a block around it leaves it to that block, and a block
+        still open at the end of the text ends there."""
+        if self.joined_end():
+            self.report(self.error(f"Write 'end {JOINED_END.match(self.tok.text).group(1)}' (two words) "
+                                   "or just 'end'."))
+            self.advance()
+            return
         if not self.tok.is_kw("end"):
-            raise LaminaError(
+            self.report(LaminaError(
                 "SyntaxError",
                 f"The '{keyword.text}' block opened at line {keyword.span.line} is never closed; "
-                f"expect 'end {keyword.text}'.", keyword.span, incomplete=self.tok.kind == "EOF")
+                f"expect 'end {keyword.text}'.", keyword.span, incomplete=self.tok.kind == "EOF"))
+            while self.tok.is_kw(*BLOCK_ENDS) and not self.tok.is_kw("end"):
+                self.skip_line()
+                self.block(())
+            if not self.tok.is_kw("end"):
+                return
         end = self.advance()
         if self.tok.is_kw(*BLOCK_KEYWORDS) and self.tok.span.line == end.span.line:
             closer = self.advance()
             if closer.text != keyword.text:
-                raise LaminaError(
+                self.report(LaminaError(
                     "SyntaxError",
                     f"'end {closer.text}' at line {end.span.line} closes the '{keyword.text}' block "
-                    f"opened at line {keyword.span.line}; expect 'end {keyword.text}'.", closer.span)
+                    f"opened at line {keyword.span.line}; expect 'end {keyword.text}'.", closer.span))
+                if closer.text in self.open_blocks[:-1]:
+                    self.pos -= 2
         elif not self.at_line_end(self.tok):
-            raise self.error(f"'end' closes the '{keyword.text}' block opened at line "
-                             f"{keyword.span.line}; write 'end {keyword.text}' or just 'end', found "
-                             f"{self.describe(self.tok)} after it.")
+            self.report(self.error(f"'end' closes the '{keyword.text}' block opened at line "
+                                   f"{keyword.span.line}; write 'end {keyword.text}' or just 'end', found "
+                                   f"{self.describe(self.tok)} after it."))
+            self.skip_line()
 
     def function_def(self) -> A.FunctionDef:
         kw = self.advance()
@@ -281,8 +373,8 @@ class Parser(ExpressionParser):
             final = self.block(())
             self.finally_block = outer
         if handler is None and final is None and self.tok.is_kw("end"):
-            raise self.error("A 'try' block needs a 'catch' block, a 'finally' block or both before "
-                             "its 'end try'.", kw)
+            self.report(self.error("A 'try' block needs a 'catch' block, a 'finally' block or both "
+                                   "before its 'end try'.", kw))
         self.close_block(kw)
         return A.Try(kw.span, body, var, handler, final, var_span)
 
@@ -329,6 +421,7 @@ def too_deep(start: Span, phase: str) -> LaminaError:
 
 
 def parse(source: Source) -> A.Program:
+    """The program's syntax tree; its first syntax error is raised."""
     return Parser(tokenize(source), source).program()
 
 

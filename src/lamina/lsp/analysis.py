@@ -1,10 +1,10 @@
 """One document, read as the language server sees it: its problems and its names.
 
 The document is parsed with the language's own parser, so a syntax error (an `end` that
-closes the wrong block included) has the message and span `lamina` would print. When it
-parses, the tree is walked with the scoping the compiler gives it (Python's: a function's
-assignments are its locals, anything else is read from the enclosing scope, then the
-builtins): a name that nothing defines is an error, and so is a builtin called with
+closes the wrong block included) has the message and span `lamina` would print; the parser
+reads past each (parse_with_errors), and the statements that parsed are checked. The tree
+is walked with the scoping the compiler gives it (Python's: a function's assignments are its
+locals, anything else is read from the enclosing scope, then the builtins): a name that nothing defines is an error, and so is a builtin called with
 arguments it cannot take (calls.py). Every definition and every use of a name is kept, for
 go-to-definition, hover, completion and the outline, and so is each function's and lambda's
 scope with the lines it spans, for the names seen from a cursor.
@@ -27,6 +27,7 @@ from ..errors import LaminaError, Source, Span
 from ..lang import ast as A
 from ..lang.modules import no_member
 from ..lang.parser import parse
+from ..lang.recovery import parse_with_errors
 from ..lang.pyerrors import did_you_mean, not_yet, read_before_assigned
 from ..lang.scope import CONSTANTS
 from ..printing import format_value
@@ -94,7 +95,7 @@ class Analysis:
     definitions: list[Definition] = field(default_factory=list)
     uses: list[Use] = field(default_factory=list)
     parsed: bool = False
-    top: Scope | None = None                   # the document's top level (None: it did not parse)
+    top: Scope | None = None                   # the document's top level
     # (first line, last line, scope) of each function and lambda, an outer one before the inner
     scopes: list[tuple[int, int, Scope]] = field(default_factory=list)
 
@@ -126,51 +127,17 @@ class Analysis:
         return found
 
 
-def analyse(text: str, name: str = "<document>", salvage: bool = False) -> Analysis:
+def analyse(text: str, name: str = "<document>") -> Analysis:
     """The analysis of a document; `name` is its file (imports are looked for beside it) or,
     for a document not on disk, a label (imports are looked for in the current folder).
-    `salvage`: when the document does not parse, its names are still read, from its text
-    without the lines its syntax errors are on (its problem stays the first syntax error)."""
-    source = Source(name, text[1:] if text.startswith("\ufeff") else text)
-    out = Analysis(source)
-    try:
-        program = _parse(source)
-        out.parsed = True
-    except LaminaError as err:
-        out.problems.append(Problem(err.span or Span(source, 1, 1), err.message, err.kind))
-        program = _without_error_lines(out, err) if salvage else None
-        if program is None:
-            return out
-    _Walker(out).program(program)
-    if not out.parsed:
-        del out.problems[1:]
+    Syntax errors are read past (parse_with_errors): each is a problem, and the statements that
+    parsed are walked, a name written in the text an error spoilt never called undefined."""
+    parsed = parse_with_errors(Source(name, text[1:] if text.startswith("\ufeff") else text))
+    out = Analysis(parsed.source, parsed=not parsed.errors)
+    out.problems.extend(Problem(err.span or Span(parsed.source, 1, 1), err.message, err.kind)
+                        for err in parsed.errors)
+    _Walker(out, parsed.unparsed).program(parsed.program)
     return out
-
-
-SALVAGE_TRIES = 5
-
-
-def _without_error_lines(out: Analysis, err: LaminaError) -> A.Program | None:
-    """The document parsed with the lines of its syntax errors blanked, one after another (a
-    few at most); its source becomes that text. None: it still does not parse."""
-    lines = out.source.text.split("\n")
-    for _ in range(SALVAGE_TRIES):
-        # an error at the end of the text (`x = 1 +`) is on the last line that is not blank
-        line = min(err.span.line if err.span is not None else 0, len(lines))
-        while line >= 1 and not lines[line - 1].strip():
-            line -= 1
-        if line < 1:
-            return None
-        lines[line - 1] = ""
-        source = Source(out.source.name, "\n".join(lines))
-        try:
-            program = _parse(source)
-        except LaminaError as again:
-            err = again
-            continue
-        out.source = source
-        return program
-    return None
 
 
 def module_names(path: str) -> modules.ModuleInfo:
@@ -199,8 +166,9 @@ def _folder(source: Source) -> str | None:
 
 
 class _Walker:
-    def __init__(self, out: Analysis):
+    def __init__(self, out: Analysis, unparsed: set[str] = frozenset()):
         self.out = out
+        self.unparsed = unparsed       # names in text a syntax error spoilt: perhaps defined there
         self.builtins = load_all()
         self.folder = _folder(out.source)
         self.imports: dict[int, tuple[str | None, LaminaError | None]] = {}   # id(Import) -> found
@@ -420,7 +388,7 @@ class _Walker:
         d = scope.find(node.name)
         if d is not None and (not d.bound or self.too_early(scope, d)):
             self.out.problems.append(Problem(node.span, self.unbound(scope, d), "NameError"))
-        if d is not None or node.name in self.builtins or node.name in CONSTANTS:
+        if d is not None or node.name in self.builtins or node.name in CONSTANTS or node.name in self.unparsed:
             self.use(node.span, d)
             return
         self.out.problems.append(Problem(node.span, self.undefined(scope, node.name), "NameError"))

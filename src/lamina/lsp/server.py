@@ -9,7 +9,7 @@ completion and signature help share the engine of the REPL and the kernel
 come from the analysis. Go-to-definition of an imported module opens its file, and of a
 module's member (`h.fit`) its definition there. While a document does not parse, the names of its last version
 that did are used, so completion keeps working as a line is typed; one that has not parsed
-since it opened gives those of its text without the lines of its syntax errors. Lines and columns are
+since it opened gives those of the statements that parse. Lines and columns are
 counted as the protocol counts them (text.py). A request on a document that is neither open
 nor a file gets no answer (null, or nothing found).
 """
@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from ..builtins.registry import load_all
 from ..completion import call_at, complete, inspect, shape_parameters
 from .analysis import Analysis, analyse
+from .jsonrpc import Protocol
 from .names import DocumentNames
 from .text import Text
 
@@ -44,10 +45,16 @@ class LaminaServer(LanguageServer):
     def __init__(self):
         # Whole texts: pygls applies an incremental change at lines it splits with
         # str.splitlines, which are not the protocol's (text.py).
-        super().__init__("lamina-lsp", VERSION, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        super().__init__("lamina-lsp", VERSION, text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
+                         protocol_cls=Protocol)
         self.latest: dict[str, Analysis] = {}     # uri -> the analysis of its current text
         self.parsed: dict[str, Analysis] = {}     # uri -> that of its last text that parsed
         self.pending: dict[str, asyncio.TimerHandle] = {}   # uri -> its analysis to come
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """Text that is not JSON gets a parse error (jsonrpc.py); other errors as pygls reports them."""
+        if not self.protocol.answer_unreadable(error):
+            super().report_server_error(error, source)
 
     def text(self, uri: str) -> Text | None:
         """The document's text: the open one's, else its file's; None when there is neither."""
@@ -75,7 +82,7 @@ class LaminaServer(LanguageServer):
         self.cancel(uri)
         doc = self.workspace.get_text_document(uri)
         text = Text(doc.source, self.workspace.position_codec)
-        found = analyse(text.text, doc.path or uri, salvage=uri not in self.parsed)
+        found = analyse(text.text, doc.path or uri)
         self.latest[uri] = found
         if found.parsed:
             self.parsed[uri] = found
