@@ -57,6 +57,24 @@ class Matrix(Node):
         self.semicolons = semicolons      # written with `;` (a matrix even with one column)
 
 
+class NumberArray(Node):
+    """A bracket literal of plain numbers only (`[1, -2.5; 3, 4]`, rows of one length), read as
+    one read-only float64 array as it is parsed: a literal of a million numbers is one node, not
+    a million, and becomes one constant of the compiled code."""
+
+    def __init__(self, span: Span, values, semicolons: bool):
+        self.span = span
+        self.values = values              # a read-only ndarray: a vector, or a matrix for `;`
+        self.semicolons = semicolons
+
+    def __eq__(self, other):
+        # an array's `==` is elementwise; two literals are equal when their numbers are, bit for bit
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.span, self.semicolons, self.values.shape, self.values.tobytes()) == \
+            (other.span, other.semicolons, other.values.shape, other.values.tobytes())
+
+
 class RecordLit(Node):
     def __init__(self, span: Span, fields: list[tuple[str, Node]]):
         self.span, self.fields = span, fields

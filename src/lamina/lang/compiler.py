@@ -20,8 +20,6 @@ import itertools
 import types
 import warnings
 
-import numpy as np
-
 from ..errors import LaminaError
 from . import ast as A
 from . import loops
@@ -456,15 +454,13 @@ class Compiler:
     def e_Name(self, node: A.Name):
         return load(mangle(node.name))
 
+    def e_NumberArray(self, node: A.NumberArray):
+        """A literal of numbers only: the parser's read-only array, a constant of the namespace."""
+        name = f"_k{len(self.nodes)}"      # unique: `at` gives this node the next id
+        self.namespace[name] = node.values
+        return load(name)
+
     def e_Matrix(self, node: A.Matrix):
-        numbers = [[x.value for x in row] for row in node.rows if all(isinstance(x, A.Number) for x in row)]
-        if node.rows and len(numbers) == len(node.rows) and (
-                not node.semicolons or len({len(r) for r in numbers}) == 1):
-            data = np.array(numbers[0] if not node.semicolons else numbers, dtype=np.float64)
-            data.flags.writeable = False
-            name = f"_k{len(self.nodes)}"      # unique: `at` gives this node the next id
-            self.namespace[name] = data
-            return load(name)
         rows = [py.Tuple([self.expr(x) for x in row], py.Load()) for row in node.rows]
         if not node.semicolons:
             return helper("_bracket", rows[0] if rows else py.Tuple([], py.Load()))
@@ -591,6 +587,8 @@ class Compiler:
         whatever they are: `grad(loss, wrt = [a, b])` asks for one gradient per item."""
         if node is wrt and is_target_list(node):
             return self.at(py.List([self.expr(x) for x in node.rows[0]] if node.rows else [], py.Load()), node)
+        if node is wrt and isinstance(node, A.NumberArray) and not node.semicolons:
+            return self.at(py.List([const(v) for v in node.values.tolist()], py.Load()), node)
         return self.expr(node)
 
     def keywords(self, kwargs: list[A.Keyword], wrt: A.Node | None = None) -> py.expr:
@@ -642,8 +640,8 @@ STATEMENTS = {cls: getattr(Compiler, "s_" + cls.__name__) for cls in (
     A.ExprStmt, A.Assign, A.FunctionDef, A.Return, A.If, A.ForRange, A.ForIn, A.While, A.Break,
     A.Continue, A.Import, A.Try)}
 EXPRESSIONS = {cls: getattr(Compiler, "e_" + cls.__name__) for cls in (
-    A.Number, A.String, A.Formatted, A.Bool, A.NoneLit, A.Name, A.Matrix, A.RecordLit, A.Unary, A.Binary,
-    A.Logical, A.Transpose, A.Call, A.MethodCall, A.Field, A.Index, A.Lambda, A.Temp)}
+    A.Number, A.String, A.Formatted, A.Bool, A.NoneLit, A.Name, A.NumberArray, A.Matrix, A.RecordLit,
+    A.Unary, A.Binary, A.Logical, A.Transpose, A.Call, A.MethodCall, A.Field, A.Index, A.Lambda, A.Temp)}
 
 # Every syntax node (other than helpers that only appear inside others) has a handler.
 _INNER = {A.Node, A.Keyword, A.Slice, A.Param, A.Program}

@@ -38,9 +38,9 @@ OPERATOR = re.compile("|".join(re.escape(op) for op in OPERATORS))
 NUMBER = re.compile(r"(?:\d+(?:\.(?![*/^'])\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 # In a bracket literal, a run of plain numbers each followed by a comma (`1.5, -2, 3e4, `) is
 # one NUMBERS token: a literal of a million numbers then costs one regex pass, not a million
-# trips through the lexer and the parser's precedence levels.
-NUMBER_RUN = re.compile(r"(?:-?%s(?![\w.])[ \t]*,[ \t]*)+" % NUMBER.pattern)
-RUN_ITEM = re.compile(r"-?%s" % NUMBER.pattern)
+# trips through the lexer and the parser's precedence levels. The repetition is possessive
+# (`++`): a plain `+` keeps a backtracking point per number, 1 GB for a million of them.
+NUMBER_RUN = re.compile(r"(?:-?%s(?![\w.])[ \t]*+,[ \t]*+)++" % NUMBER.pattern)
 
 CONTINUES_LINE = {
     "+", "-", "*", "/", "%", "\\", "^", ".*", "./", ".^", "==", "!=", "<", "<=", ">", ">=",
@@ -51,6 +51,7 @@ INCREMENT = re.compile(r"(\+\+|--)[ \t]*(?:#.*)?(?=\n|;|$)")
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 DIGITS = set("0123456789")
+RUN_START = DIGITS | {"-", "."}       # where a NUMBER_RUN may start: `[-2.25, ...` too
 NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 NAME_CHARS = NAME_START | DIGITS
 
@@ -121,7 +122,7 @@ class Lexer:
                 spaced = True
                 continue
             start_line, start_col = self.line, self.col
-            if self.in_literal() and ch in DIGITS and (run := NUMBER_RUN.match(text, self.pos)):
+            if ch in RUN_START and self.in_literal() and (run := NUMBER_RUN.match(text, self.pos)):
                 tok = self.number_run(run.group())
             elif ch in DIGITS or (ch == "." and text[self.pos + 1:self.pos + 2] in DIGITS
                                 and text[self.pos + 1:self.pos + 2] != ""
@@ -209,7 +210,8 @@ class Lexer:
         return self.make("NUMBER", lexeme, float(lexeme), line, col)
 
     def number_run(self, lexeme: str) -> Token:
-        tok = self.make("NUMBERS", lexeme, [float(x) for x in RUN_ITEM.findall(lexeme)], self.line, self.col)
+        # each item between the commas is `-?NUMBER` with blanks, which float() reads exactly
+        tok = self.make("NUMBERS", lexeme, list(map(float, lexeme.split(",")[:-1])), self.line, self.col)
         self.advance(len(lexeme))
         return tok
 
