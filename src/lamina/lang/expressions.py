@@ -14,6 +14,8 @@ The token helpers live here too; the statement parser (parser.py) builds on them
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import LaminaError, Source, Span
 from . import ast as A
 from .lexer import Token, tokenize_fragment
@@ -33,6 +35,38 @@ def matching_closers(tokens: list[Token]) -> dict[int, int]:
         elif t.text in (")", "]", "}") and open_at:
             closer[open_at.pop()] = i
     return closer
+
+
+def number_array(span: Span, rows: list[list], semicolons: bool) -> A.NumberArray | None:
+    """A bracket literal whose elements are all plain numbers (runs of them, or single ones), in
+    rows of one length, as one read-only array; None for any other literal."""
+    values = []
+    for row in rows:
+        numbers = []
+        for x in row:
+            if type(x) is Token:
+                numbers.extend(x.value)
+            elif type(x) is A.Number:
+                numbers.append(x.value)
+            else:
+                return None
+        values.append(numbers)
+    if not values or (semicolons and len({len(r) for r in values}) != 1):
+        return None        # `[]`, and a ragged matrix (an error the run reports)
+    data = np.array(values if semicolons else values[0], dtype=np.float64)
+    data.flags.writeable = False
+    return A.NumberArray(span, data, semicolons)
+
+
+def nodes_of(row: list) -> list[A.Node]:
+    """A literal's row as syntax nodes: each number of a run its own Number."""
+    out = []
+    for x in row:
+        if type(x) is Token:
+            out.extend(A.Number(x.span, v) for v in x.value)
+        else:
+            out.append(x)
+    return out
 
 
 class ExpressionParser:
@@ -305,14 +339,13 @@ class ExpressionParser:
         self.function_depth -= 1
         return A.Lambda(arrow.span, params, body, defaults or [])
 
-    def matrix(self) -> A.Matrix:
+    def matrix(self) -> A.Matrix | A.NumberArray:
         open_tok = self.advance()
-        rows: list[list[A.Node]] = [[]]
+        rows: list[list] = [[]]     # syntax nodes, and the NUMBERS tokens of runs of plain numbers
         semicolons = False
         while not self.tok.is_op("]"):
             if self.tok.kind == "NUMBERS":          # `1, 2.5, -3, `: numbers with their commas
-                run = self.advance()
-                rows[-1].extend(A.Number(run.span, v) for v in run.value)
+                rows[-1].append(self.advance())
                 if self.tok.is_op("]", ";"):
                     raise self.error("Expect an element after ','.")
                 continue
@@ -334,7 +367,10 @@ class ExpressionParser:
             rows.pop()              # `[1, 2, 3;]`: a trailing ';' ends the last row (a 1 x n matrix)
         if rows == [[]]:
             rows = []
-        return A.Matrix(open_tok.span, rows, semicolons)
+        numbers = number_array(open_tok.span, rows, semicolons)
+        if numbers is not None:
+            return numbers
+        return A.Matrix(open_tok.span, [nodes_of(row) for row in rows], semicolons)
 
     def plain_number(self) -> A.Number | None:
         """A literal element that is just a number (`1.5`, `-2`): taken without the whole descent
