@@ -28,7 +28,7 @@ def tape_error(source: str) -> LaminaError:
 @pytest.mark.parametrize("use", ["g * p", "p * g", "g * p + p ^ 2", "3 * (p - g * p)"])
 def test_a_gradient_of_p_in_a_loss_differentiated_against_p_is_refused(use):
     err = tape_error(f"p = param(2.0)\ng = grad(p ^ 3, wrt = p)\nprint(g)\nh = grad({use}, wrt = p)")
-    assert "grad() returned at prog.lam:2" in err.message
+    assert "an earlier grad() returned (the gradient for its wrt)" in err.message
     assert "first order" in err.message
     assert err.span.line == 4
 
@@ -38,14 +38,14 @@ def test_a_gradient_of_p_in_a_loss_differentiated_against_p_is_refused(use):
 def test_a_tensor_gradient_in_a_loss_is_refused_in_any_operator(loss):
     err = tape_error(f"p = param([1.0, 2.0; 3.0, 4.0])\ng = grad(sum(p .^ 3), wrt = p)\n"
                      f"h = grad({loss}, wrt = p)")
-    assert "grad() returned at prog.lam:2" in err.message
+    assert "an earlier grad() returned (the gradient for its wrt)" in err.message
 
 
 def test_a_gradient_taken_through_p_is_refused_too():
     # g is the gradient with respect to q, but its value depends on p
     err = tape_error("p = param(2.0)\nq = param(3.0)\ng = grad(p * q ^ 2, wrt = q)\n"
                      "h = grad(g * p, wrt = [p, q])")
-    assert "prog.lam:3" in err.message
+    assert "the gradient for its wrt" in err.message and err.span.line == 4
 
 
 def test_first_order_uses_of_a_gradient_keep_working():

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import LaminaError
 from ..values import Record, Tracked, describe
-from ..warnings import CHANNEL, warn
+from ..warnings import warn
 from . import handed
 from .tape import TAPE
 
@@ -106,7 +106,8 @@ def grad(loss, wrt):
     found, _, _ = backward(loss, wanted, reached)
     given = set()
     results = [_result(x, found, given) for _, x in leaves]
-    handed.note(results, [x for _, x in leaves], CHANNEL.locate(), wanted.union(reached))
+    wanted.update(reached)                        # now every node the gradients depend on
+    handed.note(results, leaves, wanted)
     if leaves and not found:
         _warn_unreached(len(leaves))
     bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results) if not _finite(g)]

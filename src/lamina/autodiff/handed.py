@@ -22,55 +22,58 @@ from functools import partial
 
 import numpy as np
 
-from ..errors import LaminaError, Span
+from ..errors import LaminaError
 from ..values import Tracked
 
 CALLS_KEPT = 4
 
 
 class Call:
-    """One grad() call: where it was written and the leaves its loss depended on."""
-    __slots__ = ("span", "depends")
+    """One grad() call: the node ids its loss depended on (its leaves) and its targets."""
+    __slots__ = ("depends",)
 
-    def __init__(self, span: Span | None, depends: frozenset):
-        self.span = span
+    def __init__(self, depends: set):
         self.depends = depends
 
 
 class Given:
-    """One gradient handed out: for the target of node `node`, taken at that target's value."""
-    __slots__ = ("_ref", "node", "_at", "call")
+    """One gradient handed out: for the target `path` of node `node`, taken at that target's
+    value."""
+    __slots__ = ("_ref", "path", "node", "_at", "call")
 
-    def __init__(self, gradient, target: Tracked, call: Call):
+    def __init__(self, gradient, path: str, target: Tracked, call: Call):
         self._ref = _holder(gradient)
+        self.path = path
         self.node = target.node
         self._at = _holder(target.value)
         self.call = call
 
     def gradient(self):
-        return self._ref()
+        return _held(self._ref)
 
     def taken_at(self):
         """The value the target had (None if that array is gone)."""
-        return self._at()
+        return _held(self._at)
 
 
 def _holder(x):
-    if isinstance(x, np.ndarray):
-        return weakref.ref(x)
-    return lambda: x
+    return weakref.ref(x) if type(x) is np.ndarray else x
+
+
+def _held(h):
+    return h() if type(h) is weakref.ref else h
 
 
 _given: dict[int, Given] = {}                 # id(gradient) -> Given
 _calls: deque = deque()                      # (Call, the ids it handed out), oldest first
 
 
-def note(results: list, targets: list, span: Span | None, depends) -> None:
-    """Remember the gradients one grad() call handed out, one per target."""
-    call = Call(span, frozenset(depends))
+def note(results: list, targets: list, depends: set) -> None:
+    """Remember the gradients one grad() call handed out, one per (path, target)."""
+    call = Call(depends)
     ids = []
-    for g, target in zip(results, targets):
-        _given[id(g)] = Given(g, target, call)
+    for g, (path, target) in zip(results, targets):
+        _given[id(g)] = Given(g, path, target, call)
         ids.append(id(g))
     _calls.append((call, ids))
     if len(_calls) > CALLS_KEPT:
@@ -88,17 +91,14 @@ def lookup(g) -> Given | None:
     return given
 
 
-def where(call: Call) -> str:
-    span = call.span
-    return f" at {span.source.name}:{span.line}" if span is not None else ""
-
-
 def refuse_second_order(loss: Tracked, wanted: set) -> None:
     """A TapeError if the loss was computed from a remembered gradient whose own loss depended
     on a target of this grad (the walk happens only when some remembered call's leaves meet
     `wanted`, so an ordinary training loop, whose leaves are new each step, never pays it)."""
-    suspects = {i: _given[i] for call, ids in _calls if not call.depends.isdisjoint(wanted)
-                for i in ids if i in _given and _given[i].call is call}
+    suspects = {}
+    for call, ids in _calls:
+        if not call.depends.isdisjoint(wanted):
+            suspects.update((i, _given[i]) for i in ids if i in _given and _given[i].call is call)
     if not suspects:
         return
     seen = set()
@@ -128,9 +128,10 @@ def _saved(vjp) -> list:
 
 
 def _second_order_error(given: Given, wanted: set) -> None:
-    raise LaminaError("TapeError", f"This loss is computed from a gradient that grad() returned"
-                      f"{where(given.call)}, and that gradient depends on a value this grad "
-                      f"differentiates against. Its own derivative would be needed (a second-order "
+    what = given.path.replace("{arg:wrt}", "wrt")
+    raise LaminaError("TapeError", f"This loss is computed from a gradient that an earlier grad() "
+                      f"returned (the gradient for its {what}), and that gradient depends on a value "
+                      f"this grad differentiates against. Its own derivative would be needed (a second-order "
                       f"gradient), but gradients in Lamina are first order: grad() returns plain "
                       f"values that are not recorded on the tape, so the result would silently "
                       f"leave that part out. Use the gradient only as a constant with respect to "
