@@ -112,7 +112,7 @@ def refuse_second_order(loss: Tracked, wanted: set) -> None:
             for held in _saved(entry[k + 2]):
                 given = suspects.get(id(held))
                 if given is not None and given.gradient() is held:
-                    _second_order_error(given, wanted)
+                    _second_order_error(given)
             stack.append(entry[k + 1])
 
 
@@ -127,7 +127,7 @@ def _saved(vjp) -> list:
     return held + [x.base for x in held if isinstance(x, np.ndarray) and x.base is not None]
 
 
-def _second_order_error(given: Given, wanted: set) -> None:
+def _second_order_error(given: Given) -> None:
     what = given.path.replace("{arg:wrt}", "wrt")
     raise LaminaError("TapeError", f"This loss is computed from a gradient that an earlier grad() "
                       f"returned (the gradient for its {what}), and that gradient depends on a value "
