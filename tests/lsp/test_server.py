@@ -454,3 +454,11 @@ def test_a_malformed_message_gets_a_json_rpc_error_and_the_server_goes_on():
     finally:
         c.close()
     assert c.proc.returncode == 0
+
+
+def test_a_discarded_result_of_a_pure_builtin_is_a_warning(client):
+    found = open_doc(client, "v = [2, 1]\nv.sort()\nv = v.sort()\n")
+    assert found == [{
+        "range": rng(1, 2, 6), "severity": 2, "code": "Warning", "source": "lamina",
+        "message": "the result of sort is discarded: sort returns a new sorted copy and changes nothing; "
+                   "write `v = v.sort()` to keep it"}]

@@ -44,7 +44,7 @@ def _leaf(x, trainable: bool, name: str, dtype=None):
                       f"not {describe(x)}.")
 
 
-@builtin("param", tracked="constant", category=CATEGORY,
+@builtin("param", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("param(x)", "number or tensor", "tracked value",
                        "A new trainable leaf on the tape holding the value of x."),
                  Shape("param(values)", "list or record of numbers/tensors", "same structure",
@@ -66,7 +66,7 @@ def param(x, dtype=None):
     return _leaf(x, True, "param", _dtype(dtype, "param"))
 
 
-@builtin("track", tracked="constant", category=CATEGORY,
+@builtin("track", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("track(x)", "number or tensor", "tracked value",
                        "A new non-trainable leaf holding the value of x."),
                  Shape("track(values)", "list or record of numbers/tensors", "same structure",
@@ -106,7 +106,7 @@ def _plain(x):
     return x
 
 
-@builtin("detach", tracked="constant", category=CATEGORY,
+@builtin("detach", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("detach(x)", "tracked number or tensor", "number or tensor",
                        "Its value, untracked: a constant as far as grad is concerned."),
                  Shape("detach(values)", "list or record", "same structure",
@@ -124,7 +124,7 @@ def detach(x):
     return _plain(x)
 
 
-@builtin("grad", tracked="constant", category=CATEGORY,
+@builtin("grad", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("grad(loss, wrt = x)", "scalar loss, tracked value", "gradient (shape of x)",
                        "The derivative of loss with respect to x."),
                  Shape("grad(loss, wrt = [a, b])", "scalar loss, a bracket of tracked values written in the call",
@@ -214,7 +214,7 @@ def tape_reset():
     return None
 
 
-@builtin("tape_size", tracked="constant", category=CATEGORY,
+@builtin("tape_size", pure="a number", tracked="constant", category=CATEGORY,
          shapes=[Shape("tape_size()", "no input", "number",
                        "How many entries were recorded since the last reset, leaves included.")],
          summary="The number of entries recorded on the autodiff tape since the last tape_reset(): "

@@ -96,7 +96,7 @@ def print_options(digits=None, limit=None, width=None):
     return Record({"digits": float(before.digits), "limit": float(before.limit), "width": float(before.width)})
 
 
-@builtin("length", tracked="constant", category=CORE,
+@builtin("length", pure="a number", tracked="constant", category=CORE,
          shapes=[Shape("length(x)", "tensor, list or string", "number",
                        "The number of elements, items or characters.")],
          summary="Counts the elements of a tensor, the items of a list or the characters of a string.",
@@ -114,7 +114,7 @@ def length(x):
     raise LaminaError("TypeError", f"length needs a tensor, list or string, not {describe(x)}.")
 
 
-@builtin("append", category=CORE,
+@builtin("append", pure="a new list or vector", category=CORE,
          shapes=[Shape("append(list, item)", "list, any value", "list", "A new list with the item at the end."),
                  Shape("append(v, x)", "vector, number", "vector", "A new vector with x at the end.")],
          summary="Returns a new list or vector with one more item at the end.",
@@ -163,7 +163,7 @@ def _append_in_place(seq, item):
 append.in_place = _append_in_place
 
 
-@builtin("concat", category=CORE,
+@builtin("concat", pure="a new list or vector", category=CORE,
          shapes=[Shape("concat(a, b)", "two lists (or two vectors)", "list (or vector)",
                        "The items of a followed by the items of b.")],
          summary="Joins two lists (or two vectors) end to end.",
@@ -190,7 +190,7 @@ def _empty_vector(v) -> bool:
     return isinstance(v, np.ndarray) and v.ndim == 1 and v.size == 0
 
 
-@builtin("keys", tracked="constant", category=CORE,
+@builtin("keys", pure="a list of strings", tracked="constant", category=CORE,
          shapes=[Shape("keys(r)", "record", "list of strings", "The field names in order.")],
          summary="Lists the field names of a record.",
          examples=['r = {a = 1, b = 2}\nprint(keys(r))'],
@@ -203,7 +203,7 @@ def keys(r):
     raise LaminaError("TypeError", f"keys needs a record, not {describe(r)}.")
 
 
-@builtin("has", tracked="constant", category=CORE,
+@builtin("has", pure="true or false", tracked="constant", category=CORE,
          shapes=[Shape("has(r, name)", "record, string", "bool", "Whether the record has that field.")],
          summary="Tells whether a record has a field of the given name.",
          examples=['r = {a = 1}\nprint(has(r, "a"), has(r, "b"))'],
@@ -305,7 +305,7 @@ def assert_(cond, message="Assertion failed."):
         raise LaminaError("Error", format_value(message))
 
 
-@builtin("clock", tracked="constant", category=CORE,
+@builtin("clock", pure="a number", tracked="constant", category=CORE,
          shapes=[Shape("clock()", "no input", "number", "Seconds from a fixed point, for timing.")],
          summary="Returns a monotonic time in seconds, for measuring how long code takes.",
          examples=['t0 = clock()\ns = 0\nfor i = 1 to 1000\n    s = s + i\nend for\nprint(s, clock() - t0 >= 0)'],

@@ -16,7 +16,7 @@ TABLE_NOTE = ("A table has named columns of one length: numeric columns are vect
 SMALL = 'write_csv({x = [1, 2, 3, 4], y = [2.1, 3.9, 6.2, 7.8], group = ["a", "b", "a", "b"]}, "small.csv")\n'
 
 
-@builtin("read_csv", tracked="constant", category=CATEGORY,
+@builtin("read_csv", pure="a table", tracked="constant", category=CATEGORY,
          shapes=[Shape("read_csv(path)", "file path", "table", "The file's columns, named by its header line."),
                  Shape("read_csv(path, sep = \";\")", "path, one character", "table", "Another field separator."),
                  Shape("read_csv(path, text = [\"id\"])", "path, column names", "table", "Read those columns as text.")],
@@ -71,7 +71,7 @@ def write_csv(x, path, names=None):
     DT.write_csv(x, path=path, names=names)
 
 
-@builtin("table", tracked="refuses", category=CATEGORY,
+@builtin("table", pure="a table", tracked="refuses", category=CATEGORY,
          shapes=[Shape("table(r)", "record of columns", "table", "Each field a column (vector or list of strings)."),
                  Shape("table(X, names)", "matrix, list of names", "table", "A matrix's columns, named.")],
          summary="Makes a table from a record of equally long columns or from a matrix.",
@@ -84,7 +84,7 @@ def table(x, names=None):
     return DT.make_table(x, names=names)
 
 
-@builtin("as_matrix", tracked="constant", category=CATEGORY,
+@builtin("as_matrix", pure="a matrix", tracked="constant", category=CATEGORY,
          shapes=[Shape("as_matrix(t)", "table of numeric columns", "matrix", "Every column, in order."),
                  Shape("as_matrix(t, names)", "table, list of column names", "matrix", "Those columns, in that order.")],
          summary="The numeric columns of a table as the columns of a matrix (rows are the table's rows).",
@@ -95,7 +95,7 @@ def as_matrix(t, names=None):
     return DT.as_matrix(t, names=names)
 
 
-@builtin("columns", tracked="constant", category=CATEGORY,
+@builtin("columns", pure="a list of strings", tracked="constant", category=CATEGORY,
          shapes=[Shape("columns(t)", "table", "list of strings", "The column names, in order.")],
          summary="The names of a table's columns.",
          examples=['t = table({a = [1, 2], b = ["x", "y"]})\nprint(columns(t), nrows(t))'],
@@ -104,7 +104,7 @@ def columns(t):
     return as_table(t, "columns's argument").names
 
 
-@builtin("nrows", tracked="constant", category=CATEGORY,
+@builtin("nrows", pure="a number", tracked="constant", category=CATEGORY,
          shapes=[Shape("nrows(t)", "table", "number", "How many rows the table has.")],
          summary="The number of rows of a table.",
          examples=['t = table({a = [1, 2, 3]})\nprint(nrows(t))'],
@@ -113,7 +113,7 @@ def nrows(t):
     return float(as_table(t, "nrows's argument").nrows)
 
 
-@builtin("head", tracked="constant", category=CATEGORY,
+@builtin("head", pure="a table", tracked="constant", category=CATEGORY,
          shapes=[Shape("head(t)", "table", "table", "The first 5 rows."),
                  Shape("head(t, n)", "table, count", "table", "The first n rows.")],
          summary="The first rows of a table, as a smaller table.",
@@ -126,7 +126,7 @@ def head(t, n=5.0):
 RUNS = 't = table({lr = [0.1, 0.01, 0.001], loss = [0.42, 0.17, 0.31]})\n'
 
 
-@builtin("best", tracked="constant", category=CATEGORY,
+@builtin("best", pure="a record", tracked="constant", category=CATEGORY,
          shapes=[Shape("best(t, name)", "table, numeric column's name", "record",
                        "The row with the smallest number in that column."),
                  Shape("best(t, name, largest = true)", "table, column name, bool", "record",
@@ -142,7 +142,7 @@ def best(t, name, largest=False):
     return RW.best(t, name=name, largest=largest)
 
 
-@builtin("describe", tracked="refuses", category=CATEGORY,
+@builtin("describe", pure="a table", tracked="refuses", category=CATEGORY,
          shapes=[Shape("describe(t)", "table", "table", "count, mean, std, min, quartiles and max of each numeric column."),
                  Shape("describe(X)", "vector or matrix", "table", "The same for a vector or each column of a matrix.")],
          summary="Summary statistics of each numeric column: count, mean, std, min, 25%, 50%, 75% and max.",
@@ -158,7 +158,7 @@ def describe(x):
     return DT.summarize(x)
 
 
-@builtin("train_test_split", tracked="refuses", category=CATEGORY,
+@builtin("train_test_split", pure="a record", tracked="refuses", category=CATEGORY,
          shapes=[Shape("train_test_split(X, Y)", "two tensors (or tables, lists) with n rows", "record {X_train, X_test, Y_train, Y_test}",
                        "A random 80/20 split of the rows, the same rows for X and Y."),
                  Shape("train_test_split(X, Y, test = 0.25, seed = n)", "the same, fraction or count, whole number", "record",
@@ -178,7 +178,7 @@ def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True):
     return DT.train_test_split(X, Y=Y, test=test, seed=seed, shuffle=shuffle, rng=generator())
 
 
-@builtin("standardize", category=CATEGORY,
+@builtin("standardize", pure="a new standardized copy", category=CATEGORY,
          shapes=[Shape("standardize(X)", "n x k matrix (or vector)", "same shape",
                        "Each column shifted to mean 0 and scaled to standard deviation 1."),
                  Shape("standardize(X, like = X_train)", "matrix, matrix with the same columns", "same shape",

@@ -17,7 +17,7 @@ def _arg(x, name: str):
     return numeric_or_tracked(x, f"{name}'s argument")
 
 
-@builtin("eigh", category=CATEGORY,
+@builtin("eigh", pure="a record", category=CATEGORY,
          shapes=[Shape("eigh(A)", "symmetric n x n matrix", "record {values, vectors}",
                        "values: the n eigenvalues, ascending; vectors: n x n, eigenvector i in column i.")],
          summary="Eigenvalues and eigenvectors of a symmetric matrix (a covariance, a Hessian): "
@@ -37,7 +37,7 @@ def eigh(A):
     return D.eigh(_arg(A, "eigh"))
 
 
-@builtin("eig", tracked="refuses", category=CATEGORY,
+@builtin("eig", pure="a record", tracked="refuses", category=CATEGORY,
          shapes=[Shape("eig(A)", "n x n matrix", "record {values, vectors}",
                        "values: the n eigenvalues, ascending; vectors: unit eigenvectors in columns.")],
          summary="Eigenvalues and eigenvectors of a square matrix whose eigenvalues are real.",
@@ -57,7 +57,7 @@ def eig(A):
     return D.eig(numeric(A, "eig's argument"))
 
 
-@builtin("svd", category=CATEGORY,
+@builtin("svd", pure="a record", category=CATEGORY,
          shapes=[Shape("svd(A)", "m x n matrix", "record {U, S, V}",
                        "A = U * diag(S) * V' with k = min(m, n): U m x k, S k values descending, V n x k.")],
          summary="The singular value decomposition: A = U diag(S) V', with orthonormal columns in U "
@@ -75,7 +75,7 @@ def svd(A):
     return D.svd(_arg(A, "svd"))
 
 
-@builtin("qr", category=CATEGORY,
+@builtin("qr", pure="a record", category=CATEGORY,
          shapes=[Shape("qr(A)", "m x n matrix", "record {Q, R}",
                        "A = Q * R with k = min(m, n): Q m x k with orthonormal columns, R k x n upper triangular.")],
          summary="The QR decomposition: A = Q R, Q with orthonormal columns, R upper triangular with a "
@@ -93,7 +93,7 @@ def qr(A):
     return D.qr(_arg(A, "qr"))
 
 
-@builtin("chol", category=CATEGORY,
+@builtin("chol", pure="a value", category=CATEGORY,
          shapes=[Shape("chol(A)", "symmetric positive definite n x n matrix", "n x n matrix",
                        "L, lower triangular with a positive diagonal, with L * L' = A.")],
          summary="The Cholesky factor of a symmetric positive definite matrix: the lower triangular L "

@@ -26,7 +26,7 @@ def convert(x, dtype, name: str):
     return astype(x, dtype)
 
 
-@builtin("float32", category=CATEGORY,
+@builtin("float32", pure="a new float32 value", category=CATEGORY,
          shapes=[Shape("float32(x)", "tensor", "tensor", "A float32 copy of x."),
                  Shape("float32(values)", "list or record", "same structure",
                        "Every tensor in it converted; numbers stay numbers.")],
@@ -43,7 +43,7 @@ def float32(x):
     return convert(x, np.float32, "float32")
 
 
-@builtin("float64", category=CATEGORY,
+@builtin("float64", pure="a new float64 value", category=CATEGORY,
          shapes=[Shape("float64(x)", "tensor", "tensor", "A float64 copy of x."),
                  Shape("float64(values)", "list or record", "same structure",
                        "Every tensor in it converted; numbers stay numbers.")],
@@ -57,7 +57,7 @@ def float64(x):
     return convert(x, np.float64, "float64")
 
 
-@builtin("dtype", tracked="constant", category=CATEGORY,
+@builtin("dtype", pure="a string", tracked="constant", category=CATEGORY,
          shapes=[Shape("dtype(x)", "number or tensor", "string", '"float32", "float64" or "logical".')],
          summary='The precision of a number or tensor: "float32" or "float64".',
          examples=['print(dtype([1, 2]), dtype(float32([1, 2])), dtype(3), dtype([1, 2] > 1))'],

@@ -22,7 +22,7 @@ def _weights(n_in, n_h, seed):
     return Record(out)
 
 
-@builtin("gru_init", tracked="constant", category=CATEGORY,
+@builtin("gru_init", pure="a record", tracked="constant", category=CATEGORY,
          shapes=[Shape("gru_init(input_size, hidden_size, seed = n)", "two sizes, a seed", "record",
                        "The nine GRU weights, Glorot-uniform from a generator seeded by n."),
                  Shape("gru_init(input_size, hidden_size)", "two sizes", "record",
@@ -42,7 +42,7 @@ def gru_init(input_size, hidden_size, seed=None):
                       generator=None if seed is not None else generator())
 
 
-@builtin("gru_cell", category=CATEGORY,
+@builtin("gru_cell", pure="a value", category=CATEGORY,
          shapes=[Shape("gru_cell(x, h, w)", "input, hidden state, weight record", "new hidden state",
                        "One GRU step (Cho et al. 2014).")],
          summary="One step of a gated recurrent unit: the new hidden state from the input x, the "
@@ -64,7 +64,7 @@ def gru_cell(x, h, w):
     return G.gru_cell(x, h=h, w=w)
 
 
-@builtin("gru_forward", category=CATEGORY,
+@builtin("gru_forward", pure="a value", category=CATEGORY,
          shapes=[Shape("gru_forward(X, h0, w)", "input x steps matrix, hidden state, weights",
                        "list of hidden x 1 states", "Runs the GRU over the columns of X."),
                  Shape("gru_forward(Xs, h0, w)", "list of input x batch matrices, hidden x batch h0, "

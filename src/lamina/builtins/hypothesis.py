@@ -14,7 +14,7 @@ SIDES = ("alternative = \"less\" or \"greater\" makes the test one-sided (the in
          "one infinite end); conf_level sets the interval's level (0.95 by default).")
 
 
-@builtin("t_test", tracked="refuses", category=CATEGORY,
+@builtin("t_test", pure="a test result", tracked="refuses", category=CATEGORY,
          shapes=[Shape("t_test(x)", "vector", "test result", "One sample: is the mean 0 (or mu = m)?"),
                  Shape("t_test(x, y)", "two vectors", "test result",
                        "Welch's two-sample test: do the means differ? (unequal variances)"),
@@ -62,7 +62,7 @@ def t_test(x, y=None, by=None, mu=0.0, paired=False, equal_var=False, alternativ
     return H.t_test(x, y=y, **settings)
 
 
-@builtin("chisq_test", tracked="refuses", category=CATEGORY,
+@builtin("chisq_test", pure="a test result", tracked="refuses", category=CATEGORY,
          shapes=[Shape("chisq_test(M)", "r x c matrix of counts", "test result",
                        "Independence of the rows and columns of a contingency table."),
                  Shape("chisq_test(x, y)", "two vectors or lists of labels of one length", "test result",
@@ -95,7 +95,7 @@ def chisq_test(x, y=None, p=None, correct=True):
     return H.chisq_test(x, y=y, p=p, correct=correct)
 
 
-@builtin("corr_test", tracked="refuses", category=CATEGORY,
+@builtin("corr_test", pure="a test result", tracked="refuses", category=CATEGORY,
          shapes=[Shape("corr_test(x, y)", "two vectors of one length", "test result",
                        "Is Pearson's correlation 0? With a confidence interval."),
                  Shape("corr_test(x, y, method = \"spearman\")", "two vectors", "test result",

@@ -13,7 +13,7 @@ SEQUENCES = ("Lamina has no 3-D arrays, so a batch of sequences is an m x (steps
              "matrix: each row is one sequence, its steps one after another.")
 
 
-@builtin("gru", tracked="constant", category=CATEGORY,
+@builtin("gru", pure="a model spec", tracked="constant", category=CATEGORY,
          shapes=[Shape("spec |> gru(units)", "model spec of sequences, units", "model spec",
                        "Appends a GRU layer that gives each sequence's last hidden state (units "
                        "numbers per example)."),
@@ -48,7 +48,7 @@ def gru(spec, units=None, return_sequences=False, **options):
     return gru_layer(spec, units=units, return_sequences=return_sequences, **options)
 
 
-@builtin("embedding", tracked="constant", category=CATEGORY,
+@builtin("embedding", pure="a model spec", tracked="constant", category=CATEGORY,
          shapes=[Shape("spec |> embedding(vocab, dim)", "model spec of tokens, vocabulary size, "
                        "vector size", "model spec",
                        "Appends an embedding: each token becomes a learnt vector of dim numbers.")],
@@ -77,7 +77,7 @@ def embedding(spec, vocab=None, dim=None, **options):
     return embedding_layer(spec, vocab=vocab, dim=dim, **options)
 
 
-@builtin("layer_norm", tracked="constant", category=CATEGORY,
+@builtin("layer_norm", pure="a model spec", tracked="constant", category=CATEGORY,
          shapes=[Shape("spec |> layer_norm()", "model spec", "model spec",
                        "Appends a layer normalisation of each example.")],
          summary="A layer normalisation: each example (row) is shifted and scaled to mean 0 and "

@@ -36,7 +36,7 @@ def _shapes(name, args, description):
                   "How a schedule is used.")]
 
 
-@builtin("lr_plateau", tracked="constant", category=CATEGORY,
+@builtin("lr_plateau", pure="a value", tracked="constant", category=CATEGORY,
          shapes=_shapes("lr_plateau", "lr, patience, base = \"adam\", factor = 0.5, min_lr = 0",
                         "Multiply the rate by factor when the loss stops improving."),
          summary="Reduce on plateau: multiplies the learning rate by factor after patience epochs "
@@ -54,7 +54,7 @@ def lr_plateau(lr=None, patience=5, base="adam", factor=0.5, min_lr=0.0):
     return _within(make("lr_plateau", lr=lr, base=base, patience=patience, factor=factor, min_lr=min_lr))
 
 
-@builtin("lr_adaptive", tracked="constant", category=CATEGORY,
+@builtin("lr_adaptive", pure="a value", tracked="constant", category=CATEGORY,
          shapes=_shapes("lr_adaptive", "lr, base = \"adam\", grow = 1.05, cut = 0.5, min_lr = 0, max_lr = Inf",
                         "The bold driver: grow after a better epoch, cut after a worse one."),
          summary="The bold driver: multiplies the learning rate by grow after an epoch that lowered "
@@ -74,7 +74,7 @@ def lr_adaptive(lr=None, base="adam", grow=1.05, cut=0.5, min_lr=0.0, max_lr=mat
     return _within(_within(schedule), "lr", "max_lr")
 
 
-@builtin("lr_step", tracked="constant", category=CATEGORY,
+@builtin("lr_step", pure="a value", tracked="constant", category=CATEGORY,
          shapes=_shapes("lr_step", "lr, every, base = \"adam\", factor = 0.5, min_lr = 0",
                         "Multiply the rate by factor every `every` epochs."),
          summary="Step decay: the learning rate is lr * factor ^ floor(epoch / every), so it drops by "
@@ -88,7 +88,7 @@ def lr_step(lr=None, every=10, base="adam", factor=0.5, min_lr=0.0):
     return _within(make("lr_step", lr=lr, base=base, every=every, factor=factor, min_lr=min_lr))
 
 
-@builtin("lr_cosine", tracked="constant", category=CATEGORY,
+@builtin("lr_cosine", pure="a value", tracked="constant", category=CATEGORY,
          shapes=_shapes("lr_cosine", "lr, epochs, base = \"adam\", min_lr = 0",
                         "Anneal the rate along half a cosine over `epochs` epochs."),
          summary="Cosine annealing: the learning rate falls from lr to min_lr along half a cosine "

@@ -55,21 +55,21 @@ def _elementwise(name: str, meaning: str, example: str, output: str):
                 examples=[example], notes=output)
 
 
-@builtin("exp", **_elementwise("exp", "The exponential e^x.", "print(round(exp([0.0, 1.0]), 4))",
+@builtin("exp", pure="a value", **_elementwise("exp", "The exponential e^x.", "print(round(exp([0.0, 1.0]), 4))",
                                "Computed with IEEE float64: exp(1000) is Inf. The derivative is exp(x) "
                                "itself, reused from the forward value."), grad=UNARY)
 def exp(x):
     return F.exp(numeric_or_tracked(x, "exp\'s argument"))
 
 
-@builtin("log", **_elementwise("log", "The natural logarithm.", "print(log(exp(2.0)))",
+@builtin("log", pure="a value", **_elementwise("log", "The natural logarithm.", "print(log(exp(2.0)))",
                                "log(0) is -Inf and the log of a negative number is NaN (no error). "
                                "The derivative is 1/x."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
 def log(x):
     return F.log(numeric_or_tracked(x, "log\'s argument"))
 
 
-@builtin("log10", **_elementwise("log10", "The base-10 logarithm.", "print(log10([1, 10, 1000, 0.01]))",
+@builtin("log10", pure="a value", **_elementwise("log10", "The base-10 logarithm.", "print(log10([1, 10, 1000, 0.01]))",
                                  "log10(0) is -Inf and the log of a negative number is NaN (no error). "
                                  "The derivative is 1/(x ln 10)."),
          grad=[GradCase(c.args, domain="positive") for c in UNARY])
@@ -77,7 +77,7 @@ def log10(x):
     return F.log10(numeric_or_tracked(x, "log10\'s argument"))
 
 
-@builtin("log2", **_elementwise("log2", "The base-2 logarithm.", "print(log2([1, 8, 0.5]))",
+@builtin("log2", pure="a value", **_elementwise("log2", "The base-2 logarithm.", "print(log2([1, 8, 0.5]))",
                                 "log2(0) is -Inf and the log of a negative number is NaN (no error). "
                                 "The derivative is 1/(x ln 2)."),
          grad=[GradCase(c.args, domain="positive") for c in UNARY])
@@ -85,7 +85,7 @@ def log2(x):
     return F.log2(numeric_or_tracked(x, "log2\'s argument"))
 
 
-@builtin("log1p", **_elementwise("log1p", "log(1 + x), accurate for x near 0.",
+@builtin("log1p", pure="a value", **_elementwise("log1p", "log(1 + x), accurate for x near 0.",
                                  "print(log1p(1e-10), log(1 + 1e-10))",
                                  "For tiny x, 1 + x rounds off the digits of x, and log(1 + x) loses "
                                  "them; log1p keeps them (log-likelihoods of small probabilities, "
@@ -96,7 +96,7 @@ def log1p(x):
     return F.log1p(numeric_or_tracked(x, "log1p\'s argument"))
 
 
-@builtin("expm1", **_elementwise("expm1", "exp(x) - 1, accurate for x near 0.",
+@builtin("expm1", pure="a value", **_elementwise("expm1", "exp(x) - 1, accurate for x near 0.",
                                  "print(expm1(1e-10), exp(1e-10) - 1)",
                                  "The companion of log1p: exp(x) - 1 for tiny x cancels to a few "
                                  "correct digits, expm1 keeps all of them. The derivative is exp(x)."),
@@ -105,26 +105,26 @@ def expm1(x):
     return F.expm1(numeric_or_tracked(x, "expm1\'s argument"))
 
 
-@builtin("sqrt", **_elementwise("sqrt", "The square root.", "print(sqrt([4.0, 2.25]))",
+@builtin("sqrt", pure="a value", **_elementwise("sqrt", "The square root.", "print(sqrt([4.0, 2.25]))",
                                 "The square root of a negative number is NaN. The derivative is "
                                 "1/(2 sqrt(x)), Inf at 0."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
 def sqrt(x):
     return F.sqrt(numeric_or_tracked(x, "sqrt\'s argument"))
 
 
-@builtin("sin", **_elementwise("sin", "The sine (radians).", "print(round(sin([0.0, 1.5707963267948966]), 4))",
+@builtin("sin", pure="a value", **_elementwise("sin", "The sine (radians).", "print(round(sin([0.0, 1.5707963267948966]), 4))",
                                "Infinite input gives NaN. The derivative is cos(x)."), grad=UNARY)
 def sin(x):
     return F.sin(numeric_or_tracked(x, "sin\'s argument"))
 
 
-@builtin("cos", **_elementwise("cos", "The cosine (radians).", "print(round(cos([0.0, 3.141592653589793]), 4))",
+@builtin("cos", pure="a value", **_elementwise("cos", "The cosine (radians).", "print(round(cos([0.0, 3.141592653589793]), 4))",
                                "Infinite input gives NaN. The derivative is -sin(x)."), grad=UNARY)
 def cos(x):
     return F.cos(numeric_or_tracked(x, "cos\'s argument"))
 
 
-@builtin("abs", **_elementwise("abs", "The absolute value.", "print(abs([-1.5, 0.0, 2.0]))",
+@builtin("abs", pure="a value", **_elementwise("abs", "The absolute value.", "print(abs([-1.5, 0.0, 2.0]))",
                                "The derivative is the sign of x, taken as 0 at x = 0."),
          grad=[GradCase(c.args, domain="away_from_zero") for c in UNARY])
 def abs_(x):
@@ -159,7 +159,7 @@ def _reduction(name: str, what: str, example: str, notes: str):
                 examples=[example], notes=f"{notes} {ORIENTATION} {SKIPNAN}")
 
 
-@builtin("sum", **_reduction("sum", "The sum", "m = [1, 3; 2, 2]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))\n"
+@builtin("sum", pure="a value", **_reduction("sum", "The sum", "m = [1, 3; 2, 2]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))\n"
                              "print(m ./ sum(m, axis = 1), sum([1, NaN, 2], skipnan = true))",
                              "A matrix is summed over all elements unless an axis is given. The "
                              "gradient of a sum is 1 for every element it added; with skipnan a slice "
@@ -168,7 +168,7 @@ def sum_(x, axis=None, *, skipnan=False):
     return R.sum(numeric_or_tracked(x, "sum\'s argument"), axis_arg(axis), _skip(skipnan, "sum"))
 
 
-@builtin("mean", **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
+@builtin("mean", pure="a value", **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
                               "print(m - mean(m, axis = 0), mean([1, NaN, 3], skipnan = true))",
                               "The sum divided by the count; the mean of an empty tensor is NaN, and "
                               "so is the mean of a slice of NaNs only with skipnan."),
@@ -177,7 +177,7 @@ def mean(x, axis=None, *, skipnan=False):
     return R.mean(numeric_or_tracked(x, "mean\'s argument"), axis_arg(axis), _skip(skipnan, "mean"))
 
 
-@builtin("prod", **_reduction("prod", "The product", "print(prod([1, 2, 3, 4]), prod([1, 2; 3, 4], axis = 0))",
+@builtin("prod", pure="a value", **_reduction("prod", "The product", "print(prod([1, 2, 3, 4]), prod([1, 2; 3, 4], axis = 0))",
                               "The gradient for each element is the product of all the others, "
                               "computed from running products so that zeros are handled exactly; with "
                               "skipnan a NaN counts as 1."),
@@ -229,14 +229,14 @@ def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
     return pairwise(*operands((a, f"{name}\'s argument"), (b, f"{name}\'s argument")))
 
 
-@builtin("max", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
+@builtin("max", pure="a value", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
 def max_(a, b=None, axis=None, *, skipnan=False):
     if type(a) is float and type(b) is float and axis is None and skipnan is False:
         return F.maximum(a, b)      # two numbers, the case loops are made of
     return _min_max("max", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amax, pairwise=F.maximum)
 
 
-@builtin("min", **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
+@builtin("min", pure="a value", **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
 def min_(a, b=None, axis=None, *, skipnan=False):
     if type(a) is float and type(b) is float and axis is None and skipnan is False:
         return F.minimum(a, b)      # two numbers, the case loops are made of
@@ -249,7 +249,7 @@ _PAIR_CASES = [GradCase((S, S), domain="away_from_zero"), GradCase((V, V), domai
                GradCase((V, Const(0.75)), domain="away_from_zero")]
 
 
-@builtin("mod", category=CATEGORY,
+@builtin("mod", pure="a value", category=CATEGORY,
          shapes=[Shape("mod(a, b)", "two numbers or tensors", "broadcast shape",
                        "a - b floor(a / b): the remainder with the sign of b.")],
          summary="The floored remainder of a divided by b, as Julia's mod: the result has the sign of "
@@ -268,7 +268,7 @@ def mod(a, b):
     return ops.mod(*operands((a, "mod\'s first argument"), (b, "mod\'s second argument")))
 
 
-@builtin("clamp", category=CATEGORY,
+@builtin("clamp", pure="a value", category=CATEGORY,
          shapes=[Shape("clamp(x, lo, hi)", "number or tensor, two bounds", "shape of x",
                        "Each element of x limited to [lo, hi].")],
          summary="Limits each element to the interval [lo, hi]: values below lo become lo, above hi "
@@ -307,7 +307,7 @@ def _against(result: np.ndarray, bound) -> np.ndarray:
 
 
 # -- not differentiable --------------------------------------------------------
-@builtin("round", tracked="constant", category=CATEGORY,
+@builtin("round", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("round(x)", "number or tensor", "same shape", "Rounds to whole numbers."),
                  Shape("round(x, digits)", "number or tensor, whole number", "same shape",
                        "Rounds to `digits` decimal places (negative: to tens, hundreds, ...).")],
@@ -376,7 +376,7 @@ def _rounding(name: str, meaning: str, example: str, notes: str):
                 notes=notes + " The result is a plain value: it passes no gradient.")
 
 
-@builtin("floor", tracked="constant", **_rounding("floor", "The largest whole number not above x.",
+@builtin("floor", pure="a value", tracked="constant", **_rounding("floor", "The largest whole number not above x.",
                               "print(floor([1.7, -1.2]))", "floor(-1.2) is -2."))
 def floor(x):
     if type(x) is float:
@@ -384,7 +384,7 @@ def floor(x):
     return lamina_value(np.floor(value_of(numeric_or_tracked(x, "floor\'s argument"))))
 
 
-@builtin("ceil", tracked="constant", **_rounding("ceil", "The smallest whole number not below x.",
+@builtin("ceil", pure="a value", tracked="constant", **_rounding("ceil", "The smallest whole number not below x.",
                              "print(ceil([1.2, -1.7]))", "ceil(-1.7) is -1."))
 def ceil(x):
     if type(x) is float:
@@ -392,7 +392,7 @@ def ceil(x):
     return lamina_value(np.ceil(value_of(numeric_or_tracked(x, "ceil\'s argument"))))
 
 
-@builtin("sign", tracked="constant", **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
+@builtin("sign", pure="a value", tracked="constant", **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
                              "print(sign([-2.5, 0.0, 3.0]))", "The sign of NaN is NaN."))
 def sign(x):
     if type(x) is float:
@@ -423,7 +423,7 @@ def _truth_doc(name: str, meaning: str, summary: str, example: str, notes: str):
                 summary=summary, examples=[example], notes=notes)
 
 
-@builtin("any", tracked="constant", **_truth_doc(
+@builtin("any", pure="a value", tracked="constant", **_truth_doc(
     "any", "Whether any element is nonzero.",
     "true when at least one element is nonzero (or true); false for an empty tensor.",
     "v = [0.5, -1.0, 2.0]\nprint(any(v > 1), any(v > 5))\nm = [1, 0; 0, 0]\nprint(any(m, axis = 0), any(m, axis = 1))",
@@ -434,7 +434,7 @@ def any_(x, axis=None):
     return _truth_reduce(x, axis, np.any, "any")
 
 
-@builtin("all", tracked="constant", **_truth_doc(
+@builtin("all", pure="a value", tracked="constant", **_truth_doc(
     "all", "Whether every element is nonzero.",
     "true when every element is nonzero (or true); true for an empty tensor.",
     "v = [0.5, -1.0, 2.0]\nprint(all(v > -2), all(v > 0))\nm = [1, 2; 0, 3]\nprint(all(m, axis = 0), all(m, axis = 1))",
@@ -445,7 +445,7 @@ def all_(x, axis=None):
 
 
 def _test(name: str, meaning: str, example: str, notes: str, fn, number):
-    @builtin(name, tracked="constant", category=CATEGORY,
+    @builtin(name, pure="true or false, or a logical tensor", tracked="constant", category=CATEGORY,
              shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a logical tensor", meaning)],
              summary=f"{meaning} Elementwise on a tensor, giving a logical tensor (a mask) like a comparison.",
              examples=[example],

@@ -35,7 +35,7 @@ def _binary(name: str, what: str, formula: str, example: str):
 EXAMPLE = "y = [1, 0, 1, 1, 0, 1]\npred = [1, 0, 0, 1, 1, 1]\n"
 
 
-@builtin("accuracy", tracked="constant", category=CATEGORY,
+@builtin("accuracy", pure="a number", tracked="constant", category=CATEGORY,
          shapes=[Shape("accuracy(y_true, y_pred)", "two label vectors of one length", "number",
                        "The fraction of predictions equal to the truth."),
                  Shape("accuracy(Y, P)", "two n x c matrices", "number", "Rows compared by their largest entry.")],
@@ -48,26 +48,26 @@ def accuracy(y_true, y_pred):
     return MT.accuracy(y_true, y_pred=y_pred)
 
 
-@builtin("precision", tracked="constant", **_binary("precision", "precision", "tp / (tp + fp), the share of predicted "
+@builtin("precision", pure="a number", tracked="constant", **_binary("precision", "precision", "tp / (tp + fp), the share of predicted "
                                  "positives that are right", EXAMPLE + "print(precision(y, pred))"))
 def precision(y_true, y_pred, positive=None, average="binary"):
     return MT.precision(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
-@builtin("recall", tracked="constant", **_binary("recall", "recall", "tp / (tp + fn), the share of true positives "
+@builtin("recall", pure="a number", tracked="constant", **_binary("recall", "recall", "tp / (tp + fn), the share of true positives "
                              "that are found", EXAMPLE + "print(recall(y, pred), recall(y, pred, positive = 0))"))
 def recall(y_true, y_pred, positive=None, average="binary"):
     return MT.recall(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
-@builtin("f1", tracked="constant", **_binary("f1", "F1 score", "2 tp / (2 tp + fp + fn), the harmonic mean of "
+@builtin("f1", pure="a number", tracked="constant", **_binary("f1", "F1 score", "2 tp / (2 tp + fp + fn), the harmonic mean of "
                          "precision and recall",
                          EXAMPLE + "print(f1(y, pred))\nprint(round(f1([0, 1, 2, 2], [0, 2, 2, 1], average = \"macro\"), 4))"))
 def f1(y_true, y_pred, positive=None, average="binary"):
     return MT.f1(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
-@builtin("confusion_matrix", tracked="constant", category=CATEGORY,
+@builtin("confusion_matrix", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("confusion_matrix(y_true, y_pred)", "two vectors of labels 0, 1, ...", "k x k matrix",
                        "Counts: row = true class, column = predicted class."),
                  Shape("confusion_matrix(y_true, y_pred, classes = k)", "labels, count", "k x k matrix",
@@ -84,7 +84,7 @@ def confusion_matrix(y_true, y_pred, classes=None):
     return MT.confusion_matrix(y_true, y_pred=y_pred, classes=classes)
 
 
-@builtin("r2_score", category=CATEGORY,
+@builtin("r2_score", pure="a number", category=CATEGORY,
          shapes=[Shape("r2_score(y_true, y_pred)", "two vectors of one length", "number",
                        "1 - (residual sum of squares) / (total sum of squares)."),
                  Shape("r2_score(Y, P)", "two n x k matrices", "number", "The mean of each column's R^2.")],

@@ -33,7 +33,7 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
               "print(net) shows a summary like Keras's.")
 
 
-@builtin("input", tracked="constant", category=CATEGORY,
+@builtin("input", pure="a model spec", tracked="constant", category=CATEGORY,
          shapes=[Shape("input(n)", "number of features", "model spec",
                        "The start of a model whose examples have n features."),
                  Shape("input(steps, features)", "number of steps, features per step", "model spec",
@@ -58,7 +58,7 @@ def input_(n, features=None):
     return input_spec(n, features)
 
 
-@builtin("compile", tracked="constant", category=CATEGORY,
+@builtin("compile", pure="a model", tracked="constant", category=CATEGORY,
          shapes=[Shape("compile(spec, optimizer = \"adam\", loss = \"mse\", seed = n)",
                        "model spec, optimizer name, loss name, seed", "model",
                        "Weights drawn from the seed; defaults adam and mse."),
@@ -102,7 +102,7 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
     return compile_model(spec, optimizer=optimizer, loss=loss, seed=seed, dtype=dtype)
 
 
-@builtin("fit", tracked="refuses", category=CATEGORY,
+@builtin("fit", pure="a new model", tracked="refuses", category=CATEGORY,
          shapes=[Shape("fit(model, X, Y, epochs = n)", "model, m x inputs matrix, targets, epochs",
                        "model", "Trains and returns a new model; rows are examples."),
                  Shape("net.fit(X, Y, epochs = n, batch_size = 32, shuffle = true)", "the same, as "
@@ -170,7 +170,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                          early_stopping=early_stopping, verbose=verbose)
 
 
-@builtin("predict", tracked="refuses", category=CATEGORY,
+@builtin("predict", pure="a value", tracked="refuses", category=CATEGORY,
          shapes=[Shape("predict(model, X)", "model, m x inputs matrix", "m x outputs matrix",
                        "The model's outputs for each row."),
                  Shape("net.predict(X)", "the same, as a method", "m x outputs matrix",
@@ -193,7 +193,7 @@ def predict(model, X):
     return predict_model(model, X=X)
 
 
-@builtin("evaluate", tracked="refuses", category=CATEGORY,
+@builtin("evaluate", pure="a record", tracked="refuses", category=CATEGORY,
          shapes=[Shape("evaluate(model, X, Y)", "model, inputs, targets", "record {loss}",
                        "The loss on these rows (mse, mae)."),
                  Shape("evaluate(model, X, Y)", "classification model", "record {loss, accuracy}",
@@ -212,7 +212,7 @@ def evaluate(model, X, Y):
     return evaluate_model(model, X=X, Y=Y)
 
 
-@builtin("quick_mlp", tracked="refuses", category=CATEGORY,
+@builtin("quick_mlp", pure="a model", tracked="refuses", category=CATEGORY,
          shapes=[Shape("quick_mlp(X, Y, seed = n)", "inputs, targets, seed", "model",
                        "A fitted MLP with one hidden layer of 16 tanh units."),
                  Shape("quick_mlp(X, Y, seed = n, hidden = [32, 16], epochs = 500)",
@@ -275,7 +275,7 @@ def save_model(model, path):
     save(model, path)
 
 
-@builtin("load_model", tracked="constant", category=CATEGORY,
+@builtin("load_model", pure="a model", tracked="constant", category=CATEGORY,
          shapes=[Shape("load_model(path)", "file path", "model", "The model save_model wrote.")],
          summary="Reads a model saved by save_model: every weight, setting and history exactly as "
                  "saved, so predictions match and further fitting continues the same way.",

@@ -23,7 +23,7 @@ def _elementwise(name, meaning, example, notes):
                 examples=[example], notes=notes)
 
 
-@builtin("dense", category=CATEGORY,
+@builtin("dense", pure="a value", category=CATEGORY,
          shapes=[Shape("dense(x, w, b)", "x m x k, w k x n, b", "m x n matrix",
                        "x * w + b: the product, then b added under the broadcasting rule."),
                  Shape("dense(x, w)", "x m x k, w k x n", "m x n matrix", "x * w, no bias."),
@@ -76,7 +76,7 @@ def dense(x, w=None, third=None, /, **options):
     return dense_op(x, w=w, b=b)
 
 
-@builtin("relu", **_elementwise(
+@builtin("relu", pure="a value", **_elementwise(
     "relu", "The rectified linear unit max(x, 0).",
     "print(relu([-1.0, 0.0, 2.5]))\nprint(relu([1.0, -2.0; -0.5, 1.25]))",
     "The slope is 1 where x > 0 and 0 elsewhere (0 at x = 0 itself, as in PyTorch)."),
@@ -85,7 +85,7 @@ def relu(x):
     return A.relu(x)
 
 
-@builtin("leaky_relu", category=CATEGORY,
+@builtin("leaky_relu", pure="a value", category=CATEGORY,
          shapes=[Shape("leaky_relu(x)", "number or tensor", "same shape", "x where x > 0, else 0.01 * x."),
                  Shape("leaky_relu(x, alpha)", "number or tensor, slope", "same shape",
                        "x where x > 0, else alpha * x.")],
@@ -98,7 +98,7 @@ def leaky_relu(x, alpha=0.01):
     return A.leaky_relu(x, alpha=alpha)
 
 
-@builtin("sigmoid", **_elementwise(
+@builtin("sigmoid", pure="a value", **_elementwise(
     "sigmoid", "The logistic function 1 / (1 + exp(-x)).",
     "print(round(sigmoid([0.0, 2.0, -2.0]), 4))",
     "Computed as 1 / (1 + exp(-x)): where exp(-x) overflows to Inf (x below about -709) that is "
@@ -108,7 +108,7 @@ def sigmoid(x):
     return A.sigmoid(x)
 
 
-@builtin("tanh", **_elementwise(
+@builtin("tanh", pure="a value", **_elementwise(
     "tanh", "The hyperbolic tangent.",
     "print(round(tanh([0.0, 1.0, -1.0]), 4))",
     "The derivative 1 - tanh(x)^2 reuses the forward value."), grad=_unary())
@@ -116,7 +116,7 @@ def tanh(x):
     return A.tanh(x)
 
 
-@builtin("gelu", **_elementwise(
+@builtin("gelu", pure="a value", **_elementwise(
     "gelu", "The Gaussian error linear unit x * Phi(x), Phi the standard normal CDF.",
     "print(round(gelu([-1.0, 0.0, 1.0]), 4))",
     "The exact form with the error function, 0.5 * x * (1 + erf(x / sqrt(2))) (PyTorch's default), "
@@ -126,7 +126,7 @@ def gelu(x):
     return A.gelu(x)
 
 
-@builtin("softmax_rows", category=CATEGORY,
+@builtin("softmax_rows", pure="a value", category=CATEGORY,
          shapes=[Shape("softmax_rows(x)", "matrix", "matrix", "The softmax of each row."),
                  Shape("softmax_rows(v)", "vector", "vector", "The softmax of the whole vector.")],
          summary="Turns each row of scores into probabilities: exp(x) divided by its row's sum. "
@@ -141,7 +141,7 @@ def softmax_rows(x):
     return A.softmax_rows(x)
 
 
-@builtin("log_softmax_rows", category=CATEGORY,
+@builtin("log_softmax_rows", pure="a value", category=CATEGORY,
          shapes=[Shape("log_softmax_rows(x)", "matrix", "matrix", "log(softmax) of each row."),
                  Shape("log_softmax_rows(v)", "vector", "vector", "log(softmax) of the whole vector.")],
          summary="The logarithm of each row's softmax, computed without ever taking log of 0. "
@@ -156,7 +156,7 @@ def log_softmax_rows(x):
     return A.log_softmax_rows(x)
 
 
-@builtin("dropout", category=CATEGORY,
+@builtin("dropout", pure="a value", category=CATEGORY,
          shapes=[Shape("dropout(x, rate)", "number or tensor, rate in [0, 1)", "same shape",
                        "Zeroes each element with probability rate, scales the rest by 1/(1 - rate)."),
                  Shape("spec |> dropout(rate)", "model spec, rate in [0, 1)", "model spec",

@@ -40,7 +40,7 @@ def _one_step(name, args):
             f"print(round(opt.params, 4))")
 
 
-@builtin("sgd", tracked="constant", **_docs(SGD, "Stochastic gradient descent, with optional momentum.",
+@builtin("sgd", pure="an optimizer", tracked="constant", **_docs(SGD, "Stochastic gradient descent, with optional momentum.",
                         "x = [1.0, 2.0, 3.0, 4.0]\ny = [2.0, 4.0, 6.0, 8.0]\nopt = sgd(0.0, 0.01)\n"
                         "for t = 0 to 49\n    tape_reset()\n    w = param(opt.params)\n"
                         "    loss = mean((w * x - y) .^ 2)\n    opt = optimizer_step(opt, grad(loss, wrt = w))\n"
@@ -50,7 +50,7 @@ def sgd(params=None, lr=None, **options):
     return make(SGD, params=params, lr=lr, **options)
 
 
-@builtin("nesterov_sgd", tracked="constant", **_docs(NESTEROV_SGD, "Stochastic gradient descent with Nesterov momentum.",
+@builtin("nesterov_sgd", pure="an optimizer", tracked="constant", **_docs(NESTEROV_SGD, "Stochastic gradient descent with Nesterov momentum.",
                                  _one_step("nesterov_sgd", ", lr = 0.05, momentum = 0.9"),
                                  "The same rule as torch.optim.SGD(nesterov = True); the defaults (lr 0.01, momentum 0.9) are "
                                  "Lamina's (torch's lr is 0.001 and its momentum must be given)."))
@@ -58,7 +58,7 @@ def nesterov_sgd(params=None, lr=None, **options):
     return make(NESTEROV_SGD, params=params, lr=lr, **options)
 
 
-@builtin("adam", tracked="constant", **_docs(ADAM, "Adam: per-element steps from bias-corrected running means of the "
+@builtin("adam", pure="an optimizer", tracked="constant", **_docs(ADAM, "Adam: per-element steps from bias-corrected running means of the "
                                "gradient and of its square.",
                          _one_step("adam", ", lr = 0.05"),
                          "The same rule as torch.optim.Adam (without weight decay or amsgrad)."))
@@ -66,14 +66,14 @@ def adam(params=None, lr=None, **options):
     return make(ADAM, params=params, lr=lr, **options)
 
 
-@builtin("adamw", tracked="constant", **_docs(ADAMW, "AdamW: Adam with decoupled weight decay.",
+@builtin("adamw", pure="an optimizer", tracked="constant", **_docs(ADAMW, "AdamW: Adam with decoupled weight decay.",
                           _one_step("adamw", ", lr = 0.05"),
                           "The same rule as torch.optim.AdamW."))
 def adamw(params=None, lr=None, **options):
     return make(ADAMW, params=params, lr=lr, **options)
 
 
-@builtin("nadam", tracked="constant", **_docs(NADAM, "NAdam: Adam with Nesterov momentum.",
+@builtin("nadam", pure="an optimizer", tracked="constant", **_docs(NADAM, "NAdam: Adam with Nesterov momentum.",
                           _one_step("nadam", ", lr = 0.05"),
                           "The momentum factor is the constant beta1 (no momentum schedule), unlike "
                           "torch.optim.NAdam's default momentum_decay, and the default lr is 0.001 "
@@ -82,7 +82,7 @@ def nadam(params=None, lr=None, **options):
     return make(NADAM, params=params, lr=lr, **options)
 
 
-@builtin("adamax", tracked="constant", **_docs(ADAMAX, "Adamax: Adam with the infinity norm in place of the root mean square.",
+@builtin("adamax", pure="an optimizer", tracked="constant", **_docs(ADAMAX, "Adamax: Adam with the infinity norm in place of the root mean square.",
                            _one_step("adamax", ", lr = 0.05"),
                            "eps is added to u in the denominator (torch.optim.Adamax adds it to "
                            "abs(g) inside the max)."))
@@ -90,7 +90,7 @@ def adamax(params=None, lr=None, **options):
     return make(ADAMAX, params=params, lr=lr, **options)
 
 
-@builtin("rmsprop", tracked="constant", **_docs(RMSPROP, "RMSprop: steps scaled by a running root mean square of the gradient.",
+@builtin("rmsprop", pure="an optimizer", tracked="constant", **_docs(RMSPROP, "RMSprop: steps scaled by a running root mean square of the gradient.",
                             _one_step("rmsprop", ", lr = 0.05"),
                             "The same rule as torch.optim.RMSprop with alpha = rho, but with Keras's defaults (lr 0.001, "
                             "rho 0.9) where torch has lr 0.01, alpha 0.99."))
@@ -98,7 +98,7 @@ def rmsprop(params=None, lr=None, **options):
     return make(RMSPROP, params=params, lr=lr, **options)
 
 
-@builtin("adagrad", tracked="constant", **_docs(ADAGRAD, "Adagrad: steps scaled by the root of the summed squared gradients.",
+@builtin("adagrad", pure="an optimizer", tracked="constant", **_docs(ADAGRAD, "Adagrad: steps scaled by the root of the summed squared gradients.",
                             _one_step("adagrad", ", lr = 0.05"),
                             "The same rule as torch.optim.Adagrad (initial accumulator 0, no lr decay); eps is 1e-8 "
                             "where torch's default is 1e-10."))
@@ -106,7 +106,7 @@ def adagrad(params=None, lr=None, **options):
     return make(ADAGRAD, params=params, lr=lr, **options)
 
 
-@builtin("adadelta", tracked="constant", **_docs(ADADELTA, "Adadelta: steps in units of the parameter from running "
+@builtin("adadelta", pure="an optimizer", tracked="constant", **_docs(ADADELTA, "Adadelta: steps in units of the parameter from running "
                                        "averages of squared gradients and squared steps.",
                              _one_step("adadelta", ""),
                              "The same rule as torch.optim.Adadelta, but with the defaults of Keras and of Zeiler's paper "
@@ -115,7 +115,7 @@ def adadelta(params=None, lr=None, **options):
     return make(ADADELTA, params=params, lr=lr, **options)
 
 
-@builtin("optimizer_step", tracked="constant", category=CATEGORY,
+@builtin("optimizer_step", pure="a new optimizer", tracked="constant", category=CATEGORY,
          shapes=[Shape("optimizer_step(opt, g)", "optimizer, gradient", "optimizer",
                        "One update with the gradient of the one parameter."),
                  Shape("optimizer_step(opt, grads)", "optimizer, list or record of gradients",

@@ -20,7 +20,7 @@ def set_program_arguments(arguments: list[str]) -> None:
     _ARGUMENTS[:] = [str(a) for a in arguments]
 
 
-@builtin("args", tracked="constant", category=CORE,
+@builtin("args", pure="a list of strings", tracked="constant", category=CORE,
          shapes=[Shape("args()", "no input", "list of strings",
                        "The words after the program's name on the command line.")],
          summary="Returns the command-line arguments given after the program's file name.",

@@ -1,6 +1,6 @@
 """The one builtin registry: every builtin is a decorated Python function.
 
-    @builtin("sum", category="Core",
+    @builtin("sum", pure="a value", category="Core",
              shapes=[Shape("sum(x)", "tensor", "number", "Adds every element."),
                      Shape("sum(x, axis)", "matrix, axis", "vector", "Adds along an axis.")],
              summary="Adds up the elements of a tensor.",
@@ -20,6 +20,15 @@ through it by its nature: sizes, counts, text, decisions, output, training), or
 `tracked="refuses"` (a tracked argument is a TypeError: call `refuse_tracked(name,
 (x, y))` first). tests/builtins/test_tracked_arguments.py calls every builtin with tracked
 arguments and holds each to its word.
+
+A builtin whose result is its whole effect says what it returns: `pure="a new model"` (fit),
+`pure="a number"` (sum). It prints nothing, writes no file, changes none of its arguments, no
+setting and not the tape, and calls none of the program's functions for their effects; drawing
+from the random generator counts only for the random builtins (rand, shuffle, ...), whose draws
+a program may make just to move the generator on, not for fit's shuffles or compile's initial
+weights. A call of such a builtin as a statement whose value goes nowhere is a warning at
+compile time (lang/discarded.py). "a new ..." marks a changed copy of the first argument, kept
+by assigning it back (`net = net.fit(...)`).
 """
 from __future__ import annotations
 
@@ -54,12 +63,13 @@ class Shape(Frozen):
 class BuiltinSpec(Fields):
     def __init__(self, name: str, fn: Callable, category: str, shapes: list[Shape], summary: str,
                  examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
-                 tracked: str = "differentiable"):
+                 tracked: str = "differentiable", pure: str | None = None):
         self.name, self.fn, self.category, self.shapes = name, fn, category, shapes
         self.summary, self.examples, self.notes = summary, examples, notes
         self.grad = grad            # None: not differentiable
         self.scoped = scoped        # takes the calling program's Scope first (see lang/scope.py)
         self.tracked = tracked      # one of TRACKED: what it does with a tracked argument
+        self.pure = pure            # what it returns, when that is its whole effect (see above)
 
     @property
     def differentiable(self) -> bool:
@@ -71,20 +81,25 @@ REGISTRY: dict[str, BuiltinSpec] = {}
 
 def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
             examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
-            tracked: str | None = None):
+            tracked: str | None = None, pure: str | None = None):
     """Register `fn` as the Lamina builtin `name`."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r} for builtin {name!r}")
     if (grad is None) == (tracked is None) or (tracked is not None and tracked not in TRACKED[1:]):
         raise ValueError(f"builtin {name!r} must declare either grad=[GradCase(...)] (differentiable) "
                          f"or tracked=\"constant\" or tracked=\"refuses\"")
+    if pure is not None and (not pure.startswith(("a ", "an ", "true")) or
+                             any(s.output in ("no output", "does not return") for s in shapes)):
+        raise ValueError(f"builtin {name!r}: pure= says what it returns (\"a number\", \"a new model\"), "
+                         f"and a builtin with no output has an effect: it is not pure")
 
     def register(fn: Callable) -> Callable:
         if name in REGISTRY:
             raise ValueError(f"builtin {name!r} is registered twice")
         REGISTRY[name] = BuiltinSpec(name, fn, category, list(shapes), summary,
-                                     list(examples), notes, grad, scoped, tracked or "differentiable")
+                                     list(examples), notes, grad, scoped, tracked or "differentiable", pure)
         fn.__lamina_builtin__ = name
+        fn.__lamina_pure__ = pure     # for the compiler, which reads the function, not the registry
         fn.__lamina_shapes__ = tuple(s.code for s in shapes)   # for messages about a bad call
         return fn
 

@@ -56,7 +56,7 @@ def _with_reference(t: Table, names: list, X: np.ndarray, terms: list):
     return X, terms
 
 
-@builtin("linreg", tracked="refuses", category=CATEGORY,
+@builtin("linreg", pure="a value", tracked="refuses", category=CATEGORY,
          shapes=[Shape("linreg(X, y)", "n x k matrix (or vector), vector of n", "linear model",
                        "Least squares with an intercept, and its inference table."),
                  Shape("linreg(X, y, names = [...], intercept = false)", "the same, k names, bool", "linear model",
@@ -97,7 +97,7 @@ def linreg(X, y, names=None, intercept=True):
     return LR.fit(X, y=y, intercept=intercept, names=names, response=response)
 
 
-@builtin("polyfit", tracked="refuses", category=CATEGORY,
+@builtin("polyfit", pure="a value", tracked="refuses", category=CATEGORY,
          shapes=[Shape("polyfit(x, y, degree)", "two vectors of n, whole number", "vector of degree + 1",
                        "Least-squares polynomial coefficients, highest power first.")],
          summary="Fits a polynomial of a given degree to points by least squares; returns its "
@@ -113,7 +113,7 @@ def polyfit(x, y, degree):
     return M.polyfit(x, y=y, degree=degree)
 
 
-@builtin("polyval", category=CATEGORY,
+@builtin("polyval", pure="a value", category=CATEGORY,
          shapes=[Shape("polyval(p, x)", "coefficients (highest power first), number or tensor", "same shape as x",
                        "The polynomial evaluated at each element of x.")],
          summary="Evaluates a polynomial, given by its coefficients highest power first, at x.",
@@ -125,7 +125,7 @@ def polyval(p, x):
     return M.polyval(p, x=x)
 
 
-@builtin("logreg", tracked="refuses", category=CATEGORY,
+@builtin("logreg", pure="a value", tracked="refuses", category=CATEGORY,
          shapes=[Shape("logreg(X, y)", "n x k matrix (or vector), vector of 0/1 labels", "logistic model",
                        "Maximum-likelihood logistic regression with an intercept."),
                  Shape("logreg(X, y, l2 = 0.1)", "the same, penalty", "logistic model",
@@ -166,7 +166,7 @@ def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
         return M.logreg(X, y=y, l2=l2, max_iter=max_iter, names=names)
 
 
-@builtin("kmeans", tracked="refuses", category=CATEGORY,
+@builtin("kmeans", pure="a record", tracked="refuses", category=CATEGORY,
          shapes=[Shape("kmeans(X, k)", "n x d matrix (rows are points), count", "record {centers, labels, inertia, iterations}",
                        "k clusters by Lloyd's algorithm from k-means++ starts."),
                  Shape("kmeans(X, k, seed = n, restarts = r)", "the same, whole numbers", "record",
@@ -188,7 +188,7 @@ def kmeans(X, k, seed=None, restarts=10.0, max_iter=300.0):
     return M.kmeans(X, k=k, rng=rng, max_iter=max_iter, restarts=restarts)
 
 
-@builtin("pca", tracked="refuses", category=CATEGORY,
+@builtin("pca", pure="a record", tracked="refuses", category=CATEGORY,
          shapes=[Shape("pca(X)", "n x d matrix (rows are observations)", "record {components, scores, variance, ratio, mean}",
                        "Every principal component."),
                  Shape("pca(X, k)", "matrix, count", "record", "The first k components.")],

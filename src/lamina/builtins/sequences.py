@@ -16,7 +16,7 @@ CATEGORY = "Math"
 V, M = (5,), (3, 4)
 
 
-@builtin("diff", category=CATEGORY,
+@builtin("diff", pure="a value", category=CATEGORY,
          shapes=[Shape("diff(v)", "vector", "vector", "v[i + 1] - v[i]: one element fewer."),
                  Shape("diff(m, axis = k)", "matrix, 0 or 1", "matrix",
                        "Differences down each column (axis 0: one row fewer) or along each row (axis 1).")],
@@ -35,7 +35,7 @@ def diff(x, axis=None):
     return Q.diff(numeric_or_tracked(x, "diff's argument"), axis_arg(axis))
 
 
-@builtin("cumprod", category=CATEGORY,
+@builtin("cumprod", pure="a value", category=CATEGORY,
          shapes=[Shape("cumprod(x)", "vector", "vector", "Running products."),
                  Shape("cumprod(x, axis = k)", "matrix, 0 or 1", "matrix",
                        "Running products down each column (axis 0) or along each row (axis 1)."),
@@ -57,7 +57,7 @@ def cumprod(x, axis=None, skipnan=False):
                      skipnan=flag(skipnan, "cumprod's skipnan"))
 
 
-@builtin("reverse", category=CATEGORY,
+@builtin("reverse", pure="a new reversed copy", category=CATEGORY,
          shapes=[Shape("reverse(v)", "vector, list or string", "the same kind", "The elements in reverse order."),
                  Shape("reverse(m)", "matrix", "matrix", "Row-major order reversed: both axes flipped."),
                  Shape("reverse(m, axis = k)", "matrix, 0 or 1", "matrix",
@@ -83,7 +83,7 @@ def reverse(x, axis=None):
     return Q.reverse(x, axis_arg(axis))
 
 
-@builtin("argsort", tracked="constant", category=CATEGORY,
+@builtin("argsort", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("argsort(v)", "vector or list", "vector", "The 0-based indices that sort v."),
                  Shape("argsort(v, descending = true)", "vector or list", "vector", "For decreasing order."),
                  Shape("argsort(m, axis = k)", "matrix, 0 or 1", "matrix",

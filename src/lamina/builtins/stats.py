@@ -33,7 +33,7 @@ def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
                   "The same, leaving NaNs out.")]
 
 
-@builtin("median", category=CATEGORY, shapes=_reduce_shapes("median", "median"),
+@builtin("median", pure="a value", category=CATEGORY, shapes=_reduce_shapes("median", "median"),
          summary="The middle value of the data: half the elements are at most the median, half at least.",
          examples=["print(median([3, 1, 4, 1, 5]), median([1, 2, 3, 4]))",
                    "m = [1, 5; 2, 8; 9, 0]\nprint(median(m, axis = 0), median(m, axis = 1))",
@@ -46,7 +46,7 @@ def median(x, axis=None, skipnan=False):
     return D.median(x, axis=axis, skipnan=skipnan)
 
 
-@builtin("var", category=CATEGORY,
+@builtin("var", pure="a value", category=CATEGORY,
          shapes=_reduce_shapes("var", "sample variance") +
          [Shape("var(x, ddof = 0)", "tensor, whole number", "number, row or column",
                 "The population variance (divide by n); ddof = d divides by n - d.")],
@@ -64,7 +64,7 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
     return Mo.var(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
-@builtin("std", category=CATEGORY,
+@builtin("std", pure="a value", category=CATEGORY,
          shapes=_reduce_shapes("std", "sample standard deviation") +
          [Shape("std(x, ddof = 0)", "tensor, whole number", "number, row or column",
                 "The population standard deviation (divide by n).")],
@@ -81,7 +81,7 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
     return Mo.std(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
-@builtin("quantile", category=CATEGORY,
+@builtin("quantile", pure="a value", category=CATEGORY,
          shapes=[Shape("quantile(x, q)", "tensor, probability", "number", "The q-quantile of every element."),
                  Shape("quantile(x, qs)", "tensor, vector of probabilities", "vector", "Several quantiles at once."),
                  Shape("quantile(x, q, axis = k)", "matrix, probability, 0 or 1", "row or column",
@@ -116,7 +116,7 @@ def quantile(x, q, axis=None, skipnan=False):
     return D.quantile(x, q=q, axis=axis, skipnan=skipnan)
 
 
-@builtin("cov", category=CATEGORY,
+@builtin("cov", pure="a value", category=CATEGORY,
          shapes=[Shape("cov(x, y)", "two vectors of length n", "number", "The sample covariance of x and y."),
                  Shape("cov(X)", "n x k matrix (rows are observations)", "k x k matrix",
                        "The covariance of every pair of columns."),
@@ -135,7 +135,7 @@ def cov(x, y=None, ddof=1.0, skipnan=False):
     return Mo.cov(x, y=y, ddof=ddof, skipnan=skipnan)
 
 
-@builtin("corr", category=CATEGORY,
+@builtin("corr", pure="a value", category=CATEGORY,
          shapes=[Shape("corr(x, y)", "two vectors of length n", "number", "Pearson's correlation of x and y."),
                  Shape("corr(X)", "n x k matrix (rows are observations)", "k x k matrix",
                        "The correlation of every pair of columns.")],
@@ -153,7 +153,7 @@ def corr(x, y=None, skipnan=False):
     return Mo.corr(x, y=y, skipnan=skipnan)
 
 
-@builtin("zscore", category=CATEGORY,
+@builtin("zscore", pure="a new standardized copy", category=CATEGORY,
          shapes=[Shape("zscore(x)", "vector or matrix", "same shape",
                        "(x - mean) / std over every element."),
                  Shape("zscore(x, axis = k)", "matrix, 0 or 1", "matrix",
@@ -172,7 +172,7 @@ def zscore(x, axis=None, ddof=1.0, skipnan=False):
     return Mo.zscore(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
-@builtin("cumsum", category=CATEGORY,
+@builtin("cumsum", pure="a value", category=CATEGORY,
          shapes=[Shape("cumsum(x)", "vector", "vector", "Running totals."),
                  Shape("cumsum(x, axis = k)", "matrix, 0 or 1", "matrix",
                        "Running totals down each column (axis 0) or along each row (axis 1)."),
@@ -192,7 +192,7 @@ def _by_field(row):
     return float(row[1])         # as Lamina reads an element: a number
 
 
-@builtin("sort", category=CATEGORY,
+@builtin("sort", pure="a new sorted copy", category=CATEGORY,
          shapes=[Shape("sort(x)", "vector", "vector", "The elements in increasing order."),
                  Shape("sort(x, descending = true)", "vector", "vector", "In decreasing order."),
                  Shape("sort(m, axis = k)", "matrix, 0 or 1", "matrix", "Each column (axis 0) or row (axis 1) sorted."),
@@ -225,7 +225,7 @@ def sort(x, axis=None, descending=False, by=None):
     return O.sort(x, axis=axis, descending=descending, by=by)
 
 
-@builtin("unique", tracked="refuses", category=CATEGORY,
+@builtin("unique", pure="a value", tracked="refuses", category=CATEGORY,
          shapes=[Shape("unique(x)", "tensor or list", "vector or list", "The distinct values, sorted."),
                  Shape("unique(x, counts = true)", "tensor or list", "record {values, counts}",
                        "Also how often each value occurs.")],
@@ -238,7 +238,7 @@ def unique(x, counts=False):
     return D.unique(x, counts=counts)
 
 
-@builtin("histogram", tracked="refuses", category=CATEGORY,
+@builtin("histogram", pure="a record", tracked="refuses", category=CATEGORY,
          shapes=[Shape("histogram(x)", "tensor", "record {counts, edges}", "10 equal bins from min to max."),
                  Shape("histogram(x, bins)", "tensor, number of bins", "record {counts, edges}", "n equal bins."),
                  Shape("histogram(x, edges)", "tensor, increasing vector", "record {counts, edges}", "Bins with the given edges."),

@@ -13,7 +13,7 @@ TWICE = "A column named twice counts once, as in pandas."
 NEW_TABLE = "Every table operation returns a new table; the one it was given is unchanged."
 
 
-@builtin("drop_missing", tracked="refuses", category=CATEGORY,
+@builtin("drop_missing", pure="a new table or tensor", tracked="refuses", category=CATEGORY,
          shapes=[Shape("drop_missing(t)", "table", "table", "The rows with no missing cell."),
                  Shape("drop_missing(t, [\"a\", \"b\"])", "table, column names", "table",
                        "The rows with no missing cell in those columns."),
@@ -31,7 +31,7 @@ def drop_missing(x, columns=None):
     return TO.drop_missing(x, columns=columns)
 
 
-@builtin("with_column", tracked="refuses", category=CATEGORY,
+@builtin("with_column", pure="a new table", tracked="refuses", category=CATEGORY,
          shapes=[Shape("with_column(t, \"name\", v)", "table, column name, vector or list of strings",
                        "table", "The table with that column added (at the end) or replaced (in place)."),
                  Shape("with_column(t, \"name\", x)", "table, name, number or string", "table",
@@ -49,7 +49,7 @@ def with_column(t, name, values):
     return TO.with_column(t, name=name, values=values)
 
 
-@builtin("drop_columns", tracked="constant", category=CATEGORY,
+@builtin("drop_columns", pure="a new table", tracked="constant", category=CATEGORY,
          shapes=[Shape("drop_columns(t, \"name\")", "table, column name", "table", "Without that column."),
                  Shape("drop_columns(t, [\"a\", \"b\"])", "table, column names", "table", "Without those columns.")],
          summary="Removes columns from a table.",
@@ -61,7 +61,7 @@ def drop_columns(t, names):
     return TO.drop_columns(t, names=names)
 
 
-@builtin("sort_rows", tracked="refuses", category=CATEGORY,
+@builtin("sort_rows", pure="a new table or matrix", tracked="refuses", category=CATEGORY,
          shapes=[Shape("sort_rows(t, \"col\")", "table, column name", "table", "Rows in increasing order of the column."),
                  Shape("sort_rows(t, [\"a\", \"b\"], descending = true)", "table, column names, bool", "table",
                        "By a, then b among equal a; in decreasing order."),
@@ -79,7 +79,7 @@ def sort_rows(x, by, descending=False):
     return TO.sort_rows(x, by=by, descending=descending)
 
 
-@builtin("group_by", tracked="constant", category=CATEGORY,
+@builtin("group_by", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("group_by(t, \"col\")", "table, column name", "grouped table",
                        "The rows divided into groups by the column's values."),
                  Shape("group_by(t, [\"a\", \"b\"])", "table, column names", "grouped table",
@@ -95,7 +95,7 @@ def group_by(t, by):
     return TO.group_by(t, by=by)
 
 
-@builtin("aggregate", tracked="constant", category=CATEGORY,
+@builtin("aggregate", pure="a table", tracked="constant", category=CATEGORY,
          shapes=[Shape("aggregate(g, f)", "grouped table, function of a vector", "table",
                        "One row per group: the keys, then f of each other numeric column."),
                  Shape("aggregate(g, f, columns = [\"a\"])", "grouped table, function, column names", "table",
@@ -113,7 +113,7 @@ def aggregate(g, f, columns=None):
     return TO.aggregate(g, f=f, columns=columns, call=call)
 
 
-@builtin("merge", tracked="constant", category=CATEGORY,
+@builtin("merge", pure="a table", tracked="constant", category=CATEGORY,
          shapes=[Shape("merge(t1, t2, on = \"key\")", "two tables, a column both have", "table",
                        "The rows of t1 joined with the rows of t2 that share the key (an inner join)."),
                  Shape("merge(t1, t2, on = [\"a\", \"b\"], how = \"left\")", "two tables, key columns, kind",

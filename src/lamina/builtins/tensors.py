@@ -29,7 +29,7 @@ def _filled(value: float, r, c, name: str, dtype="float64"):
                     _size(c, f"The column count given to {name}")), value, dtype=kind)
 
 
-@builtin("zeros", tracked="constant", category=CATEGORY,
+@builtin("zeros", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("zeros(n)", "length", "vector", "A vector of n zeros."),
                  Shape("zeros(r, c)", "rows, columns", "matrix", "An r x c matrix of zeros."),
                  Shape('zeros(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
@@ -41,7 +41,7 @@ def zeros(r, c=None, *, dtype="float64"):
     return _filled(0.0, r=r, c=c, name="zeros", dtype=dtype)
 
 
-@builtin("ones", tracked="constant", category=CATEGORY,
+@builtin("ones", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("ones(n)", "length", "vector", "A vector of n ones."),
                  Shape("ones(r, c)", "rows, columns", "matrix", "An r x c matrix of ones."),
                  Shape('ones(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
@@ -53,7 +53,7 @@ def ones(r, c=None, *, dtype="float64"):
     return _filled(1.0, r=r, c=c, name="ones", dtype=dtype)
 
 
-@builtin("eye", tracked="constant", category=CATEGORY,
+@builtin("eye", pure="a matrix", tracked="constant", category=CATEGORY,
          shapes=[Shape("eye(n)", "size", "matrix", "The n x n identity matrix."),
                  Shape('eye(n, dtype = "float32")', "size; dtype name", "matrix",
                        'In float32 (dtype = "float64", the default, like every tensor a program writes).')],
@@ -64,7 +64,7 @@ def eye(n, *, dtype="float64"):
     return np.eye(_size(n, "The size given to eye"), dtype=shaping.dtype_of(dtype, "eye's dtype"))
 
 
-@builtin("size", tracked="constant", category=CATEGORY,
+@builtin("size", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("size(x)", "tensor", "vector", "[n] for a vector, [m, n] for a matrix."),
                  Shape("size(x, axis)", "tensor, 0 or 1", "number", "The size along one axis.")],
          summary="The dimensions of a tensor: [n] for a vector, [rows, columns] for a matrix.",
@@ -80,7 +80,7 @@ def size(x, axis=None):
     return float(shape[k])
 
 
-@builtin("range", tracked="refuses", category=CATEGORY,
+@builtin("range", pure="a vector", tracked="refuses", category=CATEGORY,
          shapes=[Shape("range(n)", "count", "vector", "0, 1, ..., n-1."),
                  Shape("range(a, b)", "start, stop", "vector", "a, a+1, ... up to but not including b."),
                  Shape("range(a, b, step)", "start, stop, step", "vector", "From a toward b by step.")],
@@ -105,7 +105,7 @@ def range_(a, b=None, step=1.0):
     return out
 
 
-@builtin("linspace", category=CATEGORY,
+@builtin("linspace", pure="a vector", category=CATEGORY,
          shapes=[Shape("linspace(a, b, n)", "start, stop, count", "vector",
                        "n evenly spaced numbers from a to b, both included.")],
          summary="n evenly spaced numbers from a to b inclusive.",
@@ -127,7 +127,7 @@ def _end(x, what: str):
     return as_float(x, what)
 
 
-@builtin("reshape", category=CATEGORY,
+@builtin("reshape", pure="a new tensor", category=CATEGORY,
          shapes=[Shape("reshape(x, n)", "tensor, length", "vector", "The elements as a vector."),
                  Shape("reshape(x, r, c)", "tensor, rows, columns", "matrix", "The elements as r x c.")],
          summary="The same elements in row-major order arranged in a new shape.",
@@ -142,7 +142,7 @@ def reshape(x, r, c=None):
     return shaping.reshape(numeric_or_tracked(x, "reshape\'s argument"), shape)
 
 
-@builtin("transpose", category=CATEGORY,
+@builtin("transpose", pure="a new matrix", category=CATEGORY,
          shapes=[Shape("transpose(x)", "tensor", "matrix", "The same as x': rows become columns.")],
          summary="Swaps rows and columns; a vector becomes a 1 x n row. The same as the ' operator.",
          examples=["print(transpose([1, 2; 3, 4]), size(transpose([1, 2, 3])))"],
@@ -159,7 +159,7 @@ def _pieces(args: tuple, name: str) -> list:
     return operands(*((p, f"{name}\'s argument") for p in args))
 
 
-@builtin("hcat", category=CATEGORY,
+@builtin("hcat", pure="a matrix", category=CATEGORY,
          shapes=[Shape("hcat(a, b, ...)", "tensors with equal row counts", "matrix",
                        "Side by side; a vector counts as a column."),
                  Shape("hcat(list)", "list of tensors", "matrix", "The items of the list, side by side.")],
@@ -174,7 +174,7 @@ def hcat(*args):
     return shaping.hcat(_pieces(args, "hcat"))
 
 
-@builtin("vcat", category=CATEGORY,
+@builtin("vcat", pure="a value", category=CATEGORY,
          shapes=[Shape("vcat(u, v, ...)", "vectors or numbers", "vector", "One longer vector."),
                  Shape("vcat(A, B, ...)", "matrices with equal column counts", "matrix",
                        "Stacked top to bottom; a vector counts as a column."),
@@ -233,17 +233,17 @@ def _arg_doc(name: str, what: str):
                       "Indices are returned as numbers; they pass no gradient.")
 
 
-@builtin("argmax", tracked="constant", **_arg_doc("argmax", "largest"))
+@builtin("argmax", pure="a value", tracked="constant", **_arg_doc("argmax", "largest"))
 def argmax(x, axis=None, *, skipnan=False):
     return _arg_extreme(x, axis, skipnan, "argmax")
 
 
-@builtin("argmin", tracked="constant", **_arg_doc("argmin", "smallest"))
+@builtin("argmin", pure="a value", tracked="constant", **_arg_doc("argmin", "smallest"))
 def argmin(x, axis=None, *, skipnan=False):
     return _arg_extreme(x, axis, skipnan, "argmin")
 
 
-@builtin("find", tracked="constant", category=CATEGORY,
+@builtin("find", pure="a value", tracked="constant", category=CATEGORY,
          shapes=[Shape("find(mask)", "logical vector (or a row or column)", "vector",
                        "The positions of the true elements."),
                  Shape("find(mask)", "logical matrix", "k x 2 matrix",

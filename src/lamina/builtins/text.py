@@ -22,7 +22,7 @@ from .registry import Shape, builtin
 TEXT = "Text & types"
 
 
-@builtin("type", tracked="constant", category=TEXT,
+@builtin("type", pure="a string", tracked="constant", category=TEXT,
          shapes=[Shape("type(x)", "any value", "string", "The kind of value.")],
          summary="Names the kind of a value: number, bool, string, none, vector, matrix, list, record, function, ...",
          examples=['print(type(1), type([1, 2]), type([1, 2; 3, 4]), type("a"), type({a = 1}))'],
@@ -32,7 +32,7 @@ def type_(x):
     return type_name(x)
 
 
-@builtin("string", tracked="constant", category=TEXT,
+@builtin("string", pure="a string", tracked="constant", category=TEXT,
          shapes=[Shape("string(x)", "any value", "string", "The text print would write for x.")],
          summary="Converts any value to the text that print would write for it.",
          examples=['s = string(0.5) + " and " + string([1, 2])\nprint(s)'],
@@ -41,7 +41,7 @@ def string(x):
     return format_value(x)
 
 
-@builtin("format", tracked="constant", category=TEXT,
+@builtin("format", pure="a string", tracked="constant", category=TEXT,
          shapes=[Shape("format(x, spec)", "number, string, bool or none; format spec", "string",
                        "x written with the spec."),
                  Shape("format(v, spec)", "tensor, list or record; format spec", "string",
@@ -67,7 +67,7 @@ def format_(x, spec):
     return format_value(x, spec=as_str(spec, "format's spec"))
 
 
-@builtin("number", tracked="constant", category=TEXT,
+@builtin("number", pure="a number", tracked="constant", category=TEXT,
          shapes=[Shape("number(s)", "string", "number", "Parses a number."),
                  Shape("number(b)", "bool", "number", "true is 1, false is 0.")],
          summary="Converts text (or a bool) to a number.",
@@ -92,7 +92,7 @@ def number(x):
 NUMBER_TEXT = re.compile(r"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf)|nan", re.ASCII | re.IGNORECASE)
 
 
-@builtin("join", tracked="constant", category=TEXT,
+@builtin("join", pure="a string", tracked="constant", category=TEXT,
          shapes=[Shape("join(items)", "list or vector", "string", "The items as text, end to end."),
                  Shape("join(items, sep)", "list or vector, string", "string",
                        "The items as text with sep between them.")],
@@ -107,7 +107,7 @@ def join(items, sep=""):
         for x in for_each(items))
 
 
-@builtin("split", tracked="constant", category=TEXT,
+@builtin("split", pure="a list of strings", tracked="constant", category=TEXT,
          shapes=[Shape("split(s)", "string", "list of strings", "The words of s: cut at runs of white space."),
                  Shape("split(s, sep)", "string, string", "list of strings", "Cuts s at each sep.")],
          summary="Splits a string into a list of strings, at white space or at each occurrence of a separator.",
@@ -126,7 +126,7 @@ def split(s, sep=None):
     return s.split(sep)
 
 
-@builtin("upper", tracked="constant", category=TEXT,
+@builtin("upper", pure="a new string", tracked="constant", category=TEXT,
          shapes=[Shape("upper(s)", "string", "string", "Upper-case copy.")],
          summary="Returns the string in upper case.",
          examples=['print(upper("lamina"))'], notes="Unicode-aware, as Python's str.upper.")
@@ -134,7 +134,7 @@ def upper(s):
     return as_str(s, "upper's argument").upper()
 
 
-@builtin("lower", tracked="constant", category=TEXT,
+@builtin("lower", pure="a new string", tracked="constant", category=TEXT,
          shapes=[Shape("lower(s)", "string", "string", "Lower-case copy.")],
          summary="Returns the string in lower case.",
          examples=['print(lower("LaMiNa"))'], notes="Unicode-aware, as Python's str.lower.")
@@ -142,7 +142,7 @@ def lower(s):
     return as_str(s, "lower's argument").lower()
 
 
-@builtin("trim", tracked="constant", category=TEXT,
+@builtin("trim", pure="a new string", tracked="constant", category=TEXT,
          shapes=[Shape("trim(s)", "string", "string", "Without leading and trailing white space.")],
          summary="Removes white space from both ends of a string.",
          examples=['print("[" + trim("  hi  ") + "]")'], notes="Spaces, tabs and newlines count as white space.")
@@ -150,7 +150,7 @@ def trim(s):
     return as_str(s, "trim's argument").strip()
 
 
-@builtin("replace", tracked="constant", category=TEXT,
+@builtin("replace", pure="a new string", tracked="constant", category=TEXT,
          shapes=[Shape("replace(s, old, new)", "three strings", "string", "Every old replaced by new.")],
          summary="Replaces every occurrence of one substring with another.",
          examples=['print(replace("a-b-c", "-", "+"))'], notes="Plain text, not a pattern.")
@@ -162,7 +162,7 @@ def replace(s, old, new):
 _PLAIN = frozenset({str, float, bool, type(None), list, Record, np.ndarray})
 
 
-@builtin("contains", tracked="constant", category=TEXT,
+@builtin("contains", pure="true or false", tracked="constant", category=TEXT,
          shapes=[Shape("contains(s, part)", "string, string", "bool", "Whether part occurs in s."),
                  Shape("contains(xs, x)", "list, value", "bool", "Whether x is an item of the list."),
                  Shape("contains(v, x)", "tensor, number", "bool", "Whether x is an element of v.")],

@@ -21,10 +21,12 @@ import types
 import warnings
 
 from ..errors import LaminaError
+from ..warnings import warn
 from . import ast as A
 from . import loops
+from .discarded import Names, discarded_call
 from .parser import too_deep
-from .scope import CODE_FILENAME, mangle
+from .scope import CODE_FILENAME, builtins_of, mangle
 
 NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> Lamina node
 RESULT_KEY = "__lamina_result__"  # where a cell's last expression leaves its value (mode "result")
@@ -95,6 +97,7 @@ class Compiler:
         self.echo = echo
         self.result = result
         self.result_node = None
+        self.names = Names([], namespace)    # what the program binds, for discarded_call
         self.temps = itertools.count()
         self.floats: set[str] = set()   # names known to hold floats (in a loop's fast copy)
         self.in_top_loop = False
@@ -124,6 +127,7 @@ class Compiler:
         body = program.body
         if self.result and body and isinstance(body[-1], A.ExprStmt):
             self.result_node = body[-1]
+        self.names = Names(body, self.namespace)
         self.note_binders(body)
         return tuple(self.chunk(program, body[i:i + CHUNK]) for i in range(0, max(len(body), 1), CHUNK))
 
@@ -201,7 +205,15 @@ class Compiler:
             return [py.Assign([py.Name(RESULT_KEY, py.Store())], value)]
         if self.echo and top:
             value = self.at(helper("_echo", value), node.expr)
+        else:       # the value goes nowhere: a call of a pure builtin did nothing
+            message = discarded_call(node, self.builtin, self.names)
+            if message is not None:
+                warn(message, node.span, once_key="discarded")   # once, though a loop compiles twice
         return [py.Expr(value)]
+
+    def builtin(self, name: str):
+        key = mangle(name)
+        return builtins_of(self.namespace, (key,)).get(key)
 
     def s_Assign(self, node: A.Assign, top: bool):
         if node.op is not None:

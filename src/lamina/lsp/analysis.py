@@ -25,6 +25,7 @@ from functools import partial
 from ..builtins.registry import load_all
 from ..errors import LaminaError, Source, Span
 from ..lang import ast as A
+from ..lang.discarded import discarded_calls
 from ..lang.modules import no_member
 from ..lang.parser import parse
 from ..lang.recovery import parse_with_errors
@@ -39,7 +40,7 @@ from .calls import check_call, check_function_call
 class Problem:
     span: Span
     message: str
-    kind: str                 # the Lamina error kind: SyntaxError, NameError, TypeError
+    kind: str                 # the Lamina error kind (SyntaxError, NameError, TypeError), or Warning
 
 
 @dataclass
@@ -137,6 +138,10 @@ def analyse(text: str, name: str = "<document>") -> Analysis:
     out.problems.extend(Problem(err.span or Span(parsed.source, 1, 1), err.message, err.kind)
                         for err in parsed.errors)
     _Walker(out, parsed.unparsed).program(parsed.program)
+    builtins, wrong = load_all(), {p.span.line for p in out.problems}
+    out.problems.extend(Problem(stmt.span, message, "Warning") for stmt, message in
+                        discarded_calls(parsed.program, lambda name: getattr(builtins.get(name), "fn", None))
+                        if stmt.span.line not in wrong)    # a call that is wrong says so, and no more
     return out
 
 

@@ -38,6 +38,7 @@ KINDS = {"builtin": lsp.CompletionItemKind.Function, "function": lsp.CompletionI
          "variable": lsp.CompletionItemKind.Variable, "field": lsp.CompletionItemKind.Field,
          "keyword": lsp.CompletionItemKind.Keyword, "module": lsp.CompletionItemKind.Module}
 SYMBOL_KINDS = {"function": lsp.SymbolKind.Function, "module": lsp.SymbolKind.Module}
+SEVERITY = {"Warning": lsp.DiagnosticSeverity.Warning}     # every other problem is an error the run would raise
 SETTLE_S = 0.15
 
 
@@ -89,7 +90,7 @@ class LaminaServer(LanguageServer):
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, version=doc.version, diagnostics=[
                 lsp.Diagnostic(range=text.range(p.span), message=p.message, source="lamina",
-                               severity=lsp.DiagnosticSeverity.Error, code=p.kind)
+                               severity=SEVERITY.get(p.kind, lsp.DiagnosticSeverity.Error), code=p.kind)
                 for p in found.problems]))
 
     def names(self, uri: str, at: tuple[int, int] | None = None) -> DocumentNames:
