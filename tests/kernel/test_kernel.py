@@ -108,6 +108,13 @@ class TestLaminaKernel(jupyter_kernel_test.KernelTests):
         err = "".join(s["text"] for s in streams if s["name"] == "stderr")
         assert err.startswith("warning: grad(): the loss is finite")
 
+    def test_a_discarded_result_warns_but_the_cells_last_value_is_shown(self):
+        reply, msgs = self.run_cell("v3 = [2, 1]\nsort(v3)\nsort(v3)")
+        err = "".join(s["text"] for s in outputs_of(msgs, "stream") if s["name"] == "stderr")
+        assert re.fullmatch(r"warning: the result of sort is discarded: sort returns a new sorted copy and "
+                            r"changes nothing; write `v3 = sort\(v3\)` to keep it \(<cell \d+>:2\)\n", err), err
+        assert outputs_of(msgs, "execute_result")[0]["data"]["text/plain"] == "[1, 2]"
+
     def test_figures_are_shown_once_at_the_end_and_savefig_still_writes(self):
         import tempfile
         with tempfile.TemporaryDirectory() as tmp:
