@@ -109,3 +109,16 @@ def test_the_language_server_shows_it_as_a_warning_and_not_on_a_wrong_call():
     assert [(p.span.line, p.kind) for p in found.problems] == [(3, "TypeError"), (2, "Warning")]
     assert found.problems[1].message == ("the result of sort is discarded: sort returns a new sorted copy "
                                          "and changes nothing; write `v = v.sort()` to keep it")
+
+
+def test_workers_that_compile_the_program_again_do_not_warn_again(tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "sw.lam").write_text(
+        "function train(cfg)\n    v = [3, 1, 2]\n    sort(v)\n    return {loss = cfg.lr}\nend function\n"
+        "t = sweep(train, {lr = [0.1, 0.2]}, workers = 2)\nprint(nrows(t))\n")
+    r = subprocess.run([sys.executable, "-m", "lamina", "sw.lam"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout == "2\n", r.stderr
+    assert r.stderr == ("warning: the result of sort is discarded: sort returns a new sorted copy and changes "
+                        "nothing; write `v = sort(v)` to keep it (sw.lam:3)\n")

@@ -28,6 +28,7 @@ from ..lang.compiler import NODES_KEY, node_of
 from ..lang.scope import builtins_of, mangle
 from ..rng import isolated, reseed
 from ..values import Record
+from ..warnings import set_enabled
 from .package import (
     BuiltinRef,
     Empty,
@@ -111,6 +112,16 @@ def _in_folder(folder: str):
         os.chdir(here)
 
 
+def _compile_quietly(interp, source: Source) -> tuple:
+    """The code of a source the program compiled already where it started: its compile-time
+    warnings (a discarded result, lang/discarded.py) were written there, once."""
+    before = set_enabled(False)
+    try:
+        return interp.compile(source.text, source.name)
+    finally:
+        set_enabled(before)
+
+
 class Builder:
     """A fresh Interpreter holding what the package describes, and the function to call."""
 
@@ -120,7 +131,7 @@ class Builder:
         self.interp = host.make(host.directory, host.permissions)
         self.codes: dict[tuple, types.CodeType] = {}
         for source in package.sources:
-            chunks = self.interp.compile(source.text, source.name)
+            chunks = _compile_quietly(self.interp, source)
             self._index(chunks, self.interp.namespace, source)
         self.indexed = set(package.sources)
         self.loaded: dict[str, modules.Module] = {}
@@ -160,7 +171,7 @@ class Builder:
                 # The module's own compile numbered its nodes from 1, as this fresh one does, so
                 # the code found here reads the module's node table correctly.
                 scratch = self.package.host.make(None, self.package.host.permissions)
-                self._index(scratch.compile(ref.source.text, ref.source.name), scratch.namespace, ref.source)
+                self._index(_compile_quietly(scratch, ref.source), scratch.namespace, ref.source)
                 self.indexed.add(ref.source)
         else:
             namespace = self.interp.namespace

@@ -79,14 +79,11 @@ def discarded_call(stmt: A.ExprStmt, builtin_of: BuiltinOf, names: Names) -> str
         name, first = call.callee.name, call.args[0] if call.args else None
     elif isinstance(call, A.MethodCall):
         name, first = call.name, call.target
-        if names.member_of(call.target, name):
-            return None
     else:
         return None
-    if names.shadows(name):
-        return None
     returns = getattr(builtin_of(name), "__lamina_pure__", None)
-    if returns is None:
+    if returns is None or names.shadows(name) or (
+            isinstance(call, A.MethodCall) and names.member_of(call.target, name)):
         return None
     return (f"the result of {name} is discarded: {name} returns {returns} and changes nothing; "
             f"write `{keep(call, name, first, returns)}` to keep it")
