@@ -91,13 +91,16 @@ def discarded_call(stmt: A.ExprStmt, builtin_of: BuiltinOf, names: Names) -> str
 
 def keep(call: A.Call | A.MethodCall, name: str, first: A.Node | None, returns: str) -> str:
     """The statement that keeps the result: back into the first argument's variable for a
-    changed copy of it (`net = net.fit(...)`), else into a new one (`y = sqrt(...)`)."""
-    more = ", ..." if len(call.args) + len(call.kwargs) > (0 if isinstance(call, A.MethodCall) else 1) else ""
-    if isinstance(first, A.Name) and returns.startswith("a new "):
-        if isinstance(call, A.MethodCall):
-            return f"{first.name} = {first.name}.{name}({'...' if more else ''})"
-        return f"{first.name} = {name}({first.name}{more})"
-    return f"y = {name}(...)" if call.args or call.kwargs else f"y = {name}()"
+    changed copy of it (`net = net.fit(...)`), else into a new one (`y = sqrt(x)`)."""
+    given = first.name if isinstance(first, A.Name) else "..."
+    if isinstance(call, A.MethodCall):
+        kept = f"{given if given != '...' else '(...)'}.{name}({'...' if call.args or call.kwargs else ''})"
+    elif first is None:
+        kept = f"{name}({'...' if call.kwargs else ''})"
+    else:
+        kept = f"{name}({given}{', ...' if len(call.args) + len(call.kwargs) > 1 and given != '...' else ''})"
+    into = first.name if isinstance(first, A.Name) and returns.startswith("a new ") else "y"
+    return f"{into} = {kept}"
 
 
 def discarded_calls(program: A.Program, builtin_of: BuiltinOf) -> list[tuple[A.ExprStmt, str]]:
