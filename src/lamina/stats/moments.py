@@ -12,6 +12,8 @@ E (G + G') / d (the centring needs no term of its own: E's columns sum to 0).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..autodiff.tape import record
@@ -44,8 +46,11 @@ def power_scale(a: np.ndarray, axis=None):
     """A power of 2 near max |a| (of each slice along axis, kept as a row), 1 for zeros or
     non-finite values: in its units squares of tiny or huge values neither underflow nor
     overflow, and dividing by it is exact."""
+    if axis is None:                    # one number: Python's frexp and ldexp, as exact and cheaper
+        top = float(np.max(np.abs(a), initial=0.0))
+        return np.float64(math.ldexp(1.0, math.frexp(top)[1] - 1) if 0 < top < math.inf else 1.0)
     with np.errstate(all="ignore"):
-        top = np.max(np.abs(a), axis=axis, keepdims=axis is not None, initial=0.0)
+        top = np.max(np.abs(a), axis=axis, keepdims=True, initial=0.0)
         usable = (top > 0) & np.isfinite(top)
         return np.where(usable, np.ldexp(1.0, np.frexp(np.where(usable, top, 1.0))[1] - 1), 1.0)
 
@@ -87,9 +92,15 @@ def _scaled_variance(a: np.ndarray, k, skip: bool, d: int):
     """(the variance of a / unit, unit): the variance is that times unit^2."""
     kept = k is not None         # along an axis the result keeps its orientation: a row or a column
     unit = _unit(a, k, skip)
-    result = np.asarray(quiet(np.nanvar if skip else np.var, a / unit, axis=k, ddof=d, keepdims=kept), dtype=a.dtype)
-    counts = (~np.isnan(a) if skip else np.ones_like(a, dtype=bool)).sum(axis=k, keepdims=kept)
-    return np.where(counts - d > 0, result, np.nan), unit
+    if skip:
+        result = np.asarray(quiet(np.nanvar, a / unit, axis=k, ddof=d, keepdims=kept), dtype=a.dtype)
+        counts = (~np.isnan(a)).sum(axis=k, keepdims=kept)
+        return np.where(counts - d > 0, result, np.nan), unit
+    if (a.size if k is None else a.shape[k]) - d <= 0:
+        shape = tuple(1 if i == k else n for i, n in enumerate(a.shape)) if kept else ()
+        return np.full(shape, np.nan, dtype=a.dtype), unit
+    with np.errstate(all="ignore"):
+        return np.asarray(np.var(a / unit, axis=k, ddof=d, keepdims=kept), dtype=a.dtype), unit
 
 
 def _variance(a: np.ndarray, k, skip: bool, d: int):
@@ -228,24 +239,49 @@ def cov(x, y=None, ddof=1.0, skipnan=False):
     return _record_pairs(_matrix_result(c, y), x, y, columns_grad)
 
 
+def _sums_in_order(cols: np.ndarray) -> np.ndarray:
+    """Each row's sum, added from its first value to its last (np.cumsum): the order in which
+    NumPy's reduction down the rows of an n x k matrix adds each column, as corr's results
+    were computed when it worked on rows; they keep their digits."""
+    return np.cumsum(cols, axis=1)[:, -1]
+
+
+def _pearson(cols: np.ndarray) -> np.ndarray:
+    """np.corrcoef of the rows of cols (k x n, n >= 2), step by step, its means summed in order."""
+    n = cols.shape[1]
+    if cols.shape[0] == 1:                  # one row is contiguous either way: NumPy's own sum
+        return np.atleast_2d(quiet(np.corrcoef, cols))
+    e = cols - (_sums_in_order(cols) / n)[:, None]
+    c = np.dot(e, e.T)                      # e and its transpose share memory: a symmetric product
+    c *= np.true_divide(1, n - 1)
+    s = np.sqrt(np.diag(c))
+    with np.errstate(all="ignore"):         # a constant column: 0 / 0, made NaN below
+        c /= s[:, None]
+        c /= s[None, :]
+    return c
+
+
 def corr(x, y=None, skipnan=False):
     a = _pairs(x, y, "corr")
     rows = _kept_rows(a, flag(skipnan, "corr's skipnan"))
-    n, k = int(rows.sum()), a.shape[1]
-    unit = power_scale(a[rows], 0)              # r does not change; tiny squares do not underflow
-    flat = constant(a[rows], 0)
+    used = a if rows.all() else a[rows]
+    n, k = used.shape
+    cols = np.ascontiguousarray(used.T)     # one variable per row: its reductions run over contiguous values
+    unit = power_scale(cols, 1)             # r does not change; tiny squares do not underflow
+    flat = constant(cols, 1)
     if n < 2:
         c = np.full((k, k), np.nan, dtype=a.dtype)
     else:
-        c = np.clip(np.atleast_2d(quiet(np.corrcoef, a[rows] / unit, rowvar=False)), -1.0, 1.0).astype(a.dtype)
+        c = np.clip(_pearson(cols / unit), -1.0, 1.0).astype(a.dtype)
         c = np.triu(c) + np.triu(c, 1).T        # symmetric, as corrcoef's rounding leaves it not always
         c[flat, :] = c[:, flat] = np.nan        # a constant variable has no correlation
+    unit = unit.T                           # a row, as the data's columns
 
     def columns_grad(g):
         # R = S / (s s') with S the covariance and s its diagonal's roots, in units of unit
         if n < 2:
             return np.full(a.shape, np.nan)
-        out = flat | ~np.isfinite(a[rows]).all(axis=0)
+        out = flat | ~np.isfinite(used).all(axis=0)
         gr, nan = _nan_results(_matrix_grad(g, k, y), out)
         e = _centred(a / unit, rows)
         e[:, out] = 0.0
