@@ -82,3 +82,43 @@ def test_the_printed_model_and_its_html_say_it_did_not_converge():
     with contextlib.redirect_stderr(io.StringIO()):
         html = logreg(np.array([[1.0], [2], [3], [4]]), np.array([0.0, 0, 1, 1])).html()
     assert "did not converge" in html and "Complete separation" in html
+
+
+def test_a_fit_proves_overlap_without_the_linear_programs(rng, monkeypatch):
+    """The fitted probabilities of an overlapping data set prove "none" (Stiemke's lemma) and
+    the programs are not run; given a separated data set's fit, the programs still decide."""
+    import scipy.optimize
+    from lamina.stats.models import logreg
+    X = rng.normal(size=(32, 2))
+    noisy = (X @ np.array([1.0, -1.0]) + rng.normal(size=32) > 0).astype(float)
+    apart = (X @ np.array([1.0, -1.0]) > 0).astype(float)
+    fits = {}
+    for name, y in [("noisy", noisy), ("apart", apart)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = logreg(X, y)
+        fits[name] = fit.predict(X)
+    programs = []
+    real = scipy.optimize.linprog
+    monkeypatch.setattr(scipy.optimize, "linprog", lambda *a, **k: programs.append(1) or real(*a, **k))
+    assert separation(X, noisy, fitted=fits["noisy"]) == "none" and programs == []
+    assert separation(X, apart, fitted=fits["apart"]) == "complete" and len(programs) == 2
+
+
+def test_the_proof_from_a_fit_agrees_with_the_programs(rng):
+    """On data sets from well mixed to nearly and exactly separated, with and without a far
+    offset, separation given the fit answers as the linear programs alone do."""
+    from lamina.stats.models import logreg
+    for trial in range(60):
+        n, d = int(rng.choice([6, 12, 32, 100])), int(rng.integers(1, 4))
+        X = rng.normal(size=(n, d)) * rng.choice([1e-3, 1.0, 1e3]) + rng.choice([0.0, 1e6])
+        noise = rng.choice([0.0, 1e-6, 0.3, 3.0])
+        y = ((X - X.mean(axis=0)) @ rng.normal(size=d) + noise * rng.normal(size=n) * X.std() > 0).astype(float)
+        y[:2] = 0.0, 1.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                fit = logreg(X, y)
+            except Exception:            # collinear columns: no fit to give
+                continue
+        assert separation(X, y, fitted=fit.predict(X)) == separation(X, y), (trial, n, d, noise)

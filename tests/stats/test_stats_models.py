@@ -226,3 +226,19 @@ def test_significance_stars_at_each_boundary(p, want):
     # R's codes: a p-value equal to a cut-off falls in the weaker band.
     from lamina.stats.summary import stars
     assert stars(p) == want
+
+
+def test_logreg_of_a_tiny_problem_runs_blas_on_one_thread(monkeypatch):
+    """Inside a small fit every BLAS library (NumPy's and SciPy's OpenBLAS) has one thread,
+    and the settings come back after it."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import lamina.stats.models as models
+    before = [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"]
+    seen = []
+    real = models.separation
+    monkeypatch.setattr(models, "separation", lambda *a, **k: seen.append(
+        [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"]) or real(*a, **k))
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    models.logreg(X, np.array([0.0, 1.0, 0.0, 1.0, 1.0, 0.0]))
+    assert seen and set(seen[0]) == {1}
+    assert [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"] == before

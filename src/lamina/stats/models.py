@@ -4,6 +4,7 @@ Linear regression with its inference table lives in linreg.py.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,9 +125,6 @@ class LogisticModel(LibObject):
 
 def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
     """Maximum likelihood (with an optional L2 penalty) by L-BFGS on gradients from the tape."""
-    from scipy import optimize, stats
-
-    from ..nn.losses import binary_cross_entropy
     A = finite(matrix(X, "logreg's predictors X"), "logreg's predictors X", "logreg")
     t = no_nan(vector(y, "logreg's labels y"), "logreg's labels y")
     same_rows(A, t, "logreg's X and y")
@@ -140,14 +138,39 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
         raise LaminaError("ValueError", f"logreg's l2 must be a finite number at least 0, not "
                           f"{format_number(penalty)}.")
     iters = as_int(max_iter, "logreg's max_iter", minimum=1)
+    terms = ["(Intercept)"] + _names(names, A.shape[1])
+    with _blas_threads(A.size):
+        return _fit_logistic(A.astype(np.float64), t, penalty, iters, terms)
+
+
+def _blas_threads(size: int):
+    """One BLAS thread for a problem of fewer than TINY numbers, where the threads of NumPy's and
+    SciPy's OpenBLAS (L-BFGS-B's, the separation programs') only wait on each other and on the
+    machine: logreg of 32 rows took 3 - 14 ms with two threads, 3 ms with one (bench/NOTES.md)."""
+    global _BLAS
+    if size >= TINY:
+        return contextlib.nullcontext()
+    if _BLAS is None:
+        import scipy.optimize  # noqa: F401  (SciPy's OpenBLAS loaded before the controller looks)
+        from threadpoolctl import ThreadpoolController
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
+TINY = 1 << 16
+_BLAS = None
+
+
+def _fit_logistic(A: np.ndarray, t: np.ndarray, penalty: float, iters: int, terms: list) -> LogisticModel:
+    from scipy import optimize, special
+
+    from ..nn.losses import binary_cross_entropy
     n, d = A.shape
-    terms = ["(Intercept)"] + _names(names, d)
     # L-BFGS works on centred columns in units that make the loss's curvature about the same in
     # every weight (w = ws / scale, b = bs - center . w): far from 0 or on a large or small scale
     # the columns would leave it ill-conditioned, stopping early at wrong weights that it reports
     # as converged. The curvature of weight j is about (var_j / 4 + l2), so scale_j is
     # sqrt(var_j + 4 l2): the standard deviation without a penalty.
-    A = A.astype(np.float64)
     center = A.mean(axis=0) if n else np.zeros(d)
     unit = power_scale(A - center, axis=0)[0]
     spread = np.sqrt(np.mean(((A - center) / unit) ** 2, axis=0) if n else np.zeros(d)) * unit
@@ -185,7 +208,9 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
     T[0, 1:], T[1:, 1:] = -center / scale, np.diag(1 / scale)
     coef = T @ res.x[np.r_[d, :d]]
     b, w = float(coef[0]), coef[1:]
-    separated = separation(A, t)
+    design = np.hstack([np.ones((n, 1)), S])
+    prob = 1.0 / (1.0 + np.exp(-(design @ res.x[np.r_[d, :d]])))
+    separated = separation(A, t, fitted=prob)
     converged = bool(res.success) and (separated == "none" or bool(penalty))
     if separated != "none" and not penalty:
         how = "perfectly" if separated == "complete" else \
@@ -198,13 +223,11 @@ def logreg(X, y, l2=0.0, max_iter=1000.0, names=None):
              "max_iter, or standardize the predictors.", once_key="logreg: not converged")
     se = z = pv = np.full(d + 1, np.nan)
     if not penalty:
-        design = np.hstack([np.ones((n, 1)), S])
-        prob = 1.0 / (1.0 + np.exp(-(design @ res.x[np.r_[d, :d]])))
         info = design.T @ (design * (prob * (1 - prob))[:, None])
         try:
             se = np.sqrt(np.diag(T @ np.linalg.inv(info) @ T.T))
             z = coef / se
-            pv = 2 * stats.norm.sf(np.abs(z))
+            pv = 2 * special.ndtr(-np.abs(z))      # the normal's upper tail, as norm.sf computes it
         except np.linalg.LinAlgError:
             pass
     return LogisticModel(w.copy(), b, se, z, pv, terms,
