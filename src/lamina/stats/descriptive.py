@@ -73,10 +73,11 @@ def between(lo, hi, frac):
     with np.errstate(all="ignore"):
         diff = hi - lo
         out = np.where(frac >= 0.5, hi - diff * (1 - frac), lo + diff * frac)
-        finite = np.isfinite(lo) & np.isfinite(hi)
-        out = np.where(finite & np.isinf(diff), lo * (1 - frac) + hi * frac, out)
-        ends = np.where(np.isinf(lo) & np.isinf(hi) & (lo != hi), np.nan, np.where(np.isinf(lo), lo, hi))
-        out = np.where(finite, out, ends)
+        if not np.isfinite(diff).all():     # a finite diff everywhere has finite ends: nothing to fix
+            finite = np.isfinite(lo) & np.isfinite(hi)
+            out = np.where(finite & np.isinf(diff), lo * (1 - frac) + hi * frac, out)
+            ends = np.where(np.isinf(lo) & np.isinf(hi) & (lo != hi), np.nan, np.where(np.isinf(lo), lo, hi))
+            out = np.where(finite, out, ends)
         return np.where(frac == 0, lo, out)
 
 
@@ -92,10 +93,13 @@ def order_quantiles(a: np.ndarray, qs: np.ndarray, k=None, skip: bool = False, k
     if srt.shape[-1] == 0:
         out = np.full(lo.shape, np.nan)
     else:
-        out = between(np.take_along_axis(srt, lo, -1), np.take_along_axis(srt, hi, -1), frac)
+        at = (lambda i: srt[i]) if srt.ndim == 1 else (lambda i: np.take_along_axis(srt, i, -1))
+        out = between(at(lo), at(hi), frac)
     bad = (n == 0) if skip else nan.any(axis=-1, keepdims=True)
     out = np.where(bad, np.nan, out).astype(a.dtype, copy=False)
-    out = np.moveaxis(out, -1, 0).reshape(np.shape(qs) + b.shape[:-1])
+    if out.ndim > 1:
+        out = np.moveaxis(out, -1, 0)
+    out = out.reshape(np.shape(qs) + b.shape[:-1])
     if keepdims:
         out = np.expand_dims(out, np.ndim(qs) + (a.ndim - 1 if k is None else k))
     return out[()] if out.ndim == 0 else out
