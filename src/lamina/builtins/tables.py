@@ -1,8 +1,10 @@
 """Table builtins: drop_missing, with_column, drop_columns, sort_rows, group_by, aggregate, merge
-(the operations are in stats/tableops.py; filter on tables is with filter in core.py)."""
+(with_column is in stats/table.py, as t.name = v needs it, the other operations in
+stats/tableops.py; filter on tables is with filter in core.py)."""
 from __future__ import annotations
 
 from ..lang.runtime import call
+from ..stats import table as TABLE
 from ..stats import tableops as TO
 from .registry import Shape, builtin, refuse_tracked
 
@@ -46,7 +48,7 @@ def drop_missing(x, columns=None):
                "variable t, as for records: other variables holding the old table still see it.")
 def with_column(t, name, values):
     refuse_tracked("with_column", (values,))
-    return TO.with_column(t, name=name, values=values)
+    return TABLE.with_column(t, name=name, values=values)
 
 
 @builtin("drop_columns", pure="a new table", tracked="constant", category=CATEGORY,

@@ -124,23 +124,6 @@ def register(cls: type[Layer]) -> type[Layer]:
     return cls
 
 
-def kind_named(name) -> type[Layer]:
-    cls = KINDS.get(name) if isinstance(name, str) else None
-    if cls is None:
-        raise LaminaError("ValueError", f"it has a layer of kind {name!r}, and the layer kinds are "
-                          f"{', '.join(KINDS)}")
-    return cls
-
-
-def check_spec(spec, who: str):
-    """The model spec a layer builtin appends to, or a TypeError saying how to write it."""
-    from .spec import ModelSpec
-    if not isinstance(spec, ModelSpec):
-        raise LaminaError("TypeError", f"{who} adds a layer to a model spec (made by input(n) and "
-                          f"layers), not to {describe(spec)}; write input(n) |> {who}(...).")
-    return spec
-
-
 def no_options(options: dict, call: str) -> None:
     if options:
         raise LaminaError("TypeError", f"The layer {call} has no keyword '{next(iter(options))}'.")

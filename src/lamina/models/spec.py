@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..errors import LaminaError
 from ..printing import html_table
-from ..values import LibObject, Record, as_int
+from ..values import LibObject, Record, as_int, describe
 from .layer import DataShape, Layer, steps_text
 
 
@@ -116,6 +117,14 @@ def summary_html(spec: ModelSpec, head: str, tail: str) -> str:
     body, total = summary_rows(spec)
     return html_table(list(SUMMARY_HEADER), [list(r) for r in body], [False, False, True, True],
                       caption=head, footer=[total, tail])
+
+
+def check_spec(spec, who: str) -> ModelSpec:
+    """The model spec a layer builtin appends to, or a TypeError saying how to write it."""
+    if not isinstance(spec, ModelSpec):
+        raise LaminaError("TypeError", f"{who} adds a layer to a model spec (made by input(n) and "
+                          f"layers), not to {describe(spec)}; write input(n) |> {who}(...).")
+    return spec
 
 
 def input_spec(n, features=None) -> ModelSpec:

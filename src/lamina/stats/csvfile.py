@@ -15,6 +15,7 @@ from typing import BinaryIO
 
 from ..errors import LaminaError
 
+MISSING = {"", "NA", "NaN", "nan", "N/A"}     # read as NaN in a numeric column
 LINE_LIMIT = 1 << 20                      # bytes in one line, its end not counted
 FIELD_LIMIT = csv.field_size_limit()      # characters in one field: the csv module's (not changed)
 CHUNK = 1 << 20

@@ -12,12 +12,11 @@ from ..files import check_write, expand_home, open_read, write_file
 from ..printing import as_written, format_number
 from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
-from .csvfile import csv_bytes, read_records
+from .csvfile import MISSING, csv_bytes, read_records
 from .descriptive import order_quantiles
 from .moments import constant, power_scale
 from .table import Table, as_table, column
 
-MISSING = {"", "NA", "NaN", "nan", "N/A"}     # read as NaN in a numeric column
 # A number in a CSV file: ASCII digits with an optional sign, point and exponent, or Inf.
 # Python's float() would also take 1_000, "infinity" in any case and digits of other scripts.
 NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|Inf|inf)")

@@ -17,10 +17,11 @@ import sys
 
 import numpy as np
 
+from ..autodiff.tape import is_live
 from ..errors import LaminaError
 from ..lang.selection import bounds, is_list, position, positions
 from ..printing import html_table
-from ..values import LibObject, describe, format_number, value_of
+from ..values import LibObject, as_str, describe, format_number, value_of
 from .summary import layout, short
 
 SHOWN_ROWS = 10     # a longer table prints its first rows and a count of the rest
@@ -68,7 +69,6 @@ class Table(LibObject):
 
     def with_field(self, name: str, value) -> "Table":
         """`t.name = v`: the table with column name added or replaced (see with_column)."""
-        from .tableops import with_column
         return with_column(self, name, value)
 
     def take(self, rows) -> "Table":
@@ -227,3 +227,27 @@ def column(x, name: str):
     if isinstance(v, list) and all(isinstance(s, (float, int)) and not isinstance(s, bool) for s in v):
         return np.array(v, dtype=np.float64)
     raise LaminaError("TypeError", f"Column '{name}' must be a vector or a list of strings, not {describe(x)}.")
+
+
+def with_column(t, name, values) -> Table:
+    table = as_table(t, "with_column's first argument")
+    key = as_str(name, "with_column's column name")
+    if is_live(values):
+        raise LaminaError("TypeError", f"A table's column cannot be tracked (made by param() or track()): "
+                          f"a table passes no gradient, so the gradient for column '{key}' would be lost. "
+                          f"Pass detach(v) to store its numbers.")
+    if not table.columns and not table.nrows:
+        return Table({key: column(values, key)})
+    v = value_of(values)
+    if isinstance(v, (float, int)) and not isinstance(v, bool):
+        col = np.full(table.nrows, float(v))
+    elif isinstance(v, str):
+        col = [v] * table.nrows
+    else:
+        col = column(values, key)
+        if len(col) != table.nrows:
+            raise LaminaError("ShapeError", f"Column '{key}' needs one value per row: the table has "
+                              f"{table.nrows} rows, but the column has {len(col)} values.")
+    columns = dict(table.columns)
+    columns[key] = col
+    return Table(columns, table.swept)

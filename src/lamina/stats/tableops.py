@@ -22,7 +22,7 @@ from ..values import (
     value_of,
 )
 from .args import flag, matrix
-from .data import MISSING
+from .csvfile import MISSING
 from .summary import layout
 from .table import SHOWN_ROWS, Table, as_table, cell, column
 
@@ -70,30 +70,6 @@ def drop_missing(x, columns=None):
 
 
 # -- columns -------------------------------------------------------------------------
-def with_column(t, name, values) -> Table:
-    table = as_table(t, "with_column's first argument")
-    key = as_str(name, "with_column's column name")
-    if is_live(values):
-        raise LaminaError("TypeError", f"A table's column cannot be tracked (made by param() or track()): "
-                          f"a table passes no gradient, so the gradient for column '{key}' would be lost. "
-                          f"Pass detach(v) to store its numbers.")
-    if not table.columns and not table.nrows:
-        return Table({key: column(values, key)})
-    v = value_of(values)
-    if isinstance(v, (float, int)) and not isinstance(v, bool):
-        col = np.full(table.nrows, float(v))
-    elif isinstance(v, str):
-        col = [v] * table.nrows
-    else:
-        col = column(values, key)
-        if len(col) != table.nrows:
-            raise LaminaError("ShapeError", f"Column '{key}' needs one value per row: the table has "
-                              f"{table.nrows} rows, but the column has {len(col)} values.")
-    columns = dict(table.columns)
-    columns[key] = col
-    return Table(columns, table.swept)
-
-
 def drop_columns(t, names) -> Table:
     table = as_table(t, "drop_columns's first argument")
     gone = set(_names(names, "drop_columns's columns", table))

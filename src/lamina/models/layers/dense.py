@@ -17,7 +17,8 @@ from ...autodiff.tape import record
 from ...errors import LaminaError
 from ...nn.activation_table import ACTIVATIONS
 from ...values import as_int, as_str, value_of
-from ..layer import DataShape, Layer, check_spec, no_options, register
+from ..layer import DataShape, Layer, no_options, register
+from ..spec import check_spec
 
 
 def dense_act(x, w, b, activation: str):

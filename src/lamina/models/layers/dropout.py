@@ -12,7 +12,8 @@ import numpy as np
 from ...autodiff import ops
 from ...nn.dropout import check_rate, dropout_mask
 from ...values import value_of
-from ..layer import Layer, check_spec, register
+from ..layer import Layer, register
+from ..spec import check_spec
 
 
 @register

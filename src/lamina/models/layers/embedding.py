@@ -18,7 +18,8 @@ import numpy as np
 from ...autodiff.tape import record
 from ...errors import LaminaError
 from ...values import as_int, format_number, value_of
-from ..layer import DataShape, Layer, check_spec, no_options, register
+from ..layer import DataShape, Layer, no_options, register
+from ..spec import check_spec
 
 
 def tokens_of(x: np.ndarray, vocab: int, where: str) -> np.ndarray:

@@ -26,7 +26,8 @@ from ...errors import LaminaError
 from ...nn import gru_core
 from ...nn.gru import FIELDS, GATES, init_weights
 from ...values import as_int, describe, value_of
-from ..layer import DataShape, Layer, check_spec, no_options, register
+from ..layer import DataShape, Layer, no_options, register
+from ..spec import check_spec
 
 
 def gru_sequences(x, weights: list, steps: int, return_sequences: bool):

@@ -18,7 +18,8 @@ import numpy as np
 
 from ...autodiff.tape import record
 from ...values import value_of
-from ..layer import DataShape, Layer, check_spec, no_options, register
+from ..layer import DataShape, Layer, no_options, register
+from ..spec import check_spec
 
 EPS = 1e-5
 
