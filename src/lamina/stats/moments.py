@@ -148,16 +148,17 @@ def zscore(x, axis=None, ddof=1.0, skipnan=False):
 
 
 # -- covariance and correlation -----------------------------------------------------
-def _pairs(x, y, what: str) -> np.ndarray:
-    """Observations as rows of a matrix: x's columns, then y's (when given)."""
+def _pairs(x, y, what: str, by_variable: bool = False) -> np.ndarray:
+    """Observations as rows of a matrix: x's columns, then y's (when given). With by_variable,
+    the matrix is the transpose of a k x n array, so each variable's values are contiguous."""
     a = matrix(x, f"{what}'s data")
-    if y is None:
-        return a
-    b = matrix(y, f"{what}'s second argument")
-    if a.shape[0] != b.shape[0]:
-        raise LaminaError("ShapeError", f"{what}(x, y) needs x and y with the same number of "
-                          f"observations, but got {a.shape[0]} and {b.shape[0]}.")
-    return np.hstack([a, b])
+    if y is not None:
+        b = matrix(y, f"{what}'s second argument")
+        if a.shape[0] != b.shape[0]:
+            raise LaminaError("ShapeError", f"{what}(x, y) needs x and y with the same number of "
+                              f"observations, but got {a.shape[0]} and {b.shape[0]}.")
+        return np.vstack([a.T, b.T]).T if by_variable else np.hstack([a, b])
+    return np.ascontiguousarray(a.T).T if by_variable else a
 
 
 def _kept_rows(a: np.ndarray, skip: bool) -> np.ndarray:
@@ -239,19 +240,13 @@ def cov(x, y=None, ddof=1.0, skipnan=False):
     return _record_pairs(_matrix_result(c, y), x, y, columns_grad)
 
 
-def _sums_in_order(cols: np.ndarray) -> np.ndarray:
-    """Each row's sum, added from its first value to its last (np.cumsum): the order in which
-    NumPy's reduction down the rows of an n x k matrix adds each column, as corr's results
-    were computed when it worked on rows; they keep their digits."""
-    return np.cumsum(cols, axis=1)[:, -1]
-
-
 def _pearson(cols: np.ndarray) -> np.ndarray:
-    """np.corrcoef of the rows of cols (k x n, n >= 2), step by step, its means summed in order."""
+    """np.corrcoef of the rows of cols (k x n, n >= 2), step by step (its means are NumPy's
+    pairwise sums along each contiguous row, as corrcoef's own)."""
     n = cols.shape[1]
     if cols.shape[0] == 1:                  # one row is contiguous either way: NumPy's own sum
         return np.atleast_2d(quiet(np.corrcoef, cols))
-    e = cols - (_sums_in_order(cols) / n)[:, None]
+    e = cols - (np.add.reduce(cols, axis=1) / n)[:, None]
     c = np.dot(e, e.T)                      # e and its transpose share memory: a symmetric product
     c *= np.true_divide(1, n - 1)
     s = np.sqrt(np.diag(c))
@@ -262,11 +257,11 @@ def _pearson(cols: np.ndarray) -> np.ndarray:
 
 
 def corr(x, y=None, skipnan=False):
-    a = _pairs(x, y, "corr")
+    a = _pairs(x, y, "corr", by_variable=True)    # a view of a k x n array: one variable per row
     rows = _kept_rows(a, flag(skipnan, "corr's skipnan"))
     used = a if rows.all() else a[rows]
     n, k = used.shape
-    cols = np.ascontiguousarray(used.T)     # one variable per row: its reductions run over contiguous values
+    cols = used.T if rows.all() else np.ascontiguousarray(used.T)   # reductions over contiguous values
     unit = power_scale(cols, 1)             # r does not change; tiny squares do not underflow
     flat = constant(cols, 1)
     if n < 2:
