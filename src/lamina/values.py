@@ -179,9 +179,6 @@ def as_int(x, what: str, minimum: int | None = None) -> int:
     return n
 
 
-FLOAT_DTYPES = (np.float64, np.float32)      # the dtypes a tensor may have
-
-
 def dtype_name(x) -> str:
     """"float32" for a float32 tensor (tracked or not), "logical" for a mask, else "float64"
     (numbers are float64)."""

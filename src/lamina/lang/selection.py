@@ -128,8 +128,3 @@ def tensor_key(shape: tuple, items: tuple) -> tuple:
     if lists == 2:
         return np.ix_(key[0], key[1])
     return tuple(key)
-
-
-def has_lists(key: tuple) -> bool:
-    """Whether a key picks by index arrays (so it may repeat elements and copies when reading)."""
-    return any(type(k) is np.ndarray for k in key)
