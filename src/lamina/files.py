@@ -38,7 +38,6 @@ import contextvars
 import errno
 import os
 import stat
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
@@ -361,7 +360,7 @@ def _replace(place: Place, write: Callable, given: str | None) -> None:
         temp, fd = _create_temp(folder_fd, name, mode)
         try:
             with os.fdopen(fd, "wb") as f:
-                write(_Paused(f, os.path.join(place.folder, temp)) if os.environ.get("LAMINA_TEST_WRITE_PAUSE") else f)
+                write(f)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
@@ -436,24 +435,3 @@ def _running(pid: int) -> bool:
     except OSError:              # it exists, but belongs to another user
         return True
     return True
-
-
-class _Paused:
-    """A test hook (LAMINA_TEST_WRITE_PAUSE=1): after the first write into the temporary
-    file, say so on stderr and wait, so a test can kill the process mid-write."""
-
-    def __init__(self, f, name: str):
-        self.f, self.name, self.done = f, name, False
-
-    def write(self, data):
-        n = self.f.write(data)
-        if not self.done and n:
-            self.done = True
-            self.f.flush()
-            print(f"lamina: paused writing {self.name}", file=sys.stderr, flush=True)
-            import time
-            time.sleep(600)
-        return n
-
-    def __getattr__(self, name):
-        return getattr(self.f, name)

@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pytest
 
+import lamina
 from lamina.files import TEMP_SUFFIX
 from lamina.models.save import load_model
 
@@ -24,11 +25,10 @@ LAMINA = [sys.executable, "-m", "lamina"]
 BIG_NET = 'net = input(300) |> dense(600, activation = "relu") |> dense(300) |> compile(seed = {seed})\n'
 
 
-def start(program: str, cwd: pathlib.Path, env: dict | None = None) -> subprocess.Popen:
+def start(program: str, cwd: pathlib.Path) -> subprocess.Popen:
     path = cwd / "prog.lam"
     path.write_text(program)
-    return subprocess.Popen(LAMINA + [str(path)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, **(env or {})})
+    return subprocess.Popen(LAMINA + [str(path)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def kill(proc: subprocess.Popen) -> None:
@@ -71,16 +71,80 @@ def test_killing_a_loop_of_re_saves_never_damages_the_model(tmp_path):
     assert temp_files(tmp_path) == []          # the next write cleaned up after the killed ones
 
 
-def paused_write(program: str, folder: pathlib.Path) -> str:
-    """Run program with the write-pause hook, wait until it has written part of its temporary
-    file, kill -9 it; the temporary file's name."""
-    proc = start(program, folder, env={"LAMINA_TEST_WRITE_PAUSE": "1"})
-    line = proc.stderr.readline()
-    assert line.startswith("lamina: paused writing "), line + proc.stderr.read()
-    temp = line.removeprefix("lamina: paused writing ").strip()
-    assert os.path.getsize(temp) > 0 and temp.endswith(TEMP_SUFFIX)
-    kill(proc)
-    return temp
+# Run as the lamina command, this stops the first write into a temporary file after its first
+# bytes, says so on stderr and waits to be killed: the files module holds no test hook.
+PAUSED_LAMINA = """
+import os, sys, time
+from lamina import files
+from lamina.cli import entry
+
+made = {}
+create_temp, fdopen = files._create_temp, os.fdopen
+
+
+def create_and_note(folder_fd, name, mode):
+    temp, fd = create_temp(folder_fd, name, mode)
+    made[fd] = temp
+    return temp, fd
+
+
+class Paused:
+    def __init__(self, f, name):
+        self.f, self.name = f, name
+
+    def write(self, data):
+        n = self.f.write(data)
+        if n:
+            self.f.flush()
+            print("lamina: paused writing", self.name, file=sys.stderr, flush=True)
+            time.sleep(600)
+        return n
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self.f.__exit__(*exc)
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+
+def fdopen_paused(fd, *args, **kwargs):
+    f = fdopen(fd, *args, **kwargs)
+    return Paused(f, made.pop(fd)) if fd in made else f
+
+
+files._create_temp, os.fdopen = create_and_note, fdopen_paused
+entry()
+"""
+
+
+@pytest.fixture
+def paused_write(tmp_path_factory):
+    """paused_write(program, folder): run program until it has written part of its first
+    temporary file, kill -9 it, and return that file's path."""
+    script = tmp_path_factory.mktemp("paused") / "paused_lamina.py"
+    script.write_text(PAUSED_LAMINA)
+    started = []
+
+    def run(program: str, folder: pathlib.Path) -> pathlib.Path:
+        (folder / "prog.lam").write_text(program)
+        proc = subprocess.Popen([sys.executable, str(script), str(folder / "prog.lam")], cwd=folder,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started.append(proc)
+        line = proc.stderr.readline()
+        assert line.startswith("lamina: paused writing "), line + proc.stderr.read()
+        temp = folder / line.removeprefix("lamina: paused writing ").strip()
+        assert temp.stat().st_size > 0 and temp.name.endswith(TEMP_SUFFIX)
+        kill(proc)
+        return temp
+
+    yield run
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
 
 
 GOOD = {
@@ -93,13 +157,13 @@ GOOD = {
 
 
 @pytest.mark.parametrize("target", list(GOOD))
-def test_a_write_killed_halfway_leaves_the_old_file(tmp_path, target):
+def test_a_write_killed_halfway_leaves_the_old_file(tmp_path, target, paused_write):
     first = start(GOOD[target].format(seed=1), tmp_path)
     assert first.wait(timeout=60) == 0, first.stderr.read()
     old = (tmp_path / target).read_bytes()
     temp = paused_write(GOOD[target].format(seed=5), tmp_path)
     assert (tmp_path / target).read_bytes() == old           # untouched: the new bytes went elsewhere
-    assert pathlib.Path(temp).parent == tmp_path and pathlib.Path(temp).name.startswith(f".{target}.")
+    assert temp.name.startswith(f".{target}.")
     again = start(GOOD[target].format(seed=5), tmp_path)      # the next write completes and cleans up
     assert again.wait(timeout=60) == 0, again.stderr.read()
     assert not os.path.exists(temp) and temp_files(tmp_path) == []
@@ -176,3 +240,12 @@ def test_the_temporary_file_is_fsynced_before_the_rename_and_the_folder_after(tm
         write()
         assert target.read_text() == "new\n"
         assert calls == [("fsync", target.stat().st_ino), ("replace",), ("fsync", tmp_path.stat().st_ino)]
+
+
+def test_the_package_holds_no_test_hooks():
+    # a hook left in the library (it once slept 600 s under LAMINA_TEST_WRITE_PAUSE) is a way to
+    # hang a user's program; tests patch the process they start instead (PAUSED_LAMINA)
+    package = pathlib.Path(lamina.__file__).parent
+    found = [f"{p.relative_to(package)}: {word}" for p in sorted(package.rglob("*.py"))
+             for word in ("LAMINA_TEST_", "sleep(") if word in p.read_text()]
+    assert not found, found
