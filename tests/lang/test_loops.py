@@ -1,4 +1,4 @@
-"""Loops compiled fast (lang/loops.py): which names the fast copy trusts, and that a top-level
+"""Loops compiled fast (lang/specialise.py): which names the fast copy trusts, and that a top-level
 loop's own function never shows in an error; the values `for i = a to b step s` runs through."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from lamina.errors import Source
 from lamina.interpreter import Interpreter
-from lamina.lang import loops, runtime
+from lamina.lang import runtime, specialise
 from lamina.lang.parser import parse
 
 
@@ -31,7 +31,7 @@ def loop_of(text: str):
     ("while a\n  b = -a\n  a = b ^ 2\nend while", set()),                  # ^ is not closed
 ])
 def test_float_names(text, floats):
-    assert loops.float_names(loop_of(text)) == floats
+    assert specialise.float_names(loop_of(text)) == floats
 
 
 def run(text: str):

@@ -1,4 +1,4 @@
-"""A function's calls of itself in its fast copy (loops.self_calls): which functions may trust
+"""A function's calls of itself in its fast copy (specialise.self_calls): which functions may trust
 them, that the compiled code relies on them only while the function's name still calls a
 function of that definition, and that every program gives what it gave without them."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from lamina.errors import LaminaError, Source
 from lamina.interpreter import Interpreter
-from lamina.lang import loops
+from lamina.lang import specialise
 from lamina.lang.parser import parse
 from lamina.lang.scope import mangle
 
@@ -29,7 +29,7 @@ end function
 
 def self_calls(text: str):
     fn = parse(Source("t", text)).body[-1]
-    return loops.self_calls(fn, loops.function_float_names(fn))
+    return specialise.self_calls(fn, specialise.function_float_names(fn))
 
 
 def output(text: str) -> str:
@@ -40,7 +40,7 @@ def output(text: str) -> str:
 
 
 def test_fib_trusts_its_calls_of_itself():
-    assert self_calls(FIB) == loops.SelfCalls("fib", 1, frozenset({0}))
+    assert self_calls(FIB) == specialise.SelfCalls("fib", 1, frozenset({0}))
 
 
 @pytest.mark.parametrize("text", [
@@ -67,7 +67,7 @@ def test_functions_that_may_return_something_else_trust_nothing(text):
 def test_an_if_with_an_else_returning_on_every_branch_ends_in_a_return():
     text = ("function f(n)\n  if n < 1\n    return n\n  elseif n < 2\n    return 1\n"
             "  else\n    return f(n - 1) * 0.5 + f(n - 2)\n  end if\nend function")
-    assert self_calls(text) == loops.SelfCalls("f", 1, frozenset({0}))
+    assert self_calls(text) == specialise.SelfCalls("f", 1, frozenset({0}))
 
 
 def test_fib_gives_its_numbers_and_the_compiled_check_holds_the_function():
@@ -201,6 +201,6 @@ print(old({n}, {a}))
 """
     got = outcome(text)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(loops, "self_calls", lambda fn, floats: None)
+        patch.setattr(specialise, "self_calls", lambda fn, floats: None)
         want = outcome(text)
     assert got == want

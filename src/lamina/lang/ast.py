@@ -147,12 +147,18 @@ class Temp(Node):
 
 
 # -- statements ----------------------------------------------------------------
-class ExprStmt(Node):
+class Statement(Node):
+    """A statement. Each kind has a compile handler (compiler.STATEMENTS) and a rule saying
+    which names it binds and which blocks it holds (resolver.RULES); both tables are checked
+    against the subclasses of this class at import."""
+
+
+class ExprStmt(Statement):
     def __init__(self, span: Span, expr: Node):
         self.span, self.expr = span, expr
 
 
-class Assign(Node):
+class Assign(Statement):
     def __init__(self, span: Span, target: Node, value: Node, op: str | None = None):
         self.span = span
         self.target = target    # Name, Index or Field chain ending in a Name
@@ -165,39 +171,39 @@ class Param(Fields):
         self.name, self.default, self.span = name, default, span
 
 
-class FunctionDef(Node):
+class FunctionDef(Statement):
     def __init__(self, span: Span, name: str, params: list[Param], body: list[Node]):
         self.span, self.name, self.params, self.body = span, name, params, body
 
 
-class Return(Node):
+class Return(Statement):
     def __init__(self, span: Span, value: Node | None):
         self.span, self.value = span, value
 
 
-class If(Node):
+class If(Statement):
     def __init__(self, span: Span, branches: list[tuple[Node, list[Node]]], orelse: list[Node] | None):
         self.span = span
         self.branches = branches    # (condition, body) for if / elseif
         self.orelse = orelse
 
 
-class ForRange(Node):
+class ForRange(Statement):
     def __init__(self, span: Span, var: str, start: Node, stop: Node, step: Node | None, body: list[Node]):
         self.span, self.var, self.start, self.stop, self.step, self.body = span, var, start, stop, step, body
 
 
-class ForIn(Node):
+class ForIn(Statement):
     def __init__(self, span: Span, var: str, iterable: Node, body: list[Node]):
         self.span, self.var, self.iterable, self.body = span, var, iterable, body
 
 
-class While(Node):
+class While(Statement):
     def __init__(self, span: Span, cond: Node, body: list[Node]):
         self.span, self.cond, self.body = span, cond, body
 
 
-class Import(Node):
+class Import(Statement):
     # where the module is named (its name or path) and where the alias after `as` is, for editors
     _uncompared = ("spec_span", "alias_span")
 
@@ -210,7 +216,7 @@ class Import(Node):
         self.spec_span, self.alias_span = spec_span, alias_span
 
 
-class Try(Node):
+class Try(Statement):
     _uncompared = ("var_span",)
 
     def __init__(self, span: Span, body: list[Node], var: str | None, handler: list[Node] | None,
@@ -222,12 +228,12 @@ class Try(Node):
         self.var_span = var_span    # where `err` is written
 
 
-class Break(Node):
+class Break(Statement):
     def __init__(self, span: Span):
         self.span = span
 
 
-class Continue(Node):
+class Continue(Statement):
     def __init__(self, span: Span):
         self.span = span
 
@@ -251,3 +257,33 @@ def start_of(node: Node) -> Span:
         elif isinstance(x, (Node, Param)):
             stack.extend(getattr(x, f) for f in x._fields)
     return first
+
+
+def children(node) -> list:
+    """The syntax nodes directly inside `node` (statements and expressions alike)."""
+    out = []
+    for value in vars(node).values():
+        if isinstance(value, Node):
+            out.append(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, Node):
+                    out.append(item)
+                elif isinstance(item, (tuple, list)):      # If branches, record fields, matrix rows
+                    out.extend(x for x in item if isinstance(x, Node))
+        elif isinstance(value, tuple):
+            out.extend(x for x in value if isinstance(x, Node))
+    if isinstance(node, If):
+        out.extend(s for _, body in node.branches for s in body)
+    return out
+
+
+def walk(nodes: list, into_functions: bool = False):
+    """Every node in `nodes` and below; functions and lambdas are entered only if asked."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not into_functions and isinstance(node, (FunctionDef, Lambda)):
+            continue
+        stack.extend(children(node))

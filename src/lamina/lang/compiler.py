@@ -17,32 +17,24 @@ from __future__ import annotations
 
 import ast as py
 import itertools
-import types
 import warnings
 
 from ..errors import LaminaError
 from ..warnings import warn
 from . import ast as A
-from . import loops
+from . import resolver
+from .assignment import AssignmentCompiler
 from .discarded import Names, discarded_call
 from .parser import too_deep
+from .pycode import const, deepest_statement, global_names, helper, is_float_test, load, place  # noqa: F401 (global_names: the interpreter's)
 from .scope import CODE_FILENAME, builtins_of, mangle
+from .specialise import LOOPS, FloatSpecialiser
 
 NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> Lamina node
 RESULT_KEY = "__lamina_result__"  # where a cell's last expression leaves its value (mode "result")
 BINDERS_KEY = "__lamina_binders__"  # name -> the first top-level statement that binds it (for messages)
 CHUNK = 2000                      # top-level statements per code object
-TOP_LOOP = "_toplevel_loop"       # a top-level loop runs in a function of this name (loops.py)
-FUNCTION_COPY_LIMIT = 300         # syntax nodes: a larger function body is compiled once
-
-FAST_BINARY = {
-    "+": (py.Add, "_add"), "-": (py.Sub, "_sub"), "*": (py.Mult, "_mul"), ".*": (py.Mult, "_emul"),
-}
-FAST_COMPARE = {
-    "<": (py.Lt, "_lt"), "<=": (py.LtE, "_le"), ">": (py.Gt, "_gt"), ">=": (py.GtE, "_ge"),
-    "==": (py.Eq, "_eq"), "!=": (py.NotEq, "_ne"),
-}
-SLOW_BINARY = {"/": "_div", "./": "_ediv", "^": "_pow", ".^": "_epow", "%": "_mod", "\\": "_ldiv"}
+TOP_LOOP = "_toplevel_loop"       # a top-level loop runs in a function of this name (top_loop)
 
 
 def node_of(namespace: dict, lineno: int) -> A.Node | None:
@@ -70,23 +62,8 @@ def is_target_list(node: A.Node | None) -> bool:
     return isinstance(node, A.Matrix) and not node.semicolons
 
 
-def load(name: str) -> py.Name:
-    return py.Name(name, py.Load())
 
-
-def helper(name: str, *args: py.expr) -> py.Call:
-    return py.Call(load(name), list(args), [])
-
-
-def const(value) -> py.Constant:
-    return py.Constant(value)
-
-
-def is_float_test(expr: py.expr) -> py.expr:
-    return py.Compare(helper("_type", expr), [py.Is()], [load("_float")])
-
-
-class Compiler:
+class Compiler(FloatSpecialiser, AssignmentCompiler):
     def __init__(self, namespace: dict, echo: bool = False, result: bool = False):
         """Compile into `namespace`: its node table grows by this program's nodes and its
         constants are installed there. `echo`: every top-level expression statement prints its
@@ -99,14 +76,8 @@ class Compiler:
         self.result_node = None
         self.names = Names([], namespace)    # what the program binds, for discarded_call
         self.temps = itertools.count()
-        self.floats: set[str] = set()   # names known to hold floats (in a loop's fast copy)
         self.in_top_loop = False
-        # In a function's fast copy: its calls of itself that give floats, and the global
-        # that holds the function its definition made last (loops.self_calls); `verified`:
-        # compiling code that runs only once the function's name is checked to call it.
-        self.me: loops.SelfCalls | None = None
-        self.me_check = ""
-        self.verified = False
+        super().__init__()
 
     # -- plumbing ------------------------------------------------------------------
     def at(self, pynode, node: A.Node):
@@ -135,16 +106,7 @@ class Compiler:
         """Remember, for each name the program binds outside functions, the statement that binds
         it first: reading the name before that statement runs is explained by it (pyerrors)."""
         binders = self.namespace.setdefault(BINDERS_KEY, {})
-        first: dict[str, A.Node] = {}
-        for node in loops.walk(body):
-            if isinstance(node, A.Assign) and (node.op is not None or not isinstance(node.target, A.Name)):
-                continue        # `x += 1` and `v[i] = x` need x to exist already
-            name = loops.binds(node)
-            seen = first.get(name)
-            if name is not None and name not in binders and (
-                    seen is None or (node.span.line, node.span.col) < (seen.span.line, seen.span.col)):
-                first[name] = node
-        binders.update(first)
+        binders.update((name, node) for name, node in resolver.first_binders(body).items() if name not in binders)
 
     def chunk(self, program: A.Program, statements: list[A.Node]):
         module = py.Module(body=self.block(statements, top=True), type_ignores=[])
@@ -179,7 +141,7 @@ class Compiler:
             raise too_deep(A.start_of(node), "compile") from None
 
     def plain_statement(self, node: A.Node, top: bool) -> list[py.stmt]:
-        if top and isinstance(node, loops.LOOPS) and not self.in_top_loop:
+        if top and isinstance(node, LOOPS) and not self.in_top_loop:
             return [self.at(s, node) for s in self.top_loop(node)]
         handler = STATEMENTS[type(node)]
         return [self.at(s, node) for s in handler(self, node, top)]
@@ -193,7 +155,7 @@ class Compiler:
             body = STATEMENTS[type(node)](self, node, True)
         finally:
             self.in_top_loop = False
-        names = sorted(mangle(n) for n in loops.bound_names([node]))
+        names = sorted(mangle(n) for n in resolver.bound_names([node]))
         declare = [py.Global(names)] if names else []
         fn = py.FunctionDef(name=TOP_LOOP, args=self.arguments([], []), body=declare + body,
                             decorator_list=[], returns=None, type_comment=None)
@@ -215,87 +177,6 @@ class Compiler:
         key = mangle(name)
         return builtins_of(self.namespace, (key,)).get(key)
 
-    def s_Assign(self, node: A.Assign, top: bool):
-        if node.op is not None:
-            return self.compound_assign(node)
-        before: list[py.stmt] = []
-        target = node.target
-        if self.appends_to_itself(node):
-            # `v = append(v, x)`, the way a loop builds a list or vector: v may grow in place
-            call = node.value
-            value = helper("_append_var", self.expr(call.callee), self.expr(call.args[0]),
-                           self.expr(call.args[1]))
-            return [py.Assign([py.Name(mangle(target.name), py.Store())], self.at(value, call))]
-        if isinstance(target, (A.Index, A.Field)) and not isinstance(target.target, A.Name):
-            # `L[i].x = v` reads L[i] and writes it back: its indices are evaluated once
-            target = self.settled(target, before)
-        return before + self.store(target, self.expr(node.value))
-
-    @staticmethod
-    def appends_to_itself(node: A.Assign) -> bool:
-        call = node.value
-        return (isinstance(node.target, A.Name) and isinstance(call, A.Call) and not call.kwargs
-                and isinstance(call.callee, A.Name) and call.callee.name == "append"
-                and len(call.args) == 2 and isinstance(call.args[0], A.Name)
-                and call.args[0].name == node.target.name)
-
-    def store(self, target: A.Node, value: py.expr) -> list[py.stmt]:
-        """`target = value`: a name is bound; an element or field is written into its container,
-        which is written into its own, up to the name the target starts from."""
-        if isinstance(target, A.Field) and isinstance(target.target, A.Name):
-            # `r.x = v` and `r.v[i] = x` on a variable: an unshared record changes in place
-            value = helper("_set_field_var", self.expr(target.target), const(target.name), value)
-            return [py.Assign([py.Name(mangle(target.target.name), py.Store())], self.at(value, target))]
-        if isinstance(target, A.Index) and isinstance(target.target, A.Field) \
-                and isinstance(target.target.target, A.Name):
-            record = target.target
-            inner = self.at(helper("_field", self.expr(record.target), const(record.name)), record)
-            value = helper("_set_field_index_var", self.expr(record.target), const(record.name), inner,
-                           self.index_items(target.items), value)
-            return [py.Assign([py.Name(mangle(record.target.name), py.Store())], self.at(value, target))]
-        while not isinstance(target, A.Name):
-            container = self.expr(target.target)
-            if isinstance(target, A.Field):
-                value = helper("_set_field", container, const(target.name), value)
-            else:
-                if (isinstance(target.target, A.Name) and len(target.items) == 1
-                        and not isinstance(target.items[0], A.Slice)):
-                    # `v[i] = x` on a variable, the store loops are made of: no index tuple
-                    value = helper("_set_item_var", container, self.expr(target.items[0]), value)
-                else:
-                    fn = "_set_index_var" if isinstance(target.target, A.Name) else "_set_index"
-                    value = helper(fn, container, self.index_items(target.items), value)
-            value = self.at(value, target)
-            target = target.target
-        return [py.Assign([py.Name(mangle(target.name), py.Store())], value)]
-
-    def compound_assign(self, node: A.Assign) -> list[py.stmt]:
-        """`target op= value`: each index of the target is evaluated once, into a temporary,
-        then `target = target op value` reads and writes the element through them."""
-        before: list[py.stmt] = []
-        target = self.settled(node.target, before)
-        # a name is read by the `op=` itself: an undefined one is reported there
-        read = A.Name(node.span, target.name) if isinstance(target, A.Name) else target
-        return before + self.store(target, self.expr(A.Binary(node.span, node.op, read, node.value)))
-
-    def settled(self, target: A.Node, before: list[py.stmt]) -> A.Node:
-        """`target` with each index that is not a name or a literal evaluated into a temporary
-        by a statement appended to `before`, so that reading and writing it evaluate it once."""
-        def settle(expr: A.Node | None):
-            if expr is None or isinstance(expr, (A.Number, A.Name, A.String)):
-                return expr
-            name = self.temp()
-            before.append(self.at(py.Assign([py.Name(name, py.Store())], self.expr(expr)), expr))
-            return A.Temp(expr.span, name)
-
-        if isinstance(target, A.Field):
-            return A.Field(target.span, self.settled(target.target, before), target.name)
-        if isinstance(target, A.Index):
-            inner = self.settled(target.target, before)       # left to right: its indices first
-            items = [A.Slice(i.span, settle(i.start), settle(i.stop)) if isinstance(i, A.Slice)
-                     else settle(i) for i in target.items]
-            return A.Index(target.span, inner, items)
-        return target
 
     def s_Import(self, node: A.Import, top: bool):
         load_it = helper("_import", const(node.spec), const(node.is_path))
@@ -316,49 +197,6 @@ class Compiler:
             handlers = [py.ExceptHandler(load("_Catchable"), caught, body + self.block(node.handler, top))]
         final = self.block(node.final, top) if node.final is not None else []
         return [py.Try(self.block(node.body, top), handlers, [], final)]
-
-    def s_FunctionDef(self, node: A.FunctionDef, top: bool):
-        args = self.arguments([p.name for p in node.params],
-                              [self.expr(p.default) for p in node.params if p.default is not None])
-        outer = self.floats, self.in_top_loop, self.me, self.me_check, self.verified
-        self.floats, self.in_top_loop, self.me, self.verified = set(), False, None, False
-        try:
-            body, check = self.function_body(node, global_def=top and not outer[1])
-        finally:
-            self.floats, self.in_top_loop, self.me, self.me_check, self.verified = outer
-        name = mangle(node.name)
-        define = [py.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
-                                 type_comment=None)]
-        return define + [py.Assign([py.Name(check, py.Store())], load(name))] if check else define
-
-    def function_body(self, node: A.FunctionDef, global_def: bool) -> tuple[list[py.stmt], str]:
-        """The body, twice when that pays (as loops are): a copy that trusts the names
-        `loops.function_float_names` finds, chosen on entry when the parameters and outer
-        names among them hold floats (a small function that defines none inside only: the copy
-        doubles its code, and a function inside would double again at each level of nesting).
-        A function defined at the top level whose fast copy returns floats for certain also
-        trusts its own calls of itself there (`loops.self_calls`, `checked_self_calls`); the
-        name of the global its check reads comes back with the body ("" when there is none)."""
-        floats = loops.function_float_names(node)
-        if not floats or loops.defines_function(node.body) \
-                or sum(1 for _ in loops.walk(node.body)) > FUNCTION_COPY_LIMIT:
-            return self.block(node.body), ""
-        generic = self.block(node.body)
-        self.floats = floats
-        self.me = loops.self_calls(node, floats) if global_def else None
-        self.me_check = ""
-        if self.me is not None:
-            # None until the definition runs, so that code compiled elsewhere from this source
-            # (a cluster worker's) takes the checked path's other branch.
-            self.me_check = f"_self{len(self.nodes)}"
-            self.namespace[self.me_check] = None
-        try:
-            fast = self.block(node.body)
-        finally:
-            self.floats, self.me = set(), None
-        params = {p.name for p in node.params}
-        local = loops.bound_names(node.body) - params
-        return self.float_switch(sorted(floats - local), fast, generic, bound=params), self.me_check
 
     def arguments(self, names: list[str], defaults: list[py.expr]) -> py.arguments:
         return py.arguments(posonlyargs=[], args=[py.arg(mangle(n)) for n in names], vararg=None,
@@ -386,45 +224,6 @@ class Compiler:
 
     def s_While(self, node: A.While, top: bool):
         return self.specialised(node, lambda: [py.While(self.condition(node.cond), self.block(node.body, top), [])])
-
-    def specialised(self, node: A.Node, build) -> list[py.stmt]:
-        """The loop `build()` makes, twice when that pays (loops.py): a copy without float
-        guards on the names `loops.float_names` finds, chosen when they all hold floats on
-        entry (a name not yet assigned counts as not a float), else the generic copy."""
-        if self.floats or loops.has_loop(node.body) or loops.defines_function(node.body):
-            return build()
-        floats = loops.float_names(node)
-        if not floats:
-            return build()
-        generic = build()
-        self.floats = floats
-        try:
-            fast = build()
-        finally:
-            self.floats = set()
-        return self.float_switch(sorted(floats - {getattr(node, "var", None)}), fast, generic)
-
-    def float_switch(self, checked: list[str], fast: list, generic: list,
-                     bound: set = frozenset()) -> list[py.stmt]:
-        """`fast` when every name in `checked` holds a float (an unassigned one does not), else
-        `generic`. Names in `bound` (a function's parameters) are always assigned: when only
-        those are checked, the test needs no guard against an unassigned name."""
-        flag = self.temp()
-        test = py.BoolOp(py.And(), [is_float_test(load(mangle(n))) for n in checked]) if len(checked) > 1 \
-            else (is_float_test(load(mangle(checked[0]))) if checked else const(True))
-        if checked and set(checked) <= bound:
-            return [py.If(test, fast, generic)]
-        guard = py.Try([py.Assign([py.Name(flag, py.Store())], test)],
-                       [py.ExceptHandler(load("_NameError"), None,
-                                         [py.Assign([py.Name(flag, py.Store())], const(False))])], [], [])
-        return [guard, py.If(load(flag), fast, generic)]
-
-    def condition(self, node: A.Node) -> py.expr:
-        """A condition: a comparison of two floats the fast copy knows is a bool already."""
-        if self.floats and isinstance(node, A.Binary) and node.op in FAST_COMPARE \
-                and self.closed(node.left) and self.closed(node.right):
-            return self.expr(node)
-        return self.truth(self.expr(node))
 
     def s_Break(self, node, top):
         return [py.Break()]
@@ -488,84 +287,12 @@ class Compiler:
             return helper("_not", operand)
         if node.op == "+":
             return helper("_pos", operand)
-        if self.floats and self.closed(node.operand):
+        if self.floats and self.certain_float(node.operand):
             return py.UnaryOp(py.USub(), operand)
         if isinstance(node.operand, A.Name):
             return py.IfExp(is_float_test(operand), py.UnaryOp(py.USub(), load(operand.id)),
                             helper("_neg", load(operand.id)))
         return helper("_neg", operand)
-
-    def closed(self, node: A.Node) -> bool:
-        """Whether `node` gives a float for certain in the code being compiled."""
-        return loops.closed(node, self.floats, self.me if self.verified else None)
-
-    def checked_self_calls(self, node: A.Binary) -> py.expr | None:
-        """`a op b` over the function's calls of itself, which give floats when its name still
-        calls a function of this definition: `<fast> if L_f is _selfN else <guarded>`."""
-        if self.me is None or self.verified or not (
-                loops.closed(node.left, self.floats, self.me) and loops.closed(node.right, self.floats, self.me)):
-            return None
-        me, self.verified = self.me, True
-        try:
-            fast = self.e_Binary(node)
-        finally:
-            self.verified = False
-        self.me = None
-        try:
-            guarded = self.e_Binary(node)
-        finally:
-            self.me = me
-        test = py.Compare(load(mangle(me.name)), [py.Is()], [load(self.me_check)])
-        return py.IfExp(test, fast, guarded)
-
-    def e_Binary(self, node: A.Binary):
-        floats = bool(self.floats) and self.closed(node.left) and self.closed(node.right)
-        if self.floats and not floats:
-            checked = self.checked_self_calls(node)
-            if checked is not None:
-                return checked
-        left, right = self.expr(node.left), self.expr(node.right)
-        if floats:
-            # Two floats for certain (a loop's fast copy): Python's operator, no guard.
-            if node.op in FAST_BINARY:
-                return py.BinOp(left, FAST_BINARY[node.op][0](), right)
-            if node.op in FAST_COMPARE:
-                return py.Compare(left, [FAST_COMPARE[node.op][0]()], [right])
-            if node.op in ("/", "./"):
-                divisor = self.temp()
-                return py.IfExp(py.NamedExpr(py.Name(divisor, py.Store()), right),
-                                py.BinOp(left, py.Div(), load(divisor)),
-                                helper(SLOW_BINARY[node.op], left, load(divisor)))
-        if node.op in SLOW_BINARY:
-            return helper(SLOW_BINARY[node.op], left, right)
-        if node.op in FAST_BINARY:
-            pyop, fallback = FAST_BINARY[node.op]
-            make = lambda a, b: py.BinOp(a, pyop(), b)  # noqa: E731
-        else:
-            pyop, fallback = FAST_COMPARE[node.op]
-            make = lambda a, b: py.Compare(a, [pyop()], [b])  # noqa: E731
-        # Fast path for two floats; operands are evaluated once, left to right.
-        tests, names = [], []
-        for operand, lam in ((left, node.left), (right, node.right)):
-            if isinstance(lam, A.Number):
-                names.append(operand)
-            elif isinstance(lam, A.Name):
-                # the name's own line: a NameError points at the name, not at the operator
-                tests.append(is_float_test(py.copy_location(load(operand.id), operand)))
-                names.append(operand)
-            else:
-                t = self.temp()
-                tests.append(is_float_test(py.NamedExpr(py.Name(t, py.Store()), operand)))
-                names.append(load(t))
-        if not tests:
-            return helper(fallback, *names)
-        # Two operands: `_type(a) is _type(b) is _float`, one test that evaluates both (the
-        # chain stops before `_float` only), cheaper than two tests joined by `&`.
-        test = tests[0] if len(tests) == 1 else py.Compare(tests[0].left, [py.Is(), py.Is()],
-                                                            [tests[1].left, load("_float")])
-        fast = make(*[py.Name(n.id, py.Load()) if isinstance(n, py.Name) else n for n in names])
-        slow = helper(fallback, *[py.Name(n.id, py.Load()) if isinstance(n, py.Name) else n for n in names])
-        return py.IfExp(test, fast, slow)
 
     def e_Logical(self, node: A.Logical):
         """`a and b` short-circuits on bools: `false and b` is false without evaluating b. When `a`
@@ -648,64 +375,19 @@ class Compiler:
         return load(node.name)
 
 
-STATEMENTS = {cls: getattr(Compiler, "s_" + cls.__name__) for cls in (
-    A.ExprStmt, A.Assign, A.FunctionDef, A.Return, A.If, A.ForRange, A.ForIn, A.While, A.Break,
-    A.Continue, A.Import, A.Try)}
+# A handler per statement kind (a subclass of ast.Statement) and per expression node.
+STATEMENTS = {cls: getattr(Compiler, "s_" + cls.__name__, None) for cls in resolver.statement_kinds()}
+_unhandled = sorted(cls.__name__ for cls, handler in STATEMENTS.items() if handler is None)
+assert not _unhandled, f"statements without a compile handler (a method s_<Name> of Compiler): {_unhandled}"
 EXPRESSIONS = {cls: getattr(Compiler, "e_" + cls.__name__) for cls in (
     A.Number, A.String, A.Formatted, A.Bool, A.NoneLit, A.Name, A.NumberArray, A.Matrix, A.RecordLit,
     A.Unary, A.Binary, A.Logical, A.Transpose, A.Call, A.MethodCall, A.Field, A.Index, A.Lambda, A.Temp)}
 
 # Every syntax node (other than helpers that only appear inside others) has a handler.
-_INNER = {A.Node, A.Keyword, A.Slice, A.Param, A.Program}
+_INNER = {A.Node, A.Statement, A.Keyword, A.Slice, A.Param, A.Program}
 _missing = {c for c in vars(A).values() if isinstance(c, type) and issubclass(c, A.Node)} - _INNER \
     - set(STATEMENTS) - set(EXPRESSIONS)
 assert not _missing, f"syntax nodes without a compile handler: {_missing}"
-
-
-def place(tree: py.AST) -> None:
-    """Give every node without a line number the line of its nearest ancestor that has one."""
-    stack = [(tree, 1)]
-    while stack:
-        n, line = stack.pop()
-        if "lineno" in n._attributes:
-            own = getattr(n, "lineno", None)
-            if own is None:
-                n.lineno = n.end_lineno = line
-                n.col_offset = n.end_col_offset = 0
-            else:
-                line = own
-        for name in n._fields:
-            child = getattr(n, name, None)
-            if type(child) is list:
-                stack.extend((c, line) for c in child if isinstance(c, py.AST))
-            elif isinstance(child, py.AST):
-                stack.append((child, line))
-
-
-def deepest_statement(tree: py.AST) -> int:
-    """The line (a node id) of the innermost statement on the deepest path through `tree`."""
-    deepest, line = -1, 1
-    stack = [(tree, 0, 1)]
-    while stack:
-        n, depth, at = stack.pop()
-        if isinstance(n, py.stmt):
-            at = n.lineno
-        if depth > deepest:
-            deepest, line = depth, at
-        stack.extend((child, depth + 1, at) for child in py.iter_child_nodes(n))
-    return line
-
-
-def global_names(code: tuple) -> set[str]:
-    """Every name the code objects (and the functions and lambdas in them) read as a global
-    or builtin: the builtins a program needs are among them."""
-    names: set[str] = set()
-    stack = list(code)
-    while stack:
-        c = stack.pop()
-        names.update(c.co_names)
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return names
 
 
 def compile_program(program: A.Program, namespace: dict, echo: bool = False,

@@ -18,7 +18,7 @@ from typing import Callable
 
 from ..values import LibObject, Record
 from . import ast as A
-from . import loops
+from . import resolver
 from .scope import mangle
 
 # The builtin of a name (a function carrying __lamina_pure__), or None.
@@ -39,10 +39,8 @@ class Names:
 
     def read_program(self) -> None:
         self.read = True
-        for node in loops.walk(self.body, into_functions=True):
-            name = loops.binds(node)
-            if name is not None:
-                self.bound.add(name)
+        for node in A.walk(self.body, into_functions=True):
+            self.bound.update(b.name for b in resolver.binds(node))
             if isinstance(node, A.Import):
                 self.modules.add(node.alias)
             elif isinstance(node, A.FunctionDef):
@@ -108,7 +106,7 @@ def discarded_calls(program: A.Program, builtin_of: BuiltinOf) -> list[tuple[A.E
     there every expression statement's value goes nowhere."""
     names = Names(program.body)
     out = []
-    for node in loops.walk(program.body, into_functions=True):
+    for node in A.walk(program.body, into_functions=True):
         if isinstance(node, A.ExprStmt):
             message = discarded_call(node, builtin_of, names)
             if message is not None:

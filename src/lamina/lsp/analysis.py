@@ -2,9 +2,10 @@
 
 The document is parsed with the language's own parser, so a syntax error (an `end` that
 closes the wrong block included) has the message and span `lamina` would print; the parser
-reads past each (parse_with_errors), and the statements that parsed are checked. The tree
-is walked with the scoping the compiler gives it (Python's: a function's assignments are its
-locals, anything else is read from the enclosing scope, then the builtins): a name that nothing defines is an error, and so is a builtin called with
+reads past each (parse_with_errors), and the statements that parsed are checked. The names
+each statement binds come from the language's resolver (lang/resolver.py), as the compiler's
+do (Python's scoping: a function's assignments are its locals, anything else is read from the
+enclosing scope, then the builtins): a name that nothing defines is an error, and so is a builtin called with
 arguments it cannot take (calls.py). Every definition and every use of a name is kept, for
 go-to-definition, hover, completion and the outline, and so is each function's and lambda's
 scope with the lines it spans, for the names seen from a cursor.
@@ -25,6 +26,7 @@ from functools import partial
 from ..builtins.registry import load_all
 from ..errors import LaminaError, Source, Span
 from ..lang import ast as A
+from ..lang import resolver
 from ..lang.discarded import discarded_calls
 from ..lang.modules import no_member
 from ..lang.parser import parse
@@ -193,29 +195,18 @@ class _Walker:
         return d
 
     def collect(self, scope: Scope, body: list[A.Node]) -> None:
-        for stmt in body:
+        """Define the names the statements of `body` bind in `scope`, as the resolver finds them."""
+        for b in resolver.bindings(body):
+            stmt = b.node
             if isinstance(stmt, A.FunctionDef):
-                self.define(scope, stmt.name, "function", stmt.span, params=[_param_text(p) for p in stmt.params],
+                self.define(scope, b.name, b.kind, b.span, params=[_param_text(p) for p in stmt.params],
                             signature=[(p.name, p.default is not None) for p in stmt.params])
             elif isinstance(stmt, A.Assign):
-                self.assignment(scope, stmt)
-            elif isinstance(stmt, (A.ForRange, A.ForIn)):
-                self.define(scope, stmt.var, "variable", stmt.span)
-                self.collect(scope, stmt.body)
-            elif isinstance(stmt, A.While):
-                self.collect(scope, stmt.body)
-            elif isinstance(stmt, A.If):
-                for _, branch in stmt.branches:
-                    self.collect(scope, branch)
-                self.collect(scope, stmt.orelse or [])
-            elif isinstance(stmt, A.Try):
-                self.collect(scope, stmt.body)
-                if stmt.var is not None:
-                    self.define(scope, stmt.var, "variable", stmt.var_span or stmt.span)
-                self.collect(scope, stmt.handler or [])
-                self.collect(scope, stmt.final or [])
-            elif isinstance(stmt, A.Import):
-                self.define(scope, stmt.alias, "module", stmt.alias_span or stmt.span, module=self.find(stmt)[0])
+                self.assignment(scope, stmt, b)
+            elif b.kind == "module":
+                self.define(scope, b.name, b.kind, b.span, module=self.find(stmt)[0])
+            else:
+                self.define(scope, b.name, b.kind, b.span)
 
     def find(self, stmt: A.Import) -> tuple[str | None, LaminaError | None]:
         """(the module's file, or None and why not)."""
@@ -226,13 +217,13 @@ class _Walker:
                 self.imports[id(stmt)] = (None, err)
         return self.imports[id(stmt)]
 
-    def assignment(self, scope: Scope, stmt: A.Assign) -> None:
+    def assignment(self, scope: Scope, stmt: A.Assign, binding: resolver.Binding) -> None:
         target, path = stmt.target, []
         while not isinstance(target, A.Name):
             path.append(target)
             target = target.target
-        plain = not path and stmt.op is None
-        d = self.define(scope, target.name, "variable", target.span, bound=plain,
+        plain = not binding.reads
+        d = self.define(scope, binding.name, "variable", binding.span, bound=plain,
                         value=stmt.value if plain else None,
                         signature=_lambda_signature(stmt.value) if plain else None)
         # `r = {a = {b = 1}}`, `r.a = {b = 1}` and `r.a.b = 1` all give r the field a, with b
