@@ -1,12 +1,16 @@
 """The layer protocol is the only way the model API knows a layer: a layer kind defined here,
 in the test alone, compiles, fits, predicts, evaluates, prints, saves and loads."""
+import importlib
 import json
+import pkgutil
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
+import lamina.models.layers
 from lamina.autodiff import ops
+from lamina.builtins.registry import load_all
 from lamina.errors import LaminaError
 from lamina.models.compile import compile_model
 from lamina.models.evaluate import evaluate, predict
@@ -98,22 +102,35 @@ def test_compile_needs_a_last_layer_with_an_activation(scale_kind):
     assert e.value.kind == "ValueError" and "ends with scale(1)" in e.value.message
 
 
-EXAMPLES = {
-    "dense": 'input(3) |> dense(2, activation = "tanh")',
-    "dropout": 'input(3) |> dropout(0.25)',
-    "embedding": 'input(3) |> embedding(4, 2)',
-    "layer_norm": 'input(3) |> layer_norm()',
-    "gru": 'input(3, 1) |> gru(2, return_sequences = true)',
-}
+# The layer kinds of lamina/models/layers/ (this file registers one of its own for a test).
+LAYERS = {kind: cls for kind, cls in KINDS.items() if cls.__module__.startswith("lamina.models.layers.")}
+RECIPE = "docs/ARCHITECTURE.md, recipe 'A model layer'"
 
 
-def test_every_registered_kind_has_an_example_here():
-    assert sorted(EXAMPLES) == sorted(KINDS)
+def test_every_layer_class_of_the_package_is_registered():
+    for info in pkgutil.iter_modules(lamina.models.layers.__path__):
+        module = importlib.import_module(f"lamina.models.layers.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Layer) and value.__module__ == module.__name__:
+                assert KINDS.get(value.kind) is value, \
+                    f"{value.__name__} of models/layers/{info.name}.py is not registered: decorate it with @register ({RECIPE}, step 1)"
 
 
-@pytest.mark.parametrize("kind", sorted(EXAMPLES))
+@pytest.mark.parametrize("kind", sorted(LAYERS))
+def test_every_layer_file_follows_the_recipe(run, kind):
+    cls, spec = LAYERS[kind], load_all().get(kind)
+    assert cls.example.startswith("input("), \
+        f"{cls.__name__} needs example = 'input(...) |> {kind}(...)', a spec ending with it ({RECIPE}, step 1)"
+    assert spec is not None and any(s.input.startswith("model spec") for s in spec.shapes), \
+        (f"the layer {kind!r} ({cls.__module__}) has no builtin that appends it to a model spec: "
+         f"add its overload to builtins/layers.py ({RECIPE}, step 2)")
+    _, interp = run(f"s = {cls.example}")
+    assert type(interp.get("s").layers[-1]) is cls
+
+
+@pytest.mark.parametrize("kind", sorted(LAYERS))
 def test_settings_survive_json_and_the_record_names_the_kind(run, kind):
-    _, interp = run(f"s = {EXAMPLES[kind]}")
+    _, interp = run(f"s = {LAYERS[kind].example}")
     layer = interp.get("s").layers[-1]
     settings = json.loads(json.dumps(layer.settings()))
     assert type(layer).from_settings(settings) == layer

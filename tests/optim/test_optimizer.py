@@ -1,25 +1,47 @@
 """Every optimizer builtin through one table: immutability, parameter containers, gradient
 forms, the registry, fields, and every error path."""
+import importlib
+import pkgutil
+
 import numpy as np
 import pytest
 
+import lamina.optim
+
 from lamina.autodiff.tape import TAPE
 from lamina.builtins import optimizers as B
+from lamina.builtins.registry import spec_of
 from lamina.errors import LaminaError
-from lamina.optim.base import Optimizer
+from lamina.optim.base import Optimizer, Rule
 from lamina.optim.registry import RULES, get
 from lamina.values import Record
 
-OPTIMIZERS = [B.sgd, B.nesterov_sgd, B.adam, B.adamw, B.nadam, B.adamax, B.rmsprop, B.adagrad, B.adadelta]
-IDS = [f.__lamina_builtin__ for f in OPTIMIZERS]
+OPTIMIZERS = [spec_of(name).fn for name in RULES]      # each rule's constructor builtin
+IDS = list(RULES)
 table = pytest.mark.parametrize("make", OPTIMIZERS, ids=IDS)
 
 M = np.array([[1.0, 2.0], [3.0, 4.0]])
 V = np.array([0.5, -0.5, 1.5])
 
 
-def test_the_table_covers_every_rule():
-    assert sorted(IDS) == sorted(RULES)
+RECIPE = "docs/ARCHITECTURE.md, recipe 'An optimizer'"
+
+
+def test_every_rule_written_in_optim_is_in_rules():
+    for info in pkgutil.iter_modules(lamina.optim.__path__):
+        module = importlib.import_module(f"lamina.optim.{info.name}")
+        for value in vars(module).values():
+            assert not isinstance(value, Rule) or RULES.get(value.name) is value, \
+                f"the rule {value.name!r} of optim/{info.name}.py is not in RULES: add it to optim/registry.py ({RECIPE}, step 2)"
+
+
+def test_every_rule_has_its_constructor_and_page():
+    for name, rule in RULES.items():
+        assert rule.summary and rule.example and rule.remark, \
+            f"the rule {name!r} needs summary=, example= and remark= for its constructor's page ({RECIPE}, step 1)"
+        spec = spec_of(name)
+        assert spec is not None and spec.fn().rule is rule, \
+            f"{name} is not its rule's constructor: builtins/optimizers.py registers one per rule of RULES"
 
 
 @table
@@ -151,7 +173,7 @@ def test_registry_get():
 
 
 def test_with_hp_changes_settings_only():
-    opt = B.adam(1.0, 0.1).step(3.0)
+    opt = spec_of("adam").fn(1.0, 0.1).step(3.0)
     faster = opt.with_hp(lr=0.5)
     assert faster.get("lr") == 0.5 and faster.t == opt.t and faster.state == opt.state
     assert error(lambda: opt.with_hp(lr=-1.0)).kind == "ValueError"

@@ -32,97 +32,47 @@ def _divide(g, d):
     return fdiv(g, d) if type(g) is float else g / d
 
 
-def exp(a):
-    x = a.value if type(a) is Tracked else a
-    out = _apply(x, np.exp)
-    if type(a) is not Tracked:
-        return out
-    return record1(out, a, times(out))
+def elementwise(ufunc, vjp, number=None):
+    """The differentiable function `ufunc`: on an array `ufunc(x)`, on a Python float `number(x)`
+    (by default the ufunc's result as a float), recorded with the VJP `vjp(x, out)` makes."""
+    number = number or (lambda v: float(ufunc(v)))
+
+    def apply(a):
+        x = a.value if type(a) is Tracked else a
+        out = number(x) if type(x) is float else ufunc(x)
+        if type(a) is not Tracked:
+            return out
+        return record1(out, a, vjp(x, out))
+    return apply
 
 
-def log(a):
-    x = a.value if type(a) is Tracked else a
-    out = _apply(x, np.log)
-    if type(a) is not Tracked:
-        return out
-    return record1(out, a, lambda g: _divide(g, x))
+def _abs_slope(x):
+    """abs's VJP: a number's sign, or the array's, 0 at NaN as on the scalar path and in torch (a
+    NaN that a mask later replaces, z[isnan(w)] = 0, passes back 0, not 0 * NaN)."""
+    if type(x) is float:
+        return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
+    return lambda g: g * _sign(x)
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    s = np.sign(x)
+    s[np.isnan(s)] = 0.0
+    return s
 
 
 _LN10, _LN2 = math.log(10.0), math.log(2.0)
 
-
-def log10(a):
-    x = a.value if type(a) is Tracked else a
-    out = _apply(x, np.log10)
-    if type(a) is not Tracked:
-        return out
-    return record1(out, a, lambda g: _divide(g, x * _LN10))
-
-
-def log2(a):
-    x = a.value if type(a) is Tracked else a
-    out = _apply(x, np.log2)
-    if type(a) is not Tracked:
-        return out
-    return record1(out, a, lambda g: _divide(g, x * _LN2))
-
-
-def log1p(a):
-    """log(1 + x), accurate for small x; the derivative is 1 / (1 + x)."""
-    x = a.value if type(a) is Tracked else a
-    out = _apply(x, np.log1p)
-    if type(a) is not Tracked:
-        return out
-    return record1(out, a, lambda g: _divide(g, 1.0 + x))
-
-
-def expm1(a):
-    """exp(x) - 1, accurate for small x; the derivative is exp(x) = expm1(x) + 1."""
-    x = a.value if type(a) is Tracked else a
-    out = _apply(x, np.expm1)
-    if type(a) is not Tracked:
-        return out
-    return record1(out, a, times(out + 1.0))
-
-
-def sqrt(a):
-    x = a.value if type(a) is Tracked else a
-    out = fsqrt(x) if type(x) is float else np.sqrt(x)
-    if type(a) is not Tracked:
-        return out
-    return record1(out, a, lambda g: _divide(0.5 * g, out))
-
-
-def sin(a):
-    x = a.value if type(a) is Tracked else a
-    out = _apply(x, np.sin)
-    if type(a) is not Tracked:
-        return out
-    return record1(out, a, times(_apply(x, np.cos)))
-
-
-def cos(a):
-    x = a.value if type(a) is Tracked else a
-    out = _apply(x, np.cos)
-    if type(a) is not Tracked:
-        return out
-    return record1(out, a, times(-_apply(x, np.sin)))
-
-
-def abs(a):
-    x = a.value if type(a) is Tracked else a
-    if type(x) is float:
-        sign = 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
-        return record1(math.fabs(x), a, sign)
-    return record(np.abs(x), (a,), (lambda g: g * _sign(x),))
-
-
-def _sign(x: np.ndarray) -> np.ndarray:
-    """The sign, 0 at NaN as on the scalar path and in torch: a NaN that a mask later replaces
-    (z[isnan(w)] = 0) passes back 0, not 0 * NaN."""
-    s = np.sign(x)
-    s[np.isnan(s)] = 0.0
-    return s
+# The one table of unary functions: each one's forward and its VJP, from the input x and the output out.
+exp = elementwise(np.exp, lambda x, out: times(out))
+expm1 = elementwise(np.expm1, lambda x, out: times(out + 1.0))      # exp(x) - 1, accurate for small x
+log = elementwise(np.log, lambda x, out: lambda g: _divide(g, x))
+log10 = elementwise(np.log10, lambda x, out: lambda g: _divide(g, x * _LN10))
+log2 = elementwise(np.log2, lambda x, out: lambda g: _divide(g, x * _LN2))
+log1p = elementwise(np.log1p, lambda x, out: lambda g: _divide(g, 1.0 + x))      # log(1 + x), accurate for small x
+sqrt = elementwise(np.sqrt, lambda x, out: lambda g: _divide(0.5 * g, out), number=fsqrt)
+sin = elementwise(np.sin, lambda x, out: times(_apply(x, np.cos)))
+cos = elementwise(np.cos, lambda x, out: times(-_apply(x, np.sin)))
+abs = elementwise(np.absolute, lambda x, out: _abs_slope(x), number=math.fabs)
 
 
 def maximum(a, b):

@@ -45,6 +45,7 @@ def _leaf(x, trainable: bool, name: str, dtype=None):
 
 
 @builtin("param", pure="a value", tracked="constant", category=CATEGORY,
+         probes=["param(p)"],
          shapes=[Shape("param(x)", "number or tensor", "tracked value",
                        "A new trainable leaf on the tape holding the value of x."),
                  Shape("param(values)", "list or record of numbers/tensors", "same structure",
@@ -67,6 +68,7 @@ def param(x, dtype=None):
 
 
 @builtin("track", pure="a value", tracked="constant", category=CATEGORY,
+         probes=["track(p)"],
          shapes=[Shape("track(x)", "number or tensor", "tracked value",
                        "A new non-trainable leaf holding the value of x."),
                  Shape("track(values)", "list or record of numbers/tensors", "same structure",
@@ -107,6 +109,7 @@ def _plain(x):
 
 
 @builtin("detach", pure="a value", tracked="constant", category=CATEGORY,
+         probes=["detach(p)", "detach({a = p, b = [p, 1]})"],
          shapes=[Shape("detach(x)", "tracked number or tensor", "number or tensor",
                        "Its value, untracked: a constant as far as grad is concerned."),
                  Shape("detach(values)", "list or record", "same structure",
@@ -125,6 +128,8 @@ def detach(x):
 
 
 @builtin("grad", pure="a value", tracked="constant", category=CATEGORY,
+         probes=["grad(sum(p .* p), wrt = p)"],
+         float32_probes=["w = param(p)\ngrad(sum(w .* w), wrt = w)"],
          shapes=[Shape("grad(loss, wrt = x)", "scalar loss, tracked value", "gradient (shape of x)",
                        "The derivative of loss with respect to x."),
                  Shape("grad(loss, wrt = [a, b])", "scalar loss, a bracket of tracked values written in the call",
@@ -174,6 +179,7 @@ def grad(loss, wrt=None):
 
 
 @builtin("tape_reset", tracked="constant", category=CATEGORY,
+         probes="takes no argument",
          shapes=[Shape("tape_reset()", "no input", "no output",
                        "Starts a new generation of the autodiff tape.")],
          summary="Starts a new generation of the autodiff tape: every value recorded so far becomes "
@@ -215,6 +221,7 @@ def tape_reset():
 
 
 @builtin("tape_size", pure="a number", tracked="constant", category=CATEGORY,
+         probes="takes no argument",
          shapes=[Shape("tape_size()", "no input", "number",
                        "How many entries were recorded since the last reset, leaves included.")],
          summary="The number of entries recorded on the autodiff tape since the last tape_reset(): "
@@ -229,6 +236,7 @@ def tape_size():
 
 
 @builtin("tape_limit", tracked="constant", category=CATEGORY,
+         probes="its argument is a count of entries",
          shapes=[Shape("tape_limit(n)", "whole number", "number",
                        "Sets the entry count above which a warning is printed; returns the old one.")],
          summary="Sets how many tape entries recorded since the last reset trigger the one-time "

@@ -28,6 +28,7 @@ CORE = "Core"
 
 
 @builtin("print", tracked="constant", category=CORE,
+         probes=["print(p, q)"],
          shapes=[Shape("print(a, b, ...)", "any values", "no output",
                        "Writes the values joined by one space, then a newline.")],
          summary="Writes values to standard output, joined by spaces, ending the line.",
@@ -67,6 +68,7 @@ def _digits(x) -> int:
 
 
 @builtin("print_options", tracked="constant", category=CORE,
+         probes=["print_options(digits = p[0] * 2)"],
          shapes=[Shape("print_options(digits = n, limit = m, width = w)", "whole numbers (limit, width: or Inf)",
                        "record", "Sets the options given; returns the previous ones."),
                  Shape("print_options()", "no input", "record", "The current options.")],
@@ -97,6 +99,7 @@ def print_options(digits=None, limit=None, width=None):
 
 
 @builtin("length", pure="a number", tracked="constant", category=CORE,
+         probes=["length(p)"],
          shapes=[Shape("length(x)", "tensor, list or string", "number",
                        "The number of elements, items or characters.")],
          summary="Counts the elements of a tensor, the items of a list or the characters of a string.",
@@ -191,6 +194,7 @@ def _empty_vector(v) -> bool:
 
 
 @builtin("keys", pure="a list of strings", tracked="constant", category=CORE,
+         probes=["keys({a = p})"],
          shapes=[Shape("keys(r)", "record", "list of strings", "The field names in order.")],
          summary="Lists the field names of a record.",
          examples=['r = {a = 1, b = 2}\nprint(keys(r))'],
@@ -204,6 +208,7 @@ def keys(r):
 
 
 @builtin("has", pure="true or false", tracked="constant", category=CORE,
+         probes="takes a record and a name",
          shapes=[Shape("has(r, name)", "record, string", "bool", "Whether the record has that field.")],
          summary="Tells whether a record has a field of the given name.",
          examples=['r = {a = 1}\nprint(has(r, "a"), has(r, "b"))'],
@@ -295,6 +300,7 @@ def filter_(xs, keep):
 
 
 @builtin("assert", tracked="constant", category=CORE,
+         probes=["assert(sum(p) > 0)"],
          shapes=[Shape("assert(cond)", "bool", "no output", "Stops with an Error when cond is false."),
                  Shape("assert(cond, message)", "bool, string", "no output", "The same with a message.")],
          summary="Checks that a condition holds and stops the program if it does not.",
@@ -306,6 +312,7 @@ def assert_(cond, message="Assertion failed."):
 
 
 @builtin("clock", pure="a number", tracked="constant", category=CORE,
+         probes="takes no argument",
          shapes=[Shape("clock()", "no input", "number", "Seconds from a fixed point, for timing.")],
          summary="Returns a monotonic time in seconds, for measuring how long code takes.",
          examples=['t0 = clock()\ns = 0\nfor i = 1 to 1000\n    s = s + i\nend for\nprint(s, clock() - t0 >= 0)'],
@@ -315,6 +322,7 @@ def clock():
 
 
 @builtin("help", tracked="constant", category=CORE,
+         probes="takes a builtin's name",
          shapes=[Shape("help()", "no input", "no output", "Lists the categories and their builtins."),
                  Shape("help(name)", "string", "no output", "Prints the page of one builtin."),
                  Shape("help(f)", "a builtin or a function of the program", "no output",

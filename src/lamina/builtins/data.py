@@ -6,7 +6,7 @@ from ..stats import data as DT
 from ..stats import rows as RW
 from ..stats.table import as_table
 from ..values import as_int
-from .registry import GradCase, Shape, builtin, refuse_tracked
+from .registry import FLOAT64_STATISTICS, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Data"
 TABLE_NOTE = ("A table has named columns of one length: numeric columns are vectors, text columns "
@@ -17,6 +17,7 @@ SMALL = 'write_csv({x = [1, 2, 3, 4], y = [2.1, 3.9, 6.2, 7.8], group = ["a", "b
 
 
 @builtin("read_csv", pure="a table", tracked="constant", category=CATEGORY,
+         probes="takes a path",
          shapes=[Shape("read_csv(path)", "file path", "table", "The file's columns, named by its header line."),
                  Shape("read_csv(path, sep = \";\")", "path, one character", "table", "Another field separator."),
                  Shape("read_csv(path, text = [\"id\"])", "path, column names", "table", "Read those columns as text.")],
@@ -50,6 +51,7 @@ def read_csv(path, sep=",", text=None):
 
 
 @builtin("write_csv", tracked="constant", category=CATEGORY,
+         probes=['write_csv(q, "probe.csv")'],
          shapes=[Shape("write_csv(t, path)", "table, file path", "no output", "Writes the table with a header line."),
                  Shape("write_csv(r, path)", "record of columns, path", "no output", "Each field a column."),
                  Shape("write_csv(X, path, names = [...])", "matrix, path, column names", "no output",
@@ -72,6 +74,7 @@ def write_csv(x, path, names=None):
 
 
 @builtin("table", pure="a table", tracked="refuses", category=CATEGORY,
+         probes=["table(q)"],
          shapes=[Shape("table(r)", "record of columns", "table", "Each field a column (vector or list of strings)."),
                  Shape("table(X, names)", "matrix, list of names", "table", "A matrix's columns, named.")],
          summary="Makes a table from a record of equally long columns or from a matrix.",
@@ -85,6 +88,7 @@ def table(x, names=None):
 
 
 @builtin("as_matrix", pure="a matrix", tracked="constant", category=CATEGORY,
+         probes="takes a table, and a table refuses tracked columns",
          shapes=[Shape("as_matrix(t)", "table of numeric columns", "matrix", "Every column, in order."),
                  Shape("as_matrix(t, names)", "table, list of column names", "matrix", "Those columns, in that order.")],
          summary="The numeric columns of a table as the columns of a matrix (rows are the table's rows).",
@@ -96,6 +100,7 @@ def as_matrix(t, names=None):
 
 
 @builtin("columns", pure="a list of strings", tracked="constant", category=CATEGORY,
+         probes="takes a table",
          shapes=[Shape("columns(t)", "table", "list of strings", "The column names, in order.")],
          summary="The names of a table's columns.",
          examples=['t = table({a = [1, 2], b = ["x", "y"]})\nprint(columns(t), nrows(t))'],
@@ -105,6 +110,7 @@ def columns(t):
 
 
 @builtin("nrows", pure="a number", tracked="constant", category=CATEGORY,
+         probes="takes a table",
          shapes=[Shape("nrows(t)", "table", "number", "How many rows the table has.")],
          summary="The number of rows of a table.",
          examples=['t = table({a = [1, 2, 3]})\nprint(nrows(t))'],
@@ -114,6 +120,7 @@ def nrows(t):
 
 
 @builtin("head", pure="a table", tracked="constant", category=CATEGORY,
+         probes="takes a table",
          shapes=[Shape("head(t)", "table", "table", "The first 5 rows."),
                  Shape("head(t, n)", "table, count", "table", "The first n rows.")],
          summary="The first rows of a table, as a smaller table.",
@@ -127,6 +134,7 @@ RUNS = 't = table({lr = [0.1, 0.01, 0.001], loss = [0.42, 0.17, 0.31]})\n'
 
 
 @builtin("best", pure="a record", tracked="constant", category=CATEGORY,
+         probes="takes a table, and a table refuses tracked columns",
          shapes=[Shape("best(t, name)", "table, numeric column's name", "record",
                        "The row with the smallest number in that column."),
                  Shape("best(t, name, largest = true)", "table, column name, bool", "record",
@@ -143,6 +151,8 @@ def best(t, name, largest=False):
 
 
 @builtin("describe", pure="a table", tracked="refuses", category=CATEGORY,
+         probes=["describe(q)"],
+         float64_results=(FLOAT64_STATISTICS, ("result",)),
          shapes=[Shape("describe(t)", "table", "table", "count, mean, std, min, quartiles and max of each numeric column."),
                  Shape("describe(X)", "vector or matrix", "table", "The same for a vector or each column of a matrix.")],
          summary="Summary statistics of each numeric column: count, mean, std, min, 25%, 50%, 75% and max.",
@@ -159,6 +169,7 @@ def describe(x):
 
 
 @builtin("train_test_split", pure="a record", tracked="refuses", category=CATEGORY,
+         probes=["train_test_split(q, p)"],
          shapes=[Shape("train_test_split(X, Y)", "two tensors (or tables, lists) with n rows", "record {X_train, X_test, Y_train, Y_test}",
                        "A random 80/20 split of the rows, the same rows for X and Y."),
                  Shape("train_test_split(X, Y, test = 0.25, seed = n)", "the same, fraction or count, whole number", "record",

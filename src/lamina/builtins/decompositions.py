@@ -38,6 +38,8 @@ def eigh(A):
 
 
 @builtin("eig", pure="a record", tracked="refuses", category=CATEGORY,
+         probes=["eig([1, 2; 2, 1] .* p[0])", "eig(q[0:2, :])"],
+         float32_probes=["eig(q[0:2, :])", "eig(float32([1, 2; 3, 1]))"],
          shapes=[Shape("eig(A)", "n x n matrix", "record {values, vectors}",
                        "values: the n eigenvalues, ascending; vectors: unit eigenvectors in columns.")],
          summary="Eigenvalues and eigenvectors of a square matrix whose eigenvalues are real.",

@@ -33,7 +33,8 @@ def _family(name: str, params: str, meaning: str, example: str, notes: str):
                 summary=meaning, examples=[example], notes=notes + " " + USE)
 
 
-@builtin("normal", pure="a distribution", tracked="refuses", **_family(
+@builtin("normal", pure="a distribution", tracked="refuses",
+         probes=["normal(p[0], 1)", "normal(0, sigma = p[1])"], **_family(
     "normal", "mu = 0, sigma = 1", "The normal (Gaussian) distribution with mean mu and standard deviation sigma.",
     "d = normal(10, 2)\nprint(d, d.mean, d.var)\nprint(round(d.pdf(10), 4), d.cdf(10), round(d.quantile(0.975), 3))\n"
     "seed(1)\nx = d.sample(10000)\nprint(abs(mean(x) - 10) < 0.1)",
@@ -42,7 +43,7 @@ def normal(mu=None, sigma=None):
     return _make("normal", mu=mu, sigma=sigma)
 
 
-@builtin("uniform", pure="a distribution", tracked="refuses", **_family(
+@builtin("uniform", pure="a distribution", tracked="refuses", probes=["uniform(p[0], 5)"], **_family(
     "uniform", "low = 0, high = 1", "The continuous uniform distribution on [low, high].",
     "d = uniform(2, 6)\nprint(d.mean, d.pdf([1, 3]), d.cdf(5))",
     "Density 1 / (high - low) inside the interval and 0 outside; low must be less than high."))
@@ -50,7 +51,7 @@ def uniform(low=None, high=None):
     return _make("uniform", low=low, high=high)
 
 
-@builtin("binomial", pure="a distribution", tracked="refuses", **_family(
+@builtin("binomial", pure="a distribution", tracked="refuses", probes=["binomial(10, p[0] / 4)"], **_family(
     "binomial", "n, p", "The binomial distribution: the number of successes in n independent trials, "
     "each a success with probability p.",
     "d = binomial(10, 0.5)\nprint(d.mean, round(d.pdf(5), 4), round(d.cdf(5), 4))\nprint(d.quantile([0.05, 0.95]))",
@@ -61,7 +62,7 @@ def binomial(n, p):
     return _make("binomial", n=n, p=p)
 
 
-@builtin("poisson", pure="a distribution", tracked="refuses", **_family(
+@builtin("poisson", pure="a distribution", tracked="refuses", probes=["poisson(p[0])"], **_family(
     "poisson", "rate", "The Poisson distribution: the number of events in an interval when they "
     "occur independently at an average rate.",
     "d = poisson(3)\nprint(d.mean, d.var, round(d.pdf(0), 4), round(d.cdf(3), 4))",
@@ -72,7 +73,7 @@ def poisson(rate):
     return _make("poisson", rate=rate)
 
 
-@builtin("exponential", pure="a distribution", tracked="refuses", **_family(
+@builtin("exponential", pure="a distribution", tracked="refuses", probes=["exponential(p[0])"], **_family(
     "exponential", "rate = 1", "The exponential distribution: the waiting time between events "
     "of a Poisson process with the given rate.",
     "d = exponential(0.5)\nprint(d.mean, round(d.pdf(0), 4), round(d.cdf(2), 4), round(d.quantile(0.5), 4))",
@@ -85,7 +86,7 @@ NAMES = ("gamma and beta name no distribution because they are the names of the 
          "functions; f is a name programs give their own functions. ")
 
 
-@builtin("student_t", pure="a distribution", tracked="refuses", **_family(
+@builtin("student_t", pure="a distribution", tracked="refuses", probes=["student_t(p[0])"], **_family(
     "student_t", "df", "Student's t distribution with df degrees of freedom: the distribution of "
     "a t statistic (t_test, linreg's t values).",
     "d = student_t(10)\nprint(d, d.mean, round(d.var, 4))\nprint(round(d.quantile(0.975), 4), round(2 * (1 - d.cdf(2.5)), 5))",
@@ -98,7 +99,7 @@ def student_t(df):
     return _make("student_t", df=df)
 
 
-@builtin("chi2", pure="a distribution", tracked="refuses", **_family(
+@builtin("chi2", pure="a distribution", tracked="refuses", probes=["chi2(df = p[1])"], **_family(
     "chi2", "df", "The chi-squared distribution with df degrees of freedom: the sum of df squared "
     "standard normal variables (chisq_test's statistic).",
     "d = chi2(3)\nprint(d, d.mean, d.var)\nprint(round(d.quantile(0.95), 4), round(1 - d.cdf(7.815), 4))",
@@ -108,7 +109,7 @@ def chi2(df):
     return _make("chi2", df=df)
 
 
-@builtin("f_dist", pure="a distribution", tracked="refuses", **_family(
+@builtin("f_dist", pure="a distribution", tracked="refuses", probes=["f_dist(3, p[0])"], **_family(
     "f_dist", "df1, df2", "The F distribution with df1 and df2 degrees of freedom: the ratio of two "
     "independent chi-squared variables, each divided by its df (linreg's F test).",
     "d = f_dist(2, 20)\nprint(d, round(d.mean, 4))\nprint(round(d.quantile(0.95), 4), round(1 - d.cdf(3.49), 4))",
@@ -118,7 +119,8 @@ def f_dist(df1, df2):
     return _make("f_dist", df1=df1, df2=df2)
 
 
-@builtin("gamma_dist", pure="a distribution", tracked="refuses", **_family(
+@builtin("gamma_dist", pure="a distribution", tracked="refuses",
+         probes=["gamma_dist(p[0])", "gamma_dist(2, rate = p[1])"], **_family(
     "gamma_dist", "shape, rate = 1", "The gamma distribution with a shape and a rate: the waiting "
     "time for shape events of a Poisson process with the given rate.",
     "d = gamma_dist(2, 0.5)\nprint(d, d.mean, d.var)\nprint(round(d.pdf(1), 4), round(d.cdf(4), 4))",
@@ -130,7 +132,7 @@ def gamma_dist(shape, rate=None):
     return _make("gamma_dist", shape=shape, rate=rate)
 
 
-@builtin("beta_dist", pure="a distribution", tracked="refuses", **_family(
+@builtin("beta_dist", pure="a distribution", tracked="refuses", probes=["beta_dist(p[0], p[1])"], **_family(
     "beta_dist", "a, b", "The beta distribution on [0, 1] with shapes a and b: a distribution of "
     "probabilities (the posterior of a success rate after a - 1 successes and b - 1 failures).",
     "d = beta_dist(2, 5)\nprint(d, round(d.mean, 4), round(d.var, 4))\nprint(round(d.pdf(0.2), 4), round(d.quantile(0.5), 4))",
@@ -141,6 +143,7 @@ def beta_dist(a, b):
 
 
 @builtin("pdf", pure="a value", tracked="refuses", category=CATEGORY,
+         probes=["pdf(normal(0, 1), p)", "normal(0, 1).pdf(p)"],
          shapes=[Shape("pdf(d, x)", "distribution, number or tensor", "number or tensor",
                        "The density at x (for a discrete distribution, the probability of x)."),
                  Shape("d.pdf(x)", "distribution, number or tensor", "number or tensor", "The same, as a method.")],
@@ -155,6 +158,7 @@ def pdf(d, x):
 
 
 @builtin("cdf", pure="a value", tracked="refuses", category=CATEGORY,
+         probes=["cdf(normal(0, 1), p)"],
          shapes=[Shape("cdf(d, x)", "distribution, number or tensor", "number or tensor", "P(X <= x)."),
                  Shape("d.cdf(x)", "distribution, number or tensor", "number or tensor", "The same, as a method.")],
          summary="The cumulative distribution function P(X <= x) of a distribution, elementwise.",
@@ -168,6 +172,7 @@ def cdf(d, x):
 
 
 @builtin("sample", tracked="constant", category=CATEGORY,
+         probes="takes a distribution (which refuses tracked parameters) and counts",
          shapes=[Shape("sample(d)", "distribution", "number", "One random draw."),
                  Shape("sample(d, n)", "distribution, count", "vector", "n independent draws."),
                  Shape("sample(d, r, c)", "distribution, rows, columns", "matrix", "An r x c matrix of draws.")],

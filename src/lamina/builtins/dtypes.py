@@ -44,6 +44,7 @@ def float32(x):
 
 
 @builtin("float64", pure="a new float64 value", category=CATEGORY,
+         float64_results=("it converts to float64: that is what it is for", ("result",)),
          shapes=[Shape("float64(x)", "tensor", "tensor", "A float64 copy of x."),
                  Shape("float64(values)", "list or record", "same structure",
                        "Every tensor in it converted; numbers stay numbers.")],
@@ -58,6 +59,7 @@ def float64(x):
 
 
 @builtin("dtype", pure="a string", tracked="constant", category=CATEGORY,
+         probes=["dtype(p)"],
          shapes=[Shape("dtype(x)", "number or tensor", "string", '"float32", "float64" or "logical".')],
          summary='The precision of a number or tensor: "float32" or "float64".',
          examples=['print(dtype([1, 2]), dtype(float32([1, 2])), dtype(3), dtype([1, 2] > 1))'],

@@ -15,6 +15,7 @@ OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
 
 
 @builtin("plot", tracked="constant", category=CATEGORY,
+         probes=["plot(p)", "plot(p, p .* 2)"],
          shapes=[Shape("plot(y)", "vector (or matrix)", "no output", "A line through y[i] at x = i (one line per column of a matrix of several rows)."),
                  Shape("plot(x, y)", "vector, vector or matrix", "no output", "A line through the points (x[i], y[i])."),
                  Shape(f"plot(x, y, style = \"o--\", {OPTIONS})", "the same, strings", "no output",
@@ -43,6 +44,7 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
 
 
 @builtin("scatter", tracked="constant", category=CATEGORY,
+         probes=["scatter(p, p)"],
          shapes=[Shape("scatter(x, y)", "two vectors of n", "no output", "A dot at each (x[i], y[i])."),
                  Shape("scatter(x, y, color = labels)", "two vectors, vector of n", "no output",
                        "Dots colored by a value per point (cluster labels, say)."),
@@ -60,6 +62,7 @@ def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, 
 
 
 @builtin("hist", tracked="constant", category=CATEGORY,
+         probes=["hist(p)"],
          shapes=[Shape("hist(x)", "tensor", "no output", "A histogram with 10 equal bins."),
                  Shape("hist(x, bins)", "tensor, count or edge vector", "no output", "With other bins."),
                  Shape(f"hist(x, bins, {OPTIONS})", "the same, options", "no output", "With labels.")],
@@ -73,6 +76,7 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
 
 
 @builtin("bar", tracked="constant", category=CATEGORY,
+         probes=["bar(p)"],
          shapes=[Shape("bar(heights)", "vector", "no output", "One bar per element, labelled 0, 1, ..."),
                  Shape("bar(names, heights)", "list of strings (or vector), vector", "no output", "Bars with labels."),
                  Shape(f"bar(names, heights, {OPTIONS})", "the same, options", "no output", "With titles.")],
@@ -86,6 +90,7 @@ def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
 
 
 @builtin("figure", tracked="constant", category=CATEGORY,
+         probes="its arguments are a size in inches",
          shapes=[Shape("figure()", "no input", "no output", "Starts a new, empty figure (6.4 x 4.8 inches)."),
                  Shape("figure(width, height)", "two numbers (inches)", "no output", "Of another size.")],
          summary="Starts a new figure, discarding an unsaved current one; later drawing goes into it.",
@@ -97,6 +102,7 @@ def figure(width=6.4, height=4.8):
 
 
 @builtin("savefig", tracked="constant", category=CATEGORY,
+         probes="takes a path",
          shapes=[Shape("savefig(path)", "file path ending .png, .svg, .pdf or .jpg", "no output",
                        "Writes the current figure, then starts afresh."),
                  Shape("savefig(path, dpi = 150)", "path, whole number", "no output", "At another resolution.")],
@@ -114,6 +120,7 @@ def savefig(path, dpi=100.0):
 
 
 @builtin("show", tracked="constant", category=CATEGORY,
+         probes="takes no argument",
          shapes=[Shape("show()", "no input", "no output", "Shows the current figure in a window, when a display exists.")],
          summary="Shows the current figure in a window when there is a display; otherwise says to use savefig.",
          examples=['plot([1, 2, 3])\nsavefig("line.png")\nprint("saved; show() would open a window on a desktop")'],

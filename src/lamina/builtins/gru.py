@@ -23,6 +23,7 @@ def _weights(n_in, n_h, seed):
 
 
 @builtin("gru_init", pure="a record", tracked="constant", category=CATEGORY,
+         probes="its arguments are sizes",
          shapes=[Shape("gru_init(input_size, hidden_size, seed = n)", "two sizes, a seed", "record",
                        "The nine GRU weights, Glorot-uniform from a generator seeded by n."),
                  Shape("gru_init(input_size, hidden_size)", "two sizes", "record",

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import LaminaError
 from ..stats import hypothesis as H
 from ..stats.table import Table
-from .registry import Shape, builtin, refuse_tracked
+from .registry import FLOAT64_STATISTICS, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
 RESULT = ("The result prints as R prints a test (method, data, statistic, df, p-value, alternative "
@@ -15,6 +15,8 @@ SIDES = ("alternative = \"less\" or \"greater\" makes the test one-sided (the in
 
 
 @builtin("t_test", pure="a test result", tracked="refuses", category=CATEGORY,
+         probes=["t_test(p)", "t_test([1, 2, 3], p)", "t_test(c, mu = p[0])"],
+         float64_results=(FLOAT64_STATISTICS, ("result",)),
          shapes=[Shape("t_test(x)", "vector", "test result", "One sample: is the mean 0 (or mu = m)?"),
                  Shape("t_test(x, y)", "two vectors", "test result",
                        "Welch's two-sample test: do the means differ? (unequal variances)"),
@@ -63,6 +65,8 @@ def t_test(x, y=None, by=None, mu=0.0, paired=False, equal_var=False, alternativ
 
 
 @builtin("chisq_test", pure="a test result", tracked="refuses", category=CATEGORY,
+         probes=["chisq_test(p)", "chisq_test([10, 20, 30, 40], p = p ./ sum(p))"],
+         float64_results=(FLOAT64_STATISTICS, ("result",)),
          shapes=[Shape("chisq_test(M)", "r x c matrix of counts", "test result",
                        "Independence of the rows and columns of a contingency table."),
                  Shape("chisq_test(x, y)", "two vectors or lists of labels of one length", "test result",
@@ -96,6 +100,8 @@ def chisq_test(x, y=None, p=None, correct=True):
 
 
 @builtin("corr_test", pure="a test result", tracked="refuses", category=CATEGORY,
+         probes=["corr_test(p, [1, 3, 2, 5])", 'corr_test([1, 3, 2, 5], p, method = "spearman")'],
+         float64_results=(FLOAT64_STATISTICS, ("result",)),
          shapes=[Shape("corr_test(x, y)", "two vectors of one length", "test result",
                        "Is Pearson's correlation 0? With a confidence interval."),
                  Shape("corr_test(x, y, method = \"spearman\")", "two vectors", "test result",

@@ -14,6 +14,7 @@ SEQUENCES = ("Lamina has no 3-D arrays, so a batch of sequences is an m x (steps
 
 
 @builtin("gru", pure="a model spec", tracked="constant", category=CATEGORY,
+         probes="appends a layer to a model spec; its arguments are sizes and settings",
          shapes=[Shape("spec |> gru(units)", "model spec of sequences, units", "model spec",
                        "Appends a GRU layer that gives each sequence's last hidden state (units "
                        "numbers per example)."),
@@ -49,6 +50,7 @@ def gru(spec, units=None, return_sequences=False, **options):
 
 
 @builtin("embedding", pure="a model spec", tracked="constant", category=CATEGORY,
+         probes="appends a layer to a model spec; its arguments are sizes and settings",
          shapes=[Shape("spec |> embedding(vocab, dim)", "model spec of tokens, vocabulary size, "
                        "vector size", "model spec",
                        "Appends an embedding: each token becomes a learnt vector of dim numbers.")],
@@ -78,6 +80,7 @@ def embedding(spec, vocab=None, dim=None, **options):
 
 
 @builtin("layer_norm", pure="a model spec", tracked="constant", category=CATEGORY,
+         probes="appends a layer to a model spec; its arguments are sizes and settings",
          shapes=[Shape("spec |> layer_norm()", "model spec", "model spec",
                        "Appends a layer normalisation of each example.")],
          summary="A layer normalisation: each example (row) is shifted and scaled to mean 0 and "

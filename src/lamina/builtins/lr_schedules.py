@@ -37,6 +37,7 @@ def _shapes(name, args, description):
 
 
 @builtin("lr_plateau", pure="a value", tracked="constant", category=CATEGORY,
+         probes="its arguments are settings of a schedule",
          shapes=_shapes("lr_plateau", "lr, patience, base = \"adam\", factor = 0.5, min_lr = 0",
                         "Multiply the rate by factor when the loss stops improving."),
          summary="Reduce on plateau: multiplies the learning rate by factor after patience epochs "
@@ -55,6 +56,7 @@ def lr_plateau(lr=None, patience=5, base="adam", factor=0.5, min_lr=0.0):
 
 
 @builtin("lr_adaptive", pure="a value", tracked="constant", category=CATEGORY,
+         probes="its arguments are settings of a schedule",
          shapes=_shapes("lr_adaptive", "lr, base = \"adam\", grow = 1.05, cut = 0.5, min_lr = 0, max_lr = Inf",
                         "The bold driver: grow after a better epoch, cut after a worse one."),
          summary="The bold driver: multiplies the learning rate by grow after an epoch that lowered "
@@ -75,6 +77,7 @@ def lr_adaptive(lr=None, base="adam", grow=1.05, cut=0.5, min_lr=0.0, max_lr=mat
 
 
 @builtin("lr_step", pure="a value", tracked="constant", category=CATEGORY,
+         probes="its arguments are settings of a schedule",
          shapes=_shapes("lr_step", "lr, every, base = \"adam\", factor = 0.5, min_lr = 0",
                         "Multiply the rate by factor every `every` epochs."),
          summary="Step decay: the learning rate is lr * factor ^ floor(epoch / every), so it drops by "
@@ -89,6 +92,7 @@ def lr_step(lr=None, every=10, base="adam", factor=0.5, min_lr=0.0):
 
 
 @builtin("lr_cosine", pure="a value", tracked="constant", category=CATEGORY,
+         probes="its arguments are settings of a schedule",
          shapes=_shapes("lr_cosine", "lr, epochs, base = \"adam\", min_lr = 0",
                         "Anneal the rate along half a cosine over `epochs` epochs."),
          summary="Cosine annealing: the learning rate falls from lr to min_lr along half a cosine "

@@ -308,6 +308,7 @@ def _against(result: np.ndarray, bound) -> np.ndarray:
 
 # -- not differentiable --------------------------------------------------------
 @builtin("round", pure="a value", tracked="constant", category=CATEGORY,
+         probes=["round(p, 1)"],
          shapes=[Shape("round(x)", "number or tensor", "same shape", "Rounds to whole numbers."),
                  Shape("round(x, digits)", "number or tensor, whole number", "same shape",
                        "Rounds to `digits` decimal places (negative: to tens, hundreds, ...).")],
@@ -376,24 +377,27 @@ def _rounding(name: str, meaning: str, example: str, notes: str):
                 notes=notes + " The result is a plain value: it passes no gradient.")
 
 
-@builtin("floor", pure="a value", tracked="constant", **_rounding("floor", "The largest whole number not above x.",
-                              "print(floor([1.7, -1.2]))", "floor(-1.2) is -2."))
+@builtin("floor", pure="a value", tracked="constant", probes=["floor(p)"],
+         **_rounding("floor", "The largest whole number not above x.",
+                     "print(floor([1.7, -1.2]))", "floor(-1.2) is -2."))
 def floor(x):
     if type(x) is float:
         return math.copysign(float(math.floor(x)), x) if x - x == 0.0 else x
     return lamina_value(np.floor(value_of(numeric_or_tracked(x, "floor\'s argument"))))
 
 
-@builtin("ceil", pure="a value", tracked="constant", **_rounding("ceil", "The smallest whole number not below x.",
-                             "print(ceil([1.2, -1.7]))", "ceil(-1.7) is -1."))
+@builtin("ceil", pure="a value", tracked="constant", probes=["ceil(p)"],
+         **_rounding("ceil", "The smallest whole number not below x.",
+                     "print(ceil([1.2, -1.7]))", "ceil(-1.7) is -1."))
 def ceil(x):
     if type(x) is float:
         return math.copysign(float(math.ceil(x)), x) if x - x == 0.0 else x
     return lamina_value(np.ceil(value_of(numeric_or_tracked(x, "ceil\'s argument"))))
 
 
-@builtin("sign", pure="a value", tracked="constant", **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
-                             "print(sign([-2.5, 0.0, 3.0]))", "The sign of NaN is NaN."))
+@builtin("sign", pure="a value", tracked="constant", probes=["sign(p)"],
+         **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
+                     "print(sign([-2.5, 0.0, 3.0]))", "The sign of NaN is NaN."))
 def sign(x):
     if type(x) is float:
         return 1.0 if x > 0.0 else -1.0 if x < 0.0 else x if x != x else 0.0
@@ -423,7 +427,7 @@ def _truth_doc(name: str, meaning: str, summary: str, example: str, notes: str):
                 summary=summary, examples=[example], notes=notes)
 
 
-@builtin("any", pure="a value", tracked="constant", **_truth_doc(
+@builtin("any", pure="a value", tracked="constant", probes=["any(p)"], **_truth_doc(
     "any", "Whether any element is nonzero.",
     "true when at least one element is nonzero (or true); false for an empty tensor.",
     "v = [0.5, -1.0, 2.0]\nprint(any(v > 1), any(v > 5))\nm = [1, 0; 0, 0]\nprint(any(m, axis = 0), any(m, axis = 1))",
@@ -434,7 +438,7 @@ def any_(x, axis=None):
     return _truth_reduce(x, axis, np.any, "any")
 
 
-@builtin("all", pure="a value", tracked="constant", **_truth_doc(
+@builtin("all", pure="a value", tracked="constant", probes=["all(p)"], **_truth_doc(
     "all", "Whether every element is nonzero.",
     "true when every element is nonzero (or true); true for an empty tensor.",
     "v = [0.5, -1.0, 2.0]\nprint(all(v > -2), all(v > 0))\nm = [1, 2; 0, 3]\nprint(all(m, axis = 0), all(m, axis = 1))",
@@ -444,8 +448,8 @@ def all_(x, axis=None):
     return _truth_reduce(x, axis, np.all, "all")
 
 
-def _test(name: str, meaning: str, example: str, notes: str, fn, number):
-    @builtin(name, pure="true or false, or a logical tensor", tracked="constant", category=CATEGORY,
+def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes: list[str]):
+    @builtin(name, pure="true or false, or a logical tensor", tracked="constant", probes=probes, category=CATEGORY,
              shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a logical tensor", meaning)],
              summary=f"{meaning} Elementwise on a tensor, giving a logical tensor (a mask) like a comparison.",
              examples=[example],
@@ -464,12 +468,13 @@ isnan = _test("isnan", "Whether x is NaN (not a number).",
               "v = [1, 0 / 0, 3]\nprint(isnan(v), isnan(2.0), any(isnan(v)))",
               "NaN is the only value not equal to itself, so x == NaN is always false; ask isnan(x). "
               "A number gives a bool, a tensor a logical tensor of its shape: sum(isnan(v)) counts the "
-              "missing values and v[isnan(v)] = 0 fills them.", np.isnan, math.isnan)
+              "missing values and v[isnan(v)] = 0 fills them.", np.isnan, math.isnan,
+              ["isnan(p)", "isnan(p[0])"])
 isinf = _test("isinf", "Whether x is Inf or -Inf.", "print(isinf([1 / 0, -1 / 0, 0 / 0, 1]))",
               "NaN is not infinite. A number gives a bool, a tensor a logical tensor of its shape.", np.isinf,
-              math.isinf)
+              math.isinf, ["isinf(q)"])
 isfinite = _test("isfinite", "Whether x is an ordinary number: not NaN, Inf or -Inf.",
                  "print(isfinite([1, 1 / 0, 0 / 0]), isfinite(1e308))",
                  "isfinite(x) is the negation of isnan(x) or isinf(x). A number gives a bool, a tensor "
                  "a logical tensor of its shape.", np.isfinite,
-                 math.isfinite)
+                 math.isfinite, ["isfinite(p)"])

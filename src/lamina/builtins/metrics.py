@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..stats import metrics as MT
-from .registry import GradCase, Shape, builtin
+from .registry import WHOLE_NUMBERS, GradCase, Shape, builtin
 
 CATEGORY = "Statistics"
 LABELS = ("Labels are whole numbers: a fraction among the predictions (or true labels) is a "
@@ -36,6 +36,7 @@ EXAMPLE = "y = [1, 0, 1, 1, 0, 1]\npred = [1, 0, 0, 1, 1, 1]\n"
 
 
 @builtin("accuracy", pure="a number", tracked="constant", category=CATEGORY,
+         probes=["accuracy([1, 0, 1, 1], c)", "accuracy(c, [1, 0, 0, 1])"],
          shapes=[Shape("accuracy(y_true, y_pred)", "two label vectors of one length", "number",
                        "The fraction of predictions equal to the truth."),
                  Shape("accuracy(Y, P)", "two n x c matrices", "number", "Rows compared by their largest entry.")],
@@ -48,26 +49,31 @@ def accuracy(y_true, y_pred):
     return MT.accuracy(y_true, y_pred=y_pred)
 
 
-@builtin("precision", pure="a number", tracked="constant", **_binary("precision", "precision", "tp / (tp + fp), the share of predicted "
-                                 "positives that are right", EXAMPLE + "print(precision(y, pred))"))
+@builtin("precision", pure="a number", tracked="constant", probes=["precision([1, 0, 1, 1], c)", "precision(c, [1, 0, 0, 1])"],
+         **_binary("precision", "precision", "tp / (tp + fp), the share of predicted "
+                   "positives that are right", EXAMPLE + "print(precision(y, pred))"))
 def precision(y_true, y_pred, positive=None, average="binary"):
     return MT.precision(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
-@builtin("recall", pure="a number", tracked="constant", **_binary("recall", "recall", "tp / (tp + fn), the share of true positives "
-                             "that are found", EXAMPLE + "print(recall(y, pred), recall(y, pred, positive = 0))"))
+@builtin("recall", pure="a number", tracked="constant", probes=["recall([1, 0, 1, 1], c)", "recall(c, [1, 0, 0, 1])"],
+         **_binary("recall", "recall", "tp / (tp + fn), the share of true positives "
+                   "that are found", EXAMPLE + "print(recall(y, pred), recall(y, pred, positive = 0))"))
 def recall(y_true, y_pred, positive=None, average="binary"):
     return MT.recall(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
-@builtin("f1", pure="a number", tracked="constant", **_binary("f1", "F1 score", "2 tp / (2 tp + fp + fn), the harmonic mean of "
-                         "precision and recall",
-                         EXAMPLE + "print(f1(y, pred))\nprint(round(f1([0, 1, 2, 2], [0, 2, 2, 1], average = \"macro\"), 4))"))
+@builtin("f1", pure="a number", tracked="constant", probes=["f1([1, 0, 1, 1], c)", "f1(c, [1, 0, 0, 1])"],
+         **_binary("f1", "F1 score", "2 tp / (2 tp + fp + fn), the harmonic mean of "
+                   "precision and recall",
+                   EXAMPLE + "print(f1(y, pred))\nprint(round(f1([0, 1, 2, 2], [0, 2, 2, 1], average = \"macro\"), 4))"))
 def f1(y_true, y_pred, positive=None, average="binary"):
     return MT.f1(y_true, y_pred=y_pred, positive=positive, average=average)
 
 
 @builtin("confusion_matrix", pure="a value", tracked="constant", category=CATEGORY,
+         probes=["confusion_matrix([1, 0, 1, 1], c)"],
+         float64_results=(WHOLE_NUMBERS, ("result",)),
          shapes=[Shape("confusion_matrix(y_true, y_pred)", "two vectors of labels 0, 1, ...", "k x k matrix",
                        "Counts: row = true class, column = predicted class."),
                  Shape("confusion_matrix(y_true, y_pred, classes = k)", "labels, count", "k x k matrix",

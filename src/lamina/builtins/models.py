@@ -16,6 +16,9 @@ from .autodiff import trains
 from .registry import Shape, builtin, refuse_tracked
 
 CATEGORY = "Models"
+# The model the probes of tests/builtins/test_tracked_arguments.py train, and its float32 twin.
+PROBE_NET = 'net = input(2) |> dense(1, activation = "none") |> compile(optimizer = "sgd", loss = "mse", seed = 1)\n'
+PROBE_NET32 = PROBE_NET.replace("seed = 1)", 'seed = 1, dtype = "float32")')
 XOR = "X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0.0; 1.0; 1.0; 0.0]\n"
 NET = (XOR + "net = input(2) |> dense(8, activation = \"tanh\") |> dense(1, activation = \"sigmoid\") |>\n"
        "      compile(optimizer = adam(lr = 0.05), loss = \"binary_cross_entropy\", seed = 1)\n")
@@ -34,6 +37,7 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
 
 
 @builtin("input", pure="a model spec", tracked="constant", category=CATEGORY,
+         probes="its argument is a count of inputs",
          shapes=[Shape("input(n)", "number of features", "model spec",
                        "The start of a model whose examples have n features."),
                  Shape("input(steps, features)", "number of steps, features per step", "model spec",
@@ -59,6 +63,7 @@ def input_(n, features=None):
 
 
 @builtin("compile", pure="a model", tracked="constant", category=CATEGORY,
+         probes="takes a model spec",
          shapes=[Shape("compile(spec, optimizer = \"adam\", loss = \"mse\", seed = n)",
                        "model spec, optimizer name, loss name, seed", "model",
                        "Weights drawn from the seed; defaults adam and mse."),
@@ -103,6 +108,8 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
 
 
 @builtin("fit", pure="a new model", tracked="refuses", category=CATEGORY,
+         probes=[PROBE_NET + "fit(net, q, [1; 1; 2; 0])"],
+         float32_probes=[PROBE_NET32 + "fit(net, q, float32([1; 1; 2; 0]))"],
          shapes=[Shape("fit(model, X, Y, epochs = n)", "model, m x inputs matrix, targets, epochs",
                        "model", "Trains and returns a new model; rows are examples."),
                  Shape("net.fit(X, Y, epochs = n, batch_size = 32, shuffle = true)", "the same, as "
@@ -171,6 +178,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
 
 
 @builtin("predict", pure="a value", tracked="refuses", category=CATEGORY,
+         probes=[PROBE_NET + "predict(net, q)"], float32_probes=[PROBE_NET32 + "predict(net, q)"],
          shapes=[Shape("predict(model, X)", "model, m x inputs matrix", "m x outputs matrix",
                        "The model's outputs for each row."),
                  Shape("net.predict(X)", "the same, as a method", "m x outputs matrix",
@@ -194,6 +202,8 @@ def predict(model, X):
 
 
 @builtin("evaluate", pure="a record", tracked="refuses", category=CATEGORY,
+         probes=[PROBE_NET + "evaluate(net, q, [1; 1; 2; 0])"],
+         float32_probes=[PROBE_NET32 + "evaluate(net, q, float32([1; 1; 2; 0]))"],
          shapes=[Shape("evaluate(model, X, Y)", "model, inputs, targets", "record {loss}",
                        "The loss on these rows (mse, mae)."),
                  Shape("evaluate(model, X, Y)", "classification model", "record {loss, accuracy}",
@@ -213,6 +223,8 @@ def evaluate(model, X, Y):
 
 
 @builtin("quick_mlp", pure="a model", tracked="refuses", category=CATEGORY,
+         probes=["quick_mlp(q, [1; 1; 2; 0], epochs = 2)"],
+         float32_probes=['quick_mlp(q, float32([1; 1; 2; 0]), epochs = 2, dtype = "float32")'],
          shapes=[Shape("quick_mlp(X, Y, seed = n)", "inputs, targets, seed", "model",
                        "A fitted MLP with one hidden layer of 16 tanh units."),
                  Shape("quick_mlp(X, Y, seed = n, hidden = [32, 16], epochs = 500)",
@@ -248,6 +260,7 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
 
 
 @builtin("save_model", tracked="constant", category=CATEGORY,
+         probes="takes a model and a path",
          shapes=[Shape("save_model(model, path)", "model, file path", "no output",
                        "Writes the model to one .npz file.")],
          summary="Saves a model (spec, weights, optimizer state, schedule and histories) to a file "
@@ -276,6 +289,7 @@ def save_model(model, path):
 
 
 @builtin("load_model", pure="a model", tracked="constant", category=CATEGORY,
+         probes="takes a path",
          shapes=[Shape("load_model(path)", "file path", "model", "The model save_model wrote.")],
          summary="Reads a model saved by save_model: every weight, setting and history exactly as "
                  "saved, so predictions match and further fitting continues the same way.",

@@ -1,12 +1,11 @@
-"""Optimizer builtins: one constructor per family, and optimizer_step (the math is in lamina.optim)."""
+"""Optimizer builtins: one constructor per rule of optim/registry.py's RULES, its page written
+from the rule (summary, example, remark beside the update in its optim/ file), and optimizer_step
+(the math is in lamina.optim)."""
 from __future__ import annotations
 
 from ..errors import LaminaError
-from ..optim.adagrad import ADADELTA, ADAGRAD
-from ..optim.adam import ADAM, ADAMAX, ADAMW, NADAM
 from ..optim.base import Optimizer, make
-from ..optim.rmsprop import RMSPROP
-from ..optim.sgd import NESTEROV_SGD, SGD
+from ..optim.registry import RULES
 from ..values import describe
 from .registry import Shape, builtin
 
@@ -22,100 +21,35 @@ COMMON = ("The parameters are one value (tracked or plain), a list or a record o
           "t counts steps from 1. ")
 
 
-def _docs(rule, summary, example, extra=""):
+def _docs(rule):
     settings = ", ".join(f"{k} = {v:g}" for k, v in rule.defaults.items())
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{rule.name}(params, lr)", "parameters, learning rate", "optimizer",
                               f"A {rule.name} optimizer over the parameters."),
                         Shape(f"{rule.name}(params, lr = r, ...)", "parameters, settings by keyword",
                               "optimizer", f"Defaults: {settings}.")],
-                summary=summary,
-                examples=[example],
+                summary=rule.summary,
+                examples=[rule.example],
                 notes=f"Update for each parameter w with gradient g: {rule.formula}. Defaults: "
-                      f"{settings}. " + COMMON + extra)
+                      f"{settings}. " + COMMON + rule.remark)
 
 
-def _one_step(name, args):
-    return (f"w = param(1.0)\nopt = {name}(w{args})\nopt = optimizer_step(opt, 3.0)\n"
-            f"print(round(opt.params, 4))")
+def _constructor(rule):
+    """The builtin named for `rule`: its optimizer over the parameters, its page from the rule."""
+    def construct(params=None, lr=None, **options):
+        return make(rule, params=params, lr=lr, **options)
+    construct.__name__ = construct.__qualname__ = rule.name    # Python's messages about a bad call name it
+    builtin(rule.name, pure="an optimizer", tracked="constant", probes=[f"{rule.name}(p, 0.1)"],
+            **_docs(rule))(construct)
 
 
-@builtin("sgd", pure="an optimizer", tracked="constant", **_docs(SGD, "Stochastic gradient descent, with optional momentum.",
-                        "x = [1.0, 2.0, 3.0, 4.0]\ny = [2.0, 4.0, 6.0, 8.0]\nopt = sgd(0.0, 0.01)\n"
-                        "for t = 0 to 49\n    tape_reset()\n    w = param(opt.params)\n"
-                        "    loss = mean((w * x - y) .^ 2)\n    opt = optimizer_step(opt, grad(loss, wrt = w))\n"
-                        "end for\nprint(round(opt.params, 4))",
-                        "The same rule as torch.optim.SGD with dampening 0; the default lr is 0.01 (torch's is 0.001)."))
-def sgd(params=None, lr=None, **options):
-    return make(SGD, params=params, lr=lr, **options)
-
-
-@builtin("nesterov_sgd", pure="an optimizer", tracked="constant", **_docs(NESTEROV_SGD, "Stochastic gradient descent with Nesterov momentum.",
-                                 _one_step("nesterov_sgd", ", lr = 0.05, momentum = 0.9"),
-                                 "The same rule as torch.optim.SGD(nesterov = True); the defaults (lr 0.01, momentum 0.9) are "
-                                 "Lamina's (torch's lr is 0.001 and its momentum must be given)."))
-def nesterov_sgd(params=None, lr=None, **options):
-    return make(NESTEROV_SGD, params=params, lr=lr, **options)
-
-
-@builtin("adam", pure="an optimizer", tracked="constant", **_docs(ADAM, "Adam: per-element steps from bias-corrected running means of the "
-                               "gradient and of its square.",
-                         _one_step("adam", ", lr = 0.05"),
-                         "The same rule as torch.optim.Adam (without weight decay or amsgrad)."))
-def adam(params=None, lr=None, **options):
-    return make(ADAM, params=params, lr=lr, **options)
-
-
-@builtin("adamw", pure="an optimizer", tracked="constant", **_docs(ADAMW, "AdamW: Adam with decoupled weight decay.",
-                          _one_step("adamw", ", lr = 0.05"),
-                          "The same rule as torch.optim.AdamW."))
-def adamw(params=None, lr=None, **options):
-    return make(ADAMW, params=params, lr=lr, **options)
-
-
-@builtin("nadam", pure="an optimizer", tracked="constant", **_docs(NADAM, "NAdam: Adam with Nesterov momentum.",
-                          _one_step("nadam", ", lr = 0.05"),
-                          "The momentum factor is the constant beta1 (no momentum schedule), unlike "
-                          "torch.optim.NAdam's default momentum_decay, and the default lr is 0.001 "
-                          "where torch's is 0.002."))
-def nadam(params=None, lr=None, **options):
-    return make(NADAM, params=params, lr=lr, **options)
-
-
-@builtin("adamax", pure="an optimizer", tracked="constant", **_docs(ADAMAX, "Adamax: Adam with the infinity norm in place of the root mean square.",
-                           _one_step("adamax", ", lr = 0.05"),
-                           "eps is added to u in the denominator (torch.optim.Adamax adds it to "
-                           "abs(g) inside the max)."))
-def adamax(params=None, lr=None, **options):
-    return make(ADAMAX, params=params, lr=lr, **options)
-
-
-@builtin("rmsprop", pure="an optimizer", tracked="constant", **_docs(RMSPROP, "RMSprop: steps scaled by a running root mean square of the gradient.",
-                            _one_step("rmsprop", ", lr = 0.05"),
-                            "The same rule as torch.optim.RMSprop with alpha = rho, but with Keras's defaults (lr 0.001, "
-                            "rho 0.9) where torch has lr 0.01, alpha 0.99."))
-def rmsprop(params=None, lr=None, **options):
-    return make(RMSPROP, params=params, lr=lr, **options)
-
-
-@builtin("adagrad", pure="an optimizer", tracked="constant", **_docs(ADAGRAD, "Adagrad: steps scaled by the root of the summed squared gradients.",
-                            _one_step("adagrad", ", lr = 0.05"),
-                            "The same rule as torch.optim.Adagrad (initial accumulator 0, no lr decay); eps is 1e-8 "
-                            "where torch's default is 1e-10."))
-def adagrad(params=None, lr=None, **options):
-    return make(ADAGRAD, params=params, lr=lr, **options)
-
-
-@builtin("adadelta", pure="an optimizer", tracked="constant", **_docs(ADADELTA, "Adadelta: steps in units of the parameter from running "
-                                       "averages of squared gradients and squared steps.",
-                             _one_step("adadelta", ""),
-                             "The same rule as torch.optim.Adadelta, but with the defaults of Keras and of Zeiler's paper "
-                             "(rho 0.95) and eps 1e-8, where torch has rho 0.9 and eps 1e-6."))
-def adadelta(params=None, lr=None, **options):
-    return make(ADADELTA, params=params, lr=lr, **options)
+for _rule in RULES.values():      # in RULES' order, which is the order of the docs index
+    _constructor(_rule)
 
 
 @builtin("optimizer_step", pure="a new optimizer", tracked="constant", category=CATEGORY,
+         probes=["optimizer_step(sgd([1, 2, 3, 4], 0.1), p)"],
+         float32_probes=["optimizer_step(sgd(float32([1, 2, 3, 4]), 0.1), p)"],
          shapes=[Shape("optimizer_step(opt, g)", "optimizer, gradient", "optimizer",
                        "One update with the gradient of the one parameter."),
                  Shape("optimizer_step(opt, grads)", "optimizer, list or record of gradients",

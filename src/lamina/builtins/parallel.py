@@ -39,6 +39,8 @@ end function
 
 
 @builtin("sweep", tracked="refuses", category=CATEGORY, scoped=True,
+         probes=["sweep(c -> c.x, {x = p})", "sweep(c -> sum(p) * c.x, {x = [1, 2]})", "sweep(c -> c.x, [{x = c}])"],
+         float64_results=("a configuration's settings are numbers", ("result",)),
          shapes=[Shape("sweep(train_fn, grid)", "function, record of lists", "table",
                        "Calls train_fn(config) for every combination of the grid's values, one row each."),
                  Shape("sweep(train_fn, [config, ...])", "function, list of records", "table",
@@ -80,6 +82,9 @@ def sweep(scope, /, train_fn, grid, *, workers=None, address=None, seed=None):
 
 
 @builtin("parallel_map", tracked="refuses", category=CATEGORY, scoped=True,
+         probes=["parallel_map(x -> x, p)", "parallel_map(x -> x * q, [1, 2])",
+                 "parallel_map(x -> detach(x), [1, 2], seed = p[0])"],
+         float32_probes=["parallel_map(x -> x, p)", "parallel_map(x -> x * q, [1, 2])"],
          shapes=[Shape("parallel_map(f, xs)", "function, vector or list", "vector or list",
                        "f applied to each item, in input order; numbers back give a vector."),
                  Shape("parallel_map(f, xs, workers = n)", "the same, whole number", "vector or list",

@@ -21,6 +21,7 @@ def set_program_arguments(arguments: list[str]) -> None:
 
 
 @builtin("args", pure="a list of strings", tracked="constant", category=CORE,
+         probes="takes no argument",
          shapes=[Shape("args()", "no input", "list of strings",
                        "The words after the program's name on the command line.")],
          summary="Returns the command-line arguments given after the program's file name.",
@@ -37,6 +38,7 @@ def args():
 
 
 @builtin("exit", tracked="constant", category=CORE,
+         probes="ends the program with a status",
          shapes=[Shape("exit()", "no input", "does not return", "Ends the program with status 0."),
                  Shape("exit(code)", "whole number 0 to 255", "does not return",
                        "Ends the program with that exit status.")],
@@ -58,6 +60,7 @@ def exit_(code=0.0):
 
 
 @builtin("error", tracked="constant", category=CORE,
+         probes="stops the program with its message",
          shapes=[Shape("error(message)", "string", "does not return", "Stops the program with an Error."),
                  Shape("error(message, kind = k)", "string, kind name", "does not return",
                        "The same with a chosen kind, such as \"ValueError\"."),
@@ -87,6 +90,7 @@ def error_(message, kind="Error"):
 
 
 @builtin("warn", tracked="constant", category=CORE,
+         probes=["warn(string(p))"],
          shapes=[Shape("warn(message)", "string", "no output",
                        "Writes `warning: message (file:line)` to standard error, once for this line."),
                  Shape("warn(message, once = false)", "string, bool", "no output",
@@ -105,6 +109,7 @@ def warn_(message, once=True):
 
 
 @builtin("warnings", tracked="constant", category=CORE,
+         probes="takes true or false",
          shapes=[Shape("warnings(on)", "bool", "bool", "Turns warnings on or off; returns the previous setting."),
                  Shape("warnings()", "no input", "bool", "Whether warnings are on.")],
          summary="Turns every warning (warn and the library's) on or off.",

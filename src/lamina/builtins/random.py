@@ -33,6 +33,7 @@ def _draw(shape: tuple, draw, dtype: str, name: str, below_one: bool = False):
 
 
 @builtin("seed", tracked="constant", category=RANDOM,
+         probes="its arguments are sizes and counts",
          shapes=[Shape("seed(n)", "whole number", "no output", "Resets the global generator.")],
          summary="Seeds the one global random generator, so that random results repeat.",
          examples=['seed(42)\na = rand()\nseed(42)\nprint(a == rand())'],
@@ -44,6 +45,7 @@ def seed(n):
 
 
 @builtin("rand", tracked="constant", category=RANDOM,
+         probes="its arguments are sizes and counts",
          shapes=[Shape("rand()", "no input", "number", "One uniform number in [0, 1)."),
                  Shape("rand(n)", "length", "vector", "n uniform numbers."),
                  Shape("rand(r, c)", "rows, columns", "matrix", "An r x c matrix of uniform numbers."),
@@ -57,6 +59,7 @@ def rand(r=None, c=None, dtype="float64"):
 
 
 @builtin("randn", tracked="constant", category=RANDOM,
+         probes="its arguments are sizes and counts",
          shapes=[Shape("randn()", "no input", "number", "One standard normal number."),
                  Shape("randn(n)", "length", "vector", "n standard normal numbers."),
                  Shape("randn(r, c)", "rows, columns", "matrix", "An r x c standard normal matrix."),

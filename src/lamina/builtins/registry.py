@@ -19,7 +19,16 @@ declares `grad=[GradCase(...)]`), or `tracked="constant"` (no gradient flows bac
 through it by its nature: sizes, counts, text, decisions, output, training), or
 `tracked="refuses"` (a tracked argument is a TypeError: call `refuse_tracked(name,
 (x, y))` first). tests/builtins/test_tracked_arguments.py calls every builtin with tracked
-arguments and holds each to its word.
+arguments and holds each to its word: a builtin that is not differentiable carries its own
+`probes`, Lamina calls in which p, q and c are tracked (p = param([1.5, 2.0, 2.5, 3.0]),
+q = param([0, 1; 1, 0; 1, 1; 2, 0]), c = param([1, 0, 1, 0])), or where none of its arguments
+can carry a gradient the reason why (`probes="takes a path"`). tests/builtins/
+test_float32_builtins.py runs the same calls with float32 tensors for p, q and c
+(`float32_probes` where another argument must be float32 too: a model, an optimizer's
+parameters), and refuses a float64 array in the result unless `float64_results=(reason,
+paths)` names it (indices, counts, statistical tests: numbers in essence; WHOLE_NUMBERS,
+FLOAT64_STATISTICS); tests/autodiff/test_gradcheck_float32.py leaves out the differentiable
+builtins whose whole result is declared float64.
 
 A builtin whose result is its whole effect says what it returns: `pure="a new model"` (fit),
 `pure="a number"` (sum). It prints nothing, writes no file, changes none of its arguments, no
@@ -32,7 +41,9 @@ by assigning it back (`net = net.fit(...)`).
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import os
 from typing import Callable
 
 from ..autodiff.cases import Const, GradCase  # noqa: F401  (builtin modules declare cases with these)
@@ -43,6 +54,8 @@ from ..values import Record, describe
 from .index import MODULES
 
 TRACKED = ("differentiable", "constant", "refuses")
+WHOLE_NUMBERS = "indices, counts and sizes are whole numbers, and numbers are float64"
+FLOAT64_STATISTICS = "a statistical test or fit computes in float64, as SciPy and statsmodels do"
 
 # In index order. The seed's page of tape_reset says "Statistics & ML", the first version's
 # one category for everything from the tape to the figures; it is split into the categories
@@ -63,13 +76,18 @@ class Shape(Frozen):
 class BuiltinSpec(Fields):
     def __init__(self, name: str, fn: Callable, category: str, shapes: list[Shape], summary: str,
                  examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
-                 tracked: str = "differentiable", pure: str | None = None):
+                 tracked: str = "differentiable", pure: str | None = None,
+                 probes: list[str] | str | None = None, float32_probes: list[str] | None = None,
+                 float64_results: tuple[str, tuple[str, ...]] | None = None):
         self.name, self.fn, self.category, self.shapes = name, fn, category, shapes
         self.summary, self.examples, self.notes = summary, examples, notes
         self.grad = grad            # None: not differentiable
         self.scoped = scoped        # takes the calling program's Scope first (see lang/scope.py)
         self.tracked = tracked      # one of TRACKED: what it does with a tracked argument
         self.pure = pure            # what it returns, when that is its whole effect (see above)
+        self.probes = probes        # calls with tracked arguments, or why none exists (see above)
+        self.float32_probes = float32_probes        # the probes as float32 runs them, where they differ
+        self.float64_results = float64_results      # (reason, result paths) that stay float64
 
     @property
     def differentiable(self) -> bool:
@@ -81,29 +99,50 @@ REGISTRY: dict[str, BuiltinSpec] = {}
 
 def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
             examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
-            tracked: str | None = None, pure: str | None = None):
+            tracked: str | None = None, pure: str | None = None, probes: list[str] | str | None = None,
+            float32_probes: list[str] | None = None, float64_results: tuple[str, tuple[str, ...]] | None = None):
     """Register `fn` as the Lamina builtin `name`."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r} for builtin {name!r}")
     if (grad is None) == (tracked is None) or (tracked is not None and tracked not in TRACKED[1:]):
         raise ValueError(f"builtin {name!r} must declare either grad=[GradCase(...)] (differentiable) "
-                         f"or tracked=\"constant\" or tracked=\"refuses\"")
+                         f"or tracked=\"constant\" or tracked=\"refuses\" (docs/ARCHITECTURE.md, recipe "
+                         f"'A differentiable builtin', step 2)")
     if pure is not None and (not pure.startswith(("a ", "an ", "true")) or
                              any(s.output in ("no output", "does not return") for s in shapes)):
         raise ValueError(f"builtin {name!r}: pure= says what it returns (\"a number\", \"a new model\"), "
                          f"and a builtin with no output has an effect: it is not pure")
+    _check_probes(name, tracked, probes, float32_probes, float64_results)
 
     def register(fn: Callable) -> Callable:
         if name in REGISTRY:
             raise ValueError(f"builtin {name!r} is registered twice")
         REGISTRY[name] = BuiltinSpec(name, fn, category, list(shapes), summary,
-                                     list(examples), notes, grad, scoped, tracked or "differentiable", pure)
+                                     list(examples), notes, grad, scoped, tracked or "differentiable", pure,
+                                     probes, float32_probes, float64_results)
         fn.__lamina_builtin__ = name
         fn.__lamina_pure__ = pure     # for the compiler, which reads the function, not the registry
         fn.__lamina_shapes__ = tuple(s.code for s in shapes)   # for messages about a bad call
         return fn
 
     return register
+
+
+def _check_probes(name, tracked, probes, float32_probes, float64_results) -> None:
+    if tracked is None and probes is not None:
+        raise ValueError(f"builtin {name!r} is differentiable: its GradCases are its probes, so it takes no probes=")
+    if tracked is not None and not (isinstance(probes, list) and probes and all(isinstance(p, str) for p in probes)
+                                    or isinstance(probes, str) and probes):
+        raise ValueError(f"builtin {name!r} is not differentiable, so it needs probes=[calls with tracked "
+                         f"arguments p, q, c] or probes=\"why no argument can be tracked\" "
+                         f"(docs/ARCHITECTURE.md, recipe 'A differentiable builtin', step 2)")
+    if float32_probes is not None and not isinstance(probes, list):
+        raise ValueError(f"builtin {name!r}: float32_probes= replaces probe calls, and it has none")
+    if float64_results is not None:
+        reason, paths = float64_results
+        if not reason or not paths or not all(p.startswith("result") for p in paths):
+            raise ValueError(f"builtin {name!r}: float64_results= is (reason, result paths such as "
+                             f"(\"result.counts\",))")
 
 
 def refuse_tracked(name: str, args: tuple) -> None:
@@ -133,9 +172,21 @@ def spec_of(name: str) -> BuiltinSpec | None:
     return spec
 
 
+NOT_CATEGORIES = ("__init__", "index", "registry")     # the package's modules that register no builtins
+
+
+@functools.cache
+def category_modules() -> tuple[str, ...]:
+    """The modules of this package that register builtins: every one but NOT_CATEGORIES, so
+    that a new category's file is found by being there (no list of them to keep)."""
+    names = (f[:-3] for f in os.listdir(os.path.dirname(__file__)) if f.endswith(".py"))
+    return tuple(sorted(n for n in names if n not in NOT_CATEGORIES))
+
+
 def load_all() -> dict[str, BuiltinSpec]:
     """Import every module that registers builtins, once, and return the registry."""
-    from . import modules  # noqa: F401  (importing registers)
+    for module in category_modules():
+        importlib.import_module(f"{__package__}.{module}")
     return REGISTRY
 
 

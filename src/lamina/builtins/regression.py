@@ -12,7 +12,7 @@ from ..stats.table import Table
 from ..stats.tableops import design
 from ..values import as_int, as_str, describe
 from .autodiff import trains
-from .registry import GradCase, Shape, builtin, refuse_tracked
+from .registry import FLOAT64_STATISTICS, WHOLE_NUMBERS, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
 FACTORS = ("From a table, a text column among the predictors counts as categories, coded as R "
@@ -57,6 +57,8 @@ def _with_reference(t: Table, names: list, X: np.ndarray, terms: list):
 
 
 @builtin("linreg", pure="a value", tracked="refuses", category=CATEGORY,
+         probes=["linreg(q, p)", "linreg([0, 1; 1, 0; 1, 1; 0, 0], p)"],
+         float64_results=(FLOAT64_STATISTICS, ("result",)),
          shapes=[Shape("linreg(X, y)", "n x k matrix (or vector), vector of n", "linear model",
                        "Least squares with an intercept, and its inference table."),
                  Shape("linreg(X, y, names = [...], intercept = false)", "the same, k names, bool", "linear model",
@@ -98,6 +100,8 @@ def linreg(X, y, names=None, intercept=True):
 
 
 @builtin("polyfit", pure="a value", tracked="refuses", category=CATEGORY,
+         probes=["polyfit(p, p .* 2, 1)"],
+         float64_results=(FLOAT64_STATISTICS, ("result",)),
          shapes=[Shape("polyfit(x, y, degree)", "two vectors of n, whole number", "vector of degree + 1",
                        "Least-squares polynomial coefficients, highest power first.")],
          summary="Fits a polynomial of a given degree to points by least squares; returns its "
@@ -126,6 +130,8 @@ def polyval(p, x):
 
 
 @builtin("logreg", pure="a value", tracked="refuses", category=CATEGORY,
+         probes=["logreg(q, [1, 1, 1, 0])"],
+         float64_results=(FLOAT64_STATISTICS, ("result",)),
          shapes=[Shape("logreg(X, y)", "n x k matrix (or vector), vector of 0/1 labels", "logistic model",
                        "Maximum-likelihood logistic regression with an intercept."),
                  Shape("logreg(X, y, l2 = 0.1)", "the same, penalty", "logistic model",
@@ -167,6 +173,8 @@ def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
 
 
 @builtin("kmeans", pure="a record", tracked="refuses", category=CATEGORY,
+         probes=["kmeans(q, 2, seed = 1)"],
+         float64_results=(WHOLE_NUMBERS, ("result.labels",)),
          shapes=[Shape("kmeans(X, k)", "n x d matrix (rows are points), count", "record {centers, labels, inertia, iterations}",
                        "k clusters by Lloyd's algorithm from k-means++ starts."),
                  Shape("kmeans(X, k, seed = n, restarts = r)", "the same, whole numbers", "record",
@@ -189,6 +197,7 @@ def kmeans(X, k, seed=None, restarts=10.0, max_iter=300.0):
 
 
 @builtin("pca", pure="a record", tracked="refuses", category=CATEGORY,
+         probes=["pca(q)"],
          shapes=[Shape("pca(X)", "n x d matrix (rows are observations)", "record {components, scores, variance, ratio, mean}",
                        "Every principal component."),
                  Shape("pca(X, k)", "matrix, count", "record", "The first k components.")],

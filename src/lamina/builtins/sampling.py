@@ -21,6 +21,7 @@ def _count(n, what: str) -> int:
 
 
 @builtin("randint", tracked="constant", category=RANDOM,
+         probes="its arguments are sizes and counts",
          shapes=[Shape("randint(lo, hi)", "two whole numbers", "number", "One whole number from lo up to hi - 1."),
                  Shape("randint(lo, hi, n)", "two whole numbers, length", "vector", "n of them."),
                  Shape("randint(lo, hi, r, c)", "two whole numbers, rows, columns", "matrix", "An r x c matrix of them.")],
@@ -137,6 +138,7 @@ def shuffle(xs):
 
 
 @builtin("permutation", tracked="constant", category=RANDOM,
+         probes="its arguments are sizes and counts",
          shapes=[Shape("permutation(n)", "count", "vector", "0, 1, ..., n - 1 in a random order.")],
          summary="A random ordering of the indices 0 to n - 1.",
          examples=["seed(6)\nprint(permutation(6))",

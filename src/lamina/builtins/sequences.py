@@ -10,7 +10,7 @@ from ..stats import ordering as O
 from ..stats.args import flag
 from ..values import describe, is_numeric, numeric_or_tracked, value_of
 from .mathfns import axis_arg
-from .registry import GradCase, Shape, builtin
+from .registry import WHOLE_NUMBERS, GradCase, Shape, builtin
 
 CATEGORY = "Math"
 V, M = (5,), (3, 4)
@@ -84,6 +84,8 @@ def reverse(x, axis=None):
 
 
 @builtin("argsort", pure="a value", tracked="constant", category=CATEGORY,
+         probes=["argsort(p)", "argsort(q, axis = 1)", "argsort(q, by = row -> row[0] - p[0])"],
+         float64_results=(WHOLE_NUMBERS, ("result",)),
          shapes=[Shape("argsort(v)", "vector or list", "vector", "The 0-based indices that sort v."),
                  Shape("argsort(v, descending = true)", "vector or list", "vector", "For decreasing order."),
                  Shape("argsort(m, axis = k)", "matrix, 0 or 1", "matrix",

@@ -8,7 +8,7 @@ from ..stats import descriptive as D
 from ..stats import moments as Mo
 from ..stats import ordering as O
 from ..stats.distributions import Distribution
-from .registry import Const, GradCase, Shape, builtin, refuse_tracked
+from .registry import WHOLE_NUMBERS, Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
 AXIS_NOTE = ("Without an axis every element counts (a matrix is one sample); axis 0 works down "
@@ -226,6 +226,7 @@ def sort(x, axis=None, descending=False, by=None):
 
 
 @builtin("unique", pure="a value", tracked="refuses", category=CATEGORY,
+         probes=["unique(p)"],
          shapes=[Shape("unique(x)", "tensor or list", "vector or list", "The distinct values, sorted."),
                  Shape("unique(x, counts = true)", "tensor or list", "record {values, counts}",
                        "Also how often each value occurs.")],
@@ -239,6 +240,8 @@ def unique(x, counts=False):
 
 
 @builtin("histogram", pure="a record", tracked="refuses", category=CATEGORY,
+         probes=["histogram(p)", "histogram([1, 2, 3], p)"],
+         float64_results=(WHOLE_NUMBERS, ("result.counts",)),
          shapes=[Shape("histogram(x)", "tensor", "record {counts, edges}", "10 equal bins from min to max."),
                  Shape("histogram(x, bins)", "tensor, number of bins", "record {counts, edges}", "n equal bins."),
                  Shape("histogram(x, edges)", "tensor, increasing vector", "record {counts, edges}", "Bins with the given edges."),

@@ -16,6 +16,7 @@ NEW_TABLE = "Every table operation returns a new table; the one it was given is 
 
 
 @builtin("drop_missing", pure="a new table or tensor", tracked="refuses", category=CATEGORY,
+         probes=["drop_missing(p)", "drop_missing(q)"],
          shapes=[Shape("drop_missing(t)", "table", "table", "The rows with no missing cell."),
                  Shape("drop_missing(t, [\"a\", \"b\"])", "table, column names", "table",
                        "The rows with no missing cell in those columns."),
@@ -34,6 +35,8 @@ def drop_missing(x, columns=None):
 
 
 @builtin("with_column", pure="a new table", tracked="refuses", category=CATEGORY,
+         probes=['with_column(table({a = [1, 2, 3, 4]}), "b", p)'],
+         float64_results=("a table's number columns are float64", ("result",)),
          shapes=[Shape("with_column(t, \"name\", v)", "table, column name, vector or list of strings",
                        "table", "The table with that column added (at the end) or replaced (in place)."),
                  Shape("with_column(t, \"name\", x)", "table, name, number or string", "table",
@@ -52,6 +55,7 @@ def with_column(t, name, values):
 
 
 @builtin("drop_columns", pure="a new table", tracked="constant", category=CATEGORY,
+         probes="takes a table and column names",
          shapes=[Shape("drop_columns(t, \"name\")", "table, column name", "table", "Without that column."),
                  Shape("drop_columns(t, [\"a\", \"b\"])", "table, column names", "table", "Without those columns.")],
          summary="Removes columns from a table.",
@@ -64,6 +68,7 @@ def drop_columns(t, names):
 
 
 @builtin("sort_rows", pure="a new table or matrix", tracked="refuses", category=CATEGORY,
+         probes=["sort_rows(q, 0)"],
          shapes=[Shape("sort_rows(t, \"col\")", "table, column name", "table", "Rows in increasing order of the column."),
                  Shape("sort_rows(t, [\"a\", \"b\"], descending = true)", "table, column names, bool", "table",
                        "By a, then b among equal a; in decreasing order."),
@@ -82,6 +87,7 @@ def sort_rows(x, by, descending=False):
 
 
 @builtin("group_by", pure="a value", tracked="constant", category=CATEGORY,
+         probes="takes a table and column names",
          shapes=[Shape("group_by(t, \"col\")", "table, column name", "grouped table",
                        "The rows divided into groups by the column's values."),
                  Shape("group_by(t, [\"a\", \"b\"])", "table, column names", "grouped table",
@@ -98,6 +104,7 @@ def group_by(t, by):
 
 
 @builtin("aggregate", pure="a table", tracked="constant", category=CATEGORY,
+         probes="takes a grouped table and a function; a tracked result of the function is a TypeError",
          shapes=[Shape("aggregate(g, f)", "grouped table, function of a vector", "table",
                        "One row per group: the keys, then f of each other numeric column."),
                  Shape("aggregate(g, f, columns = [\"a\"])", "grouped table, function, column names", "table",
@@ -116,6 +123,7 @@ def aggregate(g, f, columns=None):
 
 
 @builtin("merge", pure="a table", tracked="constant", category=CATEGORY,
+         probes="takes tables and column names",
          shapes=[Shape("merge(t1, t2, on = \"key\")", "two tables, a column both have", "table",
                        "The rows of t1 joined with the rows of t2 that share the key (an inner join)."),
                  Shape("merge(t1, t2, on = [\"a\", \"b\"], how = \"left\")", "two tables, key columns, kind",

@@ -12,7 +12,7 @@ from ..errors import LaminaError, shape_str
 from ..stats.ordering import nan_arg_extreme
 from ..values import Tracked, as_float, as_int, describe, numeric_or_tracked, value_of
 from .mathfns import axis_arg, operands
-from .registry import Const, GradCase, Shape, builtin, refuse_tracked
+from .registry import WHOLE_NUMBERS, Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Tensors"
 
@@ -30,6 +30,7 @@ def _filled(value: float, r, c, name: str, dtype="float64"):
 
 
 @builtin("zeros", pure="a value", tracked="constant", category=CATEGORY,
+         probes="its arguments are sizes",
          shapes=[Shape("zeros(n)", "length", "vector", "A vector of n zeros."),
                  Shape("zeros(r, c)", "rows, columns", "matrix", "An r x c matrix of zeros."),
                  Shape('zeros(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
@@ -42,6 +43,7 @@ def zeros(r, c=None, *, dtype="float64"):
 
 
 @builtin("ones", pure="a value", tracked="constant", category=CATEGORY,
+         probes="its arguments are sizes",
          shapes=[Shape("ones(n)", "length", "vector", "A vector of n ones."),
                  Shape("ones(r, c)", "rows, columns", "matrix", "An r x c matrix of ones."),
                  Shape('ones(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
@@ -54,6 +56,7 @@ def ones(r, c=None, *, dtype="float64"):
 
 
 @builtin("eye", pure="a matrix", tracked="constant", category=CATEGORY,
+         probes="its argument is a size",
          shapes=[Shape("eye(n)", "size", "matrix", "The n x n identity matrix."),
                  Shape('eye(n, dtype = "float32")', "size; dtype name", "matrix",
                        'In float32 (dtype = "float64", the default, like every tensor a program writes).')],
@@ -65,6 +68,8 @@ def eye(n, *, dtype="float64"):
 
 
 @builtin("size", pure="a value", tracked="constant", category=CATEGORY,
+         probes=["size(q)"],
+         float64_results=(WHOLE_NUMBERS, ("result",)),
          shapes=[Shape("size(x)", "tensor", "vector", "[n] for a vector, [m, n] for a matrix."),
                  Shape("size(x, axis)", "tensor, 0 or 1", "number", "The size along one axis.")],
          summary="The dimensions of a tensor: [n] for a vector, [rows, columns] for a matrix.",
@@ -81,6 +86,8 @@ def size(x, axis=None):
 
 
 @builtin("range", pure="a vector", tracked="refuses", category=CATEGORY,
+         probes=["range(p[0])", "range(0, p[3], 0.5)"],
+         float64_results=(WHOLE_NUMBERS, ("result",)),
          shapes=[Shape("range(n)", "count", "vector", "0, 1, ..., n-1."),
                  Shape("range(a, b)", "start, stop", "vector", "a, a+1, ... up to but not including b."),
                  Shape("range(a, b, step)", "start, stop, step", "vector", "From a toward b by step.")],
@@ -233,17 +240,20 @@ def _arg_doc(name: str, what: str):
                       "Indices are returned as numbers; they pass no gradient.")
 
 
-@builtin("argmax", pure="a value", tracked="constant", **_arg_doc("argmax", "largest"))
+@builtin("argmax", pure="a value", tracked="constant", probes=["argmax(p)"], **_arg_doc("argmax", "largest"))
 def argmax(x, axis=None, *, skipnan=False):
     return _arg_extreme(x, axis, skipnan, "argmax")
 
 
-@builtin("argmin", pure="a value", tracked="constant", **_arg_doc("argmin", "smallest"))
+@builtin("argmin", pure="a value", tracked="constant", probes=["argmin(q, axis = 0)"],
+         float64_results=(WHOLE_NUMBERS, ("result",)), **_arg_doc("argmin", "smallest"))
 def argmin(x, axis=None, *, skipnan=False):
     return _arg_extreme(x, axis, skipnan, "argmin")
 
 
 @builtin("find", pure="a value", tracked="constant", category=CATEGORY,
+         probes=["find(p)", "find(q > 0)"],
+         float64_results=(WHOLE_NUMBERS, ("result",)),
          shapes=[Shape("find(mask)", "logical vector (or a row or column)", "vector",
                        "The positions of the true elements."),
                  Shape("find(mask)", "logical matrix", "k x 2 matrix",

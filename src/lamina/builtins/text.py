@@ -23,6 +23,7 @@ TEXT = "Text & types"
 
 
 @builtin("type", pure="a string", tracked="constant", category=TEXT,
+         probes=["type(p)"],
          shapes=[Shape("type(x)", "any value", "string", "The kind of value.")],
          summary="Names the kind of a value: number, bool, string, none, vector, matrix, list, record, function, ...",
          examples=['print(type(1), type([1, 2]), type([1, 2; 3, 4]), type("a"), type({a = 1}))'],
@@ -33,6 +34,7 @@ def type_(x):
 
 
 @builtin("string", pure="a string", tracked="constant", category=TEXT,
+         probes=["string(p)"],
          shapes=[Shape("string(x)", "any value", "string", "The text print would write for x.")],
          summary="Converts any value to the text that print would write for it.",
          examples=['s = string(0.5) + " and " + string([1, 2])\nprint(s)'],
@@ -42,6 +44,7 @@ def string(x):
 
 
 @builtin("format", pure="a string", tracked="constant", category=TEXT,
+         probes=['format(p, ".2f")', 'format(q, "5.1f")'],
          shapes=[Shape("format(x, spec)", "number, string, bool or none; format spec", "string",
                        "x written with the spec."),
                  Shape("format(v, spec)", "tensor, list or record; format spec", "string",
@@ -68,6 +71,7 @@ def format_(x, spec):
 
 
 @builtin("number", pure="a number", tracked="constant", category=TEXT,
+         probes="takes text",
          shapes=[Shape("number(s)", "string", "number", "Parses a number."),
                  Shape("number(b)", "bool", "number", "true is 1, false is 0.")],
          summary="Converts text (or a bool) to a number.",
@@ -93,6 +97,7 @@ NUMBER_TEXT = re.compile(r"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf)
 
 
 @builtin("join", pure="a string", tracked="constant", category=TEXT,
+         probes=['join([p[0], "a"], ", ")'],
          shapes=[Shape("join(items)", "list or vector", "string", "The items as text, end to end."),
                  Shape("join(items, sep)", "list or vector, string", "string",
                        "The items as text with sep between them.")],
@@ -108,6 +113,7 @@ def join(items, sep=""):
 
 
 @builtin("split", pure="a list of strings", tracked="constant", category=TEXT,
+         probes="takes text",
          shapes=[Shape("split(s)", "string", "list of strings", "The words of s: cut at runs of white space."),
                  Shape("split(s, sep)", "string, string", "list of strings", "Cuts s at each sep.")],
          summary="Splits a string into a list of strings, at white space or at each occurrence of a separator.",
@@ -127,6 +133,7 @@ def split(s, sep=None):
 
 
 @builtin("upper", pure="a new string", tracked="constant", category=TEXT,
+         probes="takes text",
          shapes=[Shape("upper(s)", "string", "string", "Upper-case copy.")],
          summary="Returns the string in upper case.",
          examples=['print(upper("lamina"))'], notes="Unicode-aware, as Python's str.upper.")
@@ -135,6 +142,7 @@ def upper(s):
 
 
 @builtin("lower", pure="a new string", tracked="constant", category=TEXT,
+         probes="takes text",
          shapes=[Shape("lower(s)", "string", "string", "Lower-case copy.")],
          summary="Returns the string in lower case.",
          examples=['print(lower("LaMiNa"))'], notes="Unicode-aware, as Python's str.lower.")
@@ -143,6 +151,7 @@ def lower(s):
 
 
 @builtin("trim", pure="a new string", tracked="constant", category=TEXT,
+         probes="takes text",
          shapes=[Shape("trim(s)", "string", "string", "Without leading and trailing white space.")],
          summary="Removes white space from both ends of a string.",
          examples=['print("[" + trim("  hi  ") + "]")'], notes="Spaces, tabs and newlines count as white space.")
@@ -151,6 +160,7 @@ def trim(s):
 
 
 @builtin("replace", pure="a new string", tracked="constant", category=TEXT,
+         probes="takes text",
          shapes=[Shape("replace(s, old, new)", "three strings", "string", "Every old replaced by new.")],
          summary="Replaces every occurrence of one substring with another.",
          examples=['print(replace("a-b-c", "-", "+"))'], notes="Plain text, not a pattern.")
@@ -163,6 +173,7 @@ _PLAIN = frozenset({str, float, bool, type(None), list, Record, np.ndarray})
 
 
 @builtin("contains", pure="true or false", tracked="constant", category=TEXT,
+         probes="takes text",
          shapes=[Shape("contains(s, part)", "string, string", "bool", "Whether part occurs in s."),
                  Shape("contains(xs, x)", "list, value", "bool", "Whether x is an item of the list."),
                  Shape("contains(v, x)", "tensor, number", "bool", "Whether x is an element of v.")],

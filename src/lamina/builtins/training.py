@@ -13,6 +13,9 @@ CATEGORY = "Optimizers & training"
 
 
 @builtin("train_loop", tracked="constant", category=CATEGORY, scoped=True,
+         probes=["train_loop(w -> sum((w - 1) .^ 2), p, 2, optimizer = sgd(lr = 0.1))"],
+         float32_probes=['train_loop(w -> sum((w - 1) .^ 2), p, 2, optimizer = sgd(lr = 0.1), returning = "all")'],
+         float64_results=("its losses are numbers", ("result.losses",)),
          shapes=[Shape("train_loop(loss_fn, params, epochs, optimizer = opt)",
                        "function or its name, parameters, epoch count, optimizer or its name",
                        "vector of losses", "Trains and returns the loss of every epoch."),

@@ -66,6 +66,7 @@ def steps_text(steps: int) -> str:
 class Layer:
     """The base of every layer kind; subclasses are frozen dataclasses of their settings."""
     kind: ClassVar[str] = ""
+    example: ClassVar[str] = ""     # Lamina code of a spec that ends with this layer (its tests run it)
     activation: str | None = None
 
     @classmethod

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .base import FRACTION, NONNEGATIVE, Rule
+from .base import FRACTION, NONNEGATIVE, Rule, one_step_example
 
 ADAM_SETTINGS = {"lr": (0.001, NONNEGATIVE), "beta1": (0.9, FRACTION), "beta2": (0.999, FRACTION),
                  "eps": (1e-8, NONNEGATIVE)}
@@ -75,11 +75,22 @@ def adamax_update(w, g, state, hp, t):
 ADAM = Rule("adam", ADAM_SETTINGS, ("m", "v"), adam_update,
             "m = beta1*m + (1-beta1)*g; v = beta2*v + (1-beta2)*g^2; mh = m/(1-beta1^t); "
             "vh = v/(1-beta2^t); w -= lr*mh/(sqrt(vh)+eps), computed as torch.optim.Adam does, "
-            "w -= step*m/(sqrt(v)+eps*sqrt(1-beta2^t)) with step = lr*sqrt(1-beta2^t)/(1-beta1^t)", adam_in_place)
+            "w -= step*m/(sqrt(v)+eps*sqrt(1-beta2^t)) with step = lr*sqrt(1-beta2^t)/(1-beta1^t)", adam_in_place,
+            summary="Adam: per-element steps from bias-corrected running means of the gradient and of its square.",
+            example=one_step_example("adam", ", lr = 0.05"),
+            remark="The same rule as torch.optim.Adam (without weight decay or amsgrad).")
 ADAMW = Rule("adamw", {**ADAM_SETTINGS, "weight_decay": (0.01, NONNEGATIVE)}, ("m", "v"), adamw_update,
-             "w -= lr*weight_decay*w, then the adam step")
+             "w -= lr*weight_decay*w, then the adam step",
+             summary="AdamW: Adam with decoupled weight decay.", example=one_step_example("adamw", ", lr = 0.05"),
+             remark="The same rule as torch.optim.AdamW.")
 NADAM = Rule("nadam", ADAM_SETTINGS, ("m", "v"), nadam_update,
              "m, v as adam; w -= lr*(beta1*m/(1-beta1^(t+1)) + (1-beta1)*g/(1-beta1^t)) / "
-             "(sqrt(v/(1-beta2^t))+eps)")
+             "(sqrt(v/(1-beta2^t))+eps)",
+             summary="NAdam: Adam with Nesterov momentum.", example=one_step_example("nadam", ", lr = 0.05"),
+             remark="The momentum factor is the constant beta1 (no momentum schedule), unlike "
+                    "torch.optim.NAdam's default momentum_decay, and the default lr is 0.001 where torch's is 0.002.")
 ADAMAX = Rule("adamax", {**ADAM_SETTINGS, "lr": (0.002, NONNEGATIVE)}, ("m", "u"), adamax_update,
-              "m = beta1*m + (1-beta1)*g; u = max(beta2*u, abs(g)); w -= lr/(1-beta1^t) * m/(u+eps)")
+              "m = beta1*m + (1-beta1)*g; u = max(beta2*u, abs(g)); w -= lr/(1-beta1^t) * m/(u+eps)",
+              summary="Adamax: Adam with the infinity norm in place of the root mean square.",
+              example=one_step_example("adamax", ", lr = 0.05"),
+              remark="eps is added to u in the denominator (torch.optim.Adamax adds it to abs(g) inside the max).")

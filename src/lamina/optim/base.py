@@ -51,10 +51,20 @@ class Rule:
     update: Callable        # (w, g, state, hp, t) -> (w, state)
     formula: str            # the update as the docs write it
     update_in_place: Callable | None = None   # (w, g, state, hp, t, scratch): writes into w and state
+    # Its constructor builtin's page (builtins/optimizers.py registers one for each rule of RULES):
+    summary: str = ""
+    example: str = ""       # a Lamina program, run by the docs build
+    remark: str = ""        # how it compares with torch's and Keras's rule of the same name
 
     @property
     def defaults(self) -> dict:
         return {k: default for k, (default, _) in self.settings.items()}
+
+
+def one_step_example(name: str, settings: str = "") -> str:
+    """The usual example of a rule's page: one step from w = 1 with the gradient 3."""
+    return (f"w = param(1.0)\nopt = {name}(w{settings})\nopt = optimizer_step(opt, 3.0)\n"
+            f"print(round(opt.params, 4))")
 
 
 def _check(rule: Rule, name: str, value) -> float:

@@ -7,6 +7,11 @@ layer_norm.py  layer_norm(): each row to mean 0, variance 1, then a gain and a b
 gru.py         gru(units, return_sequences = false): a GRU over each row's sequence
 
 Each defines a Layer subclass registered with `@register` (models/layer.py says what a
-layer answers) and the function that appends it to a spec, which a builtin calls.
+layer answers) and the function that appends it to a spec, which a builtin calls. Every file
+of this folder is imported here, so a new layer's file registers its kind by being there.
 """
-from . import dense, dropout, embedding, gru, layer_norm  # noqa: F401  (importing registers)
+import importlib
+import pkgutil
+
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")

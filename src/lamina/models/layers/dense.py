@@ -47,6 +47,7 @@ class Dense(Layer):
     units: int
     activation: str
     kind = "dense"
+    example = 'input(3) |> dense(2, activation = "tanh")'      # a spec ending with this layer
 
     @classmethod
     def create(cls, units, activation) -> Dense:

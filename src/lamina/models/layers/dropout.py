@@ -21,6 +21,7 @@ from ..spec import check_spec
 class Dropout(Layer):
     rate: float
     kind = "dropout"
+    example = 'input(3) |> dropout(0.25)'      # a spec ending with this layer
 
     @classmethod
     def create(cls, rate) -> Dropout:

@@ -54,6 +54,7 @@ class Embedding(Layer):
     vocab: int
     dim: int
     kind = "embedding"
+    example = 'input(3) |> embedding(4, 2)'      # a spec ending with this layer
 
     @classmethod
     def create(cls, vocab, dim) -> Embedding:

@@ -79,6 +79,7 @@ class GRU(Layer):
     units: int
     return_sequences: bool = False
     kind = "gru"
+    example = 'input(3, 1) |> gru(2, return_sequences = true)'      # a spec ending with this layer
 
     @classmethod
     def create(cls, units, return_sequences=False) -> GRU:

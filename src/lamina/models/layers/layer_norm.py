@@ -49,6 +49,7 @@ def layer_norm_op(x, gain, bias, eps: float = EPS):
 @dataclass(frozen=True)
 class LayerNorm(Layer):
     kind = "layer_norm"
+    example = 'input(3) |> layer_norm()'      # a spec ending with this layer
 
     def parameters(self, data: DataShape) -> dict:
         return {"gain": (1, data.width), "bias": (1, data.width)}
