@@ -303,7 +303,8 @@ def test_ctrl_c_returns_the_rows_finished_so_far(tmp_path):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert out == "table: 2 rows x 2 columns\n   k  result\n0  0       0\n1  1       1\n"
-    assert err == "sweep: interrupted; 2 of 4 configurations finished, and the table holds those.\n"
+    assert err == ("warning: sweep stopped by Ctrl-C after 2 of 4 configurations finished; it returns the "
+                   "table of those. (slow.lam:10)\n")
 
 
 def test_the_example_runs_with_one_worker(tmp_path):

@@ -171,7 +171,7 @@ class TestLaminaKernel(jupyter_kernel_test.KernelTests):
             if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
                 break
         assert (seen + streams["stdout"]).endswith("kept true true true\n")
-        assert streams["stderr"].startswith("fit stopped by Ctrl-C after ")
+        assert streams["stderr"].startswith("warning: fit stopped by Ctrl-C after ")
 
     def test_fit_draws_a_live_progress_bar(self):
         reply, msgs = self.run_cell("Xp = [0, 0; 0, 1; 1, 0; 1, 1]\nYp = [0; 1; 1; 0]\n"

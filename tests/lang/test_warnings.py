@@ -1,9 +1,11 @@
 """The one warnings channel: `warn`, `warnings(false)`, and the library's warnings on it."""
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -90,3 +92,35 @@ def test_the_channel_without_a_lamina_frame_has_no_location():
         assert channel.warn("keyed", once_key="k") is True
         assert channel.warn("keyed again", once_key="k") is False
     assert err.getvalue() == "warning: plain\nwarning: keyed\n"
+
+
+# What a program's run writes on stderr goes through the channel, so warnings(false) silences it
+# all (sweep's Ctrl-C notice once printed past it). Besides the channel, only the front ends
+# (the command, the REPL, the kernel, the language server, the docs tools, the import-time
+# Ctrl-C in __init__) write there, and the cluster's engine, which relays what a worker's
+# channel wrote.
+WRITERS_OF_STDERR = {"warnings.py", "cluster/engine.py", "__init__.py", "cli.py", "console.py"}
+FRONT_ENDS = ("repl/", "kernel/", "lsp/", "docs/")
+
+
+def stderr_writes(source: str) -> list[int]:
+    """Lines that print to sys.stderr or call sys.stderr.write."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        text = ast.unparse(node.func)
+        if text in ("sys.stderr.write", "_sys.stderr.write") or text == "print" and any(
+                k.arg == "file" and ast.unparse(k.value) in ("sys.stderr", "_sys.stderr") for k in node.keywords):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_library_writes_to_stderr_only_through_the_channel():
+    package = pathlib.Path(channel.__file__).parent
+    found = [f"{path.relative_to(package).as_posix()}:{line}" for path in sorted(package.rglob("*.py"))
+             if path.relative_to(package).as_posix() not in WRITERS_OF_STDERR
+             and not path.relative_to(package).as_posix().startswith(FRONT_ENDS)
+             for line in stderr_writes(path.read_text())]
+    assert not found, f"write to stderr past the warnings channel (use warnings.warn): {found}"
+    assert stderr_writes('import sys\nprint("sweep: interrupted", file=sys.stderr)\nsys.stderr.write("x")\n') == [2, 3]

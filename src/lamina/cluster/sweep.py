@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from functools import partial
 
 import numpy as np
@@ -25,6 +24,7 @@ from ..printing import format_value
 from ..rng import generator
 from ..stats.table import Table
 from ..values import Record, Tracked, as_int, describe, is_function
+from ..warnings import warn
 from .engine import MAX_WORKERS, Run, execute
 from .package import Packer, plain_result
 
@@ -89,8 +89,8 @@ def sweep(scope, train_fn, grid, workers=None, address=None, seed=None) -> Table
                                workers, address))
     finished = [o for o in run.outcomes if o is not None]
     if run.interrupted:
-        print(f"sweep: interrupted; {len(finished)} of {len(configs)} configurations finished, and the "
-              f"table holds those.", file=sys.stderr)
+        warn(f"sweep stopped by Ctrl-C after {len(finished)} of {len(configs)} configurations finished; "
+             f"it returns the table of those.")
     rows = [{**configs[o.index], "seed": float(seeds[o.index])} for o in finished]
     return result_table(columns, names, rows, finished)
 
