@@ -13,8 +13,8 @@ CASES = grad_cases()
 
 @pytest.mark.parametrize("case_id, fn, case", CASES, ids=[c[0] for c in CASES])
 def test_gradient_matches_finite_differences(case_id, fn, case):
-    assert case is not None, f"{case_id} is differentiable but declares no GradCase: grad=[GradCase(...)] on its @builtin "
-                               f"(docs/ARCHITECTURE.md, recipe 'A differentiable builtin', step 2)"
+    assert case is not None, (f"{case_id} is differentiable but declares no GradCase: grad=[GradCase(...)] "
+                              f"on its @builtin (docs/ARCHITECTURE.md, recipe 'A differentiable builtin', step 2)")
     problems = gradcheck.check(case_id, fn, case)
     assert not problems, "\n".join(problems)
 
