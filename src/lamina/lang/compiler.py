@@ -29,6 +29,7 @@ from .parser import too_deep
 from .pycode import const, deepest_statement, global_names, helper, is_float_test, load, place  # noqa: F401 (global_names: the interpreter's)
 from .scope import CODE_FILENAME, builtins_of, mangle
 from .specialise import LOOPS, FloatSpecialiser
+from .targets import TARGETS, argument_for, callee_name, is_target_list, may_be_targets
 
 NODES_KEY = "__lamina_nodes__"   # the namespace's node table: node id - 1 -> Lamina node
 RESULT_KEY = "__lamina_result__"  # where a cell's last expression leaves its value (mode "result")
@@ -40,27 +41,6 @@ TOP_LOOP = "_toplevel_loop"       # a top-level loop runs in a function of this 
 def node_of(namespace: dict, lineno: int) -> A.Node | None:
     nodes = namespace.get(NODES_KEY, ())
     return nodes[lineno - 1] if 0 < lineno <= len(nodes) else None
-
-
-def wrt_syntax(node: A.Node | None) -> A.Node | None:
-    """The argument a call passes as `wrt`: the keyword `wrt = ...` of any call, or the second
-    argument of `grad(loss, w)` (first of `loss.grad(w)`), which a pipe also produces."""
-    if not isinstance(node, (A.Call, A.MethodCall)):
-        return None
-    for k in node.kwargs:
-        if k.name == "wrt":
-            return k.value
-    if isinstance(node, A.Call) and isinstance(node.callee, A.Name) and node.callee.name == "grad":
-        return node.args[1] if len(node.args) > 1 else None
-    if isinstance(node, A.MethodCall) and node.name == "grad":
-        return node.args[0] if node.args else None
-    return None
-
-
-def is_target_list(node: A.Node | None) -> bool:
-    """A bracket literal without `;`: as the wrt argument it is a list of targets."""
-    return isinstance(node, A.Matrix) and not node.semicolons
-
 
 
 class Compiler(FloatSpecialiser, AssignmentCompiler):
@@ -315,18 +295,28 @@ class Compiler(FloatSpecialiser, AssignmentCompiler):
 
     def e_Call(self, node: A.Call):
         callee = self.expr(node.callee)
-        wrt = wrt_syntax(node)
+        wrt = self.targets(node)
         args = [self.argument(a, wrt) for a in node.args]
         if not node.kwargs:
             return py.Call(callee, args, [])
         return helper("_call", callee, py.Tuple(args, py.Load()), self.keywords(node.kwargs, wrt))
+
+    def targets(self, node: A.Call | A.MethodCall) -> A.Node | None:
+        """The argument of the call's `wrt` parameter, when written as a bracket literal
+        (targets.py); the callee is looked up only for such a literal in place."""
+        by_keyword = any(k.name == TARGETS for k in node.kwargs)
+        if not by_keyword and not any(may_be_targets(a) for a in node.args):
+            return None
+        name = callee_name(node)
+        wrt = argument_for(node, TARGETS, None if by_keyword or name is None else self.builtin(name))
+        return wrt if wrt is not None and may_be_targets(wrt) else None
 
     def argument(self, node: A.Node, wrt: A.Node | None) -> py.expr:
         """An argument; a bracket literal written as the wrt argument is the list of its items,
         whatever they are: `grad(loss, wrt = [a, b])` asks for one gradient per item."""
         if node is wrt and is_target_list(node):
             return self.at(py.List([self.expr(x) for x in node.rows[0]] if node.rows else [], py.Load()), node)
-        if node is wrt and isinstance(node, A.NumberArray) and not node.semicolons:
+        if node is wrt:
             return self.at(py.List([const(v) for v in node.values.tolist()], py.Load()), node)
         return self.expr(node)
 
@@ -337,7 +327,7 @@ class Compiler(FloatSpecialiser, AssignmentCompiler):
 
     def e_MethodCall(self, node: A.MethodCall):
         lookup = py.Lambda(self.arguments([], []), load(mangle(node.name)))
-        wrt = wrt_syntax(node)
+        wrt = self.targets(node)
         return helper("_method", self.expr(node.target), const(node.name), lookup,
                       py.Tuple([self.argument(a, wrt) for a in node.args], py.Load()),
                       self.keywords(node.kwargs, wrt))

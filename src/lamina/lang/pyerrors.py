@@ -16,8 +16,9 @@ from ..errors import Frame, LaminaError
 from ..printing import function_name
 from ..values import Record, describe
 from . import ast as A
-from .compiler import BINDERS_KEY, TOP_LOOP, is_target_list, node_of, wrt_syntax
+from .compiler import BINDERS_KEY, TOP_LOOP, node_of
 from .scope import BUILTIN_NAMES, CODE_FILENAME, MANGLE, mangle, unmangle
+from .targets import argument_for, callee_name, is_target_list
 
 STACK_SHOWN = 12
 CALLEE = "{callee}"    # translate_call_error's name for "as the call site writes it"
@@ -90,11 +91,12 @@ def source_text(node: A.Node | None) -> str | None:
     return None
 
 
-def _fill_arg_markers(message: str, node: A.Node | None) -> str:
-    """`{arg:0}`, `{arg:wrt}` -> the argument's source text (`w`, `p.q`). An item of a bracket
-    or record literal written as the argument, `{arg:wrt}[1]` or `{arg:wrt}.q`, is named by its
-    own text; an argument with no short text is called by its keyword name (`wrt`), or "the
-    value" when it has none."""
+def _fill_arg_markers(message: str, node: A.Node | None, exc: BaseException) -> str:
+    """`{arg:0}`, `{arg:wrt}` -> the argument's source text (`w`, `p.q`): the argument at that
+    place, or the one passed to the parameter of that name (targets.argument_for). An item of a
+    bracket or record literal written as the argument, `{arg:wrt}[1]` or `{arg:wrt}.q`, is named
+    by its own text; an argument with no short text is called by its parameter's name (`wrt`),
+    or "the value" when it has none."""
     def replace(match: re.Match) -> str:
         key, item = match.group(1), match.group(2)
         arg = None
@@ -103,10 +105,8 @@ def _fill_arg_markers(message: str, node: A.Node | None) -> str:
                 i = int(key)
                 args = ([node.target] if isinstance(node, A.MethodCall) else []) + node.args
                 arg = args[i] if i < len(args) else None
-            elif key == "wrt":
-                arg = wrt_syntax(node)
             else:
-                arg = next((k.value for k in node.kwargs if k.name == key), None)
+                arg = argument_for(node, key, _called(exc, node))
         part = _literal_item(arg, item)
         if part is not None and source_text(part):
             return source_text(part)
@@ -146,7 +146,7 @@ def to_lamina_error(exc: BaseException, outer: list | tuple = ()) -> LaminaError
     frames = _fold_top_loops(list(outer) + compiled_frames(exc.__traceback__))
     node = frames[-1][1] if frames else None
     err = exc if isinstance(exc, LaminaError) else _translate(exc, node, frames)
-    err.message = _fill_arg_markers(err.message, node)
+    err.message = _fill_arg_markers(err.message, node, exc)
     if err.span is None and node is not None:
         err.span = node.span
     if not err.stack:
@@ -258,6 +258,22 @@ def _visible(exc: BaseException) -> dict:
     frame = _innermost_frame(exc)
     builtins = frame.f_globals.get("__builtins__", {})
     return {**(builtins if isinstance(builtins, dict) else {}), **frame.f_globals, **frame.f_locals}
+
+
+def _called(exc: BaseException, node: A.Node):
+    """The function a call node calls, as the innermost compiled frame of `exc` sees its name."""
+    name, tb, frame = callee_name(node), exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == CODE_FILENAME:
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    if name is None or frame is None:
+        return None
+    builtins = frame.f_globals.get("__builtins__", {})
+    for names in (frame.f_locals, frame.f_globals, builtins if isinstance(builtins, dict) else {}):
+        if mangle(name) in names:
+            return names[mangle(name)]
+    return None
 
 
 def _innermost_frame(exc: BaseException):
