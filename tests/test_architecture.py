@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 
 PACKAGE = pathlib.Path(__file__).parents[1] / "src" / "lamina"
 
@@ -336,3 +337,17 @@ def test_a_function_level_import_is_caught(tmp_path):
     source = tmp_path / "m.py"
     source.write_text("import math\n\ndef f():\n    from ..lang.runtime import call\n    import json\n")
     assert function_imports(source) == {"..lang.runtime", "json"}
+
+
+def missing_files(page: str, root: pathlib.Path) -> list[str]:
+    """The `file.py` names in a page that no file of the repository ends with."""
+    files = {p.relative_to(root).as_posix() for p in root.rglob("*.py") if ".venv" not in p.parts}
+    return [name for name in sorted(set(re.findall(r"`([\w/.]+\.py)`", page)))
+            if not any(f == name or f.endswith("/" + name) for f in files)]
+
+
+def test_the_architecture_page_names_only_files_that_exist():
+    root = PACKAGE.parents[1]
+    missing = missing_files((root / "docs" / "ARCHITECTURE.md").read_text(), root)
+    assert not missing, f"docs/ARCHITECTURE.md names files that are gone: {missing}"
+    assert missing_files("compiled twice (`lang/loops.py`), see `lang/parser.py`", root) == ["lang/loops.py"]
