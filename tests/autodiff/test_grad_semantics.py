@@ -37,6 +37,7 @@ def test_unrelated_wrt_gets_zeros_of_its_shape():
     np.testing.assert_array_equal(gm, np.zeros((2, 3)))
 
 
+@pytest.mark.ownership
 def test_grad_can_be_called_again_and_its_results_are_not_shared():
     w = B.param(np.array([1.0, 2.0, 3.0]))
     loss = reductions.sum(ops.emul(ops.add(w, w), w))               # 2 w.^2: gradient 4w
@@ -48,6 +49,7 @@ def test_grad_can_be_called_again_and_its_results_are_not_shared():
     assert g3 is not g4 and not np.shares_memory(g3, g4)
 
 
+@pytest.mark.ownership
 def test_a_fresh_gradient_is_handed_out_without_a_copy_and_a_held_one_is_copied():
     """grad hands out the array a VJP made when nothing else holds it (no copy); an array a VJP
     closure still holds (or a view) is copied, so the caller still owns what it gets."""
@@ -73,6 +75,7 @@ def test_a_fresh_gradient_is_handed_out_without_a_copy_and_a_held_one_is_copied(
     np.testing.assert_array_equal(big, [7.0, 8.0, 9.0])
 
 
+@pytest.mark.ownership
 def test_the_cross_entropy_gradient_held_by_its_vjp_is_copied():
     scores = B.param(np.array([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]]))
     from lamina.nn.losses import cross_entropy
@@ -83,6 +86,7 @@ def test_the_cross_entropy_gradient_held_by_its_vjp_is_copied():
     np.testing.assert_array_equal(grad(loss, scores), expected)
 
 
+@pytest.mark.ownership
 def test_accumulation_never_writes_into_a_shared_gradient():
     x = B.param(np.array([1.0, 2.0]))
     y = ops.add(ops.add(x, x), x)      # identity VJPs hand the same array to every parent

@@ -13,9 +13,12 @@ import tracemalloc
 import weakref
 
 import numpy as np
+import pytest
 
 from lamina.autodiff import ops
 from lamina.autodiff.tape import TAPE
+
+pytestmark = pytest.mark.ownership      # .ci/run runs these on every Python
 
 N, STEPS, SAVE_EVERY = 200, 10_000, 100
 

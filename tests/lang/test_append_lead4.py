@@ -1,6 +1,10 @@
 """`v = append(v, x)` grows v in place when no other value holds it (a loop building a list or
 vector so copied it at every step: quadratic), and never changes a value another one holds."""
+import pytest
+
 from lamina.interpreter import Interpreter
+
+pytestmark = pytest.mark.ownership      # .ci/run runs these on every Python
 
 
 def test_an_unshared_list_or_vector_grows_in_place():

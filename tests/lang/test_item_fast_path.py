@@ -12,6 +12,8 @@ from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
 from lamina.lang import indexing, runtime
 
+pytestmark = pytest.mark.ownership      # .ci/run runs these on every Python
+
 INDICES = st.one_of(st.integers(-7, 7).map(float), st.sampled_from(
     [0.5, -0.5, 2.25, math.nan, math.inf, -math.inf, -0.0, 1e300, -1e300, 2.0 ** 63, 2.0 ** 64]))
 

@@ -128,6 +128,7 @@ def record_owned(monkeypatch) -> list:
     return flags
 
 
+@pytest.mark.ownership
 @pytest.mark.parametrize("source", [
     "m = zeros(3, 2)\nfor i = 0 to 2\n    m[i] = [1, 2]\nend for",                       # a row of a matrix
     "function f()\n    m = zeros(3, 2)\n    for i = 0 to 2\n        m[i] = [i, i]\n    end for\n"
@@ -140,6 +141,7 @@ def test_a_store_into_an_unshared_array_by_one_index_writes_in_place(run, monkey
     assert owned == [True, True, True]     # was copied whole at every store: quadratic in a loop
 
 
+@pytest.mark.ownership
 def test_a_store_by_one_index_writes_in_place_only_when_unshared(run, monkeypatch):
     owned = record_owned(monkeypatch)
     lines, _ = run('m = zeros(2, 2)\nm[0] = [1, 1]\nk = m\nm[1] = [2, 2]\n'
@@ -150,6 +152,7 @@ def test_a_store_by_one_index_writes_in_place_only_when_unshared(run, monkeypatc
     assert lines == ["[1, 1; 7, 7] [1, 1; 2, 2] [1, 1; 0, 0] [5, 6] [5, 2]"]
 
 
+@pytest.mark.ownership
 def test_a_store_into_an_unshared_list_writes_in_place_only_when_unshared(run, monkeypatch):
     owned = record_owned(monkeypatch)
     lines, _ = run('L = ["a", "b", "c"]\nL[0] = "x"\nL[[1, 2]] = ["y", "z"]\n'

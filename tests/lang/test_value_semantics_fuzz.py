@@ -11,11 +11,14 @@ import copy
 import os
 
 import numpy as np
+import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from lamina.interpreter import Interpreter
 from lamina.values import Record
+
+pytestmark = pytest.mark.ownership      # .ci/run runs these on every Python
 
 VECTORS, RECORDS, TABLES = ["a", "b", "c"], ["r", "s"], ["t", "u"]
 START = {

@@ -1,8 +1,11 @@
 """fit trains a private copy of the model's optimizer in place: the model it was given, and every
 model an earlier fit returned, keep their weights (tests/optim/test_in_place.py has the rules)."""
 import numpy as np
+import pytest
 
 from lamina.models.fit import fit
+
+pytestmark = pytest.mark.ownership      # .ci/run runs these on every Python
 
 
 def test_fit_leaves_the_model_it_was_given_as_it_was(build, xor):

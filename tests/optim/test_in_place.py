@@ -9,6 +9,8 @@ from lamina.optim.base import make
 from lamina.optim.loop import train_loop
 from lamina.optim.registry import RULES
 
+pytestmark = pytest.mark.ownership      # .ci/run runs these on every Python
+
 
 def gradients(rng, params, steps):
     return [[rng.standard_normal(np.shape(p)) if isinstance(p, np.ndarray) else float(rng.standard_normal())

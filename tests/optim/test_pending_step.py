@@ -15,6 +15,8 @@ from lamina.optim.base import make
 from lamina.optim.ownership import sole
 from lamina.optim.registry import RULES
 
+pytestmark = pytest.mark.ownership      # .ci/run runs these on every Python
+
 IN_PLACE = [name for name, rule in RULES.items() if rule.update_in_place is not None]
 
 

@@ -25,6 +25,7 @@ import sys
 
 import numpy as np
 
+from .. import ownership
 from ..errors import LaminaError
 from ..values import Record, Tracked, describe
 from ..warnings import warn
@@ -215,23 +216,13 @@ def _result(x: Tracked, found: dict, given: set, fresh: bool = True):
 def _unshared(g) -> bool:
     """Whether nothing but the sweep's `found` holds array g and g owns its memory: a
     contribution the sweep stored as a VJP made it (most are fresh products), which no closure,
-    view or other node's gradient holds, so it can be handed out without a copy. Counted
-    against a probe with the same holders (`_sweep_holders`), so that it does not depend on
-    how many references a call adds in this Python."""
-    return g.base is None and sys.getrefcount(g) <= _SWEEP_HOLDERS
+    view or other node's gradient holds, so it can be handed out without a copy."""
+    return g.base is None and sys.getrefcount(g) <= _SWEEP_REFS
 
 
-def _count(g) -> int:
-    return sys.getrefcount(g)
-
-
-def _sweep_holders() -> int:
-    found = {0: (np.zeros(1), False)}              # as _result sees a gradient: in found, and
-    g, owned = found.get(0, (None, False))         # bound to its local g, passed one call down
-    return _count(g)
-
-
-_SWEEP_HOLDERS = _sweep_holders()
+# What holds a gradient _unshared counts (lamina/ownership.py): found's (g, owned) tuple,
+# _result's local g and _unshared's parameter.
+_SWEEP_REFS = ownership.refs_limit(holders=3)
 
 
 def _collect(wrt, path: str, out: list) -> None:

@@ -15,6 +15,7 @@ import types
 
 import numpy as np
 
+from .. import ownership
 from ..autodiff import linalg, ops
 from ..errors import LaminaError
 from ..printing import format_row, format_value
@@ -363,7 +364,7 @@ def set_index_var(target, items: tuple, value):
     """`a[i] = v` on a variable: writes in place when no other value shares the array, list or
     table (copied whole at every store, a loop filling one would be quadratic)."""
     if (type(target) is np.ndarray and target.base is None or type(target) is list
-            or isinstance(target, LibObject)) and sys.getrefcount(target) <= UNSHARED_REFS:
+            or isinstance(target, LibObject)) and _refcount(target) <= UNSHARED_REFS:
         return _put_in_place(target, items, value)
     return indexing.put(target, items, value, owned=False)
 
@@ -412,7 +413,8 @@ def set_item_var(target, i, value):
 def set_field_var(target, name: str, value):
     """`r.name = x` on a variable: an unshared record (its field table too) is changed in place,
     so a record built or updated field by field in a loop is not copied at every store."""
-    if type(target) is Record and _refcount(target) <= UNSHARED_REFS and _refcount(target.fields) <= 2:
+    if type(target) is Record and _refcount(target) <= UNSHARED_REFS \
+            and _refcount(target.fields) <= FIELD_TABLE_REFS:
         target.fields[name] = value
         return target
     return set_field(target, name, value)
@@ -422,7 +424,8 @@ def set_field_index_var(target, name: str, inner, items: tuple, value):
     """`r.name[i] = x` on a variable, given inner = r.name (read where the field is written, for
     the span of its errors): into the tensor or list that an unshared record alone holds, in
     place; otherwise set_field(r, name, set_index(inner, items, x)), which copies both."""
-    if type(target) is Record and _refcount(target) <= UNSHARED_REFS and _refcount(target.fields) <= 2:
+    if type(target) is Record and _refcount(target) <= UNSHARED_REFS \
+            and _refcount(target.fields) <= FIELD_TABLE_REFS:
         kind = type(inner)
         # held by the field table and this frame only
         if (kind is list or kind is _NDARRAY and inner.base is None) and _refcount(inner) <= UNSHARED_REFS:
@@ -446,18 +449,11 @@ F64 = np.dtype(np.float64)
 _NDARRAY, _refcount, _FUNCTION, _trunc = np.ndarray, sys.getrefcount, types.FunctionType, math.trunc
 
 
-def _calibrate_unshared_refs() -> int:
-    seen = []
-
-    def probe(target):
-        seen.append(sys.getrefcount(target))
-
-    namespace = {"probe": probe, "np": np}
-    exec(compile("a = np.zeros(3)\nprobe(a)\n", CODE_FILENAME, "exec"), namespace)
-    return seen[0]
-
-
-UNSHARED_REFS = _calibrate_unshared_refs()
+# The stores' proof that no one else holds a value (lamina/ownership.py), by the holders they
+# know: the program's variable and the store's parameter (for r.v[i] = x's inner value: the
+# record's field table and the parameter); a record's field table, held by the record alone.
+UNSHARED_REFS = ownership.refs_limit(holders=2)
+FIELD_TABLE_REFS = ownership.refs_limit(holders=1)
 
 
 def make_slice(start, stop):

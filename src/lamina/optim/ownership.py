@@ -10,38 +10,41 @@ holder, a program's variable, a list, a model, another optimizer made by `replac
 shares the containers, a tracked value or view wrapping an array, makes a count higher, and
 the step then works on a copy.
 
-The counts are compared with those of a probe made here and measured by the same code, so
-the proof does not depend on how many references a call itself adds in this Python.
+The rule and its calibration are lamina/ownership.py's; here are the holders each count knows.
 """
 from __future__ import annotations
 
 import sys
-from types import SimpleNamespace
 
 import numpy as np
 
+from ..ownership import refs_limit
+
 _NDARRAY = np.ndarray
-_limits: dict | None = None
+# Two holders each when nothing else holds them: the optimizer, the caller's one local name and
+# sole's parameter; a container or an array, the optimizer (or its container) and one name of
+# _counts's own (a local, a loop variable).
+_SOLE_REFS = refs_limit(holders=2)
 
 
 def _counts(opt) -> list:
-    """(kind, reference count) of `opt`, its containers and its arrays, each as seen from here."""
-    counts = [("optimizer", sys.getrefcount(opt))]
+    """The reference count of each of `opt`'s containers and arrays, seen from here (the
+    highest possible count for something that may not be written in place at all)."""
     params, state = opt.params, opt.state
-    counts += [("container", sys.getrefcount(params)), ("container", sys.getrefcount(state))]
+    counts = [sys.getrefcount(params), sys.getrefcount(state)]
     for w in params:
         if type(w) is _NDARRAY:
-            counts.append(("array", sys.getrefcount(w) if _writable(w) else sys.maxsize))
+            counts.append(sys.getrefcount(w) if _writable(w) else sys.maxsize)
         elif type(w) is not float:
-            counts.append(("array", sys.maxsize))
+            counts.append(sys.maxsize)
     for s in state:
-        counts.append(("container", sys.getrefcount(s) if type(s) is dict else sys.maxsize))
+        counts.append(sys.getrefcount(s) if type(s) is dict else sys.maxsize)
         if type(s) is dict:
             for v in s.values():
                 if type(v) is _NDARRAY:
-                    counts.append(("array", sys.getrefcount(v) if _writable(v) else sys.maxsize))
+                    counts.append(sys.getrefcount(v) if _writable(v) else sys.maxsize)
                 elif type(v) is not float:
-                    counts.append(("array", sys.maxsize))
+                    counts.append(sys.maxsize)
     return counts
 
 
@@ -49,24 +52,8 @@ def _writable(a) -> bool:
     return a.base is None and a.flags.writeable
 
 
-def _through(opt) -> list:
-    return _counts(opt)          # one call deep, as sole() calls _counts
-
-
-def _calibrate() -> dict:
-    probe = SimpleNamespace(params=(np.zeros(1), 0.5), state=({"m": np.zeros(1), "n": 0.0},))
-    limits: dict = {}
-    for kind, count in _through(probe):
-        limits[kind] = max(limits.get(kind, 0), count)
-    return limits
-
-
 def sole(opt) -> bool:
     """Whether the caller's one local name is the only holder of `opt` and nothing else holds
     its parameter and state containers or arrays (so they may be written in place). The caller
     passes the name directly: `sole(source)`."""
-    global _limits
-    if _limits is None:
-        _limits = _calibrate()
-    limits = _limits
-    return all(count <= limits[kind] for kind, count in _counts(opt))
+    return sys.getrefcount(opt) <= _SOLE_REFS and max(_counts(opt)) <= _SOLE_REFS

@@ -17,12 +17,18 @@ import sys
 
 import numpy as np
 
+from .. import ownership
 from ..autodiff.tape import is_live
 from ..errors import LaminaError
 from ..lang.selection import bounds, is_list, position, positions
 from ..printing import html_table
 from ..values import LibObject, as_str, describe, format_number, value_of
 from .summary import layout, short
+
+# Who holds what a cell store may write into (lamina/ownership.py): the column table is held by
+# the table alone, a column by the column table and index_put's `old`.
+_COLUMN_TABLE_REFS = ownership.refs_limit(holders=1)
+_COLUMN_REFS = ownership.refs_limit(holders=2)
 
 SHOWN_ROWS = 10     # a longer table prints its first rows and a count of the rest
 
@@ -143,8 +149,8 @@ class Table(LibObject):
             picked = position(rows, n, "A row index", lambda: f"a table of {n} rows")
         count = 1 if type(picked) is int else len(picked)
         old = self.columns[name]
-        # held by the column table, `old` and getrefcount's argument only
-        in_place = owned and sys.getrefcount(self.columns) <= 2 and sys.getrefcount(old) <= 3
+        in_place = owned and sys.getrefcount(self.columns) <= _COLUMN_TABLE_REFS \
+            and sys.getrefcount(old) <= _COLUMN_REFS
         if isinstance(old, np.ndarray):
             new = old if in_place and old.base is None and old.flags.writeable else old.copy()
             v = value_of(value)
