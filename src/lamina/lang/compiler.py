@@ -368,7 +368,9 @@ class Compiler(FloatSpecialiser, AssignmentCompiler):
 # A handler per statement kind (a subclass of ast.Statement) and per expression node.
 STATEMENTS = {cls: getattr(Compiler, "s_" + cls.__name__, None) for cls in resolver.statement_kinds()}
 _unhandled = sorted(cls.__name__ for cls, handler in STATEMENTS.items() if handler is None)
-assert not _unhandled, f"statements without a compile handler (a method s_<Name> of Compiler): {_unhandled}"
+if _unhandled:
+    raise TypeError("statements without a compile handler (recipe 'A statement', step 4: a method "
+                    f"s_<Name> of Compiler in lang/compiler.py): {_unhandled}")
 EXPRESSIONS = {cls: getattr(Compiler, "e_" + cls.__name__) for cls in (
     A.Number, A.String, A.Formatted, A.Bool, A.NoneLit, A.Name, A.NumberArray, A.Matrix, A.RecordLit,
     A.Unary, A.Binary, A.Logical, A.Transpose, A.Call, A.MethodCall, A.Field, A.Index, A.Lambda, A.Temp)}

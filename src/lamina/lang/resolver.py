@@ -73,8 +73,10 @@ def statement_kinds(cls: type = A.Statement) -> set[type]:
 
 
 _missing = statement_kinds() - set(RULES)
-assert not _missing, ("statements without a resolver rule (add to RULES in lang/resolver.py the "
-                      f"names each binds and the blocks it holds): {sorted(c.__name__ for c in _missing)}")
+if _missing:
+    raise TypeError("statements without a resolver rule (recipe 'A statement', step 3: add to RULES in "
+                    f"lang/resolver.py the names each binds and the blocks it holds): "
+                    f"{sorted(c.__name__ for c in _missing)}")
 
 
 def binds(stmt: A.Node) -> list[Binding]:
