@@ -339,6 +339,8 @@ def translate_call_error(f, exc: TypeError, name: str | None = None, node: A.Nod
                         "(indices start at 0).")
         return LaminaError("TypeError", message)
     text = re.sub(r"\bL_(\w+)", r"\1", text)
+    # Python 3.13 suggests a keyword itself; _keyword_hint below gives Lamina's suggestion.
+    text = re.sub(r"\. Did you mean '\w+'\?$", "", text)
     own = function_name(f) if f is not None and callable(f) else "anonymous"
     own = ("The anonymous function" if text.startswith("<lambda>()")
            else "The function" if own == "anonymous" else f"'{own}'")
