@@ -6,6 +6,7 @@ import scipy.stats as st
 
 from lamina.autodiff.tape import TAPE
 from lamina.builtins import regression as R
+from lamina.errors import LaminaError
 
 
 def data(rng, n=60, k=3):
@@ -242,3 +243,9 @@ def test_logreg_of_a_tiny_problem_runs_blas_on_one_thread(monkeypatch):
     models.logreg(X, np.array([0.0, 1.0, 0.0, 1.0, 1.0, 0.0]))
     assert seen and set(seen[0]) == {1}
     assert [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"] == before
+
+
+def test_pca_of_no_columns_says_so(run):
+    with pytest.raises(LaminaError) as e:
+        run("r = pca(zeros(3, 0))")
+    assert (e.value.kind, e.value.message) == ("ValueError", "pca needs at least one column (variable); X is 3x0.")

@@ -4,6 +4,7 @@ import pytest
 
 from lamina.builtins import sampling as S
 from lamina.builtins.random import seed
+from lamina.errors import LaminaError
 
 
 def fresh(n=11):
@@ -72,3 +73,22 @@ def test_shuffling_a_matrix_allocates_one_copy_of_it():
         tracemalloc.stop()
     np.testing.assert_array_equal(out, X[ref.permutation(20_000)])
     assert peak < 1.2 * X.nbytes
+
+
+def test_choice_of_a_tracked_count_draws_as_of_the_plain_count(run):
+    lines, _ = run("seed(1)\nprint(choice(param(5.0)), choice(param(5.0), 4), choice(track(5.0), 3, replace = false))\n"
+                   "seed(1)\nprint(choice(5), choice(5, 4), choice(5, 3, replace = false))")
+    assert lines[0] == lines[1]
+
+
+@pytest.mark.parametrize("program, message", [
+    ("choice([1, 2, 3], 3, replace = false, p = [0.5, 0.5, 0])",
+     "choice cannot draw 3 distinct items when p gives only 2 of them a probability above 0."),
+    ("choice([1, 2, 3], 2, p = [0 / 0, 0.5, 0.5])",
+     "choice's p must hold 3 probabilities (one per item), each at least 0, summing to 1."),
+])
+def test_choice_with_bad_probabilities_says_so(run, program, message):
+    # both were InternalErrors from NumPy's generator
+    with pytest.raises(LaminaError) as e:
+        run(program)
+    assert (e.value.kind, e.value.message) == ("ValueError", message)

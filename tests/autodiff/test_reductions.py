@@ -1,5 +1,5 @@
-"""Gradients of the math builtins at NaN, found in review 4: two-operand max/min against torch,
-clamp against torch.clamp, mean(skipnan = true) over a slice of NaNs only."""
+"""Reductions and their gradients: the mean over no elements, and max, min, clamp and
+mean(skipnan = true) at NaN against torch."""
 import numpy as np
 import pytest
 
@@ -8,6 +8,22 @@ from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
 
 torch = pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_grad_of_the_mean_of_an_empty_tensor_is_empty(run, dtype):
+    # the mean of nothing is NaN, and its gradient the empty tensor (torch: tensor([])); it was
+    # an InternalError (ZeroDivisionError) from the gradient 1 / 0
+    out = run(f'w = param([], dtype = "{dtype}")\n'
+              f'm = param(zeros(0, 3), dtype = "{dtype}")\n'
+              'g = grad(mean(w), wrt = w)\n'
+              'gm = grad(mean(m), wrt = m)\n'
+              'print(mean(w), g, size(gm), dtype(g), dtype(gm))')
+    assert out == [f"NaN [] [0, 3] {dtype} {dtype}"]
+    t = torch.empty(0, requires_grad=True)
+    t.mean().backward()
+    assert t.grad.shape == (0,)
+
 
 NAN = np.nan
 A = np.array([NAN, 1.0, 2.0, 3.0, NAN, -1.0])
@@ -66,7 +82,6 @@ def test_clamp_passes_no_gradient_at_a_nan_number_or_element_as_torch_clamp(dtyp
     np.testing.assert_array_equal(gx, tx.grad.numpy())
     np.testing.assert_array_equal(glo, tlo.grad.numpy())
     np.testing.assert_array_equal(ghi, thi.grad.numpy())
-
 
 
 def test_mean_skipnan_gives_a_slice_of_nans_only_no_gradient():

@@ -1,5 +1,5 @@
-"""Bugs the fourth review found in the sequence and core builtins (append, print_options,
-reverse, ...), each kept as a test of the behaviour the docs promise."""
+"""The sequence and core builtins (append, concat, print_options, reverse, cumprod, diff): the
+behaviour the docs promise."""
 from __future__ import annotations
 
 import pytest
@@ -52,3 +52,19 @@ def test_cumprod_gradient_where_g_times_the_products_overflows(run):
 def test_diff_of_a_non_tensor_says_it_needs_a_vector_or_matrix(run, arg, what):
     # the message was "diff's argument must be a number or tensor", yet diff(3) is refused too
     assert _error(run, f"diff({arg})") == ("TypeError", f"diff needs a vector or matrix, not {what}.")
+
+
+def test_append_to_a_vector_of_anything_but_a_number_gives_a_list(run):
+    # "Appending a number to a vector (or to []) gives a vector; appending anything else gives a list."
+    lines, _ = run('print(append([1, 2], "a"), append([1, 2], [3, 4]), append([1], none), append([1, 2], 3))')
+    assert lines == ['[1, 2, "a"] [1, 2, [3, 4]] [1, none] [1, 2, 3]']
+    lines, _ = run('v = param([1.0, 2.0])\nl = append(v, "a")\nprint(grad(3 * l[0] + l[1], wrt = v))')
+    assert lines == ["[3, 1]"]
+
+
+def test_concat_takes_the_empty_vector_as_the_empty_list(run):
+    lines, _ = run('acc = []\nfor w in ["x", "y"]\n    acc = concat(acc, [w, w])\nend for\n'
+                   'print(acc, concat(["a"], []), concat([], []), concat([1], [2]))')
+    assert lines == ['["x", "x", "y", "y"] ["a"] [] [1, 2]']
+    with pytest.raises(LaminaError, match="concat needs two lists or two vectors"):
+        run('concat([1, 2], ["a"])')

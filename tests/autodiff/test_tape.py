@@ -1,5 +1,5 @@
 """The autodiff API (param, grad, detach, track, the tape) and gradients through indexing and
-shaping: edge cases found in review 4, checked against torch."""
+shaping, at their edges, checked against torch."""
 import pytest
 
 from lamina.errors import LaminaError

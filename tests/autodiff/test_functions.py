@@ -1,5 +1,5 @@
-"""Math builtins, found in review 4: round with many digits, the axis of a number's reduction,
-masks beside float32 tensors in max, min, mod and clamp."""
+"""The math builtins autodiff/functions.py computes: round with many digits, the axis of a
+number's reduction, masks beside float32 tensors in max, min, mod and clamp."""
 import numpy as np
 import pytest
 from builtin_checks import error, fresh_tape  # noqa: F401  (fresh_tape: autouse)
