@@ -9,17 +9,7 @@ import sys
 
 import pytest
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.token import (
-    Comment,
-    Error,
-    Keyword,
-    Name,
-    Number,
-    Operator,
-    Punctuation,
-    String,
-    Whitespace,
-)
+from pygments.token import (Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Whitespace)
 
 from lamina.highlight import LaminaLexer
 
@@ -96,3 +86,17 @@ def test_no_error_token_in_a_program(path):
 def test_no_error_token_in_a_documentation_block(path):
     blocks = FENCE.findall(path.read_text())
     assert [v for b in blocks for t, v in tokens(b) if t in Error] == []
+
+
+def number_and_error_tokens(code: str) -> list:
+    return [(token, text) for _, token, text in LaminaLexer().get_tokens_unprocessed(code)
+            if token in (Error,) or token in Number]
+
+
+def test_a_malformed_number_is_one_error_token():
+    assert number_and_error_tokens("x = 1_000 + 0x10 + 1.5e") == [(Error, "1_000"), (Error, "0x10"), (Error, "1.5e")]
+    assert number_and_error_tokens('s = "{1_0}"') == [(Error, "1_0")]
+    # the numbers the language reads stay whole numbers (no backtracking into "1" + "e-10")
+    assert number_and_error_tokens("y = 1e-10 + .5 + 2.e3 + 2.5E+3 + 7") == [
+        (Number.Float, "1e-10"), (Number.Float, ".5"), (Number.Float, "2.e3"),
+        (Number.Float, "2.5E+3"), (Number.Float, "7")]

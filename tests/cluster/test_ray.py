@@ -123,3 +123,25 @@ def test_a_program_joins_an_address_only_where_a_cluster_answers(ray_env, tmp_pa
     assert r.returncode == 1
     assert 'Error: parallel_map could not join the Ray cluster at "127.0.0.1:1"' in r.stderr
     assert "ray start --head" in r.stderr
+
+
+EXITING = '''function f(x)
+    if x == 2
+        exit(3)
+    end if
+    return x
+end function
+t = {call}
+print("not reached")
+'''
+
+
+def test_exit_in_a_ray_task_ends_the_program_with_its_status(tmp_path):
+    folder = tempfile.mkdtemp(prefix="lamray", dir="/tmp")     # short: Ray's socket paths must be
+    env = {"RAY_TMPDIR": folder, "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    try:
+        for call in ("parallel_map(f, [1, 2, 3], workers = 2)", "sweep(c -> f(c.x), {x = [1, 2, 3]}, workers = 2)"):
+            r = lamina(["-e", EXITING.replace("{call}", call)], cwd=tmp_path, env=env, timeout=240)
+            assert (r.returncode, r.stdout) == (3, "")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -2,18 +2,21 @@
 import contextlib
 import inspect
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from lamina import warnings as channel
-from lamina.builtins.index import MODULES
-from lamina.builtins.registry import spec_of
-
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
+from lamina.builtins.index import MODULES
+from lamina.builtins.registry import spec_of
 from lamina.errors import LaminaError
-from lamina.nn.losses import PROB_EPS, binary_cross_entropy, cross_entropy, mae, mse
+from lamina.nn import losses as L
+from lamina.nn.losses import binary_cross_entropy, cross_entropy, mae, mse, PROB_EPS
 
 RNG = np.random.default_rng(1)
 P = RNG.standard_normal((5, 3))
@@ -226,3 +229,34 @@ def test_binary_cross_entropy_in_a_metrics_order_warns_and_keeps_its_value():
     assert len(warned) == 1 and "binary_cross_entropy takes (prediction, target)" in warned[0]
     for quiet in [(p, y), (np.zeros(5), p), (y, np.array([1.0, 0.0, 1.0, 0.0, 0.0]))]:
         assert _warnings_of(lambda: binary_cross_entropy(*quiet))[1] == []
+
+
+LAMINA = str(Path(sys.executable).with_name("lamina"))
+
+
+def test_cross_entropy_minus_inf_logit_off_target_is_finite():
+    # torch.nn.functional.cross_entropy([[0, -inf], [1, 2]], [0, 1]) = 0.15663084375911143
+    code = "print(cross_entropy([0.0, -Inf; 1.0, 2.0], [0, 1]))"
+    out = subprocess.run([LAMINA, "-e", code], capture_output=True, text=True).stdout
+    assert out == "0.15663084375911143\n"
+
+
+def test_cross_entropy_minus_inf_logit_soft_targets_and_float32():
+    for dtype in (np.float64, np.float32):
+        s = np.array([[0.0, -np.inf, 1.0]], dtype)
+        t = np.array([[0.25, 0.0, 0.75]], dtype)
+        # by hand: log_softmax of [0, 1] (the -Inf class has probability 0)
+        lse = np.log1p(np.exp(1.0))
+        expected = 0.25 * lse + 0.75 * (lse - 1.0)
+        got = L.cross_entropy(s, t)
+        assert np.isclose(got, expected, rtol=1e-6)
+
+
+def test_binary_cross_entropy_float32_probability_one_is_clipped_finite():
+    # help: "a probability of exactly 0 or 1 gives a large finite loss rather than Inf"
+    x = np.array([1.0, 0.0], np.float32)
+    y = np.array([0.0, 1.0], np.float32)
+    # both probabilities clip into [1e-12, 1 - 1e-12], by hand in float64 (as for float64 input)
+    expected = -(np.log1p(-(1.0 - 1e-12)) + np.log(1e-12)) / 2
+    assert np.isclose(L.binary_cross_entropy(x.astype(np.float64), y), expected, rtol=1e-12)
+    assert np.isclose(L.binary_cross_entropy(x, y), expected, rtol=1e-9)
