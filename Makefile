@@ -1,5 +1,5 @@
 PY ?= python3
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # PyTorch is an optional peer: tests compare against it and the bench measures it. The install
@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # `make bench` asks pip for the `bench` extra, which downloads it only where no wheel was installed.
 TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
 
-.PHONY: demo test bench docs clean vscode
+.PHONY: demo test test-ownership bench docs clean vscode
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -30,6 +30,19 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The tests of the ownership rule (pytest -m ownership: value semantics and writing in place, which
+# rest on CPython's reference counts), collected only from the modules that mark them, in a venv
+# with only the test extra (no kernel, no Ray): .ci/run runs them on every Python it finds, e.g.
+# make PY=python3.13 VENV=.venv-3.13 test-ownership
+$(VENV)/.installed-test: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+test-ownership: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -m ownership $$(grep -rlw --include='test_*.py' 'pytest.mark.ownership' tests)
+
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]' || echo "bench: peers could not be installed; they are reported as missing"
 	@# Fresh bytecode for sources edited since install, so the start-up row never times a compile.
@@ -49,4 +62,4 @@ docs: $(STAMP)
 	$(BIN)/python -m lamina.docs.builtin_index
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) .venv-3.* build src/*.egg-info
