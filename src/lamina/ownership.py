@@ -17,7 +17,7 @@ top-level variable passed to a function. They must agree. If they do not (a Pyth
 depends on how the object was reached, as borrowed references may make it), `refs_limit` is 0
 and nothing is ever written in place: slower, never a changed value.
 
-Used by lang/runtime.py (`v[i] = x`, `r.x = v`, `r.v[i] = x`, `v = append(v, x)`),
+Used by lang/stores.py (`v[i] = x`, `r.x = v`, `r.v[i] = x`, `v = append(v, x)`),
 stats/table.py (`t[i, "name"] = x`), optim/ownership.py (optimizer_step's pending update) and
 autodiff/grad.py (a gradient handed out without a copy).
 """

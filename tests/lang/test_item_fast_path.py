@@ -1,6 +1,6 @@
-"""The in-line paths for `v[i]` and `v[i] = x` (runtime.item, set_item_var, set_index_var) give
-what the general indexing path gives, value or error, for every index: whole, negative, out of
-range at both ends, fractional, NaN, Inf, -0.0 and past any machine integer."""
+"""The in-line paths for `v[i]` and `v[i] = x` (runtime.item, stores.set_item_var,
+stores.set_index_var) give what the general indexing path gives, value or error, for every
+index: whole, negative, out of range at both ends, fractional, NaN, Inf, -0.0 and past any machine integer."""
 import math
 
 import numpy as np
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
-from lamina.lang import indexing, runtime
+from lamina.lang import indexing, runtime, stores
 
 pytestmark = pytest.mark.ownership      # .ci/run runs these on every Python
 
@@ -37,7 +37,7 @@ def test_reading_one_element_matches_the_general_path(n, i):
 @given(n=st.integers(0, 5), i=INDICES)
 def test_storing_one_element_matches_the_general_path(n, i):
     expected = outcome(lambda: indexing.put(np.arange(n, dtype=float), (i,), 9.5, owned=False))
-    for store in (lambda v: runtime.set_item_var(v, i, 9.5), lambda v: runtime.set_index_var(v, (i,), 9.5)):
+    for store in (lambda v: stores.set_item_var(v, i, 9.5), lambda v: stores.set_index_var(v, (i,), 9.5)):
         got = outcome(lambda: store(np.arange(n, dtype=float)))
         assert got[0] == expected[0]
         if got[0] == "value":
@@ -49,7 +49,7 @@ def test_storing_one_element_matches_the_general_path(n, i):
 @given(i=INDICES, j=INDICES)
 def test_storing_into_a_matrix_matches_the_general_path(i, j):
     expected = outcome(lambda: indexing.put(np.zeros((3, 2)), (i, j), 9.5, owned=False))
-    got = outcome(lambda: runtime.set_index_var(np.zeros((3, 2)), (i, j), 9.5))
+    got = outcome(lambda: stores.set_index_var(np.zeros((3, 2)), (i, j), 9.5))
     assert got[0] == expected[0]
     if got[0] == "value":
         np.testing.assert_array_equal(got[1], expected[1])

@@ -150,6 +150,8 @@ def mod(a, b):
     IEEE: mod(a, 0) and mod(Inf, b) are NaN. The one implementation behind the `mod` builtin
     (and the `%` operator). d/da = 1, d/db = -floor(a / b).
     """
+    if type(a) is float and type(b) is float:       # two plain numbers: nothing to record
+        return a % b if b else NAN                  # Python's float % is floored; Inf % b is NaN
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
@@ -157,6 +159,11 @@ def mod(a, b):
             return record2(NAN, a, b, identity, _nan_like)
         q = x // y
         return record2(x % y, a, b, 1.0, -q)
+    return _mod_tensors(a, b, x, y)
+
+
+def _mod_tensors(a, b, x, y):
+    """mod of tensors (its own function: the closures' cells would cost every call of mod)."""
     x2, y2, sx, sy = align(x, y, "mod")
     out = np.mod(x2, y2)
     q = np.floor_divide(x2, y2)

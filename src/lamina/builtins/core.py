@@ -9,7 +9,8 @@ import numpy as np
 from .. import printing
 from ..autodiff import ops, shaping
 from ..errors import LaminaError
-from ..lang.runtime import bracket, call, for_each, truth
+from ..lang.operators import bracket, truth
+from ..lang.runtime import call, for_each
 from ..printing import format_value, set_options
 from ..values import (
     LibObject,
@@ -145,7 +146,7 @@ def append(seq, item):
 
 
 def _append_in_place(seq, item):
-    """append(seq, item) written into seq itself, for `v = append(v, x)` once lang/runtime.py's
+    """append(seq, item) written into seq itself, for `v = append(v, x)` once lang/stores.py's
     append_var has made sure that no other value holds v (a loop building a list or vector so
     copied it at every step: quadratic); None where append makes a new value instead."""
     if type(seq) is list:

@@ -38,7 +38,7 @@ def axis_arg(axis):
 def operands(*args) -> list:
     """The operands of a builtin that combines several (value, what) pairs, as numeric_or_tracked
     takes each; a logical tensor (a mask) beside a float32 tensor becomes float32 0/1, as it does
-    in an operator (lang/runtime._num): a mask adapts to the tensor it meets, as a number does."""
+    in an operator (lang/operators._num): a mask adapts to the tensor it meets, as a number does."""
     xs = [numeric_or_tracked(x, what) for x, what in args]
     if all(type(x) is float for x in xs):
         return xs

@@ -19,7 +19,7 @@ import numpy as np
 from ..autodiff.shaping import like_items_of
 from ..errors import LaminaError
 from ..lang.pyerrors import current_place
-from ..lang.runtime import bracket
+from ..lang.operators import bracket
 from ..printing import format_value
 from ..rng import generator
 from ..stats.table import Table

@@ -1,331 +1,42 @@
-"""What compiled Lamina code calls: operators, indexing, calls, loops, conditions.
+"""What compiled Lamina code calls, gathered in HELPERS: the operators (operators.py), the
+stores (stores.py), and here reading elements and fields, calls, loops and output.
 
-Each operator helper first tries the case that dominates interpreted code (two
-Python floats) and otherwise dispatches: numbers and tensors (tracked or not)
-go to autodiff.ops, which owns the shape rules; everything else is checked here.
-Helpers raise LaminaError without a span; the runner attaches the span of the
-compiled node that called them.
+Compiled code finds each helper under its name (`_add`, `_index`, ...) in its namespace and
+its builtins: a global lookup, cached by CPython, with no module attribute in between.
+Helpers raise LaminaError without a span; the runner attaches the span of the compiled node
+that called them.
 """
 from __future__ import annotations
 
 import itertools
 import math
 import sys
-import types
 
 import numpy as np
 
-from .. import ownership
-from ..autodiff import linalg, ops
+from ..autodiff import ops
 from ..errors import LaminaError
 from ..printing import format_row, format_value
-from ..values import LibObject, Record, Tracked, describe, is_numeric, values_equal
-from . import container_ops, indexing
+from ..values import LibObject, Record, Tracked, describe
+from . import indexing
 from .modules import Module
+from .operators import (add, and_rest, bracket, div, ediv, emul, epower, eq, ge, gt, ldiv, le, lt, matrix,
+                        mod, mul, ne, neg, not_, or_rest, pos, power, sub, transpose, truth)
 from .pyerrors import CALLEE, caught
 from .scope import CODE_FILENAME, builtins_of, mangle
+from .stores import (append_var, set_field, set_field_index_var, set_field_var, set_index, set_index_var,
+                     set_item_var)
 
-NUMERIC = {
-    "+": ops.add, "-": ops.sub, "*": ops.mul, "/": ops.div,
-    ".*": ops.emul, "./": ops.ediv, "^": ops.pow, ".^": ops.epow, "%": ops.mod,
-}
+F64 = np.dtype(np.float64)
+_NDARRAY, _trunc = np.ndarray, math.trunc
 
 
-def _num(x, other=None):
-    """An operand as autodiff.ops takes it: an int as a float, a logical tensor as 0/1 numbers
-    (float32 ones beside a float32 tensor: a mask adapts to the tensor it meets, as a number does)."""
-    if type(x) is int:
-        return float(x)
-    if type(x) is np.ndarray and x.dtype == bool:
-        o = other.value if type(other) is Tracked else other
-        return x.astype(np.float32 if type(o) is np.ndarray and o.dtype == np.float32 else np.float64)
-    return x
-
-
-def _logical(x) -> bool:
-    return type(x) is np.ndarray and x.dtype == bool
-
-
-def binary(op: str, a, b):
-    if is_numeric(a) and is_numeric(b):
-        return NUMERIC[op](_num(a, b), _num(b, a))
-    if op == "+" and isinstance(a, str) and isinstance(b, str):
-        return a + b
-    if container_ops.holds_numbers(a) or container_ops.holds_numbers(b):
-        return container_ops.combine(op, a, b, binary)
-    hint = ""
-    if isinstance(a, str) or isinstance(b, str):
-        hint = ' To build text, use interpolation: "{a} and {b}".'
-    elif isinstance(a, bool) or isinstance(b, bool):
-        hint = " Booleans are not numbers here; use if/else to choose a number."
-    raise LaminaError("TypeError", f"Cannot apply '{op}' to {describe(a)} and {describe(b)}.{hint}")
-
-
-def _scalar_or_tracked(a, b) -> bool:
-    """Both operands floats or tracked values: autodiff.ops takes them as they are (binary's
-    checks and conversions would change nothing), the scalar tape's fast path."""
-    return (type(a) is Tracked or type(a) is float) and (type(b) is Tracked or type(b) is float)
-
-
-def add(a, b):
-    if type(a) is float and type(b) is float:
-        return a + b
-    if _scalar_or_tracked(a, b):
-        return ops.add(a, b)
-    return binary("+", a, b)
-
-
-def sub(a, b):
-    if type(a) is float and type(b) is float:
-        return a - b
-    if _scalar_or_tracked(a, b):
-        return ops.sub(a, b)
-    return binary("-", a, b)
-
-
-def mul(a, b):
-    if type(a) is float and type(b) is float:
-        return a * b
-    if _scalar_or_tracked(a, b):
-        return ops.mul(a, b)
-    return binary("*", a, b)
-
-
-def div(a, b):
-    if type(a) is float and type(b) is float and b:
-        return a / b
-    return binary("/", a, b)
-
-
-def emul(a, b):
-    if type(a) is float and type(b) is float:
-        return a * b
-    return binary(".*", a, b)
-
-
-def ediv(a, b):
-    if type(a) is float and type(b) is float and b:
-        return a / b
-    return binary("./", a, b)
-
-
-def mod(a, b):
-    if type(a) is float and type(b) is float and b:
-        return a % b
-    return binary("%", a, b)
-
-
-def ldiv(a, b):
-    """`A \\ b`: the x with A x = b, by the function the solve builtin uses; a number divides."""
-    if not (is_numeric(a) and is_numeric(b)):
-        return binary("\\", a, b)
-    a, b = _num(a, b), _num(b, a)
-    if type(a.value if type(a) is Tracked else a) is float:
-        return ops.ediv(b, a)
-    try:
-        return linalg.solve(a, b)
-    except LaminaError as err:
-        raise LaminaError(err.kind, f"A \\ b solves A x = b, as solve(A, b) does: {err.message}") from None
-
-
-def power(a, b):
-    if type(a) is float and type(b) is float:
-        return ops.fpow(a, b)
-    return binary("^", a, b)
-
-
-def epower(a, b):
-    if type(a) is float and type(b) is float:
-        return ops.fpow(a, b)
-    return binary(".^", a, b)
-
-
-def neg(a):
-    if type(a) is float:
-        return -a
-    if is_numeric(a):
-        return ops.neg(_num(a))
-    if container_ops.holds_numbers(a):
-        return container_ops.negate(a, neg)
-    raise LaminaError("TypeError", f"Cannot negate {describe(a)}.")
-
-
-def pos(a):
-    if is_numeric(a):
-        return a
-    raise LaminaError("TypeError", f"Unary '+' needs a number or tensor, not {describe(a)}.")
-
-
-def transpose(a):
-    if _logical(a):
-        return a.T.copy() if a.ndim == 2 else a.reshape(1, -1)     # a mask stays a mask
-    if is_numeric(a):
-        return ops.transpose(_num(a))
-    raise LaminaError("TypeError", f"Cannot transpose {describe(a)}; ' transposes a vector or matrix.")
-
-
-def compare(op: str, a, b):
-    if is_numeric(a) and is_numeric(b):
-        return ops.compare(op, _num(a, b), _num(b, a))
-    if op in ("==", "!=") and isinstance(a, list) != isinstance(b, list) and isinstance(a if isinstance(b, list) else b, str):
-        # a text column against one string (t.species == "setosa"): a mask, item by item
-        items, text = (a, b) if isinstance(a, list) else (b, a)
-        same = np.array([x == text for x in items], dtype=bool)
-        return same if op == "==" else ~same
-    if op == "==":
-        return values_equal(a, b)
-    if op == "!=":
-        return not values_equal(a, b)
-    if isinstance(a, str) and isinstance(b, str):
-        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
-    raise LaminaError("TypeError", f"Cannot compare {describe(a)} and {describe(b)} with '{op}'.")
-
-
-def lt(a, b):
-    if type(a) is float and type(b) is float:
-        return a < b
-    return compare("<", a, b)
-
-
-def le(a, b):
-    if type(a) is float and type(b) is float:
-        return a <= b
-    return compare("<=", a, b)
-
-
-def gt(a, b):
-    if type(a) is float and type(b) is float:
-        return a > b
-    return compare(">", a, b)
-
-
-def ge(a, b):
-    if type(a) is float and type(b) is float:
-        return a >= b
-    return compare(">=", a, b)
-
-
-def eq(a, b):
-    if type(a) is float and type(b) is float:
-        return a == b
-    return compare("==", a, b)
-
-
-def ne(a, b):
-    if type(a) is float and type(b) is float:
-        return a != b
-    return compare("!=", a, b)
-
-
-def truth(c) -> bool:
-    """A condition's value: a bool, or a number (nonzero is true)."""
-    if c is True or c is False:
-        return c
-    if type(c) is Tracked:
-        c = c.value
-    if isinstance(c, (float, int)):
-        if c != c:
-            raise LaminaError("ValueError", "A condition is NaN, which is neither true nor false.")
-        return c != 0
-    if isinstance(c, np.ndarray):
-        raise LaminaError("TypeError", f"A condition must be true or false, not {describe(c)}; "
-                          "use any(...) or all(...) to reduce a comparison of tensors.")
-    raise LaminaError("TypeError", f"A condition must be true or false, not {describe(c)}.")
-
-
-def not_(c):
-    """`not c`: a bool, or elementwise on a mask."""
-    if _logical(c):
-        return ~c
-    return not truth(c)
-
-
-def and_rest(a, b):
-    """`a and b` when a is a mask or a true bool (or nonzero number): elementwise with a mask,
-    else b (a bool, or a mask as it is, so `true and m` is `m`)."""
-    if type(a) is np.ndarray:
-        return mask_and(a, b)
-    return b if b is True or b is False else logic_rest(b)
-
-
-def or_rest(a, b):
-    """`a or b` when a is a mask or a false bool (or zero): as and_rest."""
-    if type(a) is np.ndarray:
-        return mask_or(a, b)
-    return b if b is True or b is False else logic_rest(b)
-
-
-def mask_and(a, b):
-    """`a and b` when a is a tensor: elementwise on masks (both sides are evaluated)."""
-    return _mask_logic("and", a, b, np.logical_and)
-
-
-def mask_or(a, b):
-    return _mask_logic("or", a, b, np.logical_or)
-
-
-def logic_rest(b):
-    """The right side of `a and b` or `a or b` when a (a bool or number) did not decide: a mask
-    as it is, so `true and m` is `m` elementwise; anything else as a condition."""
-    return b if _logical(b) else truth(b)
-
-
-def _mask_logic(word: str, a, b, fn):
-    if not _logical(a):
-        truth(a)                              # the error for a numeric tensor as a condition
-    if not (_logical(b) or type(b) is bool):
-        raise LaminaError("TypeError", f"'{word}' combines two masks elementwise, but its right side is "
-                          f"{describe(b)}; compare it first (x > 0) to make a mask.")
-    x, y, _, _ = ops.align(a, b, word)
-    return fn(x, y)
-
-
-# -- literals ------------------------------------------------------------------
-def bracket(items: tuple):
-    """`[a, b, c]`: a vector when every item is a number, otherwise a list."""
-    if all(type(x) is float for x in items):
-        return np.array(items, dtype=np.float64) if items else np.zeros(0)
-    if all(_is_scalar(x) for x in items):
-        return ops.build_vector([_num(x) for x in items])
-    return list(items)
-
-
-def matrix(rows: tuple):
-    """`[a, b; c, d]`: rows of numbers (or vectors, which contribute their elements)."""
-    for r, row in enumerate(rows):
-        for x in row:
-            if not _is_scalar(x) and not (is_numeric(x) and np.ndim(x.value if type(x) is Tracked else x) == 1):
-                raise LaminaError("TypeError", f"Row {r} of a matrix literal holds {describe(x)}; "
-                                  "';' builds a matrix from numbers and vectors only.")
-    return ops.build_matrix([[_num(x) for x in row] for row in rows])
-
-
-def _is_scalar(x) -> bool:
-    v = x.value if type(x) is Tracked else x
-    return (type(v) is float or type(v) is int) and type(v) is not bool
-
-
-# -- fields, indexing, calls ---------------------------------------------------
+# -- reading fields and elements -------------------------------------------------
 def field(target, name: str):
     if isinstance(target, (Record, LibObject)):
         return target.get(name)
     raise LaminaError("TypeError", f"Cannot read field '{name}' of {describe(target)}; only records "
                       "and library objects have fields.")
-
-
-def set_field(target, name: str, value):
-    if isinstance(target, Record):
-        return target.with_field(name, value)
-    if type(target) is Module:
-        raise LaminaError("TypeError", f"The names of the module {target.name} cannot be assigned from "
-                          "outside it; a module changes its own values, or returns new ones.")
-    if isinstance(target, LibObject):
-        updated = target.with_field(name, value)
-        if updated is not None:
-            return updated
-        raise LaminaError("TypeError", f"The fields of {describe(target)} cannot be assigned; "
-                          "library objects are changed only by the builtins that return new ones.")
-    raise LaminaError("TypeError", f"Cannot set field '{name}' of {describe(target)}; only records have fields.")
 
 
 def index(target, items: tuple):
@@ -356,106 +67,6 @@ def item(target, i):
     return indexing.get(target, (i,))
 
 
-def set_index(target, items: tuple, value):
-    return indexing.put(target, items, value, owned=False)
-
-
-def set_index_var(target, items: tuple, value):
-    """`a[i] = v` on a variable: writes in place when no other value shares the array, list or
-    table (copied whole at every store, a loop filling one would be quadratic)."""
-    if (type(target) is np.ndarray and target.base is None or type(target) is list
-            or isinstance(target, LibObject)) and _refcount(target) <= UNSHARED_REFS:
-        return _put_in_place(target, items, value)
-    return indexing.put(target, items, value, owned=False)
-
-
-def _put_in_place(target, items: tuple, value):
-    """indexing.put(owned=True) into a value no other value holds, with a number at whole indices
-    into a float tensor written in line (NumPy's bounds are ours: one out of range fails below)."""
-    if type(value) is float and type(target) is _NDARRAY and target.dtype is F64 and len(items) == target.ndim:
-        if len(items) == 1:
-            i = items[0]
-            if type(i) is float and i.is_integer():
-                try:
-                    target[_trunc(i)] = value
-                    return target
-                except (IndexError, OverflowError):
-                    pass
-        else:
-            i, j = items
-            if type(i) is float and type(j) is float and i.is_integer() and j.is_integer():
-                try:
-                    target[_trunc(i), _trunc(j)] = value
-                    return target
-                except (IndexError, OverflowError):
-                    pass
-    return indexing.put(target, items, value, owned=True)
-
-
-def set_item_var(target, i, value):
-    """`v[i] = x` on a variable with one index: set_index_var without the index tuple, and
-    a number into an unshared float vector at a whole index in range written in line."""
-    if (type(i) is float and type(value) is float and type(target) is _NDARRAY and target.ndim == 1
-            and target.base is None and target.dtype is F64 and _refcount(target) <= UNSHARED_REFS
-            and i.is_integer()):
-        try:
-            target[_trunc(i)] = value    # NumPy's bounds are ours: one out of range fails below
-            return target
-        except (IndexError, OverflowError):
-            pass
-    # (Not through set_index_var: its own frame would hold the array once more, so that an
-    # unshared array would count as shared and be copied whole at every store.)
-    owned = (type(target) is _NDARRAY and target.base is None or type(target) is list) \
-        and _refcount(target) <= UNSHARED_REFS
-    return indexing.put(target, (i,), value, owned=owned)
-
-
-def set_field_var(target, name: str, value):
-    """`r.name = x` on a variable: an unshared record (its field table too) is changed in place,
-    so a record built or updated field by field in a loop is not copied at every store."""
-    if type(target) is Record and _refcount(target) <= UNSHARED_REFS \
-            and _refcount(target.fields) <= FIELD_TABLE_REFS:
-        target.fields[name] = value
-        return target
-    return set_field(target, name, value)
-
-
-def set_field_index_var(target, name: str, inner, items: tuple, value):
-    """`r.name[i] = x` on a variable, given inner = r.name (read where the field is written, for
-    the span of its errors): into the tensor or list that an unshared record alone holds, in
-    place; otherwise set_field(r, name, set_index(inner, items, x)), which copies both."""
-    if type(target) is Record and _refcount(target) <= UNSHARED_REFS \
-            and _refcount(target.fields) <= FIELD_TABLE_REFS:
-        kind = type(inner)
-        # held by the field table and this frame only
-        if (kind is list or kind is _NDARRAY and inner.base is None) and _refcount(inner) <= UNSHARED_REFS:
-            target.fields[name] = _put_in_place(inner, items, value)
-            return target
-    return set_field(target, name, indexing.put(inner, items, value, owned=False))
-
-
-def append_var(fn, seq, item):
-    """`v = append(v, x)`: when fn is the builtin append and no other value holds v, append's
-    in-place form writes x into v (builtins/core.py); otherwise the call as written."""
-    in_place = fn.__dict__.get("in_place") if type(fn) is _FUNCTION else None
-    if in_place is not None and _refcount(seq) <= UNSHARED_REFS:
-        out = in_place(seq, item)
-        if out is not None:
-            return out
-    return fn(seq, item)
-
-
-F64 = np.dtype(np.float64)
-_NDARRAY, _refcount, _FUNCTION, _trunc = np.ndarray, sys.getrefcount, types.FunctionType, math.trunc
-
-
-# The stores' proof that no one else holds a value (lamina/ownership.py), by the holders they
-# know: the program's variable and the store's parameter (for r.v[i] = x's inner value: the
-# record's field table and the parameter); a record's field table, held by the record alone.
-UNSHARED_REFS = ownership.refs_limit(holders=2)
-FIELD_TABLE_REFS = ownership.refs_limit(holders=1)
-
-
 def make_slice(start, stop):
     return slice(start, stop)
 
@@ -463,6 +74,7 @@ def make_slice(start, stop):
 ALL = slice(None, None)
 
 
+# -- calls -----------------------------------------------------------------------
 def is_user_function(f) -> bool:
     code = getattr(f, "__code__", None)
     return code is not None and code.co_filename == CODE_FILENAME
@@ -605,7 +217,8 @@ def echo(x) -> None:
 
 HELPERS = {
     "_add": add, "_sub": sub, "_mul": mul, "_div": div, "_emul": emul, "_ediv": ediv,
-    "_pow": power, "_epow": epower, "_mod": mod, "_ldiv": ldiv, "_neg": neg, "_pos": pos,
+    "_pow": power, "_epow": epower, "_mod": mod, "_float_mod": ops.mod, "_ldiv": ldiv,
+    "_neg": neg, "_pos": pos,
     "_transpose": transpose,
     "_lt": lt, "_le": le, "_gt": gt, "_ge": ge, "_eq": eq, "_ne": ne,
     "_truth": truth, "_not": not_, "_bracket": bracket, "_matrix": matrix,

@@ -4,9 +4,12 @@ Lamina's operators have three tiers. Two floats (Python floats: every Lamina num
 Python's own operator, compiled inline. Anything else goes to the operator's runtime helper
 (lang/operators.py), the one place that tells the other two apart: a `Tracked` value records
 its operation on the tape (autodiff/ops.py), and a tensor is NumPy's. So every arithmetic
-operator compiles to a guarded expression (`binary`):
+operator compiles to a guarded expression (`e_Binary`):
 
     a + b if _type(a) is _type(b) is _float else _add(a, b)
+
+(`%` calls autodiff's `ops.mod` in place of Python's operator, so that floored modulo is
+written once: `_float_mod(a, b) if ... else _mod(a, b)`.)
 
 In a hot scalar loop the guards cost more than the arithmetic. A loop whose body contains no
 other loop is therefore compiled twice: a copy without guards on the names that are provably
@@ -48,7 +51,9 @@ FAST_COMPARE = {
     "<": (py.Lt, "_lt"), "<=": (py.LtE, "_le"), ">": (py.Gt, "_gt"), ">=": (py.GtE, "_ge"),
     "==": (py.Eq, "_eq"), "!=": (py.NotEq, "_ne"),
 }
-SLOW_BINARY = {"/": "_div", "./": "_ediv", "^": "_pow", ".^": "_epow", "%": "_mod", "\\": "_ldiv"}
+# Two floats call autodiff.ops's own function (`%` is ops.mod alone), anything else the helper.
+FLOAT_CALL = {"%": ("_float_mod", "_mod")}
+SLOW_BINARY = {"/": "_div", "./": "_ediv", "^": "_pow", ".^": "_epow", "\\": "_ldiv"}
 
 
 def has_loop(body: list) -> bool:
@@ -301,6 +306,8 @@ class FloatSpecialiser:
                 return py.BinOp(left, FAST_BINARY[node.op][0](), right)
             if node.op in FAST_COMPARE:
                 return py.Compare(left, [FAST_COMPARE[node.op][0]()], [right])
+            if node.op in FLOAT_CALL:
+                return helper(FLOAT_CALL[node.op][0], left, right)
             if node.op in ("/", "./"):
                 divisor = self.temp()
                 return py.IfExp(py.NamedExpr(py.Name(divisor, py.Store()), right),
@@ -311,6 +318,9 @@ class FloatSpecialiser:
         if node.op in FAST_BINARY:
             pyop, fallback = FAST_BINARY[node.op]
             make = lambda a, b: py.BinOp(a, pyop(), b)  # noqa: E731
+        elif node.op in FLOAT_CALL:
+            floats_fn, fallback = FLOAT_CALL[node.op]
+            make = lambda a, b: helper(floats_fn, a, b)  # noqa: E731
         else:
             pyop, fallback = FAST_COMPARE[node.op]
             make = lambda a, b: py.Compare(a, [pyop()], [b])  # noqa: E731

@@ -1,7 +1,7 @@
 """Whether an optimizer value is held by nobody but its one caller: the proof that lets a
 pending step (base.py) update the old optimizer's arrays in place instead of copying them.
 
-The proof is by reference counts, as `v[i] = x` proves it for an array (lang/runtime.py):
+The proof is by reference counts, as `v[i] = x` proves it for an array (lang/stores.py):
 the optimizer itself, its parameter and state containers, and every array in them must be
 held exactly once (the optimizer by the caller's one local name, a container by the
 optimizer, an array by its container), and every array must own its memory (no view:
