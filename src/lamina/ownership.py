@@ -52,10 +52,10 @@ def _parameter() -> int:
 
 
 def _loop_variable() -> int:
-    table = {"key": object()}
-    for value in table.values():
-        return sys.getrefcount(value)
-    raise AssertionError("unreachable")
+    count = 0
+    for value in {"key": object()}.values():
+        count = sys.getrefcount(value)
+    return count
 
 
 def _unpacked() -> int:
