@@ -8,13 +8,17 @@ statement a message names when a name is read before it is bound), the float spe
 function's locals, the names a loop rebinds) and the language server (a document's
 definitions, kinds and spans, and which names are read before they are assigned).
 
-RULES holds, for every kind of statement, its parts in the order they run: the bindings it
-makes itself and the blocks of statements it holds in the same scope. The table is checked
-against `ast.Statement`'s subclasses at import, so a new statement without a rule stops
-Lamina from starting instead of being invisible to one of the readers.
+RULES holds, for every kind of statement, its parts in the order they run: the expressions
+it reads, the bindings it makes itself, the blocks of statements it holds in the same scope,
+the parts that repeat (`Loop`) and a function's body (`Inner`). From it come the bindings of
+a block (`bindings`) and, in one walk of every scope, the reads of a name before its scope
+binds it (`early_reads`). The table is checked against `ast.Statement`'s subclasses at
+import, so a new statement without a rule stops Lamina from starting instead of being
+invisible to one of the readers.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Callable, Iterator
 
 from ..errors import Span
@@ -31,15 +35,33 @@ class Binding(Frozen):
         self.name, self.kind, self.span, self.node, self.reads = name, kind, span, node, reads
 
 
-# A statement's parts, in the order they run: a Binding, or a block (a list of statements).
+class Loop(Frozen):
+    """Parts that run again and again: a name read there may be bound by a later statement
+    for the next pass."""
+
+    def __init__(self, parts: tuple):
+        self.parts = parts
+
+
+class Inner(Frozen):
+    """A function's body: a scope of its own, its parameters bound on entry."""
+
+    def __init__(self, fn: A.FunctionDef):
+        self.fn = fn
+
+
+# A statement's parts in the order they run: an expression (a node it reads), a Binding, a
+# block (a list of statements in the same scope), a Loop or an Inner scope.
 Parts = tuple
 
 
 def _assign(s: A.Assign) -> Parts:
-    target = s.target
+    target, indices = s.target, []
     while not isinstance(target, A.Name):
+        indices[:0] = [x for f in target._fields if f not in ("span", "target") for x in _nodes(getattr(target, f))]
         target = target.target
-    return (Binding(target.name, "variable", target.span, s, reads=s.op is not None or target is not s.target),)
+    reads = s.op is not None or target is not s.target
+    return (*indices, s.value, Binding(target.name, "variable", target.span, s, reads=reads))
 
 
 def _try(s: A.Try) -> Parts:
@@ -47,21 +69,37 @@ def _try(s: A.Try) -> Parts:
     return (s.body, *caught, s.handler or [], s.final or [])
 
 
+def _for_range(s: A.ForRange) -> Parts:
+    step = (s.step,) if s.step is not None else ()
+    return (s.start, s.stop, *step, Binding(s.var, "variable", s.span, s), Loop((s.body,)))
+
+
+def _function(s: A.FunctionDef) -> Parts:
+    defaults = tuple(p.default for p in s.params if p.default is not None)
+    return (*defaults, Binding(s.name, "function", s.span, s), Inner(s))
+
+
 RULES: dict[type, Callable[[A.Statement], Parts]] = {
-    A.ExprStmt: lambda s: (),
+    A.ExprStmt: lambda s: (s.expr,),
     A.Assign: _assign,
-    # the name only: the body is the function's own scope (function_locals)
-    A.FunctionDef: lambda s: (Binding(s.name, "function", s.span, s),),
-    A.Return: lambda s: (),
-    A.If: lambda s: (*(body for _, body in s.branches), s.orelse or []),
-    A.ForRange: lambda s: (Binding(s.var, "variable", s.span, s), s.body),
-    A.ForIn: lambda s: (Binding(s.var, "variable", s.span, s), s.body),
-    A.While: lambda s: (s.body,),
+    A.FunctionDef: _function,
+    A.Return: lambda s: (s.value,) if s.value is not None else (),
+    A.If: lambda s: (*(part for cond, body in s.branches for part in (cond, body)), s.orelse or []),
+    A.ForRange: _for_range,
+    A.ForIn: lambda s: (s.iterable, Binding(s.var, "variable", s.span, s), Loop((s.body,))),
+    A.While: lambda s: (Loop((s.cond, s.body)),),
     A.Import: lambda s: (Binding(s.alias, "module", s.alias_span or s.span, s),),
     A.Try: _try,
     A.Break: lambda s: (),
     A.Continue: lambda s: (),
 }
+
+
+def _nodes(value) -> list:
+    """The syntax nodes in a field's value (a node, or a list of them)."""
+    if isinstance(value, A.Node):
+        return [value]
+    return [x for x in value if isinstance(x, A.Node)] if isinstance(value, list) else []
 
 
 def statement_kinds(cls: type = A.Statement) -> set[type]:
@@ -82,24 +120,24 @@ if _missing:
 def binds(stmt: A.Node) -> list[Binding]:
     """The bindings `stmt` makes itself (none for an expression)."""
     rule = RULES.get(type(stmt))
-    return [] if rule is None else [p for p in rule(stmt) if isinstance(p, Binding)]
+    return [] if rule is None else [b for b in bindings([stmt]) if b.node is stmt]
 
 
 def bindings(body: list[A.Node]) -> Iterator[Binding]:
     """Every binding the statements of `body` make in its scope, in the order they run (not
     the insides of functions and lambdas, which are scopes of their own). A stack rather than
     recursion: blocks may nest as deeply as the parser allows."""
-    stack = [iter(body)]
+    stack = [iter((body,))]
     while stack:
         part = next(stack[-1], None)
         if part is None:
             stack.pop()
         elif isinstance(part, Binding):
             yield part
-        elif isinstance(part, list):                 # a block
-            stack.append(iter(part))
-        else:                                        # a statement: its parts
-            stack.append(iter(RULES[type(part)](part)))
+        elif isinstance(part, list):                 # a block: its statements' parts
+            stack.append(itertools.chain.from_iterable(RULES[type(s)](s) for s in part))
+        elif isinstance(part, Loop):
+            stack.append(iter(part.parts))
 
 
 def bound_names(body: list[A.Node]) -> set[str]:
@@ -121,3 +159,50 @@ def first_binders(body: list[A.Node]) -> dict[str, A.Statement]:
         if not b.reads:
             first.setdefault(b.name, b.node)
     return first
+
+
+
+def early_reads(body: list[A.Node]) -> set[int]:
+    """The reads of a name before any statement of its own scope has bound it, on every path
+    there: outside a loop (where a later statement binds it for the next pass), before its
+    first binding in the text. The ids of the Name nodes that read so, and of the statements
+    that read their target first (`x += 1`, `x[i] = v`) so; every function's body is a scope
+    with its parameters bound. (A lambda's body reads only its parameters, bound, and outer
+    names: nothing in it is early.)"""
+    early: set[int] = set()
+    scopes = [(body, set())]
+    while scopes:
+        statements, ready = scopes.pop()
+        local = bound_names(statements) | ready
+        stack = [(iter((statements,)), 0)]       # parts to go through, with the loops around them
+        while stack:
+            parts, loops = stack[-1]
+            part = next(parts, None)
+            if part is None:
+                stack.pop()
+            elif isinstance(part, Binding):
+                if part.reads and not loops and part.name in local and part.name not in ready:
+                    early.add(id(part.node))
+                ready.add(part.name)
+            elif isinstance(part, list):
+                stack.append((itertools.chain.from_iterable(RULES[type(s)](s) for s in part), loops))
+            elif isinstance(part, Loop):
+                stack.append((iter(part.parts), loops + 1))
+            elif isinstance(part, Inner):
+                scopes.append((part.fn.body, {p.name for p in part.fn.params}))
+            elif not loops:                          # an expression: the names it reads
+                early.update(id(n) for n in _names_read(part) if n.name in local and n.name not in ready)
+    return early
+
+
+def _names_read(expr: A.Node) -> Iterator[A.Name]:
+    """The names an expression reads in its own scope (a lambda's defaults, not its body)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, A.Name):
+            yield node
+        elif isinstance(node, A.Lambda):
+            stack.extend(node.defaults)
+        else:
+            stack.extend(A.children(node))

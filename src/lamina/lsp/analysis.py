@@ -77,10 +77,6 @@ class Scope:
         self.parent = parent
         self.top = top
         self.names: dict[str, Definition] = {}
-        # while its statements are walked in order: the names they have bound so far, and how
-        # many loops hold the statement (in a loop, a later statement binds for the next pass)
-        self.ready: set[str] = set()
-        self.loops = 0
 
     def find(self, name: str) -> Definition | None:
         scope = self
@@ -179,6 +175,7 @@ class _Walker:
         self.builtins = load_all()
         self.folder = _folder(out.source)
         self.imports: dict[int, tuple[str | None, LaminaError | None]] = {}   # id(Import) -> found
+        self.early: set[int] = set()   # the reads before their scope binds the name (program)
 
     # -- definitions: a block's names before its uses (Python's scoping) ----------------------
     def define(self, scope: Scope, name: str, kind: str, span: Span, bound: bool = True, **extra) -> Definition:
@@ -237,6 +234,7 @@ class _Walker:
     # -- uses --------------------------------------------------------------------------------
     def program(self, program: A.Program) -> None:
         scope = self.out.top = Scope(None, top=True)
+        self.early = resolver.early_reads(program.body)
         self.collect(scope, program.body)
         self.block(scope, program.body, END)
 
@@ -255,8 +253,6 @@ class _Walker:
                 if p.default is not None:
                     self.expr(scope, p.default)
                 self.use(p.span, self.define(inner, p.name, "parameter", p.span))
-                inner.ready.add(p.name)
-            scope.ready.add(stmt.name)
             self.collect(inner, stmt.body)
             self.block(inner, stmt.body, end)
         elif isinstance(stmt, A.Assign):
@@ -267,17 +263,16 @@ class _Walker:
             d = scope.find(target.name)
             self.use(target.span, d)
             reads = target is not stmt.target or stmt.op is not None     # `x += 1`, `x[0] = 1`
-            if d is not None and reads and (not d.bound or self.too_early(scope, d)):
+            if d is not None and reads and (not d.bound or self.too_early(scope, d, stmt)):
                 at = stmt.span if target is stmt.target else target.span
                 self.out.problems.append(Problem(at, self.unbound(scope, d), "NameError"))
             self.expr(scope, stmt.value)
-            scope.ready.add(target.name)
         elif isinstance(stmt, (A.ForRange, A.ForIn)):
             self.children(scope, stmt, skip="body")
-            scope.ready.add(stmt.var)
-            self.loop(scope, stmt.body, end)
+            self.block(scope, stmt.body, end)
         elif isinstance(stmt, A.While):
-            self.loop(scope, stmt.body, end, stmt.cond)
+            self.expr(scope, stmt.cond)
+            self.block(scope, stmt.body, end)
         elif isinstance(stmt, A.If):
             for cond, branch in stmt.branches:
                 self.expr(scope, cond)
@@ -287,7 +282,6 @@ class _Walker:
             self.block(scope, stmt.body, end)
             if stmt.var is not None:
                 self.use(stmt.var_span or stmt.span, scope.find(stmt.var))
-                scope.ready.add(stmt.var)
             self.block(scope, stmt.handler or [], end)
             self.block(scope, stmt.final or [], end)
         elif isinstance(stmt, A.Import):
@@ -295,16 +289,8 @@ class _Walker:
         else:
             self.children(scope, stmt)
 
-    def loop(self, scope: Scope, body: list[A.Node], end: int, cond: A.Node | None = None) -> None:
-        scope.loops += 1
-        if cond is not None:
-            self.expr(scope, cond)
-        self.block(scope, body, end)
-        scope.loops -= 1
-
     def import_stmt(self, scope: Scope, stmt: A.Import) -> None:
         d = scope.find(stmt.alias)
-        scope.ready.add(stmt.alias)
         for span in {stmt.spec_span, stmt.alias_span} - {None}:
             self.use(span, d)
         path, err = self.find(stmt)
@@ -348,7 +334,6 @@ class _Walker:
         self.out.scopes.append((*_lines(node), inner))
         for p in node.params:
             self.define(inner, p, "parameter", node.span)
-            inner.ready.add(p)
         self.expr(inner, node.body)
 
     def member(self, scope: Scope, node: A.Field | A.MethodCall) -> None:
@@ -382,7 +367,7 @@ class _Walker:
 
     def name(self, scope: Scope, node: A.Name) -> None:
         d = scope.find(node.name)
-        if d is not None and (not d.bound or self.too_early(scope, d)):
+        if d is not None and (not d.bound or self.too_early(scope, d, node)):
             self.out.problems.append(Problem(node.span, self.unbound(scope, d), "NameError"))
         if d is not None or node.name in self.builtins or node.name in CONSTANTS or node.name in self.unparsed:
             self.use(node.span, d)
@@ -397,13 +382,11 @@ class _Walker:
             scope = scope.parent
         return f"Undefined variable '{name}'.{did_you_mean(name, known - {name})}"
 
-    def too_early(self, scope: Scope, d: Definition) -> bool:
-        """Whether a statement of d's own scope reads d before any statement has bound it, on
-        every path to it: outside a loop, before the first assignment in the text. At the top
-        level a builtin's name is the builtin until then."""
-        if scope.names.get(d.name) is not d or scope.loops or d.name in scope.ready:
-            return False
-        return not (scope.top and (d.name in self.builtins or d.name in CONSTANTS))
+    def too_early(self, scope: Scope, d: Definition, read: A.Node) -> bool:
+        """Whether `read` (a name, or an update of its target) reads d before any statement of
+        d's scope binds it, as the resolver finds (resolver.early_reads). At the top level a
+        builtin's name is the builtin until then."""
+        return id(read) in self.early and not (scope.top and (d.name in self.builtins or d.name in CONSTANTS))
 
     def unbound(self, scope: Scope, d: Definition) -> str:
         """A name read before its first binding runs, or one that only updates assign."""
