@@ -8,7 +8,7 @@ import pytest
 
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
-from lamina.lang import runtime
+from lamina.lang import stores
 from lamina.stats.table import Table
 from lamina.values import Record
 
@@ -113,14 +113,14 @@ def test_a_field_or_column_table_that_two_values_share_is_never_written_in_place
     fields = {"k": 1.0, "v": np.zeros(2)}
     r, s = Record(fields), Record(fields)
     del fields                          # (a third holder would hide a miscount by one)
-    r = runtime.set_field_var(r, "k", 2.0)
-    r = runtime.set_field_index_var(r, "v", r.fields["v"], (0.0,), 5.0)
+    r = stores.set_field_var(r, "k", 2.0)
+    r = stores.set_field_index_var(r, "v", r.fields["v"], (0.0,), 5.0)
     assert (r.fields["k"], s.fields["k"]) == (2.0, 1.0)
     np.testing.assert_array_equal(r.fields["v"], [5, 0])
     np.testing.assert_array_equal(s.fields["v"], [0, 0])
     columns = {"x": np.zeros(2)}
     t, u = Table(columns), Table(columns)
     del columns
-    t = runtime.set_index_var(t, (0.0, "x"), 5.0)
+    t = stores.set_index_var(t, (0.0, "x"), 5.0)
     np.testing.assert_array_equal(t.columns["x"], [5, 0])
     np.testing.assert_array_equal(u.columns["x"], [0, 0])
