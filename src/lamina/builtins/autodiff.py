@@ -172,6 +172,8 @@ def detach(x):
                "that records more entries than tape_limit() without a tape_reset() is warned "
                "once, as it records, not by grad.)")
 def grad(loss, wrt=None):
+    # The parameter's name is the hook of the bracket rule: a bracket written as the argument
+    # of a builtin's parameter named wrt is the list of its items (lang/targets.py).
     if wrt is None:
         raise LaminaError("TypeError", "grad needs the values to differentiate with respect to: "
                           "grad(loss, wrt = w).")

@@ -3,7 +3,8 @@
 The one place where how an argument is written changes what it means: a bracket literal
 written directly as the argument of a parameter named `wrt` (TARGETS) is the list of its
 items, whatever they are, not the vector or matrix the bracket would make, so that
-`grad(loss, wrt = [a, b])` asks for one gradient per item (docs/language.md, "Gradients").
+`grad(loss, wrt = [a, b])` asks for one gradient per item (docs/language.md, "The autodiff
+tape").
 The hook is the parameter's name in the builtin's own function (`def grad(loss, wrt=None)`,
 builtins/autodiff.py): a builtin that names a parameter `wrt` gets the rule for it, written
 by keyword (in any call) or by position (in call form or method form), and the compiler
