@@ -147,9 +147,9 @@ def polyval(p, x):
                    "# the estimates where the fit stopped depend on the machine's last bits; the note does not\n"
                    "print(split(string(fit), \"\\n\")[-1])"],
          notes="The loss is the mean binary cross-entropy of the logits X * w + b (plus l2 / 2 * "
-               "sum(w .^ 2) when l2 > 0). Each step of SciPy's L-BFGS evaluates it on the tape "
-               "and takes its gradient with grad, so logreg resets the tape like train_loop does: "
-               "tracked values made before the call become stale. loss_history holds the loss at "
+               "sum(w .^ 2) when l2 > 0), minimized by SciPy's L-BFGS with its gradient written out "
+               "(X'(p - y) / n), off the tape: tracked values made before the call stay on the tape. "
+               "loss_history holds the loss at "
                "the start and after each iteration (plot(fit) draws it). Without a penalty the "
                "standard errors come from the observed information (X'WX)^-1 with W = p(1 - p), and "
                "p values from the normal distribution, as R's glm and statsmodels report; with l2 > 0 "
