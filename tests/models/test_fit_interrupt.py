@@ -218,3 +218,28 @@ def test_weights_that_are_no_longer_finite_stop_fit_at_the_epoch_end(rows, build
         fit(build([(1, "none")], seed=2), x, y, epochs=3, batch_size=4, verbose=0)
     assert e.value.kind == "ValueError" and e.value.message.startswith(
         "fit stopped at the end of epoch 0 (counted from 0): the weights are no longer finite")
+
+
+def test_ctrl_c_in_the_first_epoch_after_early_stopping_no_longer_claims_the_best_epochs_weights(
+        build, monkeypatch):
+    rng = np.random.default_rng(2)
+    x, xv = rng.standard_normal((30, 5)), rng.standard_normal((30, 5))
+    y, yv = rng.standard_normal(30), rng.standard_normal(30)          # pure noise: it overfits
+    net = build([(32, "relu"), (1, "none")], inputs=5, lr=0.05, seed=0)
+    stopped = fit(net, x, y, epochs=200, validation_data=[xv, yv], early_stopping=3, verbose=0)
+    assert stopped.weights_epoch == 0 and stopped.epochs == 4
+    real, calls = fit_module.train_step, []
+
+    def step(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:                                           # Ctrl-C in the 2nd batch
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(fit_module, "train_step", step)
+    again = fit(stopped, x, y, epochs=3, batch_size=8, verbose=0)
+    assert again.interrupted and again.epochs == 4
+    assert not np.array_equal(again.params[0], stopped.params[0])    # two batches changed them
+    assert again.weights_epoch is None                                # it was 0: "kept by early stopping"
+    loss, val = stopped.get("loss_history"), stopped.get("val_loss_history")
+    assert again.describe().splitlines()[-1] == (f"  trained 4 epochs: loss {loss[0]:.4g} -> {loss[3]:.4g}, "
+                                                  f"validation loss {val[3]:.4g}; fit was interrupted (Ctrl-C)")

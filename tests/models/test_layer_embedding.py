@@ -111,3 +111,12 @@ def test_setting_errors(run, source, kind, words):
     with pytest.raises(LaminaError) as e:
         run(source)
     assert e.value.kind == kind and words in e.value.message, e.value.message
+
+
+def test_embedding_after_another_layer_is_refused_when_the_spec_is_built(run):
+    # it used to build and compile, then fail at predict or fit on numbers that are no tokens
+    with pytest.raises(LaminaError) as e:
+        run('net = input(2) |> dense(3, activation = "relu") |> embedding(5, 2) |> dense(1)')
+    assert (e.value.kind, e.value.message) == (
+        "ValueError", 'embedding reads tokens, so it must come right after input(), not after '
+                      'dense(3, activation = "relu").')

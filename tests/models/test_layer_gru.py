@@ -164,3 +164,20 @@ def test_wrong_width_names_the_steps(run):
         run('net = input(6, 2) |> gru(3) |> dense(1) |> compile(seed = 0)\npredict(net, ones(4, 6))')
     assert e.value.kind == "ShapeError" and "input(6, 2)" in e.value.message \
         and "12 columns (6 steps of 2" in e.value.message, e.value.message
+
+
+def test_a_sequence_of_one_step_is_printed_as_one_step(run):
+    # was "3 inputs (1 steps of 3)" and "1 steps x 3"
+    out, _ = run("print(input(1, 3) |> gru(2, return_sequences = true))")
+    assert out == ["Model spec: 3 inputs (1 step of 3) (not compiled yet)",
+                   "  #  layer                                output  parameters",
+                   "  ----------------------------------------------------------",
+                   "     input                            1 step x 3           0",
+                   "  0  gru(2, return_sequences = true)  1 step x 2          36",
+                   "  total parameters: 36"]
+
+
+def test_predicts_shape_error_says_one_step(run):
+    with pytest.raises(LaminaError) as e:
+        run("net = input(1, 3) |> gru(2) |> dense(1) |> compile(seed = 1)\npredict(net, [1, 2; 3, 4])")
+    assert "X needs 3 columns (1 step of 3, step after step)" in e.value.message

@@ -59,3 +59,32 @@ def test_errors(run, call, kind, words):
     with pytest.raises(LaminaError) as e:
         run('X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\nY = [0, 1, 1, 2]\n' + call)
     assert e.value.kind == kind and words in e.value.message, e.value.message
+
+
+XOR_PROGRAM = "X = [0.0, 0.0; 0.0, 1.0; 1.0, 0.0; 1.0, 1.0]\n"
+
+
+def test_quick_mlp_one_column_of_class_indices_gets_one_unit_per_class(run):
+    # fit reads one column of Y as class indices for cross_entropy (models/data.py); quick_mlp
+    # made a 1-unit output layer for it and failed with "cross_entropy needs ... 2 units"
+    out, interp = run(XOR_PROGRAM + 'm = quick_mlp(X, [0; 1; 1; 2], loss = "cross_entropy", epochs = 2, '
+                                    'verbose = 0)\nprint(m.outputs, m.layers[1].activation)')
+    assert out == ["3 softmax"]
+
+
+def test_quick_mlp_schedule_with_lr_starts_the_schedule_at_lr(run):
+    # was: TypeError "An optimizer must be ... not a schedule", though the help allows a schedule
+    out, _ = run(XOR_PROGRAM + 'm = quick_mlp(X, [0; 1; 1; 2], optimizer = lr_step(lr = 0.1, every = 2, '
+                               'base = sgd(momentum = 0.5)), lr = 0.3, epochs = 3, verbose = 0)\n'
+                               'print(m.schedule)\nprint(m.lr_history, m.optimizer.momentum)')
+    assert out == ['lr_step(lr = 0.3, every = 2, factor = 0.5, min_lr = 0, base = "sgd")',
+                   "[0.3, 0.3, 0.15] 0.5"]
+
+
+def test_quick_mlp_optimizer_that_is_a_vector_is_a_type_error(run):
+    # was: InternalError (the truth value of an array ...) from `optimizer == "adam"`
+    with pytest.raises(LaminaError) as e:
+        run(XOR_PROGRAM + "m = quick_mlp(X, [1; 2; 3; 4], optimizer = [1, 2], epochs = 2, verbose = 0)")
+    assert e.value.kind == "TypeError"
+    assert "compile's optimizer must be an optimizer's name" in e.value.message
+    assert "not a vector of length 2" in e.value.message

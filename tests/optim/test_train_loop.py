@@ -159,3 +159,20 @@ print(r.params.b, r.optimizer)
     assert np.array_equal(r.fields["params"].fields["w"], w)
     losses = r.fields["losses"]
     assert np.allclose(losses, [5.0 * 0.98 ** (2 * e) + 9.0 for e in range(4)], rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("inside, cause", [
+    ("tape_reset()", " (tape_reset())"),
+    ("r = train_loop(q -> q ^ 2, 3.0, 1)", " (train_loop() at <test>:3)"),
+    ("m = net.fit([1.0, 2.0], [2.0, 4.0], verbose = 0)", " (fit() at <test>:3)"),
+])
+def test_a_loss_function_that_resets_the_tape_is_named_as_the_cause(run, inside, cause):
+    # Before: "a plain number that does not depend on the parameters", though it did.
+    with pytest.raises(LaminaError) as e:
+        run("net = input(1) |> dense(1) |> compile(seed = 0)\nfunction f(p)\n    " + inside +
+            "\n    return p ^ 2\nend function\nlosses = train_loop(f, 1.0, 2)")
+    assert e.value.kind == "TapeError"
+    assert e.value.message == (f"train_loop's loss function reset the tape{cause} while it computed the "
+                               f"loss at epoch 0, so the parameters it was given went stale and the loss "
+                               f"does not depend on them; call tape_reset, fit and train_loop outside the "
+                               f"loss function.")
