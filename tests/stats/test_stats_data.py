@@ -155,3 +155,17 @@ def test_standardize_against_scipy(lam, rng):
 def test_table_errors(lam, source, kind, start):
     err = lam.error(source)
     assert err.kind == kind and err.message.startswith(start), err.message
+
+
+def test_standardize_of_tiny_and_huge_data_as_of_ordinary(lam):
+    torch = pytest.importorskip("torch")
+    # s of 1e-200s underflowed to 0 (taken as 1: [-1e-200; 0; 1e-200]); of 1e200s it was Inf
+    assert lam.run("print(standardize([1e-200; 2e-200; 3e-200]), standardize([1e200; -2e200; 4e200]))") == \
+        ["[-1; 0; 1] [0; -1; 1]"]
+    lam.run("w = param([1e-200, 2e-200, 4e-200])\ng = grad(sum(standardize(w) .* [1, 2, 3]), wrt = w)\n"
+            "v = param([1.0, 2.0, 4.0])\nh = grad(sum(standardize(v) .* [1, 2, 3]), wrt = v)")
+    g, h = lam.interp.get("g"), lam.interp.get("h")
+    x = torch.tensor([1.0, 2.0, 4.0], dtype=torch.float64, requires_grad=True)
+    (((x - x.mean()) / x.std()) * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum().backward()
+    np.testing.assert_allclose(h, x.grad.numpy(), rtol=1e-14)
+    np.testing.assert_allclose(g * 1e-200, x.grad.numpy(), rtol=1e-13)

@@ -144,3 +144,11 @@ def test_choice_takes_float32_probabilities(lam):
     expected = np.random.default_rng(5).choice(10, size=4, p=p.astype(np.float64) / p.astype(np.float64).sum())
     out = lam.run("seed(5)\nprint(choice(10, 4, p = float32(ones(10) / 10)))")
     assert out == ["[" + ", ".join(str(int(i)) for i in expected) + "]"]
+
+
+@pytest.mark.parametrize("n", ["0", "2.5"])
+def test_shuffle_of_a_number_points_to_permutation(lam, n):
+    # shuffle(0) said "shuffle's argument must be at least 1", shuffle(2.5) "must be a whole number"
+    err = lam.error(f"shuffle({n})")
+    assert err.kind == "TypeError"
+    assert err.message == "shuffle needs a vector, matrix or list; permutation(n) shuffles 0 to n - 1."
