@@ -67,14 +67,14 @@ def test_sandbox_reads_and_writes_only_under_the_current_folder(tree):
     inside = lamina(work, "--sandbox", "-e", 't = read_csv("data/d.csv")\nwrite_csv(t, "out/t.csv")\n'
                     'print(read_csv("out/t.csv").x, read_csv("./data/../here.csv").y)')
     assert (inside.returncode, inside.stdout) == (0, "[1, 2] [7]\n"), inside.stderr
-    denied(lamina(work, "--sandbox", "-e", f'read_csv("{secret}/s.csv")'), "read_csv", "read",
+    denied(lamina(work, "--sandbox", "-e", f't = read_csv("{secret}/s.csv")'), "read_csv", "read",
            f"{secret}/s.csv", str(secret))
-    denied(lamina(work, "--sandbox", "-e", 'read_csv("../secret/s.csv")'), "read_csv", "read",
+    denied(lamina(work, "--sandbox", "-e", 't = read_csv("../secret/s.csv")'), "read_csv", "read",
            "../secret/s.csv", str(secret), f"{secret}/s.csv")
     denied(lamina(work, "--sandbox", "-e", 'write_csv({a = [1]}, "../secret/s.csv")'), "write_csv", "write",
            "../secret/s.csv", str(secret), f"{secret}/s.csv")
     assert (secret / "s.csv").read_text() == "k\n42\n"
-    r = lamina(work, "--sandbox", "-e", 'read_csv("/etc/passwd")')
+    r = lamina(work, "--sandbox", "-e", 't = read_csv("/etc/passwd")')
     assert "this run may read only under " + str(work) + " (--sandbox)" in r.stderr
 
 
@@ -87,7 +87,7 @@ def test_symlinks_and_dotdot_cannot_leave_an_allowed_folder(tree):
         denied(r, "write_csv", "write", path, os.path.dirname(resolved), resolved)
     assert (secret / "s.csv").read_text() == "k\n42\n" and not (secret / "new.csv").exists()
     assert (work / "here.csv").read_text() == "y\n7\n"
-    r = lamina(work, *flags, "-e", 'read_csv("data/s.csv")')
+    r = lamina(work, *flags, "-e", 't = read_csv("data/s.csv")')
     denied(r, "read_csv", "read", "data/s.csv", str(secret), f"{secret}/s.csv")
     ok = lamina(work, *flags, "-e", 'write_csv(read_csv("data/d.csv"), "out/d.csv")\nprint("ok")')
     assert (ok.returncode, ok.stdout) == (0, "ok\n"), ok.stderr
@@ -96,7 +96,7 @@ def test_symlinks_and_dotdot_cannot_leave_an_allowed_folder(tree):
 
 def test_a_kind_of_access_no_flag_grants_is_denied(tree):
     work, _ = tree
-    r = lamina(work, "--allow-write=out", "-e", 'read_csv("out/x.csv")')
+    r = lamina(work, "--allow-write=out", "-e", 't = read_csv("out/x.csv")')
     denied(r, "read_csv", "read", "out/x.csv", f"{work}/out", f"{work}/out/x.csv")
     assert "this run may read no files" in r.stderr
     r = lamina(work, "--allow-read=data", "-e", 'write_csv({a = [1]}, "data/x.csv")')
@@ -110,7 +110,7 @@ def test_a_flag_can_name_single_files_and_repeat(tree):
                'print(read_csv("data/d.csv").x, read_csv("here.csv").y)\n'
                f'print(read_csv("{secret}/s.csv").k)\nprint(read_csv("data/s.csv").k)')
     assert r.stdout == "[1, 2] [7]\n[42]\n[42]\n" and r.returncode == 0, r.stderr   # data/s.csv is secret/s.csv
-    r = lamina(work, "--allow-read=data/d.csv", "-e", 'read_csv("data/dd.csv")')
+    r = lamina(work, "--allow-read=data/d.csv", "-e", 't = read_csv("data/dd.csv")')
     assert r.returncode == 1 and r.stderr.startswith("PermissionError: read_csv may not read \"data/dd.csv\"")
 
 
@@ -119,7 +119,7 @@ def test_a_sibling_folder_sharing_a_prefix_is_outside(tree):
     work, _ = tree
     (work / "data2").mkdir()
     (work / "data2" / "secret.csv").write_text("k\n42\n")
-    r = lamina(work, "--allow-read=data", "--allow-write=data", "-e", 'read_csv("data2/secret.csv")')
+    r = lamina(work, "--allow-read=data", "--allow-write=data", "-e", 't = read_csv("data2/secret.csv")')
     denied(r, "read_csv", "read", "data2/secret.csv", f"{work}/data2", f"{work}/data2/secret.csv")
     r = lamina(work, "--allow-read=data", "--allow-write=data", "-e", 'write_csv({a = [1]}, "data2/new.csv")')
     denied(r, "write_csv", "write", "data2/new.csv", f"{work}/data2", f"{work}/data2/new.csv")
@@ -127,11 +127,11 @@ def test_a_sibling_folder_sharing_a_prefix_is_outside(tree):
 
 
 PROGRAMS = {
-    "read_csv": ('read_csv("{p}.csv")', "read"),
+    "read_csv": ('t = read_csv("{p}.csv")', "read"),
     "write_csv": ('write_csv({{a = [1]}}, "{p}.csv")', "write"),
     "savefig": ('plot([1, 2])\nsavefig("{p}.png")', "write"),
     "save_model": (MODEL + 'save_model(net, "{p}.npz")', "write"),
-    "load_model": ('load_model("{p}.npz")', "read"),
+    "load_model": ('net = load_model("{p}.npz")', "read"),
 }
 
 
@@ -153,7 +153,7 @@ def test_every_builtin_that_touches_files_is_checked(tree, who):
 
 def test_the_repl_and_a_program_file_take_the_flags(tree):
     work, secret = tree
-    r = lamina(work, "--sandbox", stdin=f'print(read_csv("here.csv").y)\nread_csv("{secret}/s.csv")\n')
+    r = lamina(work, "--sandbox", stdin=f'print(read_csv("here.csv").y)\nt = read_csv("{secret}/s.csv")\n')
     assert r.stdout == "[7]\n" and r.stderr.startswith("PermissionError: read_csv may not read"), r.stderr
     prog = secret / "prog.lam"            # the program itself may live anywhere: lamina reads it, not the program
     prog.write_text(f'print(read_csv("here.csv").y)\nprint(read_csv("{secret}/s.csv").k)\n')
