@@ -3,8 +3,8 @@ references states its holders against it (never a count written as a number). Wi
 calibration failed, nothing is written in place and every value is the same.
 
 Each site's own tests (writing in place when nothing else holds the value, never when a second
-name, container or caller does) carry the `ownership` marker too: tests/lang/test_in_place_stores.py,
-test_append_lead4.py, test_runtime_review4.py, tests/optim/test_pending_step.py,
+name, container or caller does) carry the `ownership` marker too: tests/lang/test_in_place_stores.py
+(records, tables, arrays and lists by index, `v = append(v, x)`), tests/optim/test_pending_step.py,
 tests/autodiff/test_grad_semantics.py, the value-semantics fuzz.
 """
 from __future__ import annotations

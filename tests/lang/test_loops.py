@@ -15,6 +15,7 @@ from lamina.errors import Source
 from lamina.interpreter import Interpreter
 from lamina.lang import runtime, specialise
 from lamina.lang.parser import parse
+from tests.lang.test_runtime import error_of
 
 
 def loop_of(text: str):
@@ -34,7 +35,7 @@ def test_float_names(text, floats):
     assert specialise.float_names(loop_of(text)) == floats
 
 
-def run(text: str):
+def output_and_error(text: str):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         try:
@@ -46,23 +47,23 @@ def run(text: str):
 
 def test_an_error_in_a_top_level_loop_reads_as_one_at_the_top_level():
     body = "function g(z)\n  return z * [1, 2]\nend function\n"
-    _, plain = run(body + "y = g([1, 2, 3])\n")
-    _, looped = run(body + "for k = 1 to 2\n  y = g([1, 2, 3])\nend for\n")
+    _, plain = output_and_error(body + "y = g([1, 2, 3])\n")
+    _, looped = output_and_error(body + "for k = 1 to 2\n  y = g([1, 2, 3])\nend for\n")
     assert [f.function for f in plain.stack] == [f.function for f in looped.stack] == ["g"]
     assert "_toplevel_loop" not in looped.render()
 
 
 def test_a_caught_error_in_a_top_level_loop_has_the_stack_it_has_outside_one():
     catch = "try\n  x = [1, 2] * [1, 2]\ncatch e\n  print(length(e.stack), e.line)\nend try\n"
-    assert run(catch)[0] == "0 2\n"
-    assert run("for i = 1 to 1\n" + catch + "end for\n")[0] == "0 3\n"
+    assert output_and_error(catch)[0] == "0 2\n"
+    assert output_and_error("for i = 1 to 1\n" + catch + "end for\n")[0] == "0 3\n"
 
 
 def test_the_fast_copy_and_the_generic_one_agree_on_every_kind_of_start():
     loop = "i = 0\nwhile i < 3\n  s = s * 2 + i\n  i = i + 1\nend while\nprint(s)\n"
-    assert run("s = 1\n" + loop)[0] == "12\n"                 # 2, 5, 12
-    assert run("s = [1, 2]\n" + loop)[0] == "[12, 20]\n"
-    assert run("s = 1 / 0\n" + loop)[0] == "Inf\n"
+    assert output_and_error("s = 1\n" + loop)[0] == "12\n"                 # 2, 5, 12
+    assert output_and_error("s = [1, 2]\n" + loop)[0] == "[12, 20]\n"
+    assert output_and_error("s = 1 / 0\n" + loop)[0] == "Inf\n"
 
 
 # -- fractional steps -----------------------------------------------------------------
@@ -94,8 +95,8 @@ def test_zero_to_one_by_tenths_has_eleven_values_ending_at_exactly_one():
 
 
 def test_a_for_loop_with_a_fractional_step_runs_those_values():
-    out, err = run("for i = 0 to 0.9999999999 step 0.5\n  print(i)\nend for\n"
-                   "for i = 0 to 0.3 step 0.1\nend for\nprint(i)\n")
+    out, err = output_and_error("for i = 0 to 0.9999999999 step 0.5\n  print(i)\nend for\n"
+                                "for i = 0 to 0.3 step 0.1\nend for\nprint(i)\n")
     assert err is None and out == "0\n0.5\n0.3\n"
 
 
@@ -120,3 +121,20 @@ def test_a_decimal_range_has_its_exact_count_and_every_value_within_bounds(a, s,
         assert values[0] == float(a)
     if count and n == int(n):
         assert values[-1] == float(b)
+
+
+@pytest.mark.parametrize("source, message", [
+    # a name a fast (float) loop copy trusts, also bound by a catch, an import or a for-in
+    ("x = 0\nfor i = 0 to 2\n  x = x + 1\n  try\n    error(\"boom\")\n  catch x\n  end try\nend for",
+     "Cannot apply '+' to a record and a number."),
+    ("function f(x)\n  x = x * 2\n  try\n    error(\"a\")\n  catch x\n  end try\n  return x + 1\n"
+     "end function\nf(1)", "Cannot apply '+' to a record and a number."),
+    ("x = 0\nwhile x < 3\n  x = x + 1\n  import \"{mod}\" as x\nend while",
+     "Cannot compare a module and a number with '<'."),
+    ("function f(x)\n  x = x + 1\n  for x in [\"a\"]\n  end for\n  return x - 1\nend function\nf(1)",
+     "Cannot apply '-' to a string and a number. To build text, use interpolation: \"{a} and {b}\"."),
+])
+def test_a_name_bound_otherwise_is_no_float_in_the_fast_copy(run, tmp_path, source, message):
+    (tmp_path / "m.lam").write_text("y = 1\n")
+    err = error_of(run, source.replace("{mod}", str(tmp_path / "m.lam")))
+    assert (err.kind, err.message) == ("TypeError", message)

@@ -12,6 +12,7 @@ from lamina.lang import ast as A
 from lamina.lang import compiler
 from lamina.lang.parser import parse
 from lamina.lang.recovery import parse_with_errors
+from tests.lang.test_runtime import error_of
 
 
 def one(text: str) -> A.Node:
@@ -321,3 +322,15 @@ def test_recovery_finds_first_the_error_a_run_stops_at_and_nothing_in_a_program_
             assert (first.message, first.span.line, first.span.col) == (err.message, err.span.line, err.span.col), text
         else:
             assert (found.errors, found.program) == ([], program), text
+
+
+@pytest.mark.parametrize("source, first, second", [
+    ("print(1 == 1 == 1)", "==", "=="),           # was false: (1 == 1) is a bool, not 1
+    ("x = 0.5\nif 0 < x < 1\n  print(x)\nend if", "<", "<"),
+])
+def test_comparisons_do_not_chain(run, source, first, second):
+    err = error_of(run, source)
+    assert (err.kind, err.message) == (
+        "SyntaxError", f"Comparisons do not chain: write 'a {first} b and b {second} c' for both to hold.")
+    lines, _ = run("print((1 == 1) == true, 1 < 2 and 2 < 3, ([1, 2] > 1) == ([3, 4] > 3))")
+    assert lines == ["true true [1, 1]"]        # a comparison in parentheses may be compared
