@@ -462,3 +462,23 @@ def test_a_discarded_result_of_a_pure_builtin_is_a_warning(client):
         "range": rng(1, 2, 6), "severity": 2, "code": "Warning", "source": "lamina",
         "message": "the result of sort is discarded: sort returns a new sorted copy and changes nothing; "
                    "write `v = v.sort()` to keep it"}]
+
+
+def test_a_document_opened_with_a_syntax_error_in_the_middle_still_knows_its_other_names(client):
+    uri = "file:///work/broken_middle.lam"
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lamina", "version": 1,
+        "text": "x = 1\ny = (2 +\nfunction foo(v)\n    return v\nend function\nz = foo(x)\nfor i = 0 to 2\nend while\n"}})
+    assert [(d["range"]["start"]["line"], d["message"]) for d in client.diagnostics()] == [
+        (1, "'(' opened here is never closed."),
+        (7, "'end while' at line 8 closes the 'for' block opened at line 7; expect 'end for'.")]
+
+    def at_(line, character):
+        return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+    hover = client.request("textDocument/hover", at_(5, 5))
+    assert hover["contents"]["value"] == "```lamina\nfunction foo(v)\n```"
+    assert client.request("textDocument/definition", at_(5, 8)) == {"uri": uri, "range": {
+        "start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert [s["name"] for s in symbols] == ["x", "foo", "z", "i"]
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert client.diagnostics() == []

@@ -1,11 +1,11 @@
-"""The language server through a real client (test_server.py's): record fields nested in
-record literals, and a field named like a builtin."""
+"""The language server's record fields, through a real client (test_server.py's): completion
+after a field nested in record literals, and hover on a field named like a builtin."""
 from __future__ import annotations
 
 import pytest
 from test_server import Client
 
-URI = "file:///work/review3.lam"
+URI = "file:///work/fields.lam"
 
 
 @pytest.fixture(scope="module")
@@ -59,23 +59,3 @@ def test_hover_on_a_field_named_like_a_builtin_is_the_field_not_the_builtins_pag
     hover = client.request("textDocument/hover", {"textDocument": {"uri": URI},
                                                   "position": {"line": 1, "character": 22}})
     assert hover["contents"]["value"] == "```lamina\nr.inner.sum\n```\n\nfield of r.inner"
-
-
-def test_a_document_opened_with_a_syntax_error_in_the_middle_still_knows_its_other_names(client):
-    uri = "file:///work/review3_broken.lam"
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lamina", "version": 1,
-        "text": "x = 1\ny = (2 +\nfunction foo(v)\n    return v\nend function\nz = foo(x)\nfor i = 0 to 2\nend while\n"}})
-    assert [(d["range"]["start"]["line"], d["message"]) for d in client.diagnostics()] == [
-        (1, "'(' opened here is never closed."),
-        (7, "'end while' at line 8 closes the 'for' block opened at line 7; expect 'end for'.")]
-
-    def at(line, character):
-        return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
-    hover = client.request("textDocument/hover", at(5, 5))
-    assert hover["contents"]["value"] == "```lamina\nfunction foo(v)\n```"
-    assert client.request("textDocument/definition", at(5, 8)) == {"uri": uri, "range": {
-        "start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}
-    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
-    assert [s["name"] for s in symbols] == ["x", "foo", "z", "i"]
-    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-    assert client.diagnostics() == []
