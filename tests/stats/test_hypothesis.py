@@ -1,24 +1,31 @@
 """t_test, chisq_test and corr_test against SciPy (ttest_1samp, ttest_ind, ttest_rel,
 chi2_contingency, chisquare, pearsonr, spearmanr), through the builtins and the language."""
+import ast
 import contextlib
+import importlib
 import inspect
 import io
+import pathlib
+import pkgutil
+import re
 
 import numpy as np
 import pytest
 import scipy.stats as st
 
+import lamina.stats
 from lamina import warnings as channel
 from lamina.builtins import hypothesis as H
-from lamina.builtins.index import MODULES
-from lamina.builtins.registry import spec_of
+from lamina.builtins.registry import load_all, spec_of
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
+from lamina.stats import htest
 from lamina.stats.data import MISSING
-from lamina.stats.table import Table
 from lamina.stats.summary import joint
+from lamina.stats.table import Table
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
+RECIPE = "docs/ARCHITECTURE.md, recipe 'A hypothesis test'"
 
 
 def same(result, ref, ci=None, df=None):
@@ -195,7 +202,8 @@ def test_chisq_test_warns_when_expected_counts_are_small():
 
 
 # -- missing values: one rule for every test and metric ---------------------------------------
-HYPOTHESIS_TESTS = sorted(name for name, module in MODULES.items() if module in ("hypothesis", "metrics"))
+HYPOTHESIS_TESTS = sorted(name for name, spec in load_all().items()
+                          if spec.fn.__module__ in ("lamina.builtins.hypothesis", "lamina.builtins.metrics"))
 _NUMBERS = np.array([5.1, 4.9, 5.6, 5.8, 6.0, 5.4, 5.2, 5.9, 6.3, 5.0])
 _OTHERS = np.array([6.2, 5.8, 6.4, 6.9, 6.1, 6.6, 7.0, 5.7, 6.8, 6.0])
 _LETTERS = ["a", "b", "a", "c", "b", "a", "c", "b", "a", "c"]
@@ -247,11 +255,16 @@ def test_every_hypothesis_test_and_metric_refuses_a_missing_value(fn, clean, spo
             fn(*clean[0], **clean[1])
         except LaminaError:
             return                  # this form does not apply to this test
-        with pytest.raises(LaminaError) as info:
+        try:
             fn(*spoiled[0], **spoiled[1])
+            error = "no error"
+        except LaminaError as err:
+            error = f"{err.kind}: {err.message}"
     finally:
         channel.set_enabled(before)
-    assert info.value.kind == "ValueError" and "drop_missing" in info.value.message, info.value.message
+    assert error.startswith("ValueError") and "drop_missing" in error, \
+        (f"{fn.__lamina_builtin__} with a missing value gives {error!r}; it must be a ValueError that "
+         f"names drop_missing (stats/args.py's no_nan; {RECIPE}, step 1)")
 
 
 @pytest.mark.parametrize("name", HYPOTHESIS_TESTS)
@@ -263,4 +276,61 @@ def test_the_missing_value_probes_reach_every_hypothesis_test_and_metric(name):
             fn(*args, **kwargs)
             reached += 1
     channel.set_enabled(before)
-    assert reached, f"no call in CLEAN_CALLS suits {name}: add one it takes"
+    assert reached, f"no call in CLEAN_CALLS suits {name}: add one it takes ({RECIPE}, step 4)"
+
+
+# -- the recipe 'A hypothesis test' (docs/ARCHITECTURE.md): each step's omission fails here -------
+TESTS = sorted(name for name, spec in load_all().items() if spec.fn.__module__ == H.__name__)
+
+
+def _test_entry_points():
+    """(module, name) of each public function of a stats module that builds test results."""
+    for info in pkgutil.iter_modules(lamina.stats.__path__):
+        module = importlib.import_module(f"lamina.stats.{info.name}")
+        if getattr(module, "TestResult", None) is not htest.TestResult or module is htest:
+            continue
+        for name, value in vars(module).items():
+            if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_"):
+                yield info.name, name
+
+
+@pytest.mark.parametrize("module, function", list(_test_entry_points()))
+def test_every_test_of_the_stats_modules_is_a_builtin_of_builtins_hypothesis(module, function):
+    callers = [name for name in TESTS if re.search(rf"\b{function}\(", inspect.getsource(spec_of(name).fn))]
+    assert callers, (f"stats/{module}.py's {function} is called by no builtin of builtins/hypothesis.py: "
+                     f"register the test there ({RECIPE}, step 2)")
+
+
+# R's print.htest: the method, a blank line, "data: ...", "t = 1.5, df = 9, p-value = 0.17"
+HTEST_LAYOUT = re.compile(r"^(?P<method>\S.*)\n\ndata: .+\n\S+ = \S+, df = \S+, p-value [=<] \S+$", re.M)
+
+
+@pytest.mark.parametrize("name", TESTS)
+def test_every_hypothesis_test_prints_r_s_htest_report_in_an_example(lam, name):
+    spec = spec_of(name)
+    assert spec.pure == "a test result", \
+        f"{name} must declare pure=\"a test result\" on its @builtin ({RECIPE}, step 2)"
+    printed = ["\n".join(lam.run(example)) for example in spec.examples]
+    assert any(HTEST_LAYOUT.search(out) for out in printed), \
+        (f"no example of {name} prints a report in R's htest layout (method, data, statistic, df, "
+         f"p-value): return stats/htest.py's TestResult ({RECIPE}, step 1) and print(r) it in an "
+         f"example ({RECIPE}, step 2)")
+
+
+def _scipy_comparisons() -> set[str]:
+    """The names of the builtins that a test of this module calls and checks against scipy.stats."""
+    compared = set()
+    for node in ast.parse(pathlib.Path(__file__).read_text()).body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            if "st" in names:
+                text = ast.unparse(node)
+                compared |= {name for name in TESTS if re.search(rf"\b{name}\(", text)}
+    return compared
+
+
+@pytest.mark.parametrize("name", TESTS)
+def test_every_hypothesis_test_is_compared_with_scipy(name):
+    assert name in _scipy_comparisons(), \
+        (f"no test of tests/stats/test_hypothesis.py calls {name} and checks it against scipy.stats: "
+         f"add one that compares its statistic, df, p, ci and estimate ({RECIPE}, step 4)")

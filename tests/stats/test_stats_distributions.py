@@ -1,23 +1,52 @@
-"""Distributions against scipy.stats, through the builtins and through Lamina's method syntax."""
+"""Distributions against scipy.stats, through the builtins and through Lamina's method syntax;
+every family of stats/distributions.py's FAMILIES goes through the recipe 'A distribution'."""
+import inspect
+
 import numpy as np
 import pytest
 import scipy.stats as st
 
 from lamina.builtins import distributions as B
 from lamina.builtins.random import seed
+from lamina.builtins.registry import load_all, spec_of
 from lamina.builtins.stats import quantile
+from lamina.errors import LaminaError
+from lamina.stats.distributions import FAMILIES, make
 
-CASES = [
-    ("normal", (1.5, 2.0), st.norm(1.5, 2.0), False),
-    ("uniform", (-1.0, 3.0), st.uniform(-1.0, 4.0), False),
-    ("binomial", (12.0, 0.3), st.binom(12, 0.3), True),
-    ("poisson", (3.5,), st.poisson(3.5), True),
-    ("exponential", (0.7,), st.expon(scale=1 / 0.7), False),
-]
+RECIPE = "docs/ARCHITECTURE.md, recipe 'A distribution'"
+# Each family's parameters and SciPy's distribution of the same parameters, written in SciPy's
+# own terms (the independent computation); which families there are comes from FAMILIES.
+SCIPY = {
+    "normal": ((1.5, 2.0), st.norm(1.5, 2.0)),
+    "uniform": ((-1.0, 3.0), st.uniform(-1.0, 4.0)),
+    "binomial": ((12.0, 0.3), st.binom(12, 0.3)),
+    "poisson": ((3.5,), st.poisson(3.5)),
+    "exponential": ((0.7,), st.expon(scale=1 / 0.7)),
+    "student_t": ((4.5,), st.t(4.5)),
+    "chi2": ((3.0,), st.chi2(3.0)),
+    "f_dist": ((4.0, 9.0), st.f(4.0, 9.0)),
+    "gamma_dist": ((2.5, 0.5), st.gamma(2.5, scale=2.0)),
+    "beta_dist": ((2.0, 5.0), st.beta(2.0, 5.0)),
+}
 
 
-@pytest.mark.parametrize("family, params, ref, discrete", CASES, ids=[c[0] for c in CASES])
-def test_against_scipy(rng, family, params, ref, discrete):
+def reference(family):
+    assert family in SCIPY, (f"the family {family!r} has no SciPy distribution in SCIPY of "
+                             f"tests/stats/test_stats_distributions.py ({RECIPE}, step 4)")
+    params, ref = SCIPY[family]
+    discrete = isinstance(ref.dist, st.rv_discrete)
+    assert FAMILIES[family].discrete == discrete, \
+        (f"the family {family!r} says discrete={not discrete}, but SciPy's {ref.dist.name} is "
+         f"{'discrete' if discrete else 'continuous'} ({RECIPE}, step 1)")
+    return params, ref, discrete
+
+
+FAMILY_IDS = sorted(FAMILIES)
+
+
+@pytest.mark.parametrize("family", FAMILY_IDS)
+def test_against_scipy(rng, family):
+    params, ref, discrete = reference(family)
     d = getattr(B, family)(*params)
     x = np.round(rng.normal(2, 3, size=50)) if discrete else rng.normal(2, 3, size=50)
     np.testing.assert_allclose(B.pdf(d, x), ref.pmf(x) if discrete else ref.pdf(x))
@@ -73,9 +102,51 @@ def test_errors(lam, source, kind, start):
     assert err.kind == kind and err.message.startswith(start), err.message
 
 
-@pytest.mark.parametrize("family, params, ref, discrete", CASES, ids=[c[0] for c in CASES])
-def test_no_density_at_infinity(family, params, ref, discrete):
+@pytest.mark.parametrize("family", FAMILY_IDS)
+def test_no_density_at_infinity(family):
     # SciPy's pmf at Inf is NaN (it computes Inf - Inf); every family has no mass out there
+    params, ref, discrete = reference(family)
     density = B.pdf(getattr(B, family)(*params), np.array([np.inf, -np.inf, np.nan, 1.0]))
     np.testing.assert_array_equal(density[:3], [0.0, 0.0, np.nan])
     assert density[3] == (ref.pmf(1.0) if discrete else ref.pdf(1.0))
+
+
+@pytest.mark.parametrize("family", FAMILY_IDS)
+def test_every_family_is_a_builtin_taking_its_parameters(family):
+    spec, params = spec_of(family), FAMILIES[family].params
+    assert spec is not None and spec.fn.__module__ == B.__name__, \
+        f"the family {family!r} has no builtin in builtins/distributions.py ({RECIPE}, step 2)"
+    defaults = params[len(params) - len(FAMILIES[family].defaults):]
+    expected = [(name, None if name in defaults else inspect.Parameter.empty) for name in params]
+    got = [(p.name, p.default) for p in inspect.signature(spec.fn).parameters.values()]
+    assert got == expected and spec.pure == "a distribution", \
+        (f"the builtin {family} must take the family's parameters {', '.join(params)} in order, "
+         f"None for those with defaults, and declare pure=\"a distribution\" ({RECIPE}, step 2)")
+
+
+def test_every_distribution_builtin_has_its_family():
+    made = sorted(n for n, s in load_all().items() if s.fn.__module__ == B.__name__ and s.pure == "a distribution")
+    orphans = [n for n in made if n not in FAMILIES]
+    assert not orphans, \
+        f"{', '.join(orphans)}: a builtin that makes a distribution with no family in FAMILIES of stats/distributions.py ({RECIPE}, step 1)"
+
+
+@pytest.mark.parametrize("family", FAMILY_IDS)
+@pytest.mark.parametrize("value", [-1.0, 0.0])
+def test_every_family_refuses_parameters_scipy_has_no_distribution_for(family, value):
+    given = {name: value for name in FAMILIES[family].params}
+    try:
+        with np.errstate(all="ignore"):
+            invalid = np.isnan(FAMILIES[family].scipy(st, given).cdf(np.array([-0.5, 0.5, 1.5]))).all()
+    except ArithmeticError:     # a rate of 0 has no scale 1 / rate
+        invalid = True
+    if not invalid:
+        return
+    try:
+        make(family, given)
+        error = None
+    except LaminaError as err:
+        error = err
+    assert error is not None and error.kind in ("ValueError", "TypeError") and family in error.message, \
+        (f"{family}({', '.join(f'{k} = {v:g}' for k, v in given.items())}) has no SciPy distribution, "
+         f"but its Family's check lets it through ({RECIPE}, step 1)")
