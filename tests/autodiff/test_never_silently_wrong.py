@@ -118,7 +118,6 @@ def test_a_loop_without_tape_reset_frees_each_step_and_says_nothing(capsys):
 
 # -- who reset the tape -------------------------------------------------------------------
 @pytest.mark.parametrize("trainer, line", [
-    ('f = logreg([1, 2; 3, 1; 0, 5; 2, 2], [0, 1, 0, 1])', 'logreg() at prog.lam:2'),
     ('r = train_loop(p -> (p - 3) ^ 2, 0.0, 3, optimizer = sgd(lr = 0.1))', 'train_loop() at prog.lam:2'),
     ('net = input(1) |> dense(1) |> compile(seed = 1)\nnet = fit(net, [1; 2], [2; 4], epochs = 2, verbose = 0)',
      'fit() at prog.lam:3'),
