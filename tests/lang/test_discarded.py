@@ -97,6 +97,17 @@ def test_a_name_of_the_programs_own_is_not_the_builtin():
     assert compiled("for i = 1 to 2\n    sum(i)\n    r.fit()\nend for\n", "<repl>", interp) == []
 
 
+def test_a_variable_named_like_a_builtin_does_not_hide_a_discarded_method_call():
+    # net.fit(...) calls the builtin when the variable fit holds no function (the docs name a
+    # linear model fit), so the discarded copy still warns; in call form fit(...) is the variable
+    program = ("fit = linreg([1; 2; 3], [2, 4, 7])\nnet = input(1) |> dense(1) |> compile(seed = 1)\n"
+               "net.fit([1; 2], [2, 4], epochs = 1, verbose = 0)\n")
+    assert compiled(program) == [
+        "warning: the result of fit is discarded: fit returns a new model and changes nothing; "
+        "write `net = net.fit(...)` to keep it (w.lam:3)"]
+    assert compiled("fit = x -> print(x)\nnet = 1\nnet.fit()\n") == []     # may hold a function
+
+
 def test_warnings_false_silences_it_like_every_warning():
     channel.set_enabled(False)
     assert compiled("sort([2, 1])\n") == []

@@ -9,8 +9,10 @@ statement whose value is not echoed (the REPL's top level) and not a notebook ce
 a warning, given when the code is compiled (compiler.py) and by the language server.
 
 The name must mean the builtin there: a name the program binds anywhere (a function of its own,
-a parameter, a variable) or that earlier entries bound (the REPL, a notebook) is left alone, and
-so is `h.name(...)` on an imported module or on a record with a field of that name.
+a parameter, a variable) or that earlier entries bound (the REPL, a notebook) is left alone in
+call form, and so is `h.name(...)` on an imported module or on a record with a field of that
+name. In method form only a name that may hold a function is left alone, since a method call
+uses the builtin when the variable holds a plain value (`fit = linreg(...)`, then `net.fit(...)`).
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ class Names:
         self.body = body
         self.earlier = earlier or {}     # mangled name -> value, from entries run before
         self.bound: set[str] = set()
+        self.callable: set[str] = set()  # bound otherwise than to a plain value: may hold a function
         self.fields: set[str] = set()
         self.modules: set[str] = set()
         self.read = False
@@ -40,13 +43,18 @@ class Names:
     def read_program(self) -> None:
         self.read = True
         for node in A.walk(self.body, into_functions=True):
-            self.bound.update(b.name for b in resolver.binds(node))
+            names = {b.name for b in resolver.binds(node)}
+            self.bound.update(names)
+            if not (isinstance(node, A.Assign) and not isinstance(node.value, A.Lambda)):
+                self.callable.update(names)
             if isinstance(node, A.Import):
                 self.modules.add(node.alias)
             elif isinstance(node, A.FunctionDef):
                 self.bound.update(p.name for p in node.params)
+                self.callable.update(p.name for p in node.params)
             elif isinstance(node, A.Lambda):
                 self.bound.update(node.params)
+                self.callable.update(node.params)
             elif isinstance(node, A.RecordLit):
                 self.fields.update(k for k, _ in node.fields)
             elif isinstance(node, A.Assign) and isinstance(node.target, A.Field):
@@ -57,6 +65,16 @@ class Names:
         if not self.read:
             self.read_program()
         return name in self.bound or mangle(name) in self.earlier
+
+    def may_call(self, name: str) -> bool:
+        """Whether `x.name(...)` may call something of the program's own: a method call uses
+        the builtin when the variable holds no function (`fit = linreg(...)` then `net.fit(...)`),
+        so only a name that may hold a function counts (a function, a parameter, a loop or
+        lambda variable), not one every assignment gives a plain value."""
+        if not self.read:
+            self.read_program()
+        earlier = self.earlier.get(mangle(name))
+        return name in self.callable or (earlier is not None and callable(earlier))
 
     def member_of(self, target: A.Node, name: str) -> bool:
         """Whether `target.name(...)` may reach a module's or a record's own `name`."""
@@ -80,8 +98,10 @@ def discarded_call(stmt: A.ExprStmt, builtin_of: BuiltinOf, names: Names) -> str
     else:
         return None
     returns = getattr(builtin_of(name), "__lamina_pure__", None)
-    if returns is None or names.shadows(name) or (
-            isinstance(call, A.MethodCall) and names.member_of(call.target, name)):
+    if isinstance(call, A.MethodCall):
+        if returns is None or names.may_call(name) or names.member_of(call.target, name):
+            return None
+    elif returns is None or names.shadows(name):
         return None
     return (f"the result of {name} is discarded: {name} returns {returns} and changes nothing; "
             f"write `{keep(call, name, first, returns)}` to keep it")
