@@ -61,6 +61,21 @@ def test_a_sandboxed_import_outside_is_denied_whether_or_not_the_file_exists(tmp
     assert r.stderr.startswith(f"PermissionError: import may not read {path}"), r.stderr
 
 
+def test_a_restricted_import_passes_a_folder_it_may_not_read_for_one_it_may(tmp_path, monkeypatch):
+    # The program's own folder comes first in the search; a denial there must not hide the
+    # module in an allowed LAMINA_PATH folder (and no file is looked for in the denied one).
+    prog, lib = tmp_path / "prog", tmp_path / "lib"
+    prog.mkdir()
+    lib.mkdir()
+    (lib / "prep.lam").write_text("X = 1\n")
+    (prog / "main.lam").write_text("import prep\nprint(prep.X)\n")
+    monkeypatch.setenv("LAMINA_PATH", str(lib))
+    r = lamina(prog, f"--allow-read={lib}", "main.lam")
+    assert (r.returncode, r.stdout) == (0, "1\n"), r.stderr
+    r = lamina(prog, f"--allow-read={lib}", "-e", "import absent")     # found nowhere: the denial
+    assert r.returncode == 1 and r.stderr.startswith('PermissionError: import may not read "absent.lam"'), r.stderr
+
+
 def test_a_module_loaded_unrestricted_is_checked_again_for_a_sandboxed_importer(tmp_path, monkeypatch):
     # The module cache is per process: it handed the module to the sandboxed interpreter unchecked.
     monkeypatch.setattr(modules, "MODULES", {})

@@ -424,6 +424,8 @@ MALFORMED = [   # raw bodies, the JSON-RPC error each must get, and the id it mu
     (b'{"jsonrpc": "2.0", "id": 901, "method": "textDocument/hover", "params": {', -32700, 901),
     (b'\xff\xfe{"jsonrpc": "2.0", "id": 902}', -32700, 902),
     (b'[1, 2', -32700, None),
+    (b'{"jsonrpc": "2.0", "id": "a\\x", "method": ', -32700, None),     # an id JSON cannot decode
+    (b'{"jsonrpc": "2.0", "id": 1.5, "method": ', -32700, None),         # nor a number that is not whole
     (b'"hello"', -32600, None),
     (b'{"id": 903, "method": "textDocument/hover"}', -32600, 903),
     (b'{"jsonrpc": "2.0", "id": 904}', -32600, 904),

@@ -107,7 +107,8 @@ def grad(loss, wrt):
     found, _, _ = backward(loss, wanted, reached)
     given = set()
     results = [_result(x, found, given) for _, x in leaves]
-    wanted.update(reached)                        # now every node the gradients depend on
+    wanted.update(reached)    # every node the loss depended on: what a gradient may depend on
+                              # (a first-order sweep cannot tell which it really does)
     handed.note(results, leaves, wanted)
     if leaves and not found:
         _warn_unreached(len(leaves))

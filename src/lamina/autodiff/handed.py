@@ -16,6 +16,7 @@ only through a weak reference, so remembering keeps no gradient's memory alive.
 """
 from __future__ import annotations
 
+import types
 import weakref
 from collections import deque
 from functools import partial
@@ -116,6 +117,9 @@ def refuse_second_order(loss: Tracked, wanted: set) -> None:
             stack.append(entry[k + 1])
 
 
+_EMPTY_CELL = types.CellType()
+
+
 def _saved(vjp) -> list:
     """The values a VJP holds (a float VJP is its own value), and the arrays they view."""
     if type(vjp) is float:
@@ -123,16 +127,17 @@ def _saved(vjp) -> list:
     if isinstance(vjp, partial):
         held = list(vjp.args)
     else:
-        held = [cell.cell_contents for cell in getattr(vjp, "__closure__", None) or ()]
+        held = [cell.cell_contents for cell in getattr(vjp, "__closure__", None) or ()
+                if cell != _EMPTY_CELL]
     return held + [x.base for x in held if isinstance(x, np.ndarray) and x.base is not None]
 
 
 def _second_order_error(given: Given) -> None:
     what = given.path.replace("{arg:wrt}", "wrt")
     raise LaminaError("TapeError", f"This loss is computed from a gradient that an earlier grad() "
-                      f"returned (the gradient for its {what}), and that gradient depends on a value "
-                      f"this grad differentiates against. Its own derivative would be needed (a second-order "
-                      f"gradient), but gradients in Lamina are first order: grad() returns plain "
+                      f"returned (the gradient for its {what}), whose loss also depended on a value this "
+                      f"grad differentiates against, so the gradient may depend on it too. Its own "
+                      f"derivative would then be needed (a second-order gradient), but gradients in Lamina are first order: grad() returns plain "
                       f"values that are not recorded on the tape, so the result would silently "
                       f"leave that part out. Use the gradient only as a constant with respect to "
                       f"other values, or write the derivative out by hand.")

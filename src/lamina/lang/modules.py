@@ -51,8 +51,8 @@ def shipped(entries: list[tuple[str, str, str]]):
 
 
 def read_module_source(path: str) -> str:
-    """The text of a module's file. Every import reads through here, so this is the one place
-    where an import counts as a read of the file (what is read is what was checked)."""
+    """The text of a module's file, opened through the permission check (what is read is what
+    was checked); `resolve` and `load` check earlier, before looking and for a cached module."""
     try:
         with io.TextIOWrapper(open_read(path, "import"), encoding="utf-8-sig") as f:   # as open() reads text
             return f.read()
@@ -76,16 +76,23 @@ def resolve(spec: str, is_path: bool, directory: str | None) -> str:
     folders = [""] if os.path.isabs(file) else search_folders(directory)
     folder_named_so = None      # a folder named like the file (ls shows it): said so
     restricted = current().read is not None
+    denied = None               # the first candidate the run may not read: its error, if none is found
     for folder in folders:
         candidate = os.path.normpath(os.path.join(folder, file))
         if candidate in SHIPPED:
             return candidate
         if restricted:          # before looking: whether a file outside exists is no answer
-            check_read(candidate, "import")
+            try:
+                check_read(candidate, "import")
+            except LaminaError as exc:
+                denied = denied or exc
+                continue
         if os.path.isfile(candidate):
             return candidate
         if folder_named_so is None and os.path.isdir(candidate):
             folder_named_so = candidate
+    if denied is not None:
+        raise denied
     where = ", ".join(f or "." for f in folders)
     path_note = "" if os.environ.get("LAMINA_PATH") else " (LAMINA_PATH is not set)"
     if folder_named_so is not None:

@@ -118,9 +118,19 @@ if _missing:
 
 
 def binds(stmt: A.Node) -> list[Binding]:
-    """The bindings `stmt` makes itself (none for an expression)."""
+    """The bindings `stmt` makes itself (none for an expression): those among its rule's own
+    parts, not inside its blocks (whose statements make their own)."""
     rule = RULES.get(type(stmt))
-    return [] if rule is None else [b for b in bindings([stmt]) if b.node is stmt]
+    if rule is None:
+        return []
+    found, parts = [], list(rule(stmt))
+    while parts:
+        part = parts.pop(0)
+        if isinstance(part, Binding) and part.node is stmt:
+            found.append(part)
+        elif isinstance(part, Loop):
+            parts[:0] = part.parts
+    return found
 
 
 def bindings(body: list[A.Node]) -> Iterator[Binding]:

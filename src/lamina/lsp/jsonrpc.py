@@ -18,7 +18,7 @@ from pygls.protocol import LanguageServerProtocol
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 # the first "id" member in text that did not parse: a number or a string
-_ID = re.compile(r'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+_ID = re.compile(r'"id"\s*:\s*(-?\d+(?![.eE\d])|"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")')
 
 
 class Malformed:
