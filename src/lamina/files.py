@@ -13,10 +13,14 @@ symlink read and followed by hand, so however deep the path, the resolved folder
 one held open; they check the resolved path, and open the final name relative to that
 folder with O_NOFOLLOW (a write's temporary file is made and renamed there too). What is
 opened is what was checked, whatever another process swaps meanwhile. A folder on the way
-that cannot be followed (no permission, a loop of links) is denied; a missing final name
-is not. A denial is a PermissionError naming the path, what it resolves to, and the flag
-that would allow it. `check_read`/`check_write` give the verdict alone (an early check,
-before expensive work); code outside an Interpreter's run passes the permissions itself:
+that cannot be followed (no permission, a loop of links, a link swapped on every look) is
+denied; a missing final name is not. A denial is a PermissionError naming the path, what it
+resolves to, and the flag that would allow it. Any other error on the way (a name too long,
+an I/O error) is the OSError open() would raise, naming the path, which the builtin reports
+as it reports a failed open ("cannot read ..."); nothing is opened then. `check_read`/
+`check_write` give the verdict alone (an early check, before expensive work; where the way
+cannot be looked at they give none, and the open that follows reports it); code outside an
+Interpreter's run passes the permissions itself:
 `check_read(path, "import", interp.permissions)`. An unrestricted run opens the path as
 given, as Python does (/dev/stdin, whose link names a pipe, included).
 
@@ -110,10 +114,14 @@ def using(permissions: Permissions) -> Iterator[None]:
 
 FOLDER_FLAGS = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_PATH", os.O_RDONLY)
 MAX_LINKS = 40          # symlinks one path may pass through, as Linux allows
+# The errors of a folder on the way that deny following it; any other (ENAMETOOLONG, EIO)
+# is the OSError an open would raise.
+DENIALS = (errno.EACCES, errno.EPERM, errno.ELOOP)
 
 
 class Unresolvable(Exception):
-    """A folder on a path's way that cannot be followed (no permission, a loop of links)."""
+    """A folder on a path's way that cannot be followed (no permission, a loop of links, a
+    folder that keeps turning into a link)."""
 
     def __init__(self, where: str, reason: str):
         super().__init__(where, reason)
@@ -144,7 +152,8 @@ def walk(path: str) -> Place:
     the one before without following a link, each symlink is read and followed by hand. So
     the folder held is the one the resolved path names, however long the path, and another
     process that swaps a link meanwhile changes nothing that was checked. A folder that
-    cannot be followed is Unresolvable; a missing final name is not an error."""
+    cannot be followed (DENIALS) is Unresolvable; any other error on the way is an OSError,
+    and a missing final name is not an error."""
     wants_folder = os.path.basename(path) in ("", ".", "..")
     held, links, where = [], 0, "the current folder"
     try:
@@ -170,7 +179,13 @@ def walk(path: str) -> Place:
                 links += 1
                 if links > MAX_LINKS:
                     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
-                target = os.readlink(name, dir_fd=fd)
+                try:
+                    target = os.readlink(name, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno not in (errno.EINVAL, errno.ENOENT):
+                        raise
+                    names.append(name)      # no longer a link since the lstat: look again
+                    continue
                 while target.startswith(os.sep) and len(held) > 1:
                     os.close(held.pop()[0])
                 names.extend(n for n in reversed(target.split(os.sep)) if n not in ("", "."))
@@ -182,15 +197,20 @@ def walk(path: str) -> Place:
                 try:
                     held.append((os.open(name, FOLDER_FLAGS, dir_fd=fd), where))
                 except OSError as exc:
-                    if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT) or links >= MAX_LINKS:
+                    if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
                         raise
+                    if links >= MAX_LINKS:      # swapped on every look
+                        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP)) from None
                     links += 1          # replaced since the lstat: look again
                     names.append(name)
         return _settle(held, "", None)
     except OSError as exc:
         for fd, _ in held:
             os.close(fd)
-        raise Unresolvable(where, exc.strerror or str(exc)) from None
+        if exc.errno in DENIALS:
+            raise Unresolvable(where, exc.strerror or str(exc)) from None
+        exc.filename, exc.filename2 = path, None
+        raise
 
 
 def _settle(held: list[tuple[int, str]], name: str, st: os.stat_result | None, broken: int = 0) -> Place:
@@ -203,7 +223,9 @@ def _settle(held: list[tuple[int, str]], name: str, st: os.stat_result | None, b
 
 def check_read(path: str, who: str, permissions: Permissions | None = None) -> str:
     """The resolved path, if the run may read it; else a PermissionError. It only answers:
-    a builtin that then opens the path by name could open something else (open_read)."""
+    a builtin that then opens the path by name could open something else (open_read). Where
+    the way cannot be looked at (a name too long, an I/O error) it gives no verdict, only
+    os.path.realpath's answer: the open that follows walks again and raises the OSError."""
     return _checked_path("read", path, who, permissions)
 
 
@@ -244,7 +266,10 @@ def _checked_path(mode: str, path: str, who: str, permissions: Permissions | Non
     perms = _validated(path, who, permissions)
     if (perms.read if mode == "read" else perms.write) is None:
         return resolve(path)
-    place = _checked_place(mode, path, who, perms)
+    try:
+        place = _checked_place(mode, path, who, perms)
+    except OSError:         # no verdict: the open walks again and reports it
+        return resolve(path)
     place.close()
     return place.path
 

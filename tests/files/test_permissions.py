@@ -4,6 +4,7 @@ builtin that touches files, and permissions that stay with their own Interpreter
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import pathlib
@@ -14,7 +15,7 @@ import threading
 import pytest
 
 from lamina.errors import LaminaError
-from lamina.files import Permissions, check_read, check_write, current
+from lamina.files import Permissions, check_read, check_write, current, open_read, write_file
 from lamina.interpreter import Interpreter
 
 LAMINA = [sys.executable, "-m", "lamina"]
@@ -233,3 +234,41 @@ def test_an_empty_path_says_so(program, run):
     with pytest.raises(LaminaError) as e:
         run(program)
     assert (e.value.kind, e.value.message) == ("ValueError", f"{who}'s path is empty; it needs the name of a file.")
+
+
+def test_a_folder_that_cannot_be_looked_at_is_an_os_error_not_a_denial(tmp_path):
+    # A name longer than any file's (ENAMETOOLONG) on the way is not the run's permissions
+    # speaking: the open says so as open() would, and nothing is opened.
+    perms = Permissions.of(read=[str(tmp_path)], write=[str(tmp_path)])
+    path = f"{tmp_path}/{'n' * 300}/d.csv"
+    for attempt in (lambda: open_read(path, "read_csv", perms),
+                    lambda: write_file(path, "write_csv", lambda f: f.write(b"x"), perms)):
+        with pytest.raises(OSError) as e:
+            attempt()
+        assert (e.value.errno, e.value.filename) == (errno.ENAMETOOLONG, path)
+    check_read(path, "read_csv", perms)          # no verdict to give: the open reports it
+    check_write(path, "write_csv", perms)
+    assert sorted(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("code, message", [
+    ('net = load_model("{p}.npz")', "load_model cannot read '{p}.npz': File name too long."),
+    (MODEL + 'save_model(net, "{p}.npz")', "save_model could not write '{p}.npz': File name too long."),
+])
+def test_a_builtin_says_it_cannot_read_or_write_a_path_that_cannot_be_looked_at(tmp_path, code, message):
+    far = f"{tmp_path}/{'n' * 300}/m"
+    sandboxed = Interpreter(permissions=Permissions.of(read=[str(tmp_path)], write=[str(tmp_path)]))
+    with pytest.raises(LaminaError) as e:
+        run_in(sandboxed, code.format(p=far))
+    assert (e.value.kind, e.value.message) == ("ValueError", message.format(p=far))
+
+
+def test_a_loop_of_links_on_the_way_is_denied(tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    perms = Permissions.of(read=[str(tmp_path)])
+    with pytest.raises(LaminaError) as e:
+        open_read(f"{tmp_path}/a/d.csv", "read_csv", perms)
+    assert (e.value.kind, e.value.message) == (
+        "PermissionError", f'read_csv may not read "{tmp_path}/a/d.csv": {tmp_path}/a cannot be followed '
+        "(Too many levels of symbolic links), so where the path leads cannot be checked.")
