@@ -7,7 +7,8 @@ and write; None means anything (the default, so plain `lamina prog.lam` is uncha
 Interpreter holds it, and while that Interpreter compiles or runs it is the *current* one
 (a context variable, so two interpreters in one process, or in two threads, never see each
 other's). A builtin opens a program's file through `open_read(path, who)` or writes it
-through `write_file(path, who, write)`. In a restricted run they `walk` the path one name
+through `write_file(path, who, write)` (`import` through `open_regular`, which also tells
+whether a regular file is there). In a restricted run they `walk` the path one name
 at a time: each folder opened relative to the one before without following a link, each
 symlink read and followed by hand, so however deep the path, the resolved folder is the
 one held open; they check the resolved path, and open the final name relative to that
@@ -242,6 +243,34 @@ def open_read(path: str, who: str, permissions: Permissions | None = None) -> Bi
         return open(path, "rb")
     fd = _at_place("read", path, who, perms, _open_for_reading)
     return os.fdopen(fd, "rb")
+
+
+def open_regular(path: str, who: str, permissions: Permissions | None = None) -> tuple[str, BinaryIO] | None:
+    """The resolved path and the file, open for reading (binary), if path names a regular file
+    the run may read; None where it names nothing, a folder, a device or a pipe (none of them
+    is opened). One walk gives the verdict, the look and the file: `import`'s search. A denial
+    is check_read's PermissionError; an error on the way or in the open is an OSError."""
+    perms = _validated(path, who, permissions)
+    try:
+        if perms.read is None:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None
+            return resolve(path), open(path, "rb")
+        return _at_place("read", path, who, perms, _open_if_regular)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+def _open_if_regular(place: Place) -> tuple[str, BinaryIO] | None:
+    if place.stat is not None and not stat.S_ISREG(place.stat.st_mode):
+        return None
+    # without waiting, should a pipe have taken the name since the walk
+    fd = os.open(place.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=place.fd)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    os.set_blocking(fd, True)
+    return place.path, os.fdopen(fd, "rb")
 
 
 def write_file(path: str, who: str, write: Callable, permissions: Permissions | None = None) -> None:

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from lamina.errors import LaminaError
+from lamina import files
 from lamina.files import Permissions
 from lamina.interpreter import Interpreter
 from lamina.lang import modules
@@ -94,6 +95,41 @@ def test_a_module_loaded_unrestricted_is_checked_again_for_a_sandboxed_importer(
     assert e.value.kind == "PermissionError"
     assert e.value.message.startswith(f'import may not read "{outside}/secrets.lam"'), e.value.message
     assert out.getvalue() == "42\n"
+
+
+def run_in(interp: Interpreter, code: str) -> list[str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        interp.run(code, "<test>")
+    return out.getvalue().splitlines()
+
+
+def open_descriptors() -> int | None:
+    return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+
+
+def test_a_restricted_import_walks_the_module_path_once(tmp_path, monkeypatch):
+    # It walked it three times: the check before looking, the check of a loaded module, the open.
+    monkeypatch.setattr(modules, "MODULES", {})
+    (tmp_path / "helpers.lam").write_text('print("helpers ran")\nX = 2\n')
+    walked, walk = [], files.walk
+    monkeypatch.setattr(files, "walk", lambda path: walked.append(path) or walk(path))
+    interp = Interpreter(str(tmp_path), Permissions.of(read=[str(tmp_path)]))
+    before = open_descriptors()
+    assert run_in(interp, "import helpers\nprint(helpers.X)") == ["helpers ran", "2"]
+    assert walked == [str(tmp_path / "helpers.lam")]
+    assert run_in(interp, "import helpers\nprint(helpers.X + 1)") == ["3"]      # loaded: checked, not read
+    assert walked == [str(tmp_path / "helpers.lam")] * 2
+    assert open_descriptors() == before
+
+
+def test_a_module_path_that_cannot_be_looked_at_cannot_be_read(tmp_path):
+    # A name too long on the way is no denial (files.walk), and not a missing file either.
+    far = f"{tmp_path}/{'n' * 300}/m.lam"
+    for permissions in (Permissions(), Permissions.of(read=[str(tmp_path)])):
+        with pytest.raises(LaminaError) as e:
+            Interpreter(str(tmp_path), permissions).run(f'import "{far}" as m', "<test>")
+        assert (e.value.kind, e.value.message) == ("ImportError", f"Cannot read the module {far}: File name too long.")
 
 
 def test_a_module_s_parallel_map_keeps_the_sandbox(tmp_path):

@@ -22,10 +22,10 @@ import difflib
 import io
 import os
 from contextlib import contextmanager
-from typing import Callable
+from typing import BinaryIO, Callable
 
 from ..errors import LaminaError
-from ..files import check_read, current, expand_home, open_read
+from ..files import expand_home, open_regular
 from ..printing import format_value
 from ..values import LibObject, describe
 from . import ast as A
@@ -50,16 +50,18 @@ def shipped(entries: list[tuple[str, str, str]]):
         SHIPPED.update(saved)
 
 
-def read_module_source(path: str) -> str:
-    """The text of a module's file, opened through the permission check (what is read is what
-    was checked); `resolve` and `load` check earlier, before looking and for a cached module."""
+def read_module_source(file: BinaryIO, path: str) -> str:
+    """The text of a module's file, opened by `find` (what is read is what was checked)."""
     try:
-        with io.TextIOWrapper(open_read(path, "import"), encoding="utf-8-sig") as f:   # as open() reads text
-            return f.read()
+        return io.TextIOWrapper(file, encoding="utf-8-sig").read()     # as open() reads text
     except OSError as exc:
-        raise LaminaError("ImportError", f"Cannot read the module {path}: {exc.strerror or exc}.") from None
+        raise cannot_read(path, exc) from None
     except UnicodeDecodeError:
         raise LaminaError("ImportError", f"The module {path} is not UTF-8 text.") from None
+
+
+def cannot_read(path: str, exc: OSError) -> LaminaError:
+    return LaminaError("ImportError", f"Cannot read the module {path}: {exc.strerror or exc}.")
 
 
 def search_folders(directory: str | None) -> list[str]:
@@ -69,26 +71,39 @@ def search_folders(directory: str | None) -> list[str]:
 
 def resolve(spec: str, is_path: bool, directory: str | None) -> str:
     """The path of the module's file, as it will be shown in messages."""
+    shown, _, source = find(spec, is_path, directory)
+    if not isinstance(source, str):
+        source.close()
+    return shown
+
+
+def find(spec: str, is_path: bool, directory: str | None) -> tuple[str, str, BinaryIO | str]:
+    """The module's file: its path as messages show it, its real path, and its text (a module
+    shipped to a worker) or the file, open for reading. Under permissions each candidate is
+    checked before it is looked at, and one walk of its path gives the verdict, whether a
+    file is there, and the file read (files.open_regular)."""
     file = expand_home(spec) if is_path else spec + ".lam"
     what = f'"{spec}"' if is_path else f"'{spec}'"
     if not os.path.basename(file):
         raise LaminaError("ImportError", f"No module {what}: an import path names a file, such as \"lib/prep.lam\".")
     folders = [""] if os.path.isabs(file) else search_folders(directory)
     folder_named_so = None      # a folder named like the file (ls shows it): said so
-    restricted = current().read is not None
     denied = None               # the first candidate the run may not read: its error, if none is found
     for folder in folders:
         candidate = os.path.normpath(os.path.join(folder, file))
         if candidate in SHIPPED:
-            return candidate
-        if restricted:          # before looking: whether a file outside exists is no answer
-            try:
-                check_read(candidate, "import")
-            except LaminaError as exc:
-                denied = denied or exc
-                continue
-        if os.path.isfile(candidate):
-            return candidate
+            return (candidate, *SHIPPED[candidate])
+        try:
+            found = open_regular(candidate, "import")
+        except LaminaError as exc:      # a denial before looking: whether a file outside exists is no answer
+            if exc.kind != "PermissionError":
+                raise
+            denied = denied or exc
+            continue
+        except OSError as exc:
+            raise cannot_read(candidate, exc) from None
+        if found is not None:
+            return (candidate, *found)
         if folder_named_so is None and os.path.isdir(candidate):
             folder_named_so = candidate
     if denied is not None:
@@ -104,19 +119,21 @@ def resolve(spec: str, is_path: bool, directory: str | None) -> str:
 def load(spec: str, is_path: bool, directory: str | None,
          run: Callable[[str, str, str], dict]) -> "Module":
     """The module `import spec` names, loading (running) it the first time."""
-    shown = resolve(spec, is_path, directory)
-    # checked even when loaded: an unrestricted interpreter may have loaded it first
-    real, text = SHIPPED.get(shown) or (check_read(shown, "import"), None)
-    if real in MODULES:
-        return MODULES[real]
-    loading = [r for r, _ in LOADING]
-    if real in loading:
-        chain = [s for _, s in LOADING[loading.index(real):]] + [shown]
-        steps = f"{chain[0]} imports " + ", which imports ".join(chain[1:])
-        raise LaminaError("ImportError", f"Circular import: {steps}. Modules cannot import each other "
-                          "in a circle; move what they share into a module of its own.")
-    if text is None:
-        text = read_module_source(shown)
+    # checked even when loaded (by find): an unrestricted interpreter may have loaded it first
+    shown, real, source = find(spec, is_path, directory)
+    try:
+        if real in MODULES:
+            return MODULES[real]
+        loading = [r for r, _ in LOADING]
+        if real in loading:
+            chain = [s for _, s in LOADING[loading.index(real):]] + [shown]
+            steps = f"{chain[0]} imports " + ", which imports ".join(chain[1:])
+            raise LaminaError("ImportError", f"Circular import: {steps}. Modules cannot import each other "
+                              "in a circle; move what they share into a module of its own.")
+        text = source if isinstance(source, str) else read_module_source(source, shown)
+    finally:
+        if not isinstance(source, str):
+            source.close()
     name = os.path.splitext(os.path.basename(shown))[0]
     LOADING.append((real, shown))
     try:
