@@ -7,7 +7,12 @@ A case module defines `cases()`, a list of dicts:
      "goal": {"peer": name, "within": ratio} or {"under_s": seconds},
      "per": [count, "op"]       (also report each median per op),
      "allocator": True          (measure every peer with and without the malloc thresholds),
-     "kind": "memory"}          (impls return {label: megabytes} instead of being timed)
+     "kind": "memory",          (impls return {label: megabytes} instead of being timed)
+     "self_timed": True,        (impls time their operation themselves: each call returns its
+                                 seconds, or a list of them, as a peer that runs a whole program
+                                 in a process of its own reports; its warm-up call may only
+                                 prepare; page faults then include the worker's children's)
+     "max_rounds": int}         (at most that many round-robin passes, for a slow case)
 "lamina" is the reference impl of a timed case; a callable runs one repetition (setup
 already done), a string says why that peer is missing, and the table says so.
 
@@ -85,12 +90,27 @@ def measure(fn, repeat: int) -> dict:
     return {"times": times, "faults": faults}
 
 
+def measure_inside(fn, repeat: int) -> dict:
+    """`measure` for a self-timed case: the seconds each call reports, at least `repeat` of them."""
+    def faults() -> int:
+        return minor_faults() + resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+    fn()   # warm-up
+    times, per_run = [], []
+    while len(times) < repeat:
+        f0 = faults()
+        seconds = fn()
+        seconds = list(seconds) if isinstance(seconds, (list, tuple)) else [seconds]
+        times += seconds
+        per_run += [(faults() - f0) / len(seconds)] * len(seconds)
+    return {"times": times, "faults": per_run}
+
+
 def worker(path: str, index: int, peer: str, repeat: int) -> dict:
     case = load_cases(pathlib.Path(path))[index]
     impl = case["impls"][peer]
     if case.get("kind") == "memory":
         return {"memory": impl()}
-    return measure(impl, repeat)
+    return (measure_inside if case.get("self_timed") else measure)(impl, repeat)
 
 
 def describe(path: str) -> list[dict]:
@@ -143,7 +163,7 @@ def measure_case(path: pathlib.Path, index: int, case: dict, args, base_env: dic
     on every peer alike instead of on whichever happened to run during it.
     """
     memory = case.get("kind") == "memory"
-    rounds = 1 if memory else max(args.rounds, case.get("rounds", 0))
+    rounds = 1 if memory else min(max(args.rounds, case.get("rounds", 0)), case.get("max_rounds", sys.maxsize))
     per_round = -(-case.get("repeat", args.repeat) // rounds)
     results = {}
     for _ in range(rounds):
