@@ -41,7 +41,7 @@ def test_a_column_read_is_the_column_not_a_copy(lam):
     out = lam.run('c = t.x\ns = t.s\nc[0] = 99\ns[1] = "z"\nprint(c, s, t.x, t.s)', t=t)
     assert out == ['[99, 2, 3] ["a", "z", "c"] [1, 2, 3] ["a", "b", "c"]']
     lam.run('c = t.x\ns = t.s', t=t)
-    assert lam.interp.get("c") is t.columns["x"] and lam.interp.get("s") is t.columns["s"]
+    assert lam.interp.get("c") is t.columns["x"] and lam.interp.get("s") is t.columns["s"].cells()
 
 
 def test_contains_on_a_list_compares_strings_and_numbers_directly(lam, monkeypatch):

@@ -88,9 +88,9 @@ def test_what_a_number_is(lam, tmp_path):
     assert t.columns["under"] == ["1_000", "2_0"]          # text, not 1000
     assert t.columns["exotic"] == ["١٢", "3"]
     np.testing.assert_array_equal(t.columns["inf"], [np.inf, -np.inf])
-    assert t.columns["words"] == ["infinity", "nan"]
+    assert t.columns["words"] == ["infinity", ""]          # nan is a missing word: null
     mixed = tmp_path / "m.csv"
-    mixed.write_text("n\n1\n1_000\n")
-    assert message(lam, mixed) == (f'read_csv: "{mixed}" line 3, column 1 (\'n\'): "1_000" is not a number, '
+    mixed.write_text("n\n1\n2\n1_000\n")         # mostly numbers: the one word is a mistake
+    assert message(lam, mixed) == (f'read_csv: "{mixed}" line 4, column 1 (\'n\'): "1_000" is not a number, '
                                    f'but the column holds numbers. Fix the cell, or read the column as text '
                                    f'with text = ["n"].')

@@ -20,7 +20,7 @@ from lamina.builtins.registry import load_all, spec_of
 from lamina.errors import LaminaError
 from lamina.interpreter import Interpreter
 from lamina.stats import htest
-from lamina.stats.data import MISSING
+from lamina.stats.columns import MISSING_WORDS, TextColumn
 from lamina.stats.summary import joint
 from lamina.stats.table import Table
 
@@ -223,8 +223,9 @@ def _spoiled(value):
         v = value.copy()
         v.flat[2] = np.nan
         return [v]
-    if isinstance(value, list):
-        return [value[:2] + [word] + value[3:] for word in sorted(MISSING)]
+    if isinstance(value, (list, TextColumn)):
+        value = list(value)
+        return [value[:2] + [word] + value[3:] for word in sorted(MISSING_WORDS)]
     if isinstance(value, Table):
         return [Table({**value.columns, name: c}) for name in value.names for c in _spoiled(value.columns[name])]
     return []

@@ -88,7 +88,7 @@ def test_describe_against_numpy(lam, rng):
 MALFORMED = [
     ("a,b\n1,2\n3\n", 'read_csv: "{f}" line 3 has 1 field, but the header has 2 columns.'),
     ("a,b\n1,2\n3,4,5\n", 'read_csv: "{f}" line 3 has 3 fields, but the header has 2 columns.'),
-    ("a,b\n1,2\n3,x7\n", 'read_csv: "{f}" line 3, column 2 (\'b\'): "x7" is not a number, but the column '
+    ("a,b\n1,2\n3,x7\n5,6\n", 'read_csv: "{f}" line 3, column 2 (\'b\'): "x7" is not a number, but the column '
                          'holds numbers. Fix the cell, or read the column as text with text = ["b"].'),
     ("a,a\n1,2\n", "read_csv: \"{f}\" names column 'a' twice."),
     ("a,\n1,2\n", 'read_csv: "{f}" line 1, column 2 has an empty column name.'),

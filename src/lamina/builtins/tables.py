@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from ..lang.runtime import call
 from ..stats import table as TABLE
+from ..stats import groups as GR
+from ..stats import joins as JN
 from ..stats import tableops as TO
 from .registry import Shape, builtin, refuse_tracked
 
@@ -100,7 +102,7 @@ def sort_rows(x, by, descending=False):
                "group), sizes and table. A missing value in a key column is a ValueError: "
                "drop_missing(t, \"col\") first. " + TWICE)
 def group_by(t, by):
-    return TO.group_by(t, by=by)
+    return GR.group_by(t, by=by)
 
 
 @builtin("aggregate", pure="a table", tracked="constant", category=CATEGORY,
@@ -119,7 +121,7 @@ def group_by(t, by):
                "columns come first, in the groups' sorted order, like pandas' groupby(...).agg and "
                "R's aggregate. The function's results are numbers: aggregate passes no gradient.")
 def aggregate(g, f, columns=None):
-    return TO.aggregate(g, f=f, columns=columns, call=call)
+    return GR.aggregate(g, f=f, columns=columns, call=call)
 
 
 @builtin("merge", pure="a table", tracked="constant", category=CATEGORY,
@@ -143,4 +145,4 @@ def aggregate(g, f, columns=None):
                "use for another column gets _x (from t1) and _y (from t2). A key column must hold "
                "numbers in both tables or text in both. " + TWICE + " " + NEW_TABLE)
 def merge(t1, t2, on, how="inner"):
-    return TO.merge(t1, t2=t2, on=on, how=how)
+    return JN.merge(t1, t2=t2, on=on, how=how)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-import re
+import os
 
 import numpy as np
 
@@ -12,25 +12,14 @@ from ..files import check_write, expand_home, open_read, write_file
 from ..printing import as_written, format_number
 from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
-from .csvfile import MISSING, csv_bytes, read_records
+from .columns import MISSING_WORDS
+from .csvfile import csv_bytes, read_records
+from .csvread import NotOrdinary, careful_columns, read_fast
 from .descriptive import order_quantiles
 from .moments import constant, power_scale
 from .table import Table, as_table, column
 
-# A number in a CSV file: ASCII digits with an optional sign, point and exponent, or Inf.
-# Python's float() would also take 1_000, "infinity" in any case and digits of other scripts.
-NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|Inf|inf)")
-_ODD = re.compile(r"[^0-9.eE+-]")
-
-
-def _number(cell: str):
-    text = cell.strip()
-    if text in MISSING:
-        return math.nan
-    return float(text) if NUMBER.fullmatch(text) else None
-
-
-def read_csv(path, sep=",", text=None) -> Table:
+def read_csv(path, sep=",", text=None, na=None, types=None, columns=None) -> Table:
     """Every row is read and checked before a table is made: nothing is half-read."""
     name = expand_home(as_str(path, "read_csv's path"))
     delimiter = as_str(sep, "read_csv's sep")
@@ -39,30 +28,44 @@ def read_csv(path, sep=",", text=None) -> Table:
     if delimiter in '"\r\n':
         raise LaminaError("ValueError", "read_csv's sep cannot be a quote or a line break; those have "
                           "their own meaning in a CSV file.")
-    forced = _names(text, "read_csv's text columns")
+    forced = set(_names(text, "read_csv's text columns"))
+    numeric = set()
+    for k, kind in _types(types).items():
+        (forced if kind == "text" else numeric).add(k)
+    missing_words = _missing_words(na)
+    wanted = _names(columns, "read_csv's columns") if columns is not None else None
     try:
         with open_read(name, "read_csv") as f:
-            records = read_records(f, name, delimiter)
+            size = os.fstat(f.fileno()).st_size
+            try:
+                cols = read_fast(f, size, delimiter, missing_words, forced, wanted)
+            except NotOrdinary:
+                f.seek(0)
+                cols = _read_careful(f, name, delimiter, frozenset(missing_words), forced, wanted)
     except OSError as exc:
         raise LaminaError("ValueError", f"read_csv cannot read \"{name}\": {exc.strerror or exc}.") from None
+    for k in sorted(forced | numeric):
+        if k not in cols:
+            raise LaminaError("ValueError", f"read_csv: column '{k}' named in types is not in "
+                              f"\"{name}\"; its columns are {', '.join(cols)}.")
+        if k in numeric and not isinstance(cols[k], np.ndarray):
+            raise LaminaError("ValueError", f"read_csv: column '{k}' of \"{name}\" is not numeric: "
+                              f"\"{next(c for c in cols[k] if c)}\" is not a number.")
+    return Table(cols)
+
+
+def _read_careful(f, name, delimiter, missing_words, forced, wanted) -> dict:
+    records = read_records(f, name, delimiter)
     if not records:
         raise LaminaError("ValueError", f"read_csv: \"{name}\" is empty; it needs a header line of column names.")
     header = records[0][1]
     _check_header(header, name)
-    for k in forced:
+    for k in sorted(forced) + (wanted or []):
         if k not in header:
-            raise LaminaError("ValueError", f"read_csv: text column '{k}' is not in \"{name}\"; its "
+            raise LaminaError("ValueError", f"read_csv: column '{k}' is not in \"{name}\"; its "
                               f"columns are {', '.join(header)}.")
-    rows = records[1:]
-    for line, row in rows:
-        if len(row) != len(header):
-            raise LaminaError("ValueError", f"read_csv: \"{name}\" line {line} has {len(row)} field"
-                              f"{'s' * (len(row) != 1)}, but the header has {len(header)} columns.")
-    columns = {}
-    for j, col in enumerate(header):
-        cells = [(line, row[j]) for line, row in rows]
-        columns[col] = [c for _, c in cells] if col in forced else _parse_column(cells, name, j, col)
-    return Table(columns)
+    cols = careful_columns(records, name, missing_words, forced)
+    return cols if wanted is None else {k: cols[k] for k in wanted}
 
 
 def _check_header(header: list[str], name: str) -> None:
@@ -84,29 +87,30 @@ def _repeated(names: list[str]):
     return None
 
 
-def _parse_column(cells, name: str, j: int, col: str):
-    """Numbers when the first filled cell is a number (then every cell must be); else text.
-    Unquoted cells come trimmed; a quoted number may have spaces around it, quoted text keeps them."""
-    cells_text = [c for _, c in cells]
-    texts = [c.strip() for c in cells_text]
-    first = next((t for t in texts if t not in MISSING), None)
-    if first is not None and _number(first) is None:
-        return cells_text
-    filled = [t for t in texts if t not in MISSING]
-    if not _ODD.search("".join(filled)):     # only digits, points, signs, exponents: float() reads them as NUMBER does
-        try:
-            return np.array(["nan" if t in MISSING else t for t in texts], dtype=np.float64)
-        except ValueError:
-            pass                             # a malformed one, such as "1e": found below
-    values = np.empty(len(cells))
-    for i, (line, cell) in enumerate(cells):
-        v = _number(cell)
-        if v is None:
-            raise LaminaError("ValueError", f"read_csv: \"{name}\" line {line}, column {j + 1} ('{col}'): "
-                              f"\"{cell.strip()}\" is not a number, but the column holds numbers. Fix "
-                              f"the cell, or read the column as text with text = [\"{col}\"].")
-        values[i] = v
-    return values
+TYPES = ("text", "number")
+
+
+def _types(types) -> dict:
+    if types is None:
+        return {}
+    if not isinstance(types, Record):
+        raise LaminaError("TypeError", f"read_csv's types must be a record such as {{id = \"text\"}}, "
+                          f"not {describe(types)}.")
+    out = {}
+    for k, v in types.fields.items():
+        if v not in TYPES:
+            raise LaminaError("ValueError", f"read_csv's types: column '{k}' has type {describe(v)}; "
+                              f"a type is one of {', '.join(repr(t).replace(chr(39), chr(34)) for t in TYPES)}.")
+        out[k] = v
+    return out
+
+
+def _missing_words(na) -> tuple:
+    """The cells read as missing: na's words (an empty cell always is)."""
+    if na is None:
+        return MISSING_WORDS
+    words = _names(na, "read_csv's na")
+    return tuple(dict.fromkeys([""] + words))
 
 
 def _names(x, what: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""The table value: named columns of equal length, numeric (vectors) or text (lists of strings).
+"""The table value: named columns of equal length, numeric (NumPy vectors) or text (Arrow strings,
+columns.py).
 
 `t.price` and `t[:, "price"]` read a column; `t[i, "price"]` one cell; `t[a:b, :]`,
 `t[i]`, `t[:, ["a", "b"]]` and the rows an index list or a mask picks (`t[t.price > 3, :]`)
@@ -18,6 +19,7 @@ import sys
 import numpy as np
 
 from .. import ownership
+from . import columns as C
 from ..autodiff.tape import is_live
 from ..errors import LaminaError
 from ..lang.selection import bounds, is_list, position, positions
@@ -43,6 +45,7 @@ class Table(LibObject):
         if len(lengths) > 1:
             raise LaminaError("ShapeError", "A table's columns must all have the same length, but got "
                               + ", ".join(f"{k}: {len(c)}" for k, c in columns.items()) + ".")
+        columns = {k: C.text(c) if isinstance(c, list) else c for k, c in columns.items()}
         if any(not k.strip() for k in columns):
             raise LaminaError("ValueError", "A column name cannot be empty or only spaces (read_csv "
                               "could not read such a name back).")
@@ -59,7 +62,7 @@ class Table(LibObject):
         return self._nrows
 
     def numeric_names(self) -> list[str]:
-        return [k for k, c in self.columns.items() if isinstance(c, np.ndarray)]
+        return [k for k, c in self.columns.items() if C.is_numeric(c)]
 
     def field_names(self) -> list[str]:
         return self.names
@@ -70,8 +73,9 @@ class Table(LibObject):
                               f"{', '.join(self.columns) or '(none)'}.")
         # The column itself, not a copy (a loop reading t.x[i] would copy the column at every
         # step): a value is never changed where another holds it, as `v[i] = x` and the
-        # optimizers count its holders first, and the table holds its columns.
-        return self.columns[name]
+        # optimizers count its holders first, and the table holds its columns (a text column its
+        # list of cells).
+        return C.value(self.columns[name])
 
     def with_field(self, name: str, value) -> "Table":
         """`t.name = v`: the table with column name added or replaced (see with_column)."""
@@ -79,13 +83,8 @@ class Table(LibObject):
 
     def take(self, rows) -> "Table":
         """The rows picked by a slice or an integer index array, as a new table."""
-        # a text column's cells taken one by one: not the whole column made an array first (one
-        # row t[i, :] in a loop over the rows would cost a pass over every row)
-        picked = None if isinstance(rows, slice) else np.asarray(rows).tolist()
-        return Table({k: c[rows].copy() if isinstance(c, np.ndarray) else c[rows] if picked is None
-                      else [c[i] for i in picked]
-                      for k, c in self.columns.items()}, self.swept, len(range(self.nrows)[rows])
-                     if isinstance(rows, slice) else len(rows))
+        return Table({k: C.take(c, rows) for k, c in self.columns.items()}, self.swept,
+                     len(range(self.nrows)[rows]) if isinstance(rows, slice) else len(rows))
 
     def select(self, names: list[str]) -> "Table":
         for n in names:
@@ -116,10 +115,8 @@ class Table(LibObject):
             if column is None:
                 self.get(cols)
             if single is not None:
-                return float(column[single]) if isinstance(column, np.ndarray) else column[single]
-            if isinstance(column, np.ndarray):
-                return column[picked].copy()
-            return list(column[picked]) if isinstance(picked, slice) else [column[i] for i in picked]
+                return float(column[single]) if C.is_numeric(column) else column[single]
+            return C.value(C.take(column, picked))
         if isinstance(cols, list) and all(isinstance(c, str) for c in cols):
             return self.select(cols).take(picked)
         if isinstance(cols, slice) and cols.start is None and cols.stop is None:
@@ -151,7 +148,7 @@ class Table(LibObject):
         old = self.columns[name]
         in_place = owned and sys.getrefcount(self.columns) <= _COLUMN_TABLE_REFS \
             and sys.getrefcount(old) <= _COLUMN_REFS
-        if isinstance(old, np.ndarray):
+        if C.is_numeric(old):
             new = old if in_place and old.base is None and old.flags.writeable else old.copy()
             v = value_of(value)
             if isinstance(v, np.ndarray):
@@ -169,9 +166,10 @@ class Table(LibObject):
             if len(texts) != count or not all(isinstance(t, str) for t in texts):
                 raise LaminaError("TypeError", f"Column '{name}' holds text: store a string, or a list of "
                                   f"{count} strings.")
-            new = old if in_place else list(old)
+            cells = list(old.cells())
             for i, t in zip([picked] if type(picked) is int else picked, texts):
-                new[i] = t
+                cells[i] = t
+            new = C.text(cells)
         if new is old:
             return self
         return Table({**self.columns, name: new}, self.swept)
@@ -193,8 +191,8 @@ class Table(LibObject):
         n = self.nrows
         head = f"table: {n} row{'s' * (n != 1)} x {len(self.columns)} column{'s' * (len(self.columns) != 1)}"
         shown = n if n <= SHOWN_ROWS + 2 else SHOWN_ROWS
-        rows = [[str(i)] + [cell(c[i]) for c in self.columns.values()] for i in range(shown)]
-        right = [False] + [isinstance(c, np.ndarray) for c in self.columns.values()]
+        rows = [[str(i)] + [shown_cell(c, i) for c in self.columns.values()] for i in range(shown)]
+        right = [False] + [C.is_numeric(c) for c in self.columns.values()]
         return head, rows, right, f"... {n - shown} more rows" if shown < n else ""
 
 
@@ -212,15 +210,37 @@ def cell(x) -> str:
     return short(x)
 
 
+def shown_cell(c, i: int) -> str:
+    """Cell i of a column as a table prints it: a missing text cell is NA."""
+    if C.is_numeric(c):
+        return cell(c[i])
+    return "NA" if c.arrow[i].is_valid is False else cell(c[i])
+
+
 def as_table(t, what: str) -> Table:
     if isinstance(t, Table):
         return t
     raise LaminaError("TypeError", f"{what} must be a table (from read_csv or table), not {describe(t)}.")
 
 
+def column_names(x, what: str, table: Table) -> list[str]:
+    """One column name or a list of them, each checked against the table; a name given twice
+    counts once (as in pandas: sorting, grouping or joining by a column twice is by it once)."""
+    if isinstance(x, str):
+        names = [x]
+    elif isinstance(x, list) and x and all(isinstance(s, str) for s in x):
+        names = list(dict.fromkeys(x))
+    else:
+        raise LaminaError("TypeError", f"{what} must be a column name or a list of column names, "
+                          f"not {describe(x)}.")
+    for n in names:
+        table.get(n)
+    return names
+
+
 def column(x, name: str):
     """A record field or list as a table column: a vector (float32 stays float32, as a matrix's
-    columns do in table(X, names); anything else is float64), or a list of strings."""
+    columns do in table(X, names); anything else is float64), or text from a list of strings."""
     v = value_of(x)
     if isinstance(v, np.ndarray):
         if v.ndim == 2 and 1 in v.shape:
@@ -229,7 +249,7 @@ def column(x, name: str):
             raise LaminaError("ShapeError", f"Column '{name}' must be a vector, not a {'x'.join(map(str, v.shape))} matrix.")
         return v.astype(np.float32 if v.dtype == np.float32 else np.float64, copy=True)
     if isinstance(v, list) and all(isinstance(s, str) for s in v):
-        return list(v)
+        return C.text(v)
     if isinstance(v, list) and all(isinstance(s, (float, int)) and not isinstance(s, bool) for s in v):
         return np.array(v, dtype=np.float64)
     raise LaminaError("TypeError", f"Column '{name}' must be a vector or a list of strings, not {describe(x)}.")
@@ -248,7 +268,7 @@ def with_column(t, name, values) -> Table:
     if isinstance(v, (float, int)) and not isinstance(v, bool):
         col = np.full(table.nrows, float(v))
     elif isinstance(v, str):
-        col = [v] * table.nrows
+        col = C.text([v] * table.nrows)
     else:
         col = column(values, key)
         if len(col) != table.nrows:

@@ -1,0 +1,176 @@
+"""read_csv on Arrow's multi-threaded reader, with the careful reader (csvfile.py) as the judge.
+
+Arrow reads an ordinary file in parallel. Where a file is not ordinary (a row with the wrong number
+of fields, bytes that are not UTF-8, a quote never closed, a line longer than LINE_LIMIT, a NUL, an
+over-long field, text with spaces around it, which Lamina trims when unquoted, a number spelled in
+a way Lamina reads as text, a whole number beyond 2^53), the file is read again by the careful
+reader, which gives the error naming the line and column, or the table that Lamina's rules make.
+Both readers follow one rule: a column is numeric when every cell that is not missing is a number.
+"""
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from ..errors import LaminaError
+from . import columns as C
+from .csvfile import FIELD_LIMIT, LINE_LIMIT
+
+# A number in a CSV file: ASCII digits with an optional sign, point and exponent, or Inf.
+NUMBER = r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|Inf|inf)"
+PROGRESS_AFTER = 2.0          # seconds: a longer read shows a progress bar
+
+
+class NotOrdinary(Exception):
+    """The file needs the careful reader (which explains what is wrong with it, or reads it)."""
+
+
+def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> dict:
+    """The columns of an ordinary CSV file (f an open binary file of size bytes), or NotOrdinary."""
+    source = _Progress(f, size) if size > 32 << 20 else f
+    try:
+        table = pacsv.read_csv(
+            source,
+            read_options=pacsv.ReadOptions(block_size=LINE_LIMIT, use_threads=True),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True,
+                                             escape_char=False, newlines_in_values=True,
+                                             ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                check_utf8=True, null_values=list(na), strings_can_be_null=True,
+                quoted_strings_can_be_null=True, true_values=[], false_values=[],
+                timestamp_parsers=[], column_types={k: pa.string() for k in forced},
+                include_columns=wanted))
+    except (pa.ArrowInvalid, pa.ArrowKeyError, pa.ArrowNotImplementedError, KeyError, ValueError):
+        raise NotOrdinary from None
+    finally:
+        if source is not f:
+            source.close_bar()
+    names = table.column_names
+    if len(names) < 2 or len(set(names)) < len(names) or any(n != n.strip() or not n for n in names):
+        raise NotOrdinary            # a one-column file's blank lines; a name with spaces around it
+    columns = {}
+    for name in names:
+        arr = table.column(name)
+        table = table.drop_columns([name])         # each column's Arrow memory freed once converted
+        columns[name] = _column(arr, name in forced)
+    return columns
+
+
+def _column(arr: pa.ChunkedArray, forced: bool):
+    t = arr.type
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t):
+        if pa.types.is_floating(t):
+            lo, hi = pc.min_max(arr).values()
+            if lo.is_valid and not (-C.EXACT < lo.as_py() and hi.as_py() < C.EXACT):
+                raise NotOrdinary        # Inf (spelled Infinity?), or beyond 2^53: the careful reader decides
+            if pc.any(pc.is_nan(arr)).as_py():
+                raise NotOrdinary        # a NaN spelled as a word that is not missing (-nan)
+        return C.from_arrow(arr, "")
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        raise NotOrdinary            # bytes that are not UTF-8: the careful reader names them
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
+        arr = pc.cast(arr, pa.string())            # a date or time: text, as the careful reader reads it
+    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+    trimmed = pc.utf8_trim_whitespace(arr)
+    if len(arr) and pc.any(pc.not_equal(trimmed, arr)).as_py():
+        raise NotOrdinary            # spaces around a cell: trimmed when unquoted, kept when quoted
+    if pc.any(pc.match_substring(arr, "\0")).as_py():
+        raise NotOrdinary
+    longest = pc.max(pc.utf8_length(arr)).as_py()
+    if longest is not None and longest > FIELD_LIMIT:
+        raise NotOrdinary
+    if not forced and len(arr) and arr.null_count < len(arr):
+        numbers = pc.sum(pc.match_substring_regex(arr, "^" + NUMBER + "$")).as_py() or 0
+        if 2 * numbers > len(arr) - arr.null_count:
+            raise NotOrdinary        # numbers Arrow did not read (1.), or a column of numbers with a
+                                     # few words: the careful reader reads or names them
+    return C.text(arr, check=False)          # Arrow made the missing words null
+
+
+class _Progress:
+    """A file whose reads move a progress bar, shown once a read has taken PROGRESS_AFTER seconds."""
+
+    def __init__(self, f, size: int):
+        from tqdm import tqdm
+        self.f, self.bar = f, tqdm(total=size, unit="B", unit_scale=True, delay=PROGRESS_AFTER,
+                                   desc="read_csv", leave=False)
+        self.start = time.monotonic()
+        self.closed = False
+
+    def read(self, n=-1):
+        data = self.f.read(n)
+        self.bar.update(len(data))
+        return data
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return False
+
+    def close(self):
+        pass
+
+    def close_bar(self):
+        self.bar.close()
+
+
+
+# -- the careful reader's columns --------------------------------------------------------
+_NUMBER = re.compile(NUMBER)
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+_ODD = re.compile(r"[^0-9.eE+-]")
+
+
+def careful_columns(records: list, name: str, na: frozenset, forced: set) -> dict:
+    """The columns of the records read_records gave (the first the header), checked cell by cell."""
+    header = records[0][1]
+    rows = records[1:]
+    for line, row in rows:
+        if len(row) != len(header):
+            raise LaminaError("ValueError", f"read_csv: \"{name}\" line {line} has {len(row)} field"
+                              f"{'s' * (len(row) != 1)}, but the header has {len(header)} columns.")
+    columns = {}
+    for j, col in enumerate(header):
+        cells = [(line, row[j]) for line, row in rows]
+        texts = [c for _, c in cells]
+        if col in forced:
+            columns[col] = _text(texts, na)
+        else:
+            columns[col] = _parse_column(cells, name, j, col, na)
+    return columns
+
+
+def _text(cells: list[str], na: frozenset):
+    return C.text(pa.array([None if c in na else c for c in cells], type=pa.string()), check=False)
+
+
+def _parse_column(cells, name: str, j: int, col: str, na: frozenset):
+    """Numbers when every filled cell is a number; text when at most half of them are; in
+    between an error naming the first cell that is not a number (a typo in a column of numbers). Unquoted cells come trimmed; a quoted
+    number may have spaces around it, quoted text keeps them. Whole numbers beyond 2^53, which a
+    float64 cannot hold exactly, stay text (ids)."""
+    cells_text = [c for _, c in cells]
+    texts = [c.strip() for c in cells_text]
+    filled = [t for t in texts if t not in na]
+    numbers = sum(1 for t in filled if _NUMBER.fullmatch(t))
+    if filled and 2 * numbers <= len(filled):
+        return _text(cells_text, na)
+    if numbers < len(filled):
+        line, cell = next((line, c) for line, c in cells if c.strip() not in na and not _NUMBER.fullmatch(c.strip()))
+        raise LaminaError("ValueError", f"read_csv: \"{name}\" line {line}, column {j + 1} ('{col}'): "
+                          f"\"{cell.strip()}\" is not a number, but the column holds numbers. Fix "
+                          f"the cell, or read the column as text with text = [\"{col}\"].")
+    if not _ODD.search("".join(filled)):   # only digits, points, signs, exponents: float() reads them as NUMBER does
+        values = np.array(["nan" if t in na else t for t in texts], dtype=np.float64)
+    else:
+        values = np.array([np.nan if t in na else float(t) for t in texts], dtype=np.float64)
+    if np.any(np.abs(values) > C.EXACT) and all(_WHOLE.fullmatch(t) for t in filled) \
+            and any(int(t) != v for t, v in zip(filled, values[~np.isnan(values)])):
+        return _text(cells_text, na)
+    return values

@@ -1,0 +1,165 @@
+"""Groups of a table's rows (group_by) and what is computed per group (aggregate, count).
+
+Each key column is hashed by Arrow (dictionary_encode) and its distinct values ranked, so a row's
+group number is its keys' rank among the distinct combinations: groups come in sorted order of the
+keys, as they always have, without a sort of every row. The rows of each group, in table order,
+come from one stable sort of the group numbers, made when first needed.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..autodiff.tape import is_live
+from ..errors import LaminaError
+from ..printing import html_table
+from ..values import LibObject, describe, is_function, value_of
+from . import columns as C
+from .summary import layout
+from .table import SHOWN_ROWS, Table, as_table, cell, column_names, shown_cell
+
+
+def dense_codes(c) -> tuple[np.ndarray, int]:
+    """(each cell's rank among the column's distinct values, how many there are); a missing cell
+    ranks after every value."""
+    encoded = pc.dictionary_encode(C.to_arrow(c), null_encoding="encode")
+    values = encoded.dictionary
+    if len(values) == 0:
+        return np.zeros(len(c), dtype=np.int64), 0
+    order = pc.sort_indices(pa.table({"v": values}), sort_keys=[("v", "ascending", "at_end")])
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[order.to_numpy()] = np.arange(len(values))
+    return rank[encoded.indices.to_numpy(zero_copy_only=False)], len(values)
+
+
+def combined_codes(columns: list) -> tuple[np.ndarray, int]:
+    """Group numbers (0 .. k-1, in sorted order of the keys, the first column first) and k."""
+    codes, k = dense_codes(columns[0])
+    for c in columns[1:]:
+        more, m = dense_codes(c)
+        if k * m < 2 ** 62:
+            codes = codes * m + more            # still ordered as the pair of keys
+        else:
+            codes = np.unique(np.stack([codes, more], axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+        codes, k = dense_codes(codes)
+    return codes, k
+
+
+class Grouped(LibObject):
+    """A table with its rows divided into groups by the values of some columns (group_by)."""
+    type_name = "grouped table"
+
+    def __init__(self, table: Table, by: list[str]):
+        self.table, self.by = table, by
+        for n in by:
+            if C.missing(table.columns[n]).any():
+                raise LaminaError("ValueError", f"group_by: column '{n}' has missing values; drop those "
+                                  f"rows first with drop_missing(t, \"{n}\").")
+        if table.nrows:
+            self.group_of, self.count = combined_codes([table.columns[n] for n in by])
+        else:
+            self.group_of, self.count = np.zeros(0, dtype=np.int64), 0
+        self.sizes = np.bincount(self.group_of, minlength=self.count)
+        self._order = None
+
+    def order(self) -> np.ndarray:
+        """The rows sorted by group, table order within a group (a radix sort for small codes)."""
+        if self._order is None:
+            g = self.group_of
+            small = g.astype(np.uint16) if self.count <= np.iinfo(np.uint16).max else g
+            self._order = np.argsort(small, kind="stable")
+        return self._order
+
+    def bounds(self) -> np.ndarray:
+        """Where each group's rows start in order(), and the end of the last."""
+        return np.concatenate([[0], np.cumsum(self.sizes)])
+
+    def field_names(self) -> list[str]:
+        return ["by", "keys", "sizes", "table"]
+
+    def get(self, name: str):
+        if name == "by":
+            return list(self.by)
+        if name == "keys":
+            return self.keys()
+        if name == "sizes":
+            return self.sizes.astype(np.float64)
+        if name == "table":
+            return self.table
+        return super().get(name)
+
+    def keys(self) -> Table:
+        first = self.order()[self.bounds()[:-1]]
+        return self.table.select(self.by).take(first)
+
+    def describe(self) -> str:
+        head, rows, right, more = self._report()
+        lines = layout([cell(k) for k in self.by] + ["rows"], rows, right=right)
+        return "\n".join([head] + ["  " + s for s in lines] + ([more] if more else []))
+
+    def html(self) -> str:
+        head, rows, right, more = self._report()
+        return html_table([cell(k) for k in self.by] + ["rows"], rows, right, caption=head, footer=[more])
+
+    def _report(self) -> tuple:
+        """(heading, a row per group shown: its keys and size, which columns are flush right,
+        the line about groups not shown)."""
+        n = self.count
+        head = (f"grouped table: {self.table.nrows} rows in {n} group{'s' * (n != 1)} by "
+                f"{', '.join(cell(k) for k in self.by)}")
+        keys = self.keys()
+        shown = n if n <= SHOWN_ROWS + 2 else SHOWN_ROWS
+        rows = [[shown_cell(keys.columns[k], g) for k in self.by] + [str(self.sizes[g])] for g in range(shown)]
+        right = [C.is_numeric(keys.columns[k]) for k in self.by] + [True]
+        return head, rows, right, f"... {n - shown} more groups" if shown < n else ""
+
+
+def group_by(t, by) -> Grouped:
+    table = as_table(t, "group_by's first argument")
+    return Grouped(table, column_names(by, "group_by's columns", table))
+
+
+def _grouped(g, who: str) -> Grouped:
+    if not isinstance(g, Grouped):
+        raise LaminaError("TypeError", f"{who} takes the groups of a table, group_by(t, \"col\"), "
+                          f"not {describe(g)}.")
+    return g
+
+
+def aggregate(g, f, columns, call) -> Table:
+    """One row per group: the key columns, then f of each other numeric column's values in the group."""
+    g = _grouped(g, "aggregate")
+    if not is_function(f):
+        raise LaminaError("TypeError", f"aggregate's second argument must be a function of a vector "
+                          f"such as mean or x -> max(x) - min(x), not {describe(f)}.")
+    table = g.table
+    if columns is None:
+        picked = [k for k in table.numeric_names() if k not in g.by]
+    else:
+        picked = column_names(columns, "aggregate's columns", table)
+        text = [k for k in picked if not C.is_numeric(table.columns[k])]
+        if text:
+            raise LaminaError("TypeError", f"aggregate works on numeric columns, but '{text[0]}' holds text.")
+    out = dict(g.keys().columns)
+    order, bounds = g.order(), g.bounds()
+    for k in picked:
+        if k in g.by:
+            raise LaminaError("ValueError", f"aggregate: '{k}' is a column the table is grouped by.")
+        grouped = table.columns[k][order]
+        out[k] = np.array([_one_number(call(f, (grouped[a:b].copy(),)), k)
+                           for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
+    return Table(out)
+
+
+def _one_number(result, column: str) -> float:
+    if is_live(result):
+        raise LaminaError("TypeError", "aggregate's function returned a tracked value, but "
+                          "aggregate passes no gradient; detach it inside the function.")
+    v = value_of(result)
+    if isinstance(v, np.ndarray) and v.size == 1:
+        v = float(v.reshape(-1)[0])
+    if not isinstance(v, (float, int)) or isinstance(v, bool):
+        raise LaminaError("TypeError", f"aggregate's function must return one number per group, "
+                          f"but for column '{column}' it returned {describe(v)}.")
+    return float(v)

@@ -1,0 +1,117 @@
+"""merge: joining two tables on key columns, as SQL's join, pandas' merge and R's merge.
+
+Every row of the left table is paired with every row of the right one whose keys are equal, in
+the left table's row order and then the right's; a missing key matches nothing. The pairs are
+found without a loop over rows: both tables' keys get one code per distinct combination
+(groups.combined_codes over the two tables' keys stacked), the right rows are sorted by code once,
+and each left row's partners are a run of that order.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import LaminaError
+from ..values import as_str
+from . import columns as C
+from .groups import combined_codes
+from .table import Table, as_table, column_names
+
+HOW = ("inner", "left", "outer")
+
+
+def merge(t1, t2, on, how="inner") -> Table:
+    left, right = as_table(t1, "merge's first table"), as_table(t2, "merge's second table")
+    keys = column_names(on, "merge's on", left)
+    column_names(on, "merge's on", right)
+    mode = as_str(how, "merge's how")
+    if mode not in HOW:
+        raise LaminaError("ValueError", f"merge's how must be \"inner\", \"left\" or \"outer\", not \"{mode}\".")
+    for k in keys:
+        if C.is_numeric(left.columns[k]) != C.is_numeric(right.columns[k]):
+            raise LaminaError("TypeError", f"merge: key column '{k}' holds numbers in one table and text "
+                              f"in the other; make them the same kind.")
+    li, ri = _pairs(left, right, keys, mode)
+    return _joined(left, right, keys, li, ri)
+
+
+def _stacked(a, b):
+    if C.is_numeric(a):
+        return np.concatenate([a, b])
+    return C.TextColumn(pa.concat_arrays([a.arrow, b.arrow]))
+
+
+def _pairs(left: Table, right: Table, keys: list[str], mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """The left and right row of each pair, -1 where a side has no row."""
+    n, m = left.nrows, right.nrows
+    if n == 0 or m == 0:
+        codes, k = np.zeros(n + m, dtype=np.int64), 1
+    else:
+        codes, k = combined_codes([_stacked(left.columns[c], right.columns[c]) for c in keys])
+    gone = np.zeros(n + m, dtype=bool)
+    for c in keys:
+        gone |= np.concatenate([C.missing(left.columns[c]), C.missing(right.columns[c])])
+    codes = np.where(gone, k, codes)            # a missing key: a code no row of the other side has
+    lcode, rcode = codes[:n], codes[n:]
+    rcode_kept = np.where(gone[n:], k + 1, rcode)
+    r_order = np.argsort(rcode_kept, kind="stable")
+    counts = np.bincount(rcode_kept, minlength=k + 2)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    per_left = counts[lcode]
+    if mode == "inner":
+        rows = np.flatnonzero(per_left)
+        per_row = per_left[rows]
+    else:
+        rows = np.arange(n)
+        per_row = np.maximum(per_left, 1)
+    li = np.repeat(rows, per_row)
+    # the position of each pair within its left row's run: 0, 1, ... per left row
+    first = np.repeat(np.cumsum(per_row) - per_row, per_row)
+    within = np.arange(len(li)) - first
+    ri = r_order[np.minimum(starts[lcode[li]] + within, max(m - 1, 0))] if m else np.full(len(li), -1)
+    if mode != "inner":
+        ri = np.where(per_left[li] > 0, ri, -1)
+    if mode == "outer":
+        matched = np.zeros(m, dtype=bool)
+        matched[ri[ri >= 0]] = True
+        extra = np.flatnonzero(~matched)
+        li = np.concatenate([li, np.full(len(extra), -1)])
+        ri = np.concatenate([ri, extra])
+    return li.astype(np.int64), ri.astype(np.int64)
+
+
+def _joined(left: Table, right: Table, keys: list[str], li: np.ndarray, ri: np.ndarray) -> Table:
+    both = (set(left.names) & set(right.names)) - set(keys)
+    taken = set(left.names) | set(right.names)
+    for name in both:
+        for new in (name + "_x", name + "_y"):
+            if new in taken:
+                raise LaminaError("ValueError", f"merge: both tables have a column '{name}', which would "
+                                  f"become '{new}', but that name is taken; rename a column first.")
+    out = {}
+    for k in keys:          # from the left row, or the right one where there is no left row
+        out[k] = _either(_gather(left.columns[k], li), _gather(right.columns[k], ri), li >= 0)
+    for name in left.names:
+        if name not in keys:
+            out[name + "_x" if name in both else name] = _gather(left.columns[name], li)
+    for name in right.names:
+        if name not in keys:
+            out[name + "_y" if name in both else name] = _gather(right.columns[name], ri)
+    return Table(out)
+
+
+def _gather(c, rows: np.ndarray):
+    """The cells at rows, a missing cell where the row is -1."""
+    if C.is_numeric(c):
+        out = c[np.maximum(rows, 0)] if len(c) else np.full(len(rows), np.nan, dtype=c.dtype)
+        out[rows < 0] = np.nan
+        return out.astype(np.float64, copy=False)
+    idx = pa.array(rows, mask=rows < 0, type=pa.int64())
+    return C.TextColumn(c.arrow.take(idx))
+
+
+def _either(a, b, use_a: np.ndarray):
+    if C.is_numeric(a):
+        return np.where(use_a, a, b)
+    return C.TextColumn(pc.if_else(pa.array(use_a), a.arrow, b.arrow))
