@@ -86,6 +86,19 @@ class Table(LibObject):
         return Table({k: C.take(c, rows) for k, c in self.columns.items()}, self.swept,
                      len(range(self.nrows)[rows]) if isinstance(rows, slice) else len(rows))
 
+    def to_arrow(self):
+        """The table as an Arrow table (numeric columns without a copy, NaN as null)."""
+        import pyarrow as pa
+        if not self.columns:         # rows without columns: a record batch keeps its row count
+            return pa.Table.from_batches([pa.RecordBatch.from_pydict({"_": pa.nulls(self.nrows)}).drop_columns(["_"])])
+        return pa.table({k: C.to_arrow(c) for k, c in self.columns.items()})
+
+    @staticmethod
+    def from_arrow(arrow) -> "Table":
+        """A table from an Arrow table (or record batch): each column by columns.from_arrow."""
+        return Table({name: C.from_arrow(arrow.column(i), name) for i, name in enumerate(arrow.column_names)},
+                     nrows=arrow.num_rows)
+
     def select(self, names: list[str]) -> "Table":
         for n in names:
             self.get(n)
