@@ -67,3 +67,40 @@ def test_mismatched_containers_are_type_errors_that_say_why(expr, words):
 def test_map_over_a_record_maps_its_values_and_keeps_its_fields():
     assert run("g = {w = [0.5, -2.0], b = 3.0}\nprint(map(g, v -> clamp(v, -1, 1)))\n"
                "print(map({}, v -> v))") == ["{w=[0.5, -1], b=1}", "{}"]
+
+
+EMPTY = ", and only records and lists of numbers and tensors take arithmetic member by member."
+
+
+@pytest.mark.parametrize("expr, message", [
+    ('filter(["a", "b"], s -> s == "c") + 1',
+     "Cannot apply '+' to a list and a number. An empty list holds no numbers" + EMPTY),
+    ("2 * {}", "Cannot apply '*' to a number and a record. An empty record holds no numbers" + EMPTY),
+    ("{} .* {}", "Cannot apply '.*' to a record and a record. An empty record holds no numbers" + EMPTY),
+    ("-{}", "Cannot negate a record. An empty record holds no numbers" + EMPTY),
+])
+def test_an_empty_list_or_record_holds_no_numbers(expr, message):
+    # An empty list has no element type (filter of text can make one): `+ 1` gave `[]` silently.
+    with pytest.raises(LaminaError) as info:
+        run(f"x = {expr}")
+    assert (info.value.kind, info.value.message) == ("TypeError", message)
+
+
+def test_an_empty_vector_is_numbers_and_stays_empty():
+    # `[]` is a vector (of no numbers), as Julia's Float64[] .+ 1 == []
+    assert run("print([] + 1, [[]] * 2, type([] + 1))") == ["[] [[]] vector"]
+
+
+INTERPOLATE = ' To build text, use interpolation: "{a} and {b}".'
+
+
+@pytest.mark.parametrize("expr, message", [
+    ('"a" + [w]', "Cannot apply '+' to a string and a list." + INTERPOLATE),
+    ('"loss: " + {w = w}', "Cannot apply '+' to a string and a record." + INTERPOLATE),
+    ('[w] + "a"', "Cannot apply '+' to a list and a string." + INTERPOLATE),
+    ('"a" * {w = 1}', "Cannot apply '*' to a string and a record." + INTERPOLATE),
+])
+def test_a_string_meeting_a_list_or_record_says_to_interpolate(expr, message):
+    with pytest.raises(LaminaError) as info:
+        run(f"w = [1, 2]\nx = {expr}")
+    assert (info.value.kind, info.value.message) == ("TypeError", message)

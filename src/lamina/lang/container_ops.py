@@ -8,7 +8,11 @@ length); members that are records or lists go the same way, so any depth works. 
 member's operation is the operator itself, with its own rules and gradient.
 
 Only containers of numbers and tensors take part (a record holding text, such as an
-error's record, stays a TypeError as before). `*`, `/` and `^` between two containers are refused: on matrix members they would be matrix
+error's record, stays a TypeError as before), and an empty record or list holds none: a
+list has no element type, and `filter` of text can return an empty one, so `+ 1` on it
+is refused rather than an empty result (`[]` is an empty vector, numbers, and stays one).
+A string meeting a container is left to operators.binary, whose message says to
+interpolate. `*`, `/` and `^` between two containers are refused: on matrix members they would be matrix
 products and solves, which is rarely what a record of gradients means; `.*`, `./` and `.^`
 say elementwise.
 """
@@ -28,11 +32,20 @@ def is_container(x) -> bool:
 
 
 def holds_numbers(x) -> bool:
-    """Whether x is a record or list whose members, at any depth, are numbers and tensors (the
-    containers these operators take: a record of text, such as an error's, stays refused)."""
-    if isinstance(x, Record):
-        return all(_member_numeric(v) for v in x.fields.values())
-    return isinstance(x, list) and all(_member_numeric(v) for v in x)
+    """Whether x is a record or list that holds members, and whose members, at any depth, are
+    numbers and tensors (the containers these operators take: a record of text, such as an
+    error's, and an empty one stay refused)."""
+    members = x.fields.values() if isinstance(x, Record) else x if isinstance(x, list) else ()
+    return bool(members) and all(_member_numeric(v) for v in members)
+
+
+def empty_note(*operands) -> str:
+    """Why an empty record or list among the operands takes no arithmetic ("" when none is)."""
+    for x in operands:
+        if is_container(x) and not (x.fields if isinstance(x, Record) else x):
+            return (f" An empty {_kind(x)} holds no numbers, and only records and lists of numbers "
+                    "and tensors take arithmetic member by member.")
+    return ""
 
 
 def _member_numeric(v) -> bool:

@@ -47,13 +47,16 @@ def binary(op: str, a, b):
         return NUMERIC[op](_num(a, b), _num(b, a))
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
-    if container_ops.holds_numbers(a) or container_ops.holds_numbers(b):
+    text = isinstance(a, str) or isinstance(b, str)
+    # a string meeting a record or list is refused here, with the hint, not by container_ops
+    if not text and (container_ops.holds_numbers(a) or container_ops.holds_numbers(b)):
         return container_ops.combine(op, a, b, binary)
-    hint = ""
-    if isinstance(a, str) or isinstance(b, str):
+    if text:
         hint = ' To build text, use interpolation: "{a} and {b}".'
     elif isinstance(a, bool) or isinstance(b, bool):
         hint = " Booleans are not numbers here; use if/else to choose a number."
+    else:
+        hint = container_ops.empty_note(a, b)
     raise LaminaError("TypeError", f"Cannot apply '{op}' to {describe(a)} and {describe(b)}.{hint}")
 
 
@@ -144,7 +147,7 @@ def neg(a):
         return ops.neg(_num(a))
     if container_ops.holds_numbers(a):
         return container_ops.negate(a, neg)
-    raise LaminaError("TypeError", f"Cannot negate {describe(a)}.")
+    raise LaminaError("TypeError", f"Cannot negate {describe(a)}.{container_ops.empty_note(a)}")
 
 
 def pos(a):
