@@ -52,7 +52,9 @@ def _member_numeric(v) -> bool:
     return holds_numbers(v) if is_container(v) else is_numeric(v)
 
 
-def _is_number(x) -> bool:
+def is_number(x) -> bool:
+    """A number, tracked or not: a float or an int, never a bool (a bracket literal of these is
+    a vector, operators.bracket)."""
     v = x.value if type(x) is Tracked else x
     return type(v) is float or (type(v) is int and not isinstance(v, bool))
 
@@ -67,9 +69,9 @@ def combine(op: str, a, b, apply: Callable):
             _refuse(op, a, b, f" Between two {_kind(a)}s, write the elementwise '.{op}'"
                               f" (member by member); '{op}' takes a number on one side.")
         return _pairwise(op, a, b, apply)
-    if is_container(a) and _is_number(b):
+    if is_container(a) and is_number(b):
         return _each(a, lambda x: apply(op, x, b))
-    if is_container(b) and _is_number(a):
+    if is_container(b) and is_number(a):
         return _each(b, lambda y: apply(op, a, y))
     _refuse(op, a, b, f" A {_kind(a if is_container(a) else b)} meets a number (each member) or "
                       f"another one of the same structure (member by member).")

@@ -285,7 +285,7 @@ def bracket(items: tuple):
     """`[a, b, c]`: a vector when every item is a number, otherwise a list."""
     if all(type(x) is float for x in items):
         return np.array(items, dtype=np.float64) if items else np.zeros(0)
-    if all(_is_scalar(x) for x in items):
+    if all(container_ops.is_number(x) for x in items):
         return ops.build_vector([_num(x) for x in items])
     return list(items)
 
@@ -294,12 +294,8 @@ def matrix(rows: tuple):
     """`[a, b; c, d]`: rows of numbers (or vectors, which contribute their elements)."""
     for r, row in enumerate(rows):
         for x in row:
-            if not _is_scalar(x) and not (is_numeric(x) and np.ndim(x.value if type(x) is Tracked else x) == 1):
+            vector = is_numeric(x) and np.ndim(x.value if type(x) is Tracked else x) == 1
+            if not container_ops.is_number(x) and not vector:
                 raise LaminaError("TypeError", f"Row {r} of a matrix literal holds {describe(x)}; "
                                   "';' builds a matrix from numbers and vectors only.")
     return ops.build_matrix([[_num(x) for x in row] for row in rows])
-
-
-def _is_scalar(x) -> bool:
-    v = x.value if type(x) is Tracked else x
-    return (type(v) is float or type(v) is int) and type(v) is not bool

@@ -24,11 +24,8 @@ from .operators import (add, and_rest, bracket, div, ediv, emul, epower, eq, ge,
                         mod, mul, ne, neg, not_, or_rest, pos, power, sub, transpose, truth)
 from .pyerrors import CALLEE, caught
 from .scope import CODE_FILENAME, builtins_of, mangle
-from .stores import (append_var, set_field, set_field_index_var, set_field_var, set_index, set_index_var,
-                     set_item_var)
-
-F64 = np.dtype(np.float64)
-_NDARRAY, _trunc = np.ndarray, math.trunc
+from .stores import (F64, _NDARRAY, _trunc, append_var, set_field, set_field_index_var, set_field_var, set_index,
+                     set_index_var, set_item_var)
 
 
 # -- reading fields and elements -------------------------------------------------
@@ -69,9 +66,6 @@ def item(target, i):
 
 def make_slice(start, stop):
     return slice(start, stop)
-
-
-ALL = slice(None, None)
 
 
 # -- calls -----------------------------------------------------------------------
@@ -226,7 +220,7 @@ HELPERS = {
     "_field": field, "_set_field": set_field, "_index": index,
     "_set_index": set_index, "_set_index_var": set_index_var, "_set_item_var": set_item_var, "_item": item,
     "_set_field_var": set_field_var, "_set_field_index_var": set_field_index_var,
-    "_append_var": append_var, "_slice": make_slice, "_ALL": ALL,
+    "_append_var": append_var, "_slice": make_slice, "_ALL": indexing.ALL,
     "_call": call_site, "_method": method, "_for_range": for_range, "_for_each": for_each,
     "_show": show, "_show_spec": show_spec, "_echo": echo, "_float": float, "_type": type, "_Record": Record,
     "_NameError": NameError,

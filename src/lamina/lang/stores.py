@@ -125,6 +125,7 @@ def append_var(fn, seq, item):
     return fn(seq, item)
 
 
+# Bound once as globals for the fast paths here and in runtime.py's reads, which import them.
 F64 = np.dtype(np.float64)
 _NDARRAY, _refcount, _FUNCTION, _trunc = np.ndarray, sys.getrefcount, types.FunctionType, math.trunc
 
