@@ -10,7 +10,7 @@ from .registry import FLOAT64_STATISTICS, GradCase, Shape, builtin, refuse_track
 
 CATEGORY = "Data"
 TABLE_NOTE = ("A table has named columns of one length: numeric columns are vectors, text columns "
-              "lists of strings. t.name and t[:, \"name\"] read a column, t[i, \"name\"] one cell, "
+              "read as lists of strings. t.name and t[:, \"name\"] read a column, t[i, \"name\"] one cell, "
               "t[a:b, :] (or t[i]) some rows and t[:, [\"a\", \"b\"]] some columns, each as a new "
               "table. print shows the first rows.")
 SMALL = 'write_csv({x = [1, 2, 3, 4], y = [2.1, 3.9, 6.2, 7.8], group = ["a", "b", "a", "b"]}, "small.csv")\n'
@@ -20,34 +20,47 @@ SMALL = 'write_csv({x = [1, 2, 3, 4], y = [2.1, 3.9, 6.2, 7.8], group = ["a", "b
          probes="takes a path",
          shapes=[Shape("read_csv(path)", "file path", "table", "The file's columns, named by its header line."),
                  Shape("read_csv(path, sep = \";\")", "path, one character", "table", "Another field separator."),
-                 Shape("read_csv(path, text = [\"id\"])", "path, column names", "table", "Read those columns as text.")],
+                 Shape("read_csv(path, types = {id = \"text\"})", "path, record of types", "table",
+                       "Read a column as text (or \"number\": fail unless it is numeric)."),
+                 Shape("read_csv(path, na = [\"\", \"-\"])", "path, list of strings", "table",
+                       "The cells that are missing values (as R's na.strings)."),
+                 Shape("read_csv(path, columns = [\"a\", \"b\"])", "path, column names", "table",
+                       "Only those columns, in that order.")],
          summary="Reads a CSV file with a header line into a table: numeric columns become vectors, "
-                 "others lists of strings.",
-         examples=[SMALL + 't = read_csv("small.csv")\nprint(t)\nprint(t.y, t[:, "group"], t[2, "x"])'],
-         notes="The first line names the columns (names must be unique and not empty). A column is "
-               "numeric when its first filled cell is a number; then every cell must be a number, "
-               "and an empty cell (or NA, NaN, N/A) is NaN. A number is written with the ASCII digits "
-               "0-9, an optional sign, decimal point and exponent (7, -2.5, .5, 3e-4), or is Inf, inf, "
-               "-Inf; anything else is text, even where Python would read a number: 1_000, \"1,000\", "
-               "١٢ and Infinity are text. A field in quotes may hold the "
-               "separator, line breaks and quotes (each written twice, \"\") and keeps its text "
-               "exactly, spaces included (a number in quotes is still a number); an unquoted field is "
-               "trimmed of the spaces around it. sep may be any one character but a quote or a line "
-               "break. Empty "
+                 "others text.",
+         examples=[SMALL + 't = read_csv("small.csv")\nprint(t)\nprint(t.y, t[:, "group"], t[2, "x"])',
+                   'write_csv({id = ["007", "12"], score = ["9.5", "-"]}, "ids.csv")\n'
+                   't = read_csv("ids.csv", types = {id = "text"}, na = ["", "-"])\nprint(t.id, t.score)'],
+         notes="The first line names the columns (names must be unique and not empty). A column's "
+               "type is decided by all its cells: it is numeric when every cell that is not missing is "
+               "a number (a missing cell is NaN), text when at most half of them are, and otherwise a "
+               "ValueError naming the first cell that is not a number (a typo in a column of numbers "
+               "should not turn it into text). The missing cells are the empty ones and NA, N/A, n/a, "
+               "NaN, nan, null and NULL, or the words of na (an empty cell always is); in a text "
+               "column they are missing too (printed NA, read as \"\"). A number is written with the "
+               "ASCII digits 0-9, an optional sign, decimal point and exponent (7, -2.5, .5, 3e-4), or "
+               "is Inf, inf, -Inf; anything else is text, even where Python would read a number: "
+               "1_000, \"1,000\", ١٢ and Infinity are text. Whole numbers beyond 2^53, which a "
+               "float64 cannot hold exactly (ids), keep their digits as text. types = {col = \"text\"} "
+               "(or text = [\"col\"]) reads a column as text whatever it holds; \"number\" makes a "
+               "column that is not numeric an error. A field in quotes may hold the separator, line "
+               "breaks and quotes (each written twice, \"\") and keeps its text exactly, spaces "
+               "included (a number in quotes is still a number); an unquoted field is trimmed of the "
+               "spaces around it. sep may be any one character but a quote or a line break. Empty "
                "lines (and lines of only spaces) are skipped; a line holding only \"\" is a row with "
-               "one empty field. The file must be UTF-8 (a byte "
-               "order mark is skipped); lines end with \\n, \\r\\n or \\r. A line may be at most "
-               "1,048,576 bytes and a field at most 131,072 characters, so reading a file that is "
-               "not CSV (say /dev/zero) stops with an error instead of filling memory. The whole file "
-               "is checked before a table is returned: bytes that are not UTF-8, a NUL byte, an "
-               "over-long line or field, a quote that is never closed, a row with the wrong number of "
-               "fields, or text in a numeric "
-               "column is a ValueError naming the file, the line and the column, so nothing is "
-               "half-read. Relative paths are relative to the working directory. Under lamina "
+               "one empty field. The file must be UTF-8 (a byte order mark is skipped); lines end with "
+               "\\n, \\r\\n or \\r. A line may be at most 1,048,576 bytes and a field at most 131,072 "
+               "characters, so reading a file that is not CSV (say /dev/zero) stops with an error "
+               "instead of filling memory. The whole file is checked before a table is returned: bytes "
+               "that are not UTF-8, a NUL byte, an over-long line or field, a quote that is never "
+               "closed or a row with the wrong number of fields is a ValueError naming the file, the "
+               "line and the column, so nothing is half-read. An ordinary file is read by Apache "
+               "Arrow's reader on every core; a read of more than two seconds shows a progress bar on "
+               "the terminal. Relative paths are relative to the working directory. Under lamina "
                "--allow-read or --sandbox, a file outside the allowed folders is a PermissionError. "
                + TABLE_NOTE)
-def read_csv(path, sep=",", text=None):
-    return DT.read_csv(path, sep=sep, text=text)
+def read_csv(path, sep=",", text=None, na=None, types=None, columns=None):
+    return DT.read_csv(path, sep=sep, text=text, na=na, types=types, columns=columns)
 
 
 @builtin("write_csv", tracked="constant", category=CATEGORY,
@@ -59,8 +72,10 @@ def read_csv(path, sep=",", text=None):
          summary="Writes a table, a record of columns or a matrix to a CSV file with a header line.",
          examples=[SMALL + 'print(read_csv("small.csv").x)',
                    'write_csv([1, 2; 3, 4], "m.csv", names = ["a", "b"])\nprint(read_csv("m.csv"))'],
-         notes="Numbers are written as print writes them (the shortest text that reads back to the "
-               "same float64, NaN as NaN), so read_csv(path) gives back exactly the values written. "
+         notes="Numbers are written as the shortest text that reads back to the same number (2, 0.1, "
+               "1e+20, 1.5e-7; NaN, Inf and -Inf), so read_csv(path) gives back exactly the values "
+               "written; a missing text cell is an empty field. The text is made a column at a time "
+               "by Apache Arrow and written in pieces, so a large table's text is never held whole. "
                "Text that holds a comma, a quote or a line break, or begins or ends with a space, is "
                "written in quotes (a quote inside as two), and an empty string alone on its line as "
                "\"\", so read_csv gives every string back exactly (read a text column whose cells "

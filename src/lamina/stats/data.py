@@ -13,8 +13,9 @@ from ..printing import as_written, format_number
 from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
 from .columns import MISSING_WORDS
-from .csvfile import csv_bytes, read_records
+from .csvfile import read_records
 from .csvread import NotOrdinary, careful_columns, read_fast
+from .csvwrite import number_strings, table_csv
 from .descriptive import order_quantiles
 from .moments import constant, power_scale
 from .table import Table, as_table, column
@@ -99,7 +100,8 @@ def _types(types) -> dict:
     out = {}
     for k, v in types.fields.items():
         if v not in TYPES:
-            raise LaminaError("ValueError", f"read_csv's types: column '{k}' has type {describe(v)}; "
+            given = f'"{v}"' if isinstance(v, str) else describe(v)
+            raise LaminaError("ValueError", f"read_csv's types: column '{k}' has type {given}; "
                               f"a type is one of {', '.join(repr(t).replace(chr(39), chr(34)) for t in TYPES)}.")
         out[k] = v
     return out
@@ -156,17 +158,20 @@ def write_csv(x, path, names=None) -> None:
     if not t.columns:
         raise LaminaError("ValueError", "write_csv: the table has no columns, so the file would have "
                           "no header line and read_csv could not read it back.")
-    text = csv_bytes([t.names] + [[_field(c[i]) for c in t.columns.values()] for i in range(t.nrows)])
+    def write(f):
+        for piece in table_csv(t.names, list(t.columns.values()), t.nrows):
+            f.write(piece)
     try:
-        write_file(target, "write_csv", lambda f: f.write(text))
+        write_file(target, "write_csv", write)
     except OSError as exc:
         raise LaminaError("ValueError", f"write_csv cannot write \"{target}\": {exc.strerror or exc}.") from None
 
 
 def _field(x) -> str:
+    """One cell as write_csv writes it."""
     if not isinstance(x, (float, np.floating)):
         return x
-    return "-0" if x == 0 and math.copysign(1.0, x) < 0 else format_number(x)   # print writes 0
+    return number_strings(np.array([x]))[0].as_py()
 
 
 def as_matrix(t, names=None) -> np.ndarray:
