@@ -171,6 +171,19 @@ def test_a_second_drawing_keeps_the_axis_labels_the_first_was_given(lam, program
     figures.close()
 
 
+def test_decorate_puts_a_drawing_s_default_axis_labels_only_where_none_is(lam):
+    # the rule was written out in each of four drawings (a loss history, a distribution, a table
+    # column, hist); decorate holds it now
+    ax = figures.axes()
+    figures.decorate(ax, ylabel="people", default=("epoch", "loss"))
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("epoch", "people")
+    figures.decorate(ax, xlabel="", default=("x", "density"))        # labelled: kept
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("epoch", "people")
+    figures.decorate(ax, xlabel="")                                   # no default: as given
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("", "people")
+    figures.close()
+
+
 def test_a_sweep_of_one_setting_is_drawn_against_its_parameter(lam):
     lam.run('t = sweep(c -> {loss = c.lr * 2}, {lr = [0.5], name = ["a"]}, seed = 0)\nplot(t, "loss")')
     ax = figures.axes()

@@ -159,15 +159,17 @@ def texts(label, title, xlabel, ylabel) -> tuple:
             text_option(xlabel, "A figure's x label"), text_option(ylabel, "A figure's y label"))
 
 
-def unless_labelled(current: str, default: str) -> str | None:
-    """A drawing's default axis label, only for an axis that has none yet: a second drawing on
-    the figure keeps the label the first was given."""
-    return None if current else default
-
-
-def decorate(ax, label=None, title=None, xlabel=None, ylabel=None):
-    """The options every drawing builtin takes (checked already by `texts`)."""
-    for text, setter in ((title, ax.set_title), (xlabel, ax.set_xlabel), (ylabel, ax.set_ylabel)):
+def decorate(ax, label=None, title=None, xlabel=None, ylabel=None, default=(None, None)):
+    """The options every drawing builtin takes (checked already by `texts`). `default`: the
+    drawing's own x and y axis labels (hist's "count"), each put on its axis only when the
+    call gave none and the axis has none yet: a second drawing on the figure keeps the label
+    the first was given."""
+    if title is not None:
+        ax.set_title(title)
+    for text, fallback, current, setter in ((xlabel, default[0], ax.get_xlabel, ax.set_xlabel),
+                                            (ylabel, default[1], ax.get_ylabel, ax.set_ylabel)):
+        if fallback is not None and not text:
+            text = None if current() else fallback
         if text is not None:
             setter(text)
     if label is not None or ax.get_legend() is not None:
@@ -217,8 +219,7 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
         pos = pos[~np.isnan(pos)]             # epochs of a fit without validation are NaN
         if pos.size and np.all(pos > 0) and pos.max() / pos.min() > 100:
             ax.set_yscale("log")
-        decorate(ax, True, title, xlabel or unless_labelled(ax.get_xlabel(), "epoch"),
-                 ylabel or unless_labelled(ax.get_ylabel(), "loss"))
+        decorate(ax, True, title, xlabel, ylabel, default=("epoch", "loss"))
         return None
     ys = data(x if y is None else y, "plot's y values")
     xs = None if y is None else vector(x, "plot's x values")
@@ -247,8 +248,7 @@ def _plot_distribution(ax, d, fmt, label, title, xlabel, ylabel):
         xs = np.linspace(lo, hi, 400)
         with drawing("plot", STYLE_HINT):
             ax.plot(xs, d.pdf(xs), fmt, label=label or d.describe())
-    decorate(ax, True, title, xlabel or unless_labelled(ax.get_xlabel(), "x"),
-             ylabel or unless_labelled(ax.get_ylabel(), "probability" if d.spec.discrete else "density"))
+    decorate(ax, True, title, xlabel, ylabel, default=("x", "probability" if d.spec.discrete else "density"))
 
 
 def _plot_table(ax, t: Table, name: str, fmt: str, label, title, xlabel, ylabel):
@@ -274,8 +274,7 @@ def _plot_table(ax, t: Table, name: str, fmt: str, label, title, xlabel, ylabel)
             ax.plot(xs[rows], ys[rows], fmt, label=", ".join(filter(None, (label, key))) or None)
     if over and np.all(xs > 0) and xs.max() / xs.min() >= 10:
         ax.set_xscale("log")
-    decorate(ax, bool(others or label) or None, title, xlabel or unless_labelled(ax.get_xlabel(), over or "row"),
-             ylabel or unless_labelled(ax.get_ylabel(), name))
+    decorate(ax, bool(others or label) or None, title, xlabel, ylabel, default=(over or "row", name))
 
 
 def _cell_text(x) -> str:
@@ -345,7 +344,7 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
             ax.hist(edges[:-1], bins=edges, weights=counts, label=label, edgecolor="white")
         else:   # one filled step curve, not a patch per bin (100,000 patches took minutes)
             ax.fill_between(edges, np.append(counts, counts[-1]), step="post", label=label)
-    decorate(ax, label, title, xlabel, ylabel or unless_labelled(ax.get_ylabel(), "count"))
+    decorate(ax, label, title, xlabel, ylabel, default=(None, "count"))
 
 
 @draws
