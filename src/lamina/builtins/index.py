@@ -88,7 +88,7 @@ BY_MODULE = {
         "var", "zscore",
     ),
     "tables": (
-        "aggregate", "drop_columns", "drop_missing", "group_by", "merge", "sort_rows",
+        "aggregate", "count", "drop_columns", "drop_missing", "group_by", "merge", "sort_rows",
         "with_column",
     ),
     "tensors": (

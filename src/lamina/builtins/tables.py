@@ -3,6 +3,7 @@
 stats/tableops.py; filter on tables is with filter in core.py)."""
 from __future__ import annotations
 
+from ..errors import LaminaError
 from ..lang.runtime import call
 from ..stats import table as TABLE
 from ..stats import groups as GR
@@ -110,18 +111,47 @@ def group_by(t, by):
          shapes=[Shape("aggregate(g, f)", "grouped table, function of a vector", "table",
                        "One row per group: the keys, then f of each other numeric column."),
                  Shape("aggregate(g, f, columns = [\"a\"])", "grouped table, function, column names", "table",
-                       "Only those columns.")],
+                       "Only those columns."),
+                 Shape("aggregate(g, name = [\"col\", f], n = count, ...)", "grouped table, named results",
+                       "table", "The keys, then one column per name: f of col's values in the group, or "
+                       "the group's row count.")],
          summary="Summarizes each group of a grouped table with a function such as mean, median or "
                  "sum: one row per group.",
          examples=[SALES + 'g = group_by(t, "shop")\nprint(aggregate(g, sum, columns = ["units"]))\n'
-                   'print(aggregate(g, x -> max(x) - min(x)))', SALES + 'print(aggregate(group_by(t, "shop"), length).units)'],
+                   'print(aggregate(g, x -> max(x) - min(x)))', SALES + 'print(aggregate(group_by(t, "shop"), length).units)',
+                   SALES + 'g = group_by(t, "shop")\n'
+                   'print(aggregate(g, mean_price = ["price", mean], most = ["units", max], n = count))'],
          notes="f receives the values of one column in one group, as a vector, and must return a "
                "number; builtins (mean, median, sum, std, length, ...) and your own functions both "
                "work. Text columns are left out unless named (then they are a TypeError). The key "
                "columns come first, in the groups' sorted order, like pandas' groupby(...).agg and "
-               "R's aggregate. The function's results are numbers: aggregate passes no gradient.")
-def aggregate(g, f, columns=None):
+               "R's aggregate. With named results (pandas' named aggregation, dplyr's summarise) each "
+               "name = [\"column\", f] makes a column of f of that column per group, in the order "
+               "written, and name = count the number of rows of each group. The function's results "
+               "are numbers: aggregate passes no gradient.")
+def aggregate(g, f=None, /, columns=None, **named):
+    if named:
+        if f is not None or columns is not None:
+            raise LaminaError("TypeError", "aggregate takes a function (and columns), or named results "
+                              "such as mean_y = [\"y\", mean], not both.")
+        return GR.aggregate_named(g, {k: GR.ROWS if v is count else v for k, v in named.items()}, call=call)
+    if f is None:
+        raise LaminaError("TypeError", "aggregate needs a function, aggregate(g, mean), or named "
+                          "results, aggregate(g, mean_y = [\"y\", mean], n = count).")
     return GR.aggregate(g, f=f, columns=columns, call=call)
+
+
+@builtin("count", pure="a table", tracked="constant", category=CATEGORY,
+         probes="takes a grouped table",
+         shapes=[Shape("count(g)", "grouped table", "table", "The keys of each group and n, its number of rows.")],
+         summary="The number of rows in each group of a grouped table, as a table (pandas' size, "
+                 "dplyr's count).",
+         examples=[SALES + 'print(count(group_by(t, "shop")))'],
+         notes="The groups come in their sorted order, as in aggregate; the count column is n (n_ when "
+               "a key column is named n). Inside aggregate's named results, n = count adds the same "
+               "column beside others.")
+def count(g):
+    return GR.count(g)
 
 
 @builtin("merge", pure="a table", tracked="constant", category=CATEGORY,

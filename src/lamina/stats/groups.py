@@ -152,6 +152,46 @@ def aggregate(g, f, columns, call) -> Table:
     return Table(out)
 
 
+ROWS = object()        # in aggregate's named form, the number of rows of each group (count)
+
+
+def aggregate_named(g, specs: dict, call) -> Table:
+    """One row per group: the key columns, then a column per spec, name = ["column", f] (f of that
+    column's values in the group) or name = ROWS (the group's size)."""
+    g = _grouped(g, "aggregate")
+    out = dict(g.keys().columns)
+    order, bounds = g.order(), g.bounds()
+    for name, spec in specs.items():
+        if name in out:
+            raise LaminaError("ValueError", f"aggregate: '{name}' is a column the table is grouped by; "
+                              f"name the result otherwise.")
+        if spec is ROWS:
+            out[name] = g.sizes.astype(np.float64)
+            continue
+        if not (isinstance(spec, list) and len(spec) == 2 and isinstance(spec[0], str) and is_function(spec[1])):
+            raise LaminaError("TypeError", f"aggregate's {name} must be [\"column\", function] (such as "
+                              f"[\"y\", mean]) or count, not {describe(spec)}.")
+        column, f = spec
+        values = g.table.columns.get(column)
+        if values is None:
+            g.table.get(column)
+        if not C.is_numeric(values):
+            raise LaminaError("TypeError", f"aggregate works on numeric columns, but '{column}' holds text.")
+        grouped = values[order]
+        out[name] = np.array([_one_number(call(f, (grouped[a:b].copy(),)), column)
+                              for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
+    return Table(out)
+
+
+def count(g) -> Table:
+    """The key columns and n, the number of rows in each group."""
+    g = _grouped(g, "count")
+    name = "n"
+    while name in g.by:
+        name += "_"
+    return Table({**g.keys().columns, name: g.sizes.astype(np.float64)})
+
+
 def _one_number(result, column: str) -> float:
     if is_live(result):
         raise LaminaError("TypeError", "aggregate's function returned a tracked value, but "
