@@ -291,3 +291,23 @@ def test_lr_is_checked_as_the_constructor_checks_it(make):
         B.optimizer_step(opt, [1.0], lr=-1.0)
     assert info.value.kind == "ValueError" and "lr" in info.value.message
     assert B.optimizer_step(opt, [1.0], lr=0.5).get("lr") == 0.5 and opt.get("lr") == 0.1
+
+
+
+@pytest.mark.parametrize("name", IDS)
+def test_a_step_makes_one_optimizer_with_the_gradients_origins(name, monkeypatch):
+    # a rule without an in-place form built a second Optimizer per step (dataclasses.replace,
+    # to set the origins on the one advance had made)
+    from lamina.interpreter import Interpreter
+    interp = Interpreter()
+    interp.run(f"w = param([1.0, -2.0])\nopt = {name}(w)\ng = grad(sum(w .^ 2), wrt = w)", "t.lam")
+    opt, g, w = interp.get("opt"), interp.get("g"), interp.get("w")
+    made, init = [], Optimizer.__init__
+    monkeypatch.setattr(Optimizer, "__init__", lambda self, *a, **k: made.append(1) or init(self, *a, **k))
+    new = B.optimizer_step(opt, g)
+    assert len(made) == 1
+    assert (new.origins, new.t, opt.origins) == ((w.node,), 1, (w.node,))
+    by_hand = opt.advance([np.array([2.0, -4.0])], (7,))     # either form of advance takes them
+    assert by_hand.origins == (7,) and opt.advance([np.array([2.0, -4.0])]).origins == (w.node,)
+    np.testing.assert_array_equal(new.params[0], by_hand.params[0])
+    TAPE.reset()

@@ -178,7 +178,7 @@ class Optimizer(LibObject):
         came_from = tuple(None if given is None else given.node for given in taken)
         opt = self if lr is None else self.with_hp(lr=lr)
         if self.rule.update_in_place is None:
-            return replace(opt.advance(grads), origins=came_from)
+            return opt.advance(grads, came_from)
         return opt._deferred(grads, came_from)
 
     def _check_taken_at(self, taken: list) -> None:
@@ -243,13 +243,17 @@ class Optimizer(LibObject):
             self.params             # reading applies it
         return dict(self.__dict__)
 
-    def advance(self, grads: list) -> "Optimizer":
+    def advance(self, grads: list, origins: tuple | None = None) -> "Optimizer":
         """The optimizer after one update with `grads`: plain values, one per parameter, each
-        of its parameter's shape (the caller has checked them)."""
+        of its parameter's shape (the caller has checked them). `origins`: the new one's (`step`
+        gives the gradients' targets), else this one's; set as it is made, not on a copy."""
         if self.rule.update_in_place is not None:
             # The in-place rule on fresh copies: the same numbers as the pure update (tested),
             # with three new arrays per parameter instead of a dozen temporaries.
-            return self.private().advance_in_place(grads)
+            new = self.private().advance_in_place(grads)
+            if origins is not None:         # the private copy is new: nobody else holds it
+                object.__setattr__(new, "origins", origins)
+            return new
         t = self.t + 1
         params, states = [], []
         for i, (w, gw, s) in enumerate(zip(self.params, grads, self.state)):
@@ -260,7 +264,8 @@ class Optimizer(LibObject):
             new_w, new_s = self.rule.update(w, gw, s, self.hp, t)
             params.append(_as_plain(new_w, w))
             states.append({k: _as_plain(v, w) for k, v in new_s.items()})
-        return replace(self, params=tuple(params), state=tuple(states), t=t)
+        return replace(self, params=tuple(params), state=tuple(states), t=t,
+                       origins=self.origins if origins is None else origins)
 
     def private(self, scratch: bool = False) -> "Optimizer":
         """A copy whose arrays no other value shares: what a trainer updates in place, and
