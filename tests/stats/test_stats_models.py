@@ -143,6 +143,22 @@ def test_logreg_with_l2_matches_a_direct_minimization(rng):
     assert np.all(np.isnan(fit.get("se")))
 
 
+def test_logreg_s_fitted_probabilities_are_scipy_s_expit(monkeypatch, rng):
+    # they were a hand-written 1 / (1 + exp(-z)); the ones the separation check and the
+    # standard errors read are expit's own result, and the model's predictions to rounding
+    import scipy.special
+    from lamina.stats import models
+    results, expit = [], scipy.special.expit
+    monkeypatch.setattr(scipy.special, "expit", lambda z: results.append(expit(z)) or results[-1])
+    given = []
+    monkeypatch.setattr(models, "separation", lambda X, y, fitted: given.append(fitted) or "none")
+    X = rng.normal(size=(50, 2))
+    y = (X[:, 0] - X[:, 1] + rng.normal(size=50) > 0).astype(float)
+    fit = R.logreg(X, y)
+    assert len(given) == 1 and given[0] is results[-1]
+    np.testing.assert_allclose(given[0], expit(X @ fit.get("coef")[1:] + fit.get("coef")[0]), rtol=1e-13)
+
+
 def test_logreg_prints_and_checks_labels(lam):
     lines = lam.run("fit = logreg([1, 2, 3, 4, 5, 6], [0, 1, 0, 1, 1, 1])\nprint(fit)")
     assert lines[0].startswith("Logistic regression (n = 6") and any("Pr(>|z|)" in s for s in lines)

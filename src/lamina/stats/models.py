@@ -209,7 +209,7 @@ def _fit_logistic(A: np.ndarray, t: np.ndarray, penalty: float, iters: int, term
     coef = T @ res.x[np.r_[d, :d]]
     b, w = float(coef[0]), coef[1:]
     design = np.hstack([np.ones((n, 1)), S])
-    prob = 1.0 / (1.0 + np.exp(-(design @ res.x[np.r_[d, :d]])))
+    prob = special.expit(design @ res.x[np.r_[d, :d]])
     separated = separation(A, t, fitted=prob)
     converged = bool(res.success) and (separated == "none" or bool(penalty))
     if separated != "none" and not penalty:
