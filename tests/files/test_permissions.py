@@ -11,6 +11,7 @@ import pathlib
 import subprocess
 import sys
 import threading
+import tomllib
 
 import pytest
 
@@ -272,3 +273,16 @@ def test_a_loop_of_links_on_the_way_is_denied(tmp_path):
     assert (e.value.kind, e.value.message) == (
         "PermissionError", f'read_csv may not read "{tmp_path}/a/d.csv": {tmp_path}/a cannot be followed '
         "(Too many levels of symbolic links), so where the path leads cannot be checked.")
+
+
+def test_the_package_says_it_needs_posix():
+    # files.py uses O_DIRECTORY, O_NOFOLLOW and dir_fd at import: it cannot load on Windows,
+    # and the package's classifiers and README say so rather than a failed import
+    import lamina.files
+    assert os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd
+    assert lamina.files.FOLDER_FLAGS & os.O_DIRECTORY and lamina.files.FOLDER_FLAGS & os.O_NOFOLLOW
+    root = pathlib.Path(__file__).parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    assert "Operating System :: POSIX" in project["classifiers"]
+    assert not [c for c in project["classifiers"] if "Windows" in c]
+    assert "Lamina runs on Linux and macOS (POSIX only" in (root / "README.md").read_text()
