@@ -115,7 +115,7 @@ def lamina_timed(name: str, parts, expected: int):
     expression run once untimed and the one timed."""
     def argv():
         setup, warm, op = parts()
-        text = (f"{setup}\nr = {warm}\nt0 = clock()\nr = {op}\nseconds = clock() - t0\n"
+        text = ((f"{setup}\n" if setup else "") + f"r = {warm}\nt0 = clock()\nr = {op}\nseconds = clock() - t0\n"
                 'print("BENCH-SECONDS", seconds)\nprint("BENCH-ROWS", nrows(r))\n')
         return [*lamina_command(), str(program_file(f"{name}.lam", text))]
     return program_timed(argv, expected)
