@@ -2,7 +2,8 @@
 
 A folder with a main.lam is a multi-file program: main.lam runs through the real `lamina`
 command in that folder (the other .lam files there are its modules), and its expectations
-cover the process: `# args: WORDS` (split as a shell would), `# env: NAME=VALUE`, `# expect:`
+cover the process: `# flags: WORDS` (lamina's own options, such as --sandbox, before main.lam),
+`# args: WORDS` (the program's, after it; both split as a shell would), `# env: NAME=VALUE`, `# expect:`
 for each line of stdout, `# expect stderr:` for each line of stderr, `# expect status: N`.
 """
 from __future__ import annotations
@@ -58,10 +59,12 @@ def test_program(path: pathlib.Path):
 def test_project(folder: pathlib.Path):
     text = (folder / "main.lam").read_text()
     words = re.search(r"# args: (.*)$", text, re.M)
+    flags = re.search(r"# flags: (.*)$", text, re.M)
     env = {k: v for k, v in os.environ.items() if k != "LAMINA_PATH"}
     env.update(re.findall(r"# env: (\w+)=(.*)$", text, re.M))
     status = re.search(r"# expect status: (\d+)$", text, re.M)
-    r = subprocess.run([sys.executable, "-m", "lamina", "main.lam"] + (shlex.split(words.group(1)) if words else []),
+    r = subprocess.run([sys.executable, "-m", "lamina"] + (shlex.split(flags.group(1)) if flags else []) + ["main.lam"]
+                       + (shlex.split(words.group(1)) if words else []),
                        cwd=folder, capture_output=True, text=True, timeout=120, env=env)
     assert r.stdout.splitlines() == re.findall(r"# expect: ?(.*)$", text, re.M), r.stderr
     assert r.stderr.splitlines() == re.findall(r"# expect stderr: ?(.*)$", text, re.M)

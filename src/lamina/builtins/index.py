@@ -83,6 +83,9 @@ BY_MODULE = {
     "sequences": (
         "argsort", "cumprod", "diff", "reverse",
     ),
+    "sql": (
+        "read_parquet", "sql", "write_parquet",
+    ),
     "stats": (
         "corr", "cov", "cumsum", "histogram", "median", "quantile", "sort", "std", "unique",
         "var", "zscore",
