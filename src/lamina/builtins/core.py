@@ -115,6 +115,8 @@ def length(x):
         return float(len(v))
     if isinstance(v, float) and not isinstance(v, bool):
         return 1.0
+    if isinstance(v, LibObject) and hasattr(v, "__len__"):         # dates, a category
+        return 1.0 if getattr(v, "scalar", False) else float(len(v))
     raise LaminaError("TypeError", f"length needs a tensor, list or string, not {describe(x)}.")
 
 

@@ -14,6 +14,10 @@ BY_MODULE = {
         "as_matrix", "best", "columns", "describe", "head", "nrows", "read_csv", "standardize",
         "table", "train_test_split", "write_csv",
     ),
+    "dates": (
+        "category", "date", "datetime", "day", "hour", "levels", "minute", "month", "second",
+        "weekday", "year",
+    ),
     "decompositions": (
         "chol", "eig", "eigh", "qr", "svd",
     ),

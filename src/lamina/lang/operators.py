@@ -6,7 +6,8 @@ Python, or an operand the compiled test could not see), then a float or `Tracked
 each side, which autodiff.ops takes as it is (the scalar tape's fast path), then everything
 else through `binary` and `compare`: numbers and tensors, tracked or not, go to autodiff.ops,
 which owns the shape rules and records the tape; text, records and lists of numbers
-(container_ops.py) and the errors are decided here. The scalar `%` is ops.mod's, as the
+(container_ops.py) and the errors are decided here; a library value with an `operator` method
+(dates, categories) answers for itself. The scalar `%` is ops.mod's, as the
 `mod` builtin is. Conditions (`truth`, `and`, `or`, `not` on bools and masks) and the
 bracket literals, which build vectors and matrices from numbers, belong here too.
 Helpers raise LaminaError without a span; the runner attaches the span of the compiled node
@@ -18,7 +19,7 @@ import numpy as np
 
 from ..autodiff import linalg, ops
 from ..errors import LaminaError
-from ..values import Tracked, describe, is_numeric, values_equal
+from ..values import LibObject, Tracked, describe, is_numeric, values_equal
 from . import container_ops
 
 NUMERIC = {
@@ -42,9 +43,24 @@ def _logical(x) -> bool:
     return type(x) is np.ndarray and x.dtype == bool
 
 
+def library_operator(op: str, a, b):
+    """A library value that answers operators itself (dates, categories): its `operator(op, other,
+    swapped)`, or None when neither side is one or the operator does not apply to it."""
+    for x, other, swapped in ((a, b, False), (b, a, True)):
+        if isinstance(x, LibObject) and hasattr(x, "operator"):
+            out = x.operator(op, other, swapped)
+            if out is not None:
+                return out
+    return None
+
+
 def binary(op: str, a, b):
     if is_numeric(a) and is_numeric(b):
         return NUMERIC[op](_num(a, b), _num(b, a))
+    if isinstance(a, LibObject) or isinstance(b, LibObject):
+        out = library_operator(op, a, b)
+        if out is not None:
+            return out
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
     text = isinstance(a, str) or isinstance(b, str)
@@ -167,6 +183,10 @@ def transpose(a):
 def compare(op: str, a, b):
     if is_numeric(a) and is_numeric(b):
         return ops.compare(op, _num(a, b), _num(b, a))
+    if isinstance(a, LibObject) or isinstance(b, LibObject):
+        out = library_operator(op, a, b)
+        if out is not None:
+            return out
     if op in ("==", "!=") and isinstance(a, list) != isinstance(b, list) and isinstance(a if isinstance(b, list) else b, str):
         # a text column against one string (t.species == "setosa"): a mask, item by item
         items, text = (a, b) if isinstance(a, list) else (b, a)

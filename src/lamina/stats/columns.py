@@ -1,10 +1,13 @@
-"""A table's columns: numbers as NumPy vectors, text as Apache Arrow strings.
+"""A table's columns: numbers as NumPy vectors, text as Apache Arrow strings, dates and categories.
 
 A numeric column is a float64 (or float32) NumPy vector, NaN where a cell is missing: it is what
 `t.x` hands to arithmetic and the tape, without a copy. A text column is a `TextColumn`: an Arrow
 string array, null where a cell is missing, with the reading side of a list of strings (`len`,
 `c[i]`, iteration: a missing cell reads as ""), so that code reading cells one at a time needs no
 second form; whole-column work (sorting, grouping, joins, files, SQL) uses its `arrow` array.
+Date columns are dates.Dates, category columns categories.Categorical: each answers the same
+protocol as TextColumn (len, c[i], take, missing, to_arrow, texts, replaced), so the functions
+below tell only numbers from the rest.
 
 Which text is missing: a cell that is empty or one of MISSING_WORDS (the words read_csv reads as
 NaN in a numeric column); such a cell becomes null when the column is made, prints as NA and reads
@@ -15,6 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from . import categories, dates
+from .categories import Categorical
 
 MISSING_WORDS = ("", "NA", "N/A", "n/a", "NaN", "nan", "null", "NULL")
 _MISSING = pa.array(MISSING_WORDS, type=pa.string())
@@ -42,6 +48,27 @@ class TextColumn:
 
     def __iter__(self):
         return iter(self.cells())
+
+    def take(self, rows) -> "TextColumn":
+        if isinstance(rows, slice) and rows.step in (None, 1):
+            return TextColumn(self.arrow[rows])
+        idx = np.arange(len(self))[rows] if isinstance(rows, slice) else np.asarray(rows, dtype=np.int64)
+        return TextColumn(self.arrow.take(pa.array(idx, type=pa.int64())))
+
+    def missing(self) -> np.ndarray:
+        return self.arrow.is_null().to_numpy(zero_copy_only=False)
+
+    def to_arrow(self) -> pa.Array:
+        return self.arrow
+
+    def texts(self) -> list:
+        return self.arrow.to_pylist()
+
+    def replaced(self, rows, texts: list) -> "TextColumn":
+        cells = list(self.cells())
+        for i, t in zip(rows, texts):
+            cells[i] = t
+        return text(cells)
 
     def cells(self) -> list[str]:
         """Every cell as a Python string, made once (a loop over t.g reads this list)."""
@@ -76,35 +103,81 @@ def text(strings, check: bool = True) -> TextColumn:
     return TextColumn(arr)
 
 
+def kind(c) -> str:
+    """number, text, date, datetime or category."""
+    if is_numeric(c):
+        return "number"
+    if isinstance(c, TextColumn):
+        return "text"
+    if isinstance(c, Categorical):
+        return "category"
+    return "datetime" if c.is_datetime else "date"
+
+
 def missing(c) -> np.ndarray:
     """Which cells of a column (or of a list of strings) are missing, as a bool vector."""
     if is_numeric(c):
         return np.isnan(c)
     if isinstance(c, list):
         return np.array([s in _WORDS for s in c], dtype=bool)
-    return c.arrow.is_null().to_numpy(zero_copy_only=False)
+    return c.missing()
 
 
 def take(c, rows):
     """The cells at rows (a slice or an integer vector) as a new column."""
-    if is_numeric(c):
-        return c[rows].copy()
-    if isinstance(rows, slice) and rows.step in (None, 1):
-        return TextColumn(c.arrow[rows])
-    idx = np.arange(len(c))[rows] if isinstance(rows, slice) else np.asarray(rows, dtype=np.int64)
-    return TextColumn(c.arrow.take(pa.array(idx, type=pa.int64())))
+    return c[rows].copy() if is_numeric(c) else c.take(rows)
 
 
 def value(c):
-    """The column as a Lamina value: the vector itself, or a list of strings."""
-    return c if is_numeric(c) else c.cells()
+    """The column as a Lamina value: the vector, a list of strings, or the dates or category
+    (values that never change, so the table and the program may share them)."""
+    if is_numeric(c):
+        return c
+    return c.cells() if isinstance(c, TextColumn) else c
 
 
 def to_arrow(c) -> pa.Array:
     """The column as an Arrow array, NaN a null (a numeric column's values are not copied)."""
     if is_numeric(c):
         return pa.array(c, from_pandas=True)
-    return c.arrow
+    return c.to_arrow()
+
+
+def sort_key(c) -> pa.Array:
+    """An Arrow array that sorts as the column does (a category by its levels' order)."""
+    return c.sort_key() if isinstance(c, Categorical) else to_arrow(c)
+
+
+def as_text(c) -> TextColumn:
+    """A column's cells as text (dates as ISO text), missing cells null."""
+    return c if isinstance(c, TextColumn) else text(pa.array(c.texts(), type=pa.string()), check=False)
+
+
+def gather(c, rows: np.ndarray):
+    """The cells at rows, a missing cell where a row is -1."""
+    if is_numeric(c):
+        out = c[np.maximum(rows, 0)] if len(c) else np.full(len(rows), np.nan, dtype=c.dtype)
+        out[rows < 0] = np.nan
+        return out
+    return from_arrow(to_arrow(c).take(pa.array(rows, mask=rows < 0, type=pa.int64())), "")
+
+
+def stacked(a, b):
+    """The cells of a, then those of b (two columns of one kind)."""
+    if is_numeric(a):
+        return np.concatenate([a, b])
+    if isinstance(a, Categorical) and a.levels != b.levels:
+        a, b = as_text(a), as_text(b)
+    return from_arrow(pa.concat_arrays([to_arrow(a), to_arrow(b)]), "")
+
+
+def either(use_a: np.ndarray, a, b):
+    """Cell by cell, a's where use_a, else b's."""
+    if is_numeric(a):
+        return np.where(use_a, a, b)
+    if isinstance(a, Categorical) and a.levels != b.levels:
+        a, b = as_text(a), as_text(b)
+    return from_arrow(pc.if_else(pa.array(use_a), to_arrow(a), to_arrow(b)), "")
 
 
 def from_arrow(arr, name: str):
@@ -112,7 +185,9 @@ def from_arrow(arr, name: str):
     beyond 2^53 stay exact as text), booleans as 0/1, strings; other types as their text."""
     t = arr.type
     if pa.types.is_dictionary(t):
-        return from_arrow(_chunks_of(arr, lambda a: a.dictionary_decode()), name)
+        return categories.from_arrow(arr)
+    if pa.types.is_date(t) or pa.types.is_timestamp(t):
+        return dates.from_arrow(arr)
     if pa.types.is_integer(t):
         lo, hi = pc.min_max(arr).values()
         if lo.is_valid and (abs(lo.as_py()) > EXACT or abs(hi.as_py()) > EXACT):
@@ -127,12 +202,6 @@ def from_arrow(arr, name: str):
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return text(arr, check=False)
     return text(pc.cast(arr, pa.string()), check=False)
-
-
-def _chunks_of(arr, f):
-    if isinstance(arr, pa.ChunkedArray):
-        return pa.chunked_array([f(c) for c in arr.chunks], type=None if arr.num_chunks else pa.string())
-    return f(arr)
 
 
 def _floats(arr, dtype: pa.DataType) -> np.ndarray:

@@ -18,7 +18,9 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import LaminaError
+from . import categories as CATEGORIES
 from . import columns as C
+from . import dates as DATES
 from .csvfile import FIELD_LIMIT, LINE_LIMIT
 
 # A number in a CSV file: ASCII digits with an optional sign, point and exponent, or Inf.
@@ -73,8 +75,10 @@ def _column(arr: pa.ChunkedArray, forced: bool):
         return C.from_arrow(arr, "")
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         raise NotOrdinary            # bytes that are not UTF-8: the careful reader names them
+    if (pa.types.is_date32(t) or pa.types.is_timestamp(t) and t.tz is None) and not forced:
+        return C.from_arrow(arr, "")
     if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
-        arr = pc.cast(arr, pa.string())            # a date or time: text, as the careful reader reads it
+        raise NotOrdinary            # a time of day, a time zone: the careful reader reads it as text
     arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
     trimmed = pc.utf8_trim_whitespace(arr)
     if len(arr) and pc.any(pc.not_equal(trimmed, arr)).as_py():
@@ -86,7 +90,8 @@ def _column(arr: pa.ChunkedArray, forced: bool):
         raise NotOrdinary
     if not forced and len(arr) and arr.null_count < len(arr):
         numbers = pc.sum(pc.match_substring_regex(arr, "^" + NUMBER + "$")).as_py() or 0
-        if 2 * numbers > len(arr) - arr.null_count:
+        days = pc.sum(pc.match_substring_regex(arr, "^" + DATES.DATE_TEXT.pattern)).as_py() or 0
+        if 2 * max(numbers, days) > len(arr) - arr.null_count:
             raise NotOrdinary        # numbers Arrow did not read (1.), or a column of numbers with a
                                      # few words: the careful reader reads or names them
     return C.text(arr, check=False)          # Arrow made the missing words null
@@ -160,7 +165,7 @@ def _parse_column(cells, name: str, j: int, col: str, na: frozenset):
     filled = [t for t in texts if t not in na]
     numbers = sum(1 for t in filled if _NUMBER.fullmatch(t))
     if filled and 2 * numbers <= len(filled):
-        return _text(cells_text, na)
+        return _dates_or_text(cells, name, j, col, na, filled)
     if numbers < len(filled):
         line, cell = next((line, c) for line, c in cells if c.strip() not in na and not _NUMBER.fullmatch(c.strip()))
         raise LaminaError("ValueError", f"read_csv: \"{name}\" line {line}, column {j + 1} ('{col}'): "
@@ -174,3 +179,36 @@ def _parse_column(cells, name: str, j: int, col: str, na: frozenset):
             and any(int(t) != v for t, v in zip(filled, values[~np.isnan(values)])):
         return _text(cells_text, na)
     return values
+
+
+def _dates_or_text(cells, name: str, j: int, col: str, na: frozenset, filled: list):
+    """Dates when every filled cell is an ISO date (date-times when some have a time of day); text
+    when at most half of them look like dates; in between an error naming the first that does not."""
+    days = sum(1 for t in filled if DATES.DATE_TEXT.fullmatch(t))
+    moments = sum(1 for t in filled if DATES.DATETIME_TEXT.fullmatch(t))
+    if 2 * (days + moments) <= len(filled):
+        return _text([c for _, c in cells], na)
+    kind = "date" if moments == 0 else "datetime"
+    for line, c in cells:
+        t = c.strip()
+        if t in na:
+            continue
+        try:
+            if days + moments < len(filled) and not (DATES.DATE_TEXT.fullmatch(t) or DATES.DATETIME_TEXT.fullmatch(t)):
+                raise LaminaError("ValueError", "")
+            DATES.parse([t], kind, "read_csv")
+        except LaminaError:
+            raise LaminaError("ValueError", f"read_csv: \"{name}\" line {line}, column {j + 1} ('{col}'): "
+                              f"\"{t}\" is not a {kind}, but the column holds {kind}s. Fix the cell, or "
+                              f"read the column as text with text = [\"{col}\"].") from None
+    return DATES.parse([None if c.strip() in na else c for _, c in cells], kind, "read_csv")
+
+
+def forced_kind(column, kind: str, name: str, col: str, na: tuple):
+    """A column read as text made the kind types asked for: date, datetime or category."""
+    texts = C.as_text(column).texts() if not C.is_numeric(column) else None
+    if texts is None:
+        raise LaminaError("ValueError", f"read_csv: column '{col}' of \"{name}\" holds numbers, not {kind}s.")
+    if kind == "category":
+        return CATEGORIES.make(["" if t is None else t for t in texts], who=f"read_csv: \"{name}\" column '{col}'")
+    return DATES.parse(texts, kind, f"read_csv: \"{name}\" column '{col}'")

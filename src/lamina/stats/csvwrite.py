@@ -29,7 +29,7 @@ def number_strings(values: np.ndarray) -> pa.Array:
 
 
 def _text_fields(c) -> pa.Array:
-    s = pc.fill_null(c.arrow, "")
+    s = pc.fill_null(C.as_text(c).arrow, "")
     quoted = pc.binary_join_element_wise('"', pc.replace_substring(s, '"', '""'), '"', "")
     return pc.if_else(pc.match_substring_regex(s, _NEEDS_QUOTES), quoted, s)
 
@@ -59,7 +59,7 @@ def _rows_csv(names: list[str], columns: list) -> bytes:
 
 
 def _cell(c, i: int) -> str:
-    return number_strings(c[i:i + 1])[0].as_py() if C.is_numeric(c) else c[i]
+    return number_strings(c[i:i + 1])[0].as_py() if C.is_numeric(c) else C.as_text(c)[i]
 
 
 def _bytes_of(strings: pa.Array) -> bytes:

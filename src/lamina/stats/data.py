@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 
 import numpy as np
 
@@ -14,7 +15,8 @@ from ..values import Record, as_float, as_int, as_str, describe, value_of
 from .args import data, flag, matrix, shaped_like
 from .columns import MISSING_WORDS
 from .csvfile import read_records
-from .csvread import NotOrdinary, careful_columns, read_fast
+from . import columns as C
+from .csvread import NotOrdinary, careful_columns, forced_kind, read_fast
 from .csvwrite import number_strings, table_csv
 from .descriptive import order_quantiles
 from .moments import constant, power_scale
@@ -30,18 +32,26 @@ def read_csv(path, sep=",", text=None, na=None, types=None, columns=None) -> Tab
         raise LaminaError("ValueError", "read_csv's sep cannot be a quote or a line break; those have "
                           "their own meaning in a CSV file.")
     forced = set(_names(text, "read_csv's text columns"))
-    numeric = set()
+    numeric, made = set(), {}
     for k, kind in _types(types).items():
-        (forced if kind == "text" else numeric).add(k)
+        if kind == "number":
+            numeric.add(k)
+        else:
+            forced.add(k)                  # read as text, then made the kind asked for
+            if kind != "text":
+                made[k] = kind
     missing_words = _missing_words(na)
     wanted = _names(columns, "read_csv's columns") if columns is not None else None
     try:
         with open_read(name, "read_csv") as f:
-            size = os.fstat(f.fileno()).st_size
+            info = os.fstat(f.fileno())
             try:
-                cols = read_fast(f, size, delimiter, missing_words, forced, wanted)
+                if not stat.S_ISREG(info.st_mode):
+                    raise NotOrdinary          # a pipe or a device is read once, by the careful reader
+                cols = read_fast(f, info.st_size, delimiter, missing_words, forced, wanted)
             except NotOrdinary:
-                f.seek(0)
+                if stat.S_ISREG(info.st_mode):
+                    f.seek(0)
                 cols = _read_careful(f, name, delimiter, frozenset(missing_words), forced, wanted)
     except OSError as exc:
         raise LaminaError("ValueError", f"read_csv cannot read \"{name}\": {exc.strerror or exc}.") from None
@@ -51,7 +61,9 @@ def read_csv(path, sep=",", text=None, na=None, types=None, columns=None) -> Tab
                               f"\"{name}\"; its columns are {', '.join(cols)}.")
         if k in numeric and not isinstance(cols[k], np.ndarray):
             raise LaminaError("ValueError", f"read_csv: column '{k}' of \"{name}\" is not numeric: "
-                              f"\"{next(c for c in cols[k] if c)}\" is not a number.")
+                              f"\"{next(c for c in C.as_text(cols[k]) if c)}\" is not a number.")
+    for k, kind in made.items():
+        cols[k] = forced_kind(cols[k], kind, name, k, missing_words)
     return Table(cols)
 
 
@@ -88,7 +100,7 @@ def _repeated(names: list[str]):
     return None
 
 
-TYPES = ("text", "number")
+TYPES = ("text", "number", "date", "datetime", "category")
 
 
 def _types(types) -> dict:

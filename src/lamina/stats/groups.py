@@ -16,13 +16,20 @@ from ..errors import LaminaError
 from ..printing import html_table
 from ..values import LibObject, describe, is_function, value_of
 from . import columns as C
+from .categories import Categorical
 from .summary import layout
 from .table import SHOWN_ROWS, Table, as_table, cell, column_names, shown_cell
 
 
 def dense_codes(c) -> tuple[np.ndarray, int]:
     """(each cell's rank among the column's distinct values, how many there are); a missing cell
-    ranks after every value."""
+    ranks after every value, and a category's values rank in the order of its levels."""
+    if isinstance(c, Categorical):
+        present = np.unique(c.codes)
+        rank = np.full(len(c.levels) + 1, len(present) - 1 if present[:1].tolist() == [-1] else len(present))
+        kept = present[present >= 0]
+        rank[kept] = np.arange(len(kept))
+        return rank[c.codes].astype(np.int64), len(present)
     encoded = pc.dictionary_encode(C.to_arrow(c), null_encoding="encode")
     values = encoded.dictionary
     if len(values) == 0:

@@ -9,8 +9,6 @@ and each left row's partners are a run of that order.
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import LaminaError
 from ..values import as_str
@@ -29,17 +27,25 @@ def merge(t1, t2, on, how="inner") -> Table:
     if mode not in HOW:
         raise LaminaError("ValueError", f"merge's how must be \"inner\", \"left\" or \"outer\", not \"{mode}\".")
     for k in keys:
-        if C.is_numeric(left.columns[k]) != C.is_numeric(right.columns[k]):
-            raise LaminaError("TypeError", f"merge: key column '{k}' holds numbers in one table and text "
-                              f"in the other; make them the same kind.")
+        kinds = [_key_kind(left.columns[k]), _key_kind(right.columns[k])]
+        if kinds[0] != kinds[1]:
+            raise LaminaError("TypeError", f"merge: key column '{k}' holds {_PLURAL[kinds[0]]} in one table "
+                              f"and {_PLURAL[kinds[1]]} in the other; make them the same kind.")
     li, ri = _pairs(left, right, keys, mode)
     return _joined(left, right, keys, li, ri)
 
 
-def _stacked(a, b):
-    if C.is_numeric(a):
-        return np.concatenate([a, b])
-    return C.TextColumn(pa.concat_arrays([a.arrow, b.arrow]))
+_PLURAL = {"number": "numbers", "text": "text", "date": "dates", "datetime": "datetimes"}
+
+
+def _key_kind(c) -> str:
+    """What a key holds, for matching: a category's cells match as their text."""
+    kind = C.kind(c)
+    return "text" if kind == "category" else kind
+
+
+def _key(c):
+    return C.as_text(c) if C.kind(c) == "category" else c
 
 
 def _pairs(left: Table, right: Table, keys: list[str], mode: str) -> tuple[np.ndarray, np.ndarray]:
@@ -48,7 +54,7 @@ def _pairs(left: Table, right: Table, keys: list[str], mode: str) -> tuple[np.nd
     if n == 0 or m == 0:
         codes, k = np.zeros(n + m, dtype=np.int64), 1
     else:
-        codes, k = combined_codes([_stacked(left.columns[c], right.columns[c]) for c in keys])
+        codes, k = combined_codes([C.stacked(_key(left.columns[c]), _key(right.columns[c])) for c in keys])
     gone = np.zeros(n + m, dtype=bool)
     for c in keys:
         gone |= np.concatenate([C.missing(left.columns[c]), C.missing(right.columns[c])])
@@ -91,27 +97,11 @@ def _joined(left: Table, right: Table, keys: list[str], li: np.ndarray, ri: np.n
                                   f"become '{new}', but that name is taken; rename a column first.")
     out = {}
     for k in keys:          # from the left row, or the right one where there is no left row
-        out[k] = _either(_gather(left.columns[k], li), _gather(right.columns[k], ri), li >= 0)
+        out[k] = C.either(li >= 0, C.gather(left.columns[k], li), C.gather(right.columns[k], ri))
     for name in left.names:
         if name not in keys:
-            out[name + "_x" if name in both else name] = _gather(left.columns[name], li)
+            out[name + "_x" if name in both else name] = C.gather(left.columns[name], li)
     for name in right.names:
         if name not in keys:
-            out[name + "_y" if name in both else name] = _gather(right.columns[name], ri)
+            out[name + "_y" if name in both else name] = C.gather(right.columns[name], ri)
     return Table(out)
-
-
-def _gather(c, rows: np.ndarray):
-    """The cells at rows, a missing cell where the row is -1."""
-    if C.is_numeric(c):
-        out = c[np.maximum(rows, 0)] if len(c) else np.full(len(rows), np.nan, dtype=c.dtype)
-        out[rows < 0] = np.nan
-        return out.astype(np.float64, copy=False)
-    idx = pa.array(rows, mask=rows < 0, type=pa.int64())
-    return C.TextColumn(c.arrow.take(idx))
-
-
-def _either(a, b, use_a: np.ndarray):
-    if C.is_numeric(a):
-        return np.where(use_a, a, b)
-    return C.TextColumn(pc.if_else(pa.array(use_a), a.arrow, b.arrow))

@@ -63,6 +63,8 @@ def sql(query, tables: dict, memory_limit=None, threads=None) -> Table:
             hint = (" The query is sql's first argument, given without a name." if name == "query"
                     else " sql takes tables by name (t = t), memory_limit and threads.")
             raise LaminaError("TypeError", f"sql's argument {name} must be a table, not {describe(t)}.{hint}")
+        if not t.columns:
+            raise LaminaError("ValueError", f"sql's table {name} has no columns; DuckDB's tables have at least one.")
     settings = {}
     if memory_limit is not None:
         settings["memory_limit"] = as_str(memory_limit, "sql's memory_limit")

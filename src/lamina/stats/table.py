@@ -20,6 +20,8 @@ import numpy as np
 
 from .. import ownership
 from . import columns as C
+from .categories import Categorical
+from .dates import Dates
 from ..autodiff.tape import is_live
 from ..errors import LaminaError
 from ..lang.selection import bounds, is_list, position, positions
@@ -175,14 +177,15 @@ class Table(LibObject):
             else:
                 raise LaminaError("TypeError", f"Column '{name}' holds numbers, not {describe(value)}.")
         else:
-            texts = value if isinstance(value, list) else [value] * count
-            if len(texts) != count or not all(isinstance(t, str) for t in texts):
+            cells = value.texts() if isinstance(value, (Dates, Categorical)) and not getattr(value, "scalar", False) \
+                else value if isinstance(value, list) else [value] * count
+            if isinstance(old, C.TextColumn) and not all(isinstance(t, str) for t in cells):
                 raise LaminaError("TypeError", f"Column '{name}' holds text: store a string, or a list of "
                                   f"{count} strings.")
-            cells = list(old.cells())
-            for i, t in zip([picked] if type(picked) is int else picked, texts):
-                cells[i] = t
-            new = C.text(cells)
+            if len(cells) != count:
+                raise LaminaError("ShapeError", f"Cannot store {len(cells)} values into the "
+                                  f"{count} row{'s' * (count != 1)} picked.")
+            new = old.replaced([picked] if type(picked) is int else picked, ["" if t is None else t for t in cells])
         if new is old:
             return self
         return Table({**self.columns, name: new}, self.swept)
@@ -227,7 +230,9 @@ def shown_cell(c, i: int) -> str:
     """Cell i of a column as a table prints it: a missing text cell is NA."""
     if C.is_numeric(c):
         return cell(c[i])
-    return "NA" if c.arrow[i].is_valid is False else cell(c[i])
+    if isinstance(c, C.TextColumn):
+        return "NA" if c.arrow[i].is_valid is False else cell(c[i])
+    return c.shown(i)
 
 
 def as_table(t, what: str) -> Table:
@@ -255,6 +260,8 @@ def column(x, name: str):
     """A record field or list as a table column: a vector (float32 stays float32, as a matrix's
     columns do in table(X, names); anything else is float64), or text from a list of strings."""
     v = value_of(x)
+    if isinstance(v, (Dates, Categorical)) and not getattr(v, "scalar", False):
+        return v
     if isinstance(v, np.ndarray):
         if v.ndim == 2 and 1 in v.shape:
             v = v.reshape(-1)
@@ -282,6 +289,8 @@ def with_column(t, name, values) -> Table:
         col = np.full(table.nrows, float(v))
     elif isinstance(v, str):
         col = C.text([v] * table.nrows)
+    elif isinstance(v, Dates) and v.scalar:
+        col = Dates(np.repeat(v.values, table.nrows))
     else:
         col = column(values, key)
         if len(col) != table.nrows:

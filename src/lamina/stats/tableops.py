@@ -68,7 +68,7 @@ def sort_rows(x, by, descending=False):
         keys = column_names(by, "sort_rows's columns", x)
         direction = "descending" if down else "ascending"
         # Arrow's sort is stable, NaN and null last either way, text by code point (UTF-8 bytes)
-        order = pc.sort_indices(pa.table({str(i): C.to_arrow(x.columns[k]) for i, k in enumerate(keys)}),
+        order = pc.sort_indices(pa.table({str(i): C.sort_key(x.columns[k]) for i, k in enumerate(keys)}),
                                 sort_keys=[(str(i), direction, "at_end") for i in range(len(keys))])
         return x.take(order.to_numpy())
     else:
@@ -113,11 +113,14 @@ def design(table: Table, names: list[str]) -> tuple[np.ndarray, list[str]]:
             columns.append(c)
             terms.append(n)
             continue
+        if C.kind(c) in ("date", "datetime"):
+            raise LaminaError("TypeError", f"Column '{n}' holds dates; a model takes numbers or text: use "
+                              f"year(t.{n}), or days since a date (t.{n} - date(\"2000-01-01\")).")
         if missing(c).any():
             raise LaminaError("ValueError", f"Column '{n}' has missing values; drop those rows first with "
                               f"drop_missing(t).")
         codes, k = dense_codes(c)
-        levels = C.take(c, np.unique(codes, return_index=True)[1])
+        levels = C.as_text(C.take(c, np.unique(codes, return_index=True)[1]))
         if k < 2:
             raise LaminaError("ValueError", f"Column '{n}' holds one value, \"{levels[0] if k else ''}\", "
                               f"so it cannot tell rows apart as a predictor; leave it out.")

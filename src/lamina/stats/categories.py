@@ -1,0 +1,137 @@
+"""Categories: text from a fixed, ordered set of levels (R's factor, pandas' Categorical).
+
+A `Categorical` holds a code per cell (the level's position; -1 where missing) and the levels in
+their order: `category(["lo", "hi", "lo"], levels = ["lo", "mid", "hi"])`. The order is the one
+group_by, count, sort_rows, linreg's indicator columns (the first level is the reference) and a
+plot's categories follow; without levels it is the sorted order of the values, as in R. In a
+table it is an Arrow dictionary column, so a Parquet file or a DuckDB result keeps it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import LaminaError
+from ..lang.selection import bounds, is_list, position, positions
+from ..values import LibObject, describe
+
+
+class Categorical(LibObject):
+    type_name = "category"
+
+    def __init__(self, codes: np.ndarray, levels: tuple):
+        self.codes = codes              # int32, -1 where missing
+        self.levels = levels
+
+    # -- the column protocol (columns.py) -------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i):
+        if isinstance(i, (slice, np.ndarray, list)):
+            return self.take(i)
+        c = self.codes[i]
+        return "" if c < 0 else self.levels[c]
+
+    def take(self, rows) -> "Categorical":
+        return Categorical(self.codes[rows].copy(), self.levels)
+
+    def missing(self) -> np.ndarray:
+        return self.codes < 0
+
+    def to_arrow(self) -> pa.Array:
+        return pa.DictionaryArray.from_arrays(pa.array(self.codes, mask=self.codes < 0, type=pa.int32()),
+                                              pa.array(self.levels, type=pa.string()))
+
+    def texts(self) -> list:
+        return [None if c < 0 else self.levels[c] for c in self.codes.tolist()]
+
+    def shown(self, i: int) -> str:
+        c = self.codes[i]
+        return "NA" if c < 0 else self.levels[c]
+
+    def sort_key(self) -> pa.Array:
+        """Numbers that sort as the levels are ordered, null where missing."""
+        return pa.array(self.codes, mask=self.codes < 0, type=pa.int32())
+
+    # -- a value ------------------------------------------------------------------------
+    def field_names(self) -> list[str]:
+        return ["levels"]
+
+    def get(self, name: str):
+        if name == "levels":
+            return list(self.levels)
+        return super().get(name)
+
+    def describe(self) -> str:
+        cells = ", ".join("NA" if c < 0 else f'"{self.levels[c]}"' for c in self.codes.tolist())
+        return f"[{cells}] (levels: {', '.join(self.levels)})"
+
+    def index_get(self, items: tuple):
+        if len(items) != 1:
+            raise LaminaError("IndexError", f"{describe(self)} takes one index, not {len(items)}.")
+        item, n = items[0], len(self.codes)
+        if isinstance(item, slice):
+            return self.take(bounds(item, n))
+        if is_list(item):
+            return self.take(positions(item, n, "cells", lambda: f"a category of {n} cells"))
+        return self[position(item, n, "An index", lambda: f"a category of {n} cells")]
+
+    def operator(self, op: str, other, swapped: bool):
+        if op not in ("==", "!="):
+            return None
+        if isinstance(other, str):
+            same = self.codes == self.code_of(other, "==")
+        elif isinstance(other, Categorical):
+            same = np.array(self.texts(), dtype=object) == np.array(other.texts(), dtype=object)
+            if len(other) != len(self):
+                raise LaminaError("ShapeError", f"Cannot compare {describe(self)} with {describe(other)}.")
+        else:
+            return None
+        same = same & ~self.missing()
+        return same if op == "==" else ~same
+
+    def code_of(self, text: str, doing: str) -> int:
+        if text not in self.levels:
+            raise LaminaError("ValueError", f"\"{text}\" is not a level of the category (its levels are "
+                              f"{', '.join(self.levels)}); {doing} needs one of them.")
+        return self.levels.index(text)
+
+    def replaced(self, rows, texts: list) -> "Categorical":
+        codes = self.codes.copy()
+        codes[rows] = [-1 if t == "" else self.code_of(t, "storing a cell") for t in texts]
+        return Categorical(codes, self.levels)
+
+
+def make(values, levels=None, who: str = "category") -> Categorical:
+    """A category from strings (None or "" missing) and its levels (default: the sorted values)."""
+    cells = [None if v == "" else v for v in values]
+    if levels is None:
+        order = tuple(sorted({c for c in cells if c is not None}))
+    else:
+        order = tuple(levels)
+        if len(set(order)) < len(order):
+            twice = next(x for x in order if order.count(x) > 1)
+            raise LaminaError("ValueError", f"{who}: level \"{twice}\" is given twice.")
+    index = {level: i for i, level in enumerate(order)}
+    codes = np.empty(len(cells), dtype=np.int32)
+    for i, c in enumerate(cells):
+        if c is None:
+            codes[i] = -1
+        elif c in index:
+            codes[i] = index[c]
+        else:
+            raise LaminaError("ValueError", f"{who}: \"{c}\" is not one of the levels "
+                              f"{', '.join(order)}; add it to levels, or make it missing first.")
+    return Categorical(codes, order)
+
+
+def from_arrow(arr) -> Categorical:
+    """A dictionary Arrow array as a category whose levels are its dictionary, in its order."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.unify_dictionaries().combine_chunks() if arr.num_chunks else \
+            pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
+    levels = tuple(pc.cast(arr.dictionary, pa.string()).to_pylist())
+    codes = pc.fill_null(arr.indices.cast(pa.int32()), -1).to_numpy(zero_copy_only=False).astype(np.int32)
+    return Categorical(codes, levels)
