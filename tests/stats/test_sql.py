@@ -112,6 +112,8 @@ def test_the_error_points_at_the_programs_line(lam):
 def test_arguments_that_are_not_tables_or_settings(lam):
     assert lam.error('sql("select 1", t = 3)').message == (
         "sql's argument t must be a table, not a number. sql takes tables by name (t = t), memory_limit and threads.")
+    assert lam.error('sql("select 1", t = drop_columns(table({a = [1]}), "a"))').message == (
+        "sql's table t has no columns; DuckDB's tables have at least one.")
     assert lam.error('sql("select 1", threads = 0)').message == "sql's threads must be at least 1, not 0."
     assert lam.error('sql("select 1", memory_limit = "lots")').message.startswith(
         'sql: DuckDB refuses the settings memory_limit = "lots": Parser Error: Memory must have a number')
