@@ -73,6 +73,10 @@ def sql(query, tables: dict, memory_limit=None, threads=None) -> Table:
         if settings["threads"] > MAX_THREADS:
             raise LaminaError("ValueError", f"sql's threads must be at most {MAX_THREADS}, not {settings['threads']}.")
     perms = current()
+    if restricted(perms) and int(duckdb.__version__.split(".")[0]) < 2:
+        # DuckDB 1's allowed_directories compares the path as written: a relative path is refused
+        raise LaminaError("PermissionError", f"sql under {_flags(perms)} needs DuckDB 2.0 or later, whose "
+                          f"guard resolves relative paths and links; this is DuckDB {duckdb.__version__}.")
     with connection(settings, perms) as con:
         statements = run_duckdb(lambda: con.extract_statements(text), "sql", tables)
         if not statements:
@@ -238,17 +242,19 @@ def _denied(message: str, who: str) -> LaminaError:
 # -- what a query names --------------------------------------------------------------------------
 def check_query(con, text: str, statements, perms: Permissions, who: str) -> None:
     """PermissionError unless every statement only reads, and only files the run may read."""
+    trees = []
     for statement in statements:
-        if str(statement.type).rsplit(".", 1)[-1] not in READING:
+        tree = serialized(con, statement.query)
+        if str(statement.type).rsplit(".", 1)[-1] not in READING or tree.get("error"):
+            if tree.get("error") and "SELECT" not in str(tree.get("error_message")):
+                raise LaminaError("ValueError", f"{who}: {tree.get('error_message', 'the query cannot be read')}")
             word = (statement.query.split() or ["?"])[0].upper()
             raise LaminaError("PermissionError", f"{who} may not run {word} in this run: under {_flags(perms)} "
                               f"a query may only read (SELECT), since COPY, ATTACH, INSTALL, LOAD, SET, "
                               f"PRAGMA, CREATE, EXPORT and the other statements write files, load code or "
                               f"change what DuckDB may reach.")
-    tree = serialized(con, text)
-    if tree.get("error"):
-        raise LaminaError("ValueError", f"{who}: {tree.get('error_message', 'the query cannot be read')}")
-    for kind, text in named_files(tree, who):
+        trees.append(tree)
+    for kind, text in named_files(trees, who):
         if kind == "query":         # query('select ...'): the query inside, checked as this one
             check_query(con, text, run_duckdb(lambda: con.extract_statements(text), who, {}), perms, who)
         else:
