@@ -9,8 +9,9 @@ Both readers follow one rule: a column is numeric when every cell that is not mi
 """
 from __future__ import annotations
 
+import mmap
 import re
-import time
+import threading
 
 import numpy as np
 import pyarrow as pa
@@ -33,14 +34,20 @@ class NotOrdinary(Exception):
 
 
 def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> dict:
-    """The columns of an ordinary CSV file (f an open binary file of size bytes), or NotOrdinary."""
-    source = _Progress(f, size) if size > 32 << 20 else f
+    """The columns of an ordinary CSV file (f an open regular file of size bytes), or NotOrdinary.
+    Arrow reads the file's pages in place (mmap); a file without a quote is cut into blocks for the
+    threads at any line end, one with quotes only where a line end is outside quotes."""
+    if size == 0:
+        raise NotOrdinary
+    pages = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    source = pa.BufferReader(pa.py_buffer(pages))
+    progress = _Progress(source, size) if size > 32 << 20 else None
     try:
         table = pacsv.read_csv(
             source,
             read_options=pacsv.ReadOptions(block_size=LINE_LIMIT, use_threads=True),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True,
-                                             escape_char=False, newlines_in_values=True,
+                                             escape_char=False, newlines_in_values=pages.find(b'"') >= 0,
                                              ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
                 check_utf8=True, null_values=list(na), strings_can_be_null=True,
@@ -50,8 +57,9 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
     except (pa.ArrowInvalid, pa.ArrowKeyError, pa.ArrowNotImplementedError, KeyError, ValueError):
         raise NotOrdinary from None
     finally:
-        if source is not f:
-            source.close_bar()
+        if progress is not None:
+            progress.stop()
+        del source                  # the mapping is unmapped once nothing points into it
     names = table.column_names
     if len(names) < 2 or len(set(names)) < len(names) or any(n != n.strip() or not n for n in names):
         raise NotOrdinary            # a one-column file's blank lines; a name with spaces around it
@@ -98,32 +106,24 @@ def _column(arr: pa.ChunkedArray, forced: bool):
 
 
 class _Progress:
-    """A file whose reads move a progress bar, shown once a read has taken PROGRESS_AFTER seconds."""
+    """A progress bar of a read in Arrow's threads, shown once the read has taken PROGRESS_AFTER
+    seconds: a thread reads the source's position every tenth of a second."""
 
-    def __init__(self, f, size: int):
+    def __init__(self, source, size: int):
         from tqdm import tqdm
-        self.f, self.bar = f, tqdm(total=size, unit="B", unit_scale=True, delay=PROGRESS_AFTER,
-                                   desc="read_csv", leave=False)
-        self.start = time.monotonic()
-        self.closed = False
+        self.source, self.done = source, threading.Event()
+        self.bar = tqdm(total=size, unit="B", unit_scale=True, delay=PROGRESS_AFTER, desc="read_csv", leave=False)
+        self.thread = threading.Thread(target=self._follow, daemon=True)
+        self.thread.start()
 
-    def read(self, n=-1):
-        data = self.f.read(n)
-        self.bar.update(len(data))
-        return data
+    def _follow(self):
+        while not self.done.wait(0.1):
+            self.bar.update(self.source.tell() - self.bar.n)
 
-    def readable(self):
-        return True
-
-    def seekable(self):
-        return False
-
-    def close(self):
-        pass
-
-    def close_bar(self):
+    def stop(self):
+        self.done.set()
+        self.thread.join()
         self.bar.close()
-
 
 
 # -- the careful reader's columns --------------------------------------------------------

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import pyarrow.compute as pc
+
 from ..errors import LaminaError
 from ..values import as_str
 from . import columns as C
@@ -48,28 +50,80 @@ def _key(c):
     return C.as_text(c) if C.kind(c) == "category" else c
 
 
+def _one_key_codes(left, right) -> tuple[np.ndarray, np.ndarray, int]:
+    """Codes of one key column on both sides, from a hash of the right side's keys alone: the right
+    rows' codes (k + 1 where missing), the left rows' (k where no right row has the key), and k.
+    Whole-number keys in a range not much longer than the tables (ids) are their own codes."""
+    if C.is_numeric(left) and C.is_numeric(right):
+        codes = _whole_number_codes(left, right)
+        if codes is not None:
+            return codes
+    encoded = pc.dictionary_encode(C.to_arrow(right))
+    k = len(encoded.dictionary)
+    rcode = pc.fill_null(encoded.indices, k + 1).to_numpy(zero_copy_only=False).astype(np.int64)
+    found = pc.index_in(C.to_arrow(left), value_set=encoded.dictionary)
+    lcode = pc.fill_null(found, k).to_numpy(zero_copy_only=False).astype(np.int64)
+    return lcode, rcode, k
+
+
+def _whole_number_codes(left: np.ndarray, right: np.ndarray):
+    kept = right[~np.isnan(right)]
+    if not len(kept) or np.any(kept != np.round(kept)):
+        return None
+    lo, hi = kept.min(), kept.max()
+    if not hi - lo < 4 * (len(left) + len(right)) + 1024:
+        return None
+    k = int(hi - lo) + 1
+    rcode = np.where(np.isnan(right), k + 1, right - lo).astype(np.int64)
+    with np.errstate(invalid="ignore"):
+        inside = (left >= lo) & (left <= hi) & (left == np.round(left))
+    lcode = np.where(inside, left - lo, k).astype(np.int64)
+    return lcode, rcode, k
+
+
 def _pairs(left: Table, right: Table, keys: list[str], mode: str) -> tuple[np.ndarray, np.ndarray]:
     """The left and right row of each pair, -1 where a side has no row."""
     n, m = left.nrows, right.nrows
-    if n == 0 or m == 0:
-        codes, k = np.zeros(n + m, dtype=np.int64), 1
+    if len(keys) == 1 and n and m:
+        lcode, rcode_kept, k = _one_key_codes(_key(left.columns[keys[0]]), _key(right.columns[keys[0]]))
     else:
-        codes, k = combined_codes([C.stacked(_key(left.columns[c]), _key(right.columns[c])) for c in keys])
-    gone = np.zeros(n + m, dtype=bool)
-    for c in keys:
-        gone |= np.concatenate([C.missing(left.columns[c]), C.missing(right.columns[c])])
-    codes = np.where(gone, k, codes)            # a missing key: a code no row of the other side has
-    lcode, rcode = codes[:n], codes[n:]
-    rcode_kept = np.where(gone[n:], k + 1, rcode)
-    r_order = np.argsort(rcode_kept, kind="stable")
+        if n == 0 or m == 0:
+            codes, k = np.zeros(n + m, dtype=np.int64), 1
+        else:
+            codes, k = combined_codes([C.stacked(_key(left.columns[c]), _key(right.columns[c])) for c in keys])
+        gone = np.zeros(n + m, dtype=bool)
+        for c in keys:
+            gone |= np.concatenate([C.missing(left.columns[c]), C.missing(right.columns[c])])
+        codes = np.where(gone, k, codes)            # a missing key: a code no row of the other side has
+        lcode, rcode_kept = codes[:n], np.where(gone[n:], k + 1, codes[n:])
     counts = np.bincount(rcode_kept, minlength=k + 2)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     per_left = counts[lcode]
+    if counts[:k].max(initial=0) <= 1:     # each key at most once on the right: one row or none
+        row_of = np.full(k + 2, -1, dtype=np.int64)
+        row_of[rcode_kept] = np.arange(m)
+        li = np.flatnonzero(per_left) if mode == "inner" else np.arange(n)
+        ri = row_of[lcode[li]] if mode == "inner" else np.where(per_left > 0, row_of[lcode], -1)
+    else:
+        li, ri = _runs(lcode, rcode_kept, counts, per_left, mode, m)
+    if mode == "outer":
+        matched = np.zeros(m, dtype=bool)
+        matched[ri[ri >= 0]] = True
+        extra = np.flatnonzero(~matched)
+        li = np.concatenate([li, np.full(len(extra), -1)])
+        ri = np.concatenate([ri, extra])
+    return li.astype(np.int64), ri.astype(np.int64)
+
+
+def _runs(lcode, rcode_kept, counts, per_left, mode: str, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs when a key may occur several times on the right: each left row's partners are a
+    run of the right rows sorted by code."""
+    r_order = np.argsort(rcode_kept, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     if mode == "inner":
         rows = np.flatnonzero(per_left)
         per_row = per_left[rows]
     else:
-        rows = np.arange(n)
+        rows = np.arange(len(lcode))
         per_row = np.maximum(per_left, 1)
     li = np.repeat(rows, per_row)
     # the position of each pair within its left row's run: 0, 1, ... per left row
@@ -78,13 +132,7 @@ def _pairs(left: Table, right: Table, keys: list[str], mode: str) -> tuple[np.nd
     ri = r_order[np.minimum(starts[lcode[li]] + within, max(m - 1, 0))] if m else np.full(len(li), -1)
     if mode != "inner":
         ri = np.where(per_left[li] > 0, ri, -1)
-    if mode == "outer":
-        matched = np.zeros(m, dtype=bool)
-        matched[ri[ri >= 0]] = True
-        extra = np.flatnonzero(~matched)
-        li = np.concatenate([li, np.full(len(extra), -1)])
-        ri = np.concatenate([ri, extra])
-    return li.astype(np.int64), ri.astype(np.int64)
+    return li, ri
 
 
 def _joined(left: Table, right: Table, keys: list[str], li: np.ndarray, ri: np.ndarray) -> Table:
@@ -96,8 +144,10 @@ def _joined(left: Table, right: Table, keys: list[str], li: np.ndarray, ri: np.n
                 raise LaminaError("ValueError", f"merge: both tables have a column '{name}', which would "
                                   f"become '{new}', but that name is taken; rename a column first.")
     out = {}
+    every_left = bool(np.all(li >= 0))
     for k in keys:          # from the left row, or the right one where there is no left row
-        out[k] = C.either(li >= 0, C.gather(left.columns[k], li), C.gather(right.columns[k], ri))
+        out[k] = C.gather(left.columns[k], li) if every_left else \
+            C.either(li >= 0, C.gather(left.columns[k], li), C.gather(right.columns[k], ri))
     for name in left.names:
         if name not in keys:
             out[name + "_x" if name in both else name] = C.gather(left.columns[name], li)
