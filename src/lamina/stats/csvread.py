@@ -35,19 +35,21 @@ class NotOrdinary(Exception):
 
 def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> dict:
     """The columns of an ordinary CSV file (f an open regular file of size bytes), or NotOrdinary.
-    Arrow reads the file's pages in place (mmap); a file without a quote is cut into blocks for the
-    threads at any line end, one with quotes only where a line end is outside quotes."""
+    A file without a quote is cut into blocks for the threads at any line end, one with quotes only
+    where a line end is outside quotes (which costs Arrow half its speed). Arrow reads the open file
+    itself, through /dev/fd, without Python's reads in between."""
     if size == 0:
         raise NotOrdinary
-    pages = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    source = pa.BufferReader(pa.py_buffer(pages))
+    with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as pages:      # unmapped before the read
+        quoted = pages.find(b'"') >= 0
+    source = pa.OSFile(f"/dev/fd/{f.fileno()}")
     progress = _Progress(source, size) if size > 32 << 20 else None
     try:
         table = pacsv.read_csv(
             source,
             read_options=pacsv.ReadOptions(block_size=LINE_LIMIT, use_threads=True),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True,
-                                             escape_char=False, newlines_in_values=pages.find(b'"') >= 0,
+                                             escape_char=False, newlines_in_values=quoted,
                                              ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
                 check_utf8=True, null_values=list(na), strings_can_be_null=True,
@@ -59,7 +61,7 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
     finally:
         if progress is not None:
             progress.stop()
-        del source                  # the mapping is unmapped once nothing points into it
+        source.close()
     names = table.column_names
     if len(names) < 2 or len(set(names)) < len(names) or any(n != n.strip() or not n for n in names):
         raise NotOrdinary            # a one-column file's blank lines; a name with spaces around it
@@ -74,13 +76,13 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
 def _column(arr: pa.ChunkedArray, forced: bool):
     t = arr.type
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t):
-        if pa.types.is_floating(t):
-            lo, hi = pc.min_max(arr).values()
-            if lo.is_valid and not (-C.EXACT < lo.as_py() and hi.as_py() < C.EXACT):
-                raise NotOrdinary        # Inf (spelled Infinity?), or beyond 2^53: the careful reader decides
-            if pc.any(pc.is_nan(arr)).as_py():
-                raise NotOrdinary        # a NaN spelled as a word that is not missing (-nan)
-        return C.from_arrow(arr, "")
+        values = C.from_arrow(arr, "")
+        if pa.types.is_floating(t) and len(values):
+            if np.count_nonzero(~np.isfinite(values)) != arr.null_count:
+                raise NotOrdinary        # Inf (spelled Infinity?) or NaN (-nan): the careful reader decides
+            if not (-C.EXACT < np.fmin.reduce(values) and np.fmax.reduce(values) < C.EXACT):
+                raise NotOrdinary        # whole numbers beyond 2^53 may be ids: the careful reader decides
+        return values
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         raise NotOrdinary            # bytes that are not UTF-8: the careful reader names them
     if (pa.types.is_date32(t) or pa.types.is_timestamp(t) and t.tz is None) and not forced:
