@@ -169,3 +169,27 @@ def test_standardize_of_tiny_and_huge_data_as_of_ordinary(lam):
     (((x - x.mean()) / x.std()) * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum().backward()
     np.testing.assert_allclose(h, x.grad.numpy(), rtol=1e-14)
     np.testing.assert_allclose(g * 1e-200, x.grad.numpy(), rtol=1e-13)
+
+
+def test_fit_predict_and_evaluate_take_a_tables_numeric_columns(lam):
+    out = lam.run('t = table({a = [1, 2, 3, 4], b = [0, 1, 0, 1], y = [1, 3, 2, 4], g = ["x", "y", "x", "y"]})\n'
+                  'net = compile(input(2) |> dense(1), loss = "mse", optimizer = "sgd", dtype = "float32", seed = 1)\n'
+                  'a = fit(net, t[:, ["a", "b"]], t.y, epochs = 3, verbose = 0)\n'
+                  'b = fit(net, as_matrix(t, ["a", "b"]), t.y, epochs = 3, verbose = 0)\n'
+                  'print(predict(a, t[:, ["a", "b"]]) == predict(b, as_matrix(t, ["a", "b"])), '
+                  'dtype(predict(a, t[:, ["a", "b"]])))\n'
+                  'print(evaluate(a, t[:, ["a", "b"]], t.y).loss == evaluate(b, as_matrix(t, ["a", "b"]), t.y).loss)')
+    assert out == ["[1; 1; 1; 1] float32", "true"]
+    err = lam.error('t = table({a = [1, 2], g = ["x", "y"]})\n'
+                    'net = compile(input(2) |> dense(1), loss = "mse")\nnet = fit(net, t, t.a)')
+    assert err.message == ('fit\'s X needs numeric columns, but g holds text; pick the numeric columns: '
+                           't[:, ["a", "b"]].')
+
+
+def test_as_matrix_writes_the_dtype_asked_for_in_one_copy():
+    import numpy as np
+    from lamina.stats.data import as_matrix
+    from lamina.stats.table import Table
+    t = Table({"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])})
+    m = as_matrix(t, dtype=np.float32)
+    assert m.dtype == np.float32 and m.flags.c_contiguous and m.tolist() == [[1, 3], [2, 4]]

@@ -109,7 +109,8 @@ def table(x, names=None):
          summary="The numeric columns of a table as the columns of a matrix (rows are the table's rows).",
          examples=[SMALL + 't = read_csv("small.csv")\nprint(as_matrix(t, ["x", "y"]))'],
          notes="A text column cannot go into a matrix: name the numeric columns you want. The "
-               "result is a fresh matrix, ready for linreg, kmeans or a model's fit.")
+               "result is a fresh matrix (one copy of the columns), ready for linreg or kmeans; fit, "
+               "predict and evaluate take the table itself.")
 def as_matrix(t, names=None):
     return DT.as_matrix(t, names=names)
 

@@ -4,14 +4,18 @@ builtins/nn.py; gru, embedding and layer_norm are in builtins/layers.py).
 The code is in lamina.models; the schedules' builtins are in lr_schedules.py."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..models.compile import compile_model
 from ..models.evaluate import evaluate as evaluate_model
 from ..models.evaluate import predict as predict_model
 from ..models.fit import fit as fit_model
 from ..models.quick import quick_mlp as quick_mlp_fn
 from ..models.spec import input_spec
+from ..stats.data import as_matrix
 from ..stats.linreg import LinearModel
 from ..stats.models import LogisticModel
+from ..stats.table import Table
 from .autodiff import trains
 from .registry import Shape, builtin, refuse_tracked
 
@@ -155,7 +159,9 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
                "the seed and the epoch's number counted over every fit, so the same seed, data and "
                "options give the same model and loss_history on every run, and fit(epochs = 2) "
                "then fit(epochs = 1) trains exactly as fit(epochs = 3), as a PyTorch DataLoader "
-               "draws epoch after epoch from one generator. Shapes are checked first: X needs the input's columns, "
+               "draws epoch after epoch from one generator. X and Y may be tables of numeric columns "
+               "(t[:, [\"a\", \"b\"]], made into a matrix once, in the model's dtype; predict and "
+               "evaluate take them too). Shapes are checked first: X needs the input's columns, "
                "Y one column per output unit (a vector of m when there is one unit; for "
                "cross_entropy a vector of class indices also works, and trains exactly as its "
                "one-hot rows do without ever making the m x units matrix), and both the same number of "
@@ -172,7 +178,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
         validation_data=None, early_stopping=None, verbose=1):
     refuse_tracked("fit", (X, Y, validation_data))
     with trains("fit"):
-        return fit_model(model, X=X, Y=Y, epochs=epochs, batch_size=batch_size, shuffle=shuffle,
+        return fit_model(model, X=_matrix(X, model, "fit's X"), Y=_matrix(Y, model, "fit's Y"), epochs=epochs, batch_size=batch_size, shuffle=shuffle,
                          validation_split=validation_split, validation_data=validation_data,
                          early_stopping=early_stopping, verbose=verbose)
 
@@ -198,7 +204,7 @@ def predict(model, X):
     refuse_tracked("predict", (X,))
     if isinstance(model, (LinearModel, LogisticModel)):
         return model.predict(X)
-    return predict_model(model, X=X)
+    return predict_model(model, X=_matrix(X, model, "predict's X"))
 
 
 @builtin("evaluate", pure="a record", tracked="refuses", category=CATEGORY,
@@ -219,7 +225,15 @@ def predict(model, X):
                "the target. Y is checked and shaped as in fit.")
 def evaluate(model, X, Y):
     refuse_tracked("evaluate", (X, Y))
-    return evaluate_model(model, X=X, Y=Y)
+    return evaluate_model(model, X=_matrix(X, model, "evaluate's X"), Y=_matrix(Y, model, "evaluate's Y"))
+
+
+def _matrix(x, model, who: str):
+    """A table as the matrix of its numeric columns, made once in the model's dtype (fit, predict
+    and evaluate then use it without another copy); anything else as it is."""
+    if isinstance(x, Table):
+        return as_matrix(x, dtype=getattr(model, "dtype", np.float64), who=who)
+    return x
 
 
 @builtin("quick_mlp", pure="a model", tracked="refuses", category=CATEGORY,

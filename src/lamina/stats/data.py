@@ -186,17 +186,27 @@ def _field(x) -> str:
     return number_strings(np.array([x]))[0].as_py()
 
 
-def as_matrix(t, names=None) -> np.ndarray:
+def as_matrix(t, names=None, dtype=np.float64, who: str = "") -> np.ndarray:
+    """Numeric columns as the columns of a new matrix of dtype: one copy, written in place."""
     table = as_table(t, "as_matrix's argument")
     wanted = _names(names, "as_matrix's column names") or table.names
-    text = [k for k in wanted if not isinstance(table.columns.get(k, np.zeros(0)), np.ndarray)]
     for k in wanted:
         table.get(k)
+    text = [k for k in wanted if not C.is_numeric(table.columns[k])]
     if text:
-        raise LaminaError("TypeError", f"as_matrix needs numeric columns, but {', '.join(text)} "
-                          f"hold{'s' * (len(text) == 1)} text; name the numeric columns to use: "
-                          f"as_matrix(t, [\"a\", \"b\"]).")
-    return np.column_stack([table.columns[k] for k in wanted]) if wanted else np.zeros((table.nrows, 0))
+        pick = f"pick the numeric columns: t[:, [\"a\", \"b\"]]" if who else \
+            "name the numeric columns to use: as_matrix(t, [\"a\", \"b\"])"
+        raise LaminaError("TypeError", f"{who or 'as_matrix'} needs numeric columns, but {', '.join(text)} "
+                          f"hold{'s' * (len(text) == 1)} {_kinds(table, text)}; {pick}.")
+    out = np.empty((table.nrows, len(wanted)), dtype=dtype)
+    for j, k in enumerate(wanted):
+        out[:, j] = table.columns[k]
+    return out
+
+
+def _kinds(table: Table, names: list[str]) -> str:
+    kinds = sorted({C.kind(table.columns[k]) for k in names})
+    return " and ".join("text" if k == "text" else k + "s" for k in kinds)
 
 
 def _rows(x) -> int:
