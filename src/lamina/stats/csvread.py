@@ -5,7 +5,10 @@ of fields, bytes that are not UTF-8, a quote never closed, a line longer than LI
 over-long field, text with spaces around it, which Lamina trims when unquoted, a number spelled in
 a way Lamina reads as text, a whole number beyond 2^53), the file is read again by the careful
 reader, which gives the error naming the line and column, or the table that Lamina's rules make.
-Both readers follow one rule: a column is numeric when every cell that is not missing is a number.
+Both readers follow one rule: a column is numeric when every cell that is not missing is a number
+(dates when every one is an ISO date, date-times when some have a time of day), text when at most
+half of them are, and otherwise an error naming the first cell that is not (a typo in a column of
+numbers must not turn it into text).
 """
 from __future__ import annotations
 
