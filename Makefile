@@ -26,6 +26,9 @@ demo: $(STAMP)
 	  echo "== $$f"; $(BIN)/lamina $$f || exit 1; done
 	@echo "== examples/project/train.lam --epochs 300 --lr 0.1"
 	@$(BIN)/lamina examples/project/train.lam --epochs 300 --lr 0.1
+	@echo "== examples/sales.lam (a million sales, written once by examples/data/make_sales.py)"
+	@$(BIN)/python examples/data/make_sales.py
+	@$(BIN)/lamina examples/sales.lam
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
