@@ -34,6 +34,8 @@ def check_png(path, min_size=(200, 200)):
     'bar(["a", "b", "c"], [3, 1, 2])',
     'plot(normal(0, 1))\nplot(poisson(3))',
     'plot([1, 2; 2, 3; 3, 5])',
+    'plot(date(["2024-01-01", "2024-01-09", "2024-03-01"]), [3, 1, 2], style = "o-")',
+    'c = category(["hi", "lo", "lo"], levels = ["lo", "hi"])\nbar(c)\nscatter(c, [3, 1, 2], color = "red")',
 ])
 def test_drawings_are_real_images(lam, tmp_path, program):
     path = tmp_path / "fig.png"
@@ -350,3 +352,146 @@ def test_savefig_refuses_a_raster_image_of_more_than_100_million_pixels(lam, tmp
                                        "image, more than 100,000,000 pixels; use a lower dpi, or .svg or .pdf.")
     lam.run('plot([1, 2])\nsavefig(path, dpi = 5000)', path=str(tmp_path / "y.svg"))
     assert (tmp_path / "y.svg").stat().st_size > 0 and not (tmp_path / "y.png").exists()
+
+
+# -- dates on the x axis ---------------------------------------------------------------------
+
+def tick_texts():
+    ax = figures.axes()
+    ax.figure.canvas.draw()                     # ticks are placed when the figure is drawn
+    return [t.get_text() for t in ax.get_xticklabels()]
+
+
+def test_plot_of_a_date_column_draws_on_a_date_axis_leaving_out_a_missing_date(lam, tmp_path):
+    import datetime as dt
+    from matplotlib.dates import date2num
+    csv = tmp_path / "sales.csv"
+    csv.write_text("day,sales\n2024-01-03,3\n2024-01-01,1\n,5\n2024-01-10,4\n")
+    lam.run("t = read_csv(p)\nplot(t.day, t.sales)", p=str(csv))
+    [line] = figures.axes().get_lines()
+    days = [dt.date(2024, 1, 3), dt.date(2024, 1, 1), dt.date(2024, 1, 10)]
+    assert line.get_xdata(orig=False).tolist() == date2num(days).tolist() == [19725.0, 19723.0, 19732.0]
+    assert line.get_ydata().tolist() == [3.0, 1.0, 4.0]           # the row without a date is left out
+    assert tick_texts() == [f"2024-01-{d:02d}" for d in range(1, 11)]
+    path = tmp_path / "sales.png"
+    lam.run("savefig(p)", p=str(path))
+    check_png(path)
+
+
+@pytest.mark.parametrize("days, ticks", [
+    (["2024-01-01", "2024-12-31"], ["2024-01", "2024-03", "2024-05", "2024-07", "2024-09", "2024-11", "2025-01"]),
+    (["2015-06-01", "2024-01-02"], [str(y) for y in range(2014, 2025)]),
+    # two days apart: a tick a day, not one every few hours that all read the same date
+    (["2024-01-01", "2024-01-02"], ["2024-01-01", "2024-01-02"]),
+])
+def test_a_date_axis_ticks_read_as_iso_dates(lam, days, ticks):
+    lam.run(f"plot(date({days}), [1, 2])".replace("'", '"'))
+    assert tick_texts() == ticks
+
+
+def test_scatter_of_datetimes_places_each_at_its_moment(lam):
+    import datetime as dt
+    from matplotlib.dates import date2num
+    lam.run('scatter(datetime(["2024-01-01T10:00", "", "2024-01-01T16:30"]), [1, 2, 3], color = [7, 8, 9])')
+    dots = figures.axes().collections[0]
+    moments = [dt.datetime(2024, 1, 1, 10), dt.datetime(2024, 1, 1, 16, 30)]
+    assert dots.get_offsets().tolist() == [[x, y] for x, y in zip(date2num(moments), [1.0, 3.0])]
+    assert dots.get_array().tolist() == [7.0, 9.0]          # the color of the dot left out goes too
+    assert tick_texts() == [f"2024-01-01 {h}:00" for h in range(10, 17)]
+
+
+def test_dates_and_numbers_do_not_share_an_x_axis(lam):
+    # matplotlib reads numbers on a date axis as days since 1970, and puts dates on a number axis
+    # without date ticks
+    err = lam.error('plot([1, 2])\nplot(date(["2024-01-01", "2024-01-02"]), [1, 2])')
+    assert (err.kind, err.message) == ("TypeError", "plot cannot draw dates on this figure, whose x axis "
+                                       "holds numbers; start another with figure() first.")
+    err = lam.error('figure()\nplot(date(["2024-01-01", "2024-01-02"]), [1, 2])\nhist([1, 2])')
+    assert err.message == ("hist cannot draw numbers on this figure, whose x axis holds dates; start "
+                           "another with figure() first.")
+    lam.run('figure()\nplot(date(["2024-01-01", "2024-01-02"]), [1, 2])\n'
+            'scatter(datetime(["2024-01-01T12:00"]), [3])\nfigure()\nplot([1, 2])')
+    assert drawn_lines() == [[[0.0, 1.0], [1.0, 2.0]]]
+
+
+def test_a_failed_drawing_leaves_the_axis_free_for_another_kind(lam):
+    out = lam.run('figure()\ntry\n  plot(date(["2024-01-01", "2024-01-02"]), [1, 2], style = "zz")\n'
+                  'catch e\n  print(e.kind)\nend try\nplot([1, 2])')
+    assert out == ["ValueError"]
+    assert drawn_lines() == [[[0.0, 1.0], [1.0, 2.0]]]
+
+
+@pytest.mark.parametrize("program, kind, message", [
+    ('plot(["a", "b"], [1, 2])', "TypeError", "plot's x values are text; make them a category to draw them "
+                                              "at its levels, in their order: plot(category(x), y)."),
+    ('scatter(table({g = ["a", "b"]}).g, [1, 2])', "TypeError", "scatter's x values are text; make them a "
+                                                                "category to draw them at its levels, in their "
+                                                                "order: scatter(category(x), y)."),
+    ('plot(date(["2024-01-01", "2024-01-02"]))', "TypeError",
+     "plot of dates needs the y values to draw at them: plot(x, y)."),
+    ('plot(category(["a"]))', "TypeError", "plot of a category needs the y values to draw at them: plot(x, y)."),
+    ('plot(date(["2024-01-01"]), [1, 2])', "ShapeError",
+     "plot needs one x per y value (per row of a matrix), but got 1 x values and 2 y values."),
+    ('plot(table({d = date(["2024-01-01"]), y = [1]}), "d")', "TypeError",
+     "plot(t, \"d\") needs a numeric column, but 'd' holds dates."),
+    ('bar(category(["a", "b"]), [1, 2, 3])', "ShapeError",
+     "bar needs one cell of the category per bar, but got 2 cells and 3 heights."),
+])
+def test_what_a_figure_cannot_place_on_its_x_axis_is_a_clear_error(lam, program, kind, message):
+    err = lam.error(program)
+    assert (err.kind, err.message) == (kind, message)
+
+
+# -- categories: the level order -------------------------------------------------------------
+
+DOSE = 'dose = category(["high", "low", "mid", "", "low"], levels = ["low", "mid", "high"])\n'
+
+
+def test_scatter_of_a_category_places_cells_at_their_levels_in_level_order(lam):
+    # neither sorted (high, low, mid) nor first seen (high, low, mid): the levels' own order
+    lam.run(DOSE + "scatter(dose, [5, 1, 3, 9, 2])")
+    assert figures.axes().collections[0].get_offsets().tolist() == [[2, 5], [0, 1], [1, 3], [0, 2]]
+    assert tick_texts() == ["low", "mid", "high"]
+    lam.run(DOSE + 'figure()\nplot(dose, [5, 1, 3, 9, 2], style = "o")')
+    assert drawn_lines() == [[[2.0, 5.0], [0.0, 1.0], [1.0, 3.0], [0.0, 2.0]]]
+    assert tick_texts() == ["low", "mid", "high"]
+
+
+def test_a_level_no_cell_holds_keeps_its_place(lam):
+    lam.run('plot(category(["c", "a"], levels = ["a", "b", "c"]), [3, 1])')
+    assert drawn_lines() == [[[2.0, 3.0], [0.0, 1.0]]]
+    assert tick_texts() == ["a", "b", "c"]
+    lo, hi = figures.axes().get_xlim()
+    assert lo <= 0 and hi >= 2
+
+
+def test_bar_of_a_category_counts_each_level_in_level_order(lam):
+    lam.run(DOSE + 'bar(dose)\nplot(dose, [3, 1, 2, 0, 1.5], style = "o")')
+    ax = figures.axes()
+    assert [p.get_height() for p in ax.patches] == [2.0, 1.0, 1.0]         # low, mid, high; NA counted nowhere
+    assert [p.get_x() + p.get_width() / 2 for p in ax.patches] == [0.0, 1.0, 2.0]
+    assert tick_texts() == ["low", "mid", "high"]
+    assert drawn_lines()[0][0] == [2.0, 3.0]                                # a plot on it meets its bars
+    lam.run('figure()\nbar(category(["b", "b"], levels = ["a", "b"]))')
+    assert [p.get_height() for p in figures.axes().patches] == [0.0, 2.0]
+
+
+def test_bar_of_a_category_and_heights_draws_the_bars_in_level_order(lam):
+    lam.run(DOSE + "bar(dose, [5, 1, 3, 9, 2])")
+    ax = figures.axes()
+    assert [p.get_height() for p in ax.patches] == [1.0, 2.0, 3.0, 5.0, 9.0]
+    assert tick_texts() == ["low", "low", "mid", "high", "NA"]               # a missing cell last
+    lam.run('figure()\nt = table({g = ["b", "a", "c", "a"], y = [1, 2, 3, 4]})\n'
+            't.g = category(t.g, levels = ["c", "b", "a"])\nn = count(group_by(t, "g"))\nbar(n.g, n.n)')
+    assert [p.get_height() for p in figures.axes().patches] == [1.0, 1.0, 2.0]
+    assert tick_texts() == ["c", "b", "a"]
+
+
+def test_categories_of_other_levels_do_not_share_an_x_axis(lam):
+    err = lam.error('plot(category(["a", "b"]), [1, 2])\nscatter(category(["a", "c"]), [1, 2])')
+    assert (err.kind, err.message) == ("TypeError", "scatter cannot draw a category of levels a, c on this "
+                                       "figure, whose x axis holds a category of levels a, b; start "
+                                       "another with figure() first.")
+    err = lam.error('figure()\nbar([1, 2])\nplot(category(["a", "b"]), [1, 2])')
+    assert err.message.startswith("plot cannot draw a category of levels a, b on this figure, whose x axis "
+                                  "holds numbers")

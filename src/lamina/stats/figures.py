@@ -30,10 +30,14 @@ from ..values import (
 )
 from ..warnings import warn
 from .args import data, vector
+from . import figure_axis as FX
+from .categories import Categorical
+from .dates import Dates
 from .descriptive import bin_spec, check_span
 from .table import Table
 
-_state = {"plt": None, "fig": None, "ax": None, "sink": None}
+# x: what the current figure's x axis holds (figure_axis.claim), None before anything is drawn
+_state = {"plt": None, "fig": None, "ax": None, "sink": None, "x": None}
 
 
 def has_display() -> bool:
@@ -88,20 +92,27 @@ def draws(fn):
     error leaves no blank figure behind (for savefig to write, or a notebook cell to show)."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        started = _state["fig"] is None
+        started, held = _state["fig"] is None, _state["x"]
         try:
             return fn(*args, **kwargs)
         except BaseException:
             if started:
                 close()
+            _state["x"] = held
             raise
     return call
+
+
+def x_axis(kind, who: str) -> None:
+    """The current figure's x axis takes kind (numbers, dates or a category's levels), or the
+    drawing is refused before anything is drawn."""
+    _state["x"] = FX.claim(_state["x"], kind, who)
 
 
 def close():
     if _state["fig"] is not None:
         _state["plt"].close(_state["fig"])
-    _state["fig"] = _state["ax"] = None
+    _state["fig"] = _state["ax"] = _state["x"] = None
 
 
 def show_inline(sink) -> None:
@@ -205,8 +216,13 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
     fmt = as_str(style, "plot's style")
     ax = axes()
     if isinstance(x, Table) and isinstance(y, str):
+        x_axis(FX.NUMBERS, "plot")
         return _plot_table(ax, x, y, "o-" if fmt == "-" else fmt, label, title, xlabel, ylabel)
+    if isinstance(x, (Dates, Categorical)) and y is None:
+        what = x.type_name if isinstance(x, Dates) and not x.scalar else describe(x)    # "dates", "a date"
+        raise LaminaError("TypeError", f"plot of {what} needs the y values to draw at them: plot(x, y).")
     if isinstance(x, (LibObject, Record)) and y is None:
+        x_axis(FX.NUMBERS, "plot")
         from .distributions import Distribution
         if isinstance(x, Distribution):
             return _plot_distribution(ax, x, fmt, label, title, xlabel, ylabel)
@@ -222,15 +238,19 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
         decorate(ax, True, title, xlabel, ylabel, default=("epoch", "loss"))
         return None
     ys = data(x if y is None else y, "plot's y values")
-    xs = None if y is None else vector(x, "plot's x values")
+    xs, kept, kind = (None, None, FX.NUMBERS) if y is None else FX.x_values(x, "plot")
     if ys.ndim == 2 and ys.shape[0] == 1 and (xs is None or xs.size == ys.size):
         ys = ys.reshape(-1)                   # a row vector: one line, not a point per column
     xs = np.arange(ys.shape[0]) if xs is None else xs
     if xs.size != ys.shape[0]:
         raise LaminaError("ShapeError", f"plot needs one x per y value (per row of a matrix), but got "
                           f"{xs.size} x values and {ys.shape[0]} y values.")
+    if kept is not None:                      # a missing date or category cell: left out with its y
+        xs, ys = xs[kept], ys[kept]
+    x_axis(kind, "plot")
     with drawing("plot", STYLE_HINT):
         ax.plot(xs, ys, fmt, label=label)
+    FX.label_axis(ax, kind)
     decorate(ax, label, title, xlabel, ylabel)
 
 
@@ -257,7 +277,8 @@ def _plot_table(ax, t: Table, name: str, fmt: str, label, title, xlabel, ylabel)
     table), one line per setting of the others."""
     ys = t.get(name)
     if not isinstance(ys, np.ndarray):
-        raise LaminaError("TypeError", f"plot(t, \"{name}\") needs a numeric column, but '{name}' holds text.")
+        held = "text" if isinstance(ys, list) else ys.type_name
+        raise LaminaError("TypeError", f"plot(t, \"{name}\") needs a numeric column, but '{name}' holds {held}.")
     varied = [k for k in t.swept if k != name and len(set(map(str, t.columns[k]))) > 1]
     numeric = ([k for k in varied if isinstance(t.columns[k], np.ndarray)]
                or [k for k in t.swept if k != name and isinstance(t.columns[k], np.ndarray)])
@@ -288,7 +309,7 @@ SCATTER_LARGEST = 1e6
 def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):
     label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     ax = axes()
-    xs, ys = vector(x, "scatter's x values"), vector(y, "scatter's y values")
+    (xs, kept, kind), ys = FX.x_values(x, "scatter"), vector(y, "scatter's y values")
     if xs.size != ys.size:
         raise LaminaError("ShapeError", f"scatter needs as many x values as y values, but got {xs.size} and {ys.size}.")
     c = None
@@ -311,7 +332,11 @@ def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, 
     if c is not None and not isinstance(c, str):   # matplotlib leaves a NaN's dot out (transparent)
         from matplotlib import colormaps
         cmap = colormaps["viridis"].with_extremes(bad="gray")
+    if kept is not None:                      # a missing date or category cell: left out with its y
+        xs, ys, c = xs[kept], ys[kept], c if c is None or isinstance(c, str) else c[kept]
+    x_axis(kind, "scatter")
     ax.scatter(xs, ys, c=c, s=area, label=label, cmap=cmap)
+    FX.label_axis(ax, kind)
     decorate(ax, label, title, xlabel, ylabel)
 
 
@@ -339,6 +364,7 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
         raise LaminaError("ValueError", f"hist cannot make equal bins over these values ({exc}); "
                           f"scale the data first.") from None
     ax = axes()
+    x_axis(FX.NUMBERS, "hist")
     with drawing("hist", TOO_BIG):
         if count <= HIST_SEPARATE_BARS:
             ax.hist(edges[:-1], bins=edges, weights=counts, label=label, edgecolor="white")
@@ -351,12 +377,21 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
 def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
     label, title, xlabel, ylabel = texts(label, title, xlabel, ylabel)
     ax = axes()
-    if heights is None:
+    kind = FX.NUMBERS
+    if heights is None and isinstance(x, Categorical):    # the count of each level, at its position
+        hs, names, kind = FX.level_counts(x), list(x.levels), x.levels
+    elif heights is None:
         hs = vector(x, "bar's heights")
         names = [str(i) for i in range(hs.size)]
     else:
         hs = vector(heights, "bar's heights")
-        if isinstance(x, list) and all(isinstance(s, str) for s in x):
+        if isinstance(x, Categorical):
+            if len(x) != hs.size:
+                raise LaminaError("ShapeError", f"bar needs one cell of the category per bar, but got "
+                                  f"{len(x)} cells and {hs.size} heights.")
+            order, names = FX.level_order(x)
+            hs = hs[order]
+        elif isinstance(x, list) and all(isinstance(s, str) for s in x):
             names = list(x)
         elif isinstance(x, list) and any(isinstance(s, str) for s in x):
             raise LaminaError("TypeError", "bar's labels must be all strings or all numbers, not a mix.")
@@ -371,8 +406,9 @@ def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
     # Positions 0, 1, ... with the labels as tick labels: a repeated label is a bar of its own
     # (matplotlib's categorical axis would stack them), and many bars label only some ticks.
     positions = np.arange(hs.size)
+    x_axis(kind, "bar")
     ax.bar(positions, hs, label=label)
-    shown = positions if hs.size <= 50 else np.linspace(0, hs.size - 1, 11).round().astype(int)
+    shown = positions if hs.size <= FX.MOST_LABELS else np.linspace(0, hs.size - 1, 11).round().astype(int)
     ax.set_xticks(shown, [names[i] for i in shown])
     decorate(ax, label, title, xlabel, ylabel)
 
