@@ -118,7 +118,7 @@ print(count(["1", "a"]), scale(1))
     assert problems(text) == []
     assert problems(text.replace("    n = 0\n", "\n")) == [
         (5, 15, 2, "NameError", read_before_assigned("n")), (12, 13, 1, "NameError", read_before_assigned("n"))]
-    assert problems(text.replace("by = factor", "by = fctor")) == [(15, 18, 5, "NameError", "Undefined variable 'fctor'. Did you mean 'factor' or 'corr' or 'floor'?")]
+    assert problems(text.replace("by = factor", "by = fctor")) == [(15, 18, 5, "NameError", "Undefined variable 'fctor'. Did you mean 'factor' or 'corr' or 'category'?")]
     for program, where in [("total += 1\n", (1, 7, 2)), ("v[0] = 1\n", (1, 1, 1))]:
         with pytest.raises(LaminaError) as run:       # where and in the words the run says it
             Interpreter().run(program)
