@@ -16,7 +16,8 @@ DATES_NOTE = ("date - date is the number of days between them (a fraction of a d
               "date + n and date - n move by n days, and <, <=, >, >=, == and != compare with a date "
               "of the same kind or with ISO text (t.day >= \"2024-03-01\"), giving a mask on a vector "
               "of dates. A missing date (NA) compares false. year, month, day and weekday read the "
-              "parts as numbers; d.year is the same as year(d).")
+              "parts as numbers; d.year is the same as year(d). min(d) and max(d) are the earliest and "
+              "latest (NA when one is missing, unless skipnan = true).")
 
 
 def _texts(x, who: str):

@@ -17,6 +17,7 @@ from ..autodiff import reductions as R
 from ..autodiff.broadcast import align
 from ..errors import LaminaError
 from ..values import (
+    LibObject,
     as_int,
     describe,
     format_number,
@@ -220,6 +221,8 @@ _EXTREME_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), G
 
 def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
     skip = _skip(skipnan, name)
+    if b is None and axis is None and isinstance(a, LibObject) and hasattr(a, "extreme"):
+        return a.extreme(name == "max", skip)          # the earliest or latest of some dates
     if b is None:
         return reduce(numeric_or_tracked(a, f"{name}\'s argument"), axis_arg(axis), skip)
     if axis is not None or skip:

@@ -105,25 +105,25 @@ class Categorical(LibObject):
 
 
 def make(values, levels=None, who: str = "category") -> Categorical:
-    """A category from strings (None or "" missing) and its levels (default: the sorted values)."""
-    cells = [None if v == "" else v for v in values]
+    """A category from strings (None or "" missing) and its levels (default: the sorted values),
+    coded by Arrow (a hash of the values, then their positions among the levels)."""
+    cells = values if isinstance(values, pa.Array) else pa.array([v or None for v in values], type=pa.string())
+    cells = pc.if_else(pc.equal(cells, ""), pa.scalar(None, pa.string()), cells) if len(cells) else cells
     if levels is None:
-        order = tuple(sorted({c for c in cells if c is not None}))
+        present = pc.unique(cells.drop_null())
+        order = tuple(present.take(pc.sort_indices(present)).to_pylist())
     else:
         order = tuple(levels)
         if len(set(order)) < len(order):
             twice = next(x for x in order if order.count(x) > 1)
             raise LaminaError("ValueError", f"{who}: level \"{twice}\" is given twice.")
-    index = {level: i for i, level in enumerate(order)}
-    codes = np.empty(len(cells), dtype=np.int32)
-    for i, c in enumerate(cells):
-        if c is None:
-            codes[i] = -1
-        elif c in index:
-            codes[i] = index[c]
-        else:
-            raise LaminaError("ValueError", f"{who}: \"{c}\" is not one of the levels "
-                              f"{', '.join(order)}; add it to levels, or make it missing first.")
+    found = pc.index_in(cells, value_set=pa.array(order, type=pa.string()))
+    unknown = pc.and_(pc.is_null(found), pc.is_valid(cells))
+    if len(cells) and pc.any(unknown).as_py():
+        c = cells.filter(unknown)[0].as_py()
+        raise LaminaError("ValueError", f"{who}: \"{c}\" is not one of the levels "
+                          f"{', '.join(order)}; add it to levels, or make it missing first.")
+    codes = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)
     return Categorical(codes, order)
 
 

@@ -122,6 +122,15 @@ class Dates(LibObject):
             return self.shifted(other if op == "+" else _negated(other))
         return None
 
+    def extreme(self, latest: bool, skip_missing: bool) -> "Dates":
+        """min or max: the earliest or latest date; NA when one is missing, unless skip_missing."""
+        v = self.values
+        gone = np.isnat(v)
+        if not len(v) or gone.all() or gone.any() and not skip_missing:
+            return Dates(np.array(["NaT"], dtype=v.dtype), scalar=True)
+        kept = v[~gone]
+        return Dates(np.array([kept.max() if latest else kept.min()]), scalar=True)
+
     def shifted(self, days) -> "Dates":
         n = value_of(days)
         if isinstance(n, bool) or not isinstance(n, (float, int, np.ndarray)):
