@@ -132,8 +132,34 @@ def test_a_query_out_of_core_gives_the_same_result_and_leaves_no_folder(tmp_path
     assert small.nrows == 400000
     np.testing.assert_array_equal(small.columns["g"], whole["g"].astype(float))
     np.testing.assert_allclose(small.columns["s"], whole["s"].astype(float), rtol=1e-12)
+    # what DuckDB spilled is gone; the folder is the kept database's, removed when it is closed
     mine = [e for e in os.listdir(tempfile.gettempdir()) if e.startswith(f"{SQ.SPILL_PREFIX}{os.getpid()}-")]
-    assert mine == []
+    assert [os.path.join(tempfile.gettempdir(), e) for e in mine] == [SQ.KEPT["temp"]]
+    assert all(e.endswith("_owner") for e in os.listdir(SQ.KEPT["temp"]))    # DuckDB's mark, no blocks
+    SQ.close_kept()
+    assert not spilling(os.getpid())
+
+
+def test_reading_queries_share_a_kept_database_and_nothing_a_query_creates_lasts():
+    t = Table({"a": np.array([1.0, 2.0])})
+    SQ.sql("select sum(a) as s from t", {"t": t})
+    kept = SQ.KEPT["con"]
+    assert SQ.sql("select count(*) as n from t", {"t": t}).columns["n"][0] == 2.0 and SQ.KEPT["con"] is kept
+    # a table registered by one call is not seen by the next (each runs on a cursor of its own)
+    with pytest.raises(LaminaError, match="the query names table t, which is neither"):
+        SQ.sql("select * from t", {})
+    # CREATE runs on a database of its own: the next call does not see what it made
+    assert list(SQ.sql("create table z as select 4 as a; select a from z", {}).columns["a"]) == [4.0]
+    with pytest.raises(LaminaError, match="the query names table z"):
+        SQ.sql("select * from z", {})
+    # SET on a database of its own: the kept one keeps its settings
+    SQ.sql("set threads = 1; select 1 as one", {}, threads=2)
+    assert SQ.sql("select current_setting('threads') as n", {}, threads=2).columns["n"][0] == 2.0
+    # other settings: another database, the first closed
+    SQ.sql("select 1 as one", {}, memory_limit="100MB")
+    assert SQ.KEPT["con"] is not kept and SQ.KEPT["key"] == ((("memory_limit", "100MB"),), None)
+    SQ.close_kept()
+    assert SQ.KEPT == {}
 
 
 def test_a_spill_folder_of_a_process_that_was_killed_is_removed():

@@ -79,8 +79,7 @@ def _filtered(file: pq.ParquetFile, picked: list[str] | None, condition: str, pa
     with connection({}, EVERYTHING, files=False) as con:
         try:
             named = _named_columns(con, condition)
-            by_lower = {n.lower(): n for n in names}
-            if named <= by_lower.keys():        # else DuckDB names the missing column among all
+            if named <= {n.lower() for n in names}:     # else DuckDB names the missing column among all
                 read = [n for n in names if n in keep or n.lower() in named]
             else:
                 read = names

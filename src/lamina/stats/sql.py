@@ -1,12 +1,16 @@
 """SQL on DuckDB: `sql(query, t = t, ...)` over Lamina tables and over the files a query names.
 
-Each call opens its own in-memory DuckDB connection and closes it at the end, so nothing a query
-makes outlives the call (no Lamina value changes under another). The tables passed by name are
-registered through Arrow (`con.register`: DuckDB scans a numeric column's NumPy memory, no copy);
+Each call runs on a cursor of its own (a DuckDB connection), so what one call registers no other
+sees. A query that only reads (SELECT) runs on the in-memory database the process keeps for its
+settings and permissions (KEPT: warmed by earlier queries, as a DuckDB connection held open is);
+a query with any other statement (CREATE, SET, ATTACH: a run without permissions) runs on a new
+database, closed at the end, so nothing a query makes outlives the call. The tables passed by name
+are registered through Arrow (`register`: DuckDB scans a numeric column's NumPy memory, no copy);
 the files the query names (`from 'big.parquet'`, `read_csv('x.csv')`) DuckDB reads itself, out of
-core: `memory_limit` bounds what it holds, and what does not fit spills to a fresh folder under the
-system's temporary folder (its temp_directory), removed when the call ends. DuckDB's progress bar
-is off (the library writes nothing of its own), and so are its scans of Python variables.
+core: `memory_limit` bounds what it holds, and what does not fit spills to the database's folder
+under the system's temporary folder (its temp_directory), removed when the database is closed (a
+new one at the call's end, the kept one at exit). DuckDB's progress bar is off (the library writes
+nothing of its own), and so are its scans of Python variables.
 
 Permissions. A run with permissions (lamina --sandbox, --allow-read, --allow-write; files.current())
 may only read, and only what read_csv could, checked three times before the query runs:
@@ -25,6 +29,7 @@ DuckDB's own guard. A denial is a PermissionError worded as read_csv's.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import contextvars
 import json
@@ -84,9 +89,22 @@ def sql(query, tables: dict, memory_limit=None, threads=None) -> Table:
                               "\"select * from t\".")
         if restricted(perms):
             check_query(con, text, statements, perms, "sql")
-        for name, t in tables.items():
-            con.register(name, t.to_arrow())
-        result = run_duckdb(lambda: interruptible(con, lambda: _last_result(con, text)), "sql", tables)
+        if all(_kind(s) in READING for s in statements):
+            return _run(con, text, tables)
+    # CREATE, SET, ATTACH ... (a run without permissions) change a database: one of their own
+    with connection(settings, perms, fresh=True) as con:
+        return _run(con, text, tables)
+
+
+def _kind(statement) -> str:
+    return str(statement.type).rsplit(".", 1)[-1]
+
+
+def _run(con, text: str, tables: dict) -> Table:
+    """The query's last result as a table, the tables registered on con (a cursor's own views)."""
+    for name, t in tables.items():
+        con.register(name, t.to_arrow())
+    result = run_duckdb(lambda: interruptible(con, lambda: _last_result(con, text)), "sql", tables)
     return table_of(result, "sql's result")
 
 
@@ -129,39 +147,79 @@ def restricted(perms: Permissions) -> bool:
 
 
 @contextlib.contextmanager
-def connection(settings: dict, perms: Permissions, files: bool = True) -> Iterator:
-    """A cursor of a fresh in-memory DuckDB database with the settings, spilling to a fresh
-    temporary folder; with permissions (or files = False: no file at all) behind DuckDB's own guard."""
+def connection(settings: dict, perms: Permissions, files: bool = True, fresh: bool = False) -> Iterator:
+    """A cursor of an in-memory DuckDB database with the settings, spilling to a folder of its own
+    under the system's temporary folder; with permissions (or files = False: no file at all)
+    behind DuckDB's own guard. The database is the one the process keeps for these settings and
+    permissions (KEPT), or with fresh (or files = False) a new one, closed and its folder removed
+    at the end. The work runs on a cursor, which another thread may interrupt (interruptible)."""
+    if fresh or not files:
+        con, temp = _open(settings, perms, files)
+    else:
+        con, temp = _kept(settings, perms), None
+    cursor = None
+    try:
+        cursor = con.cursor()
+        cursor.execute("SET enable_progress_bar = false")
+        yield cursor
+    finally:
+        if cursor is not None:
+            cursor.close()
+        if temp is not None:
+            con.close()
+            shutil.rmtree(temp, ignore_errors=True)
+
+
+# The database kept for queries that only read: (settings, permissions), the connection, its
+# spill folder. One at a time: another key closes it. A database warmed by earlier queries (its
+# memory pool, its threads) runs a query as DuckDB alone does on a connection it keeps open.
+KEPT: dict = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def _kept(settings: dict, perms: Permissions):
+    key = (tuple(sorted(settings.items())), perms if restricted(perms) else None)
+    with _KEPT_LOCK:
+        if KEPT.get("key") != key:
+            close_kept()
+            con, temp = _open(settings, perms, True)
+            KEPT.update(key=key, con=con, temp=temp)
+        return KEPT["con"]
+
+
+@atexit.register
+def close_kept() -> None:
+    """Close the kept database and remove its spill folder (at exit, or for another key)."""
+    if KEPT:
+        KEPT.pop("con").close()
+        shutil.rmtree(KEPT.pop("temp"), ignore_errors=True)
+        KEPT.clear()
+
+
+def _open(settings: dict, perms: Permissions, files: bool) -> tuple:
+    """A new database (the connection, its spill folder), its guard set when it has one."""
     temp = spill_folder()
     config = {**settings, "temp_directory": temp, "python_enable_replacements": False}
     guarded = restricted(perms) or not files
     if guarded:
         config.update(autoinstall_known_extensions=False, autoload_known_extensions=False)
-    con = cursor = None
     try:
-        try:
-            con = duckdb.connect(config=config)
-        except duckdb.Error as exc:
-            shown = ", ".join(f"{k} = {v!r}" for k, v in settings.items()).replace("'", '"')
-            raise LaminaError("ValueError", f"sql: DuckDB refuses the settings {shown}: "
-                              f"{duckdb_message(exc)}") from None
-        # The work runs on a cursor, which another thread may interrupt while it runs (interruptible)
-        cursor = con.cursor()
-        cursor.execute("SET enable_progress_bar = false")
-        if guarded:
-            roots = (perms.read or ()) if files else ()
-            if files and perms.read is None:
-                roots = (os.sep,)
-            con.execute("SET allowed_directories = ?", [[_folder(r) for r in roots if os.path.isdir(r)]])
-            con.execute("SET allowed_paths = ?", [[r for r in roots if not os.path.isdir(r)]])
-            con.execute("SET enable_external_access = false")
-            con.execute("SET lock_configuration = true")
-        yield cursor
-    finally:
-        for c in (cursor, con):
-            if c is not None:
-                c.close()
+        con = duckdb.connect(config=config)
+    except duckdb.Error as exc:
         shutil.rmtree(temp, ignore_errors=True)
+        shown = ", ".join(f"{k} = {v!r}" for k, v in settings.items()).replace("'", '"')
+        raise LaminaError("ValueError", f"sql: DuckDB refuses the settings {shown}: "
+                          f"{duckdb_message(exc)}") from None
+    if guarded:
+        roots = (perms.read or ()) if files else ()
+        if files and perms.read is None:
+            roots = (os.sep,)
+        con.execute("SET allowed_directories = ?", [[_folder(r) for r in roots if os.path.isdir(r)]])
+        con.execute("SET allowed_paths = ?", [[r for r in roots if not os.path.isdir(r)]])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET allowed_configs = ['enable_progress_bar']")   # a cursor's, set on each
+        con.execute("SET lock_configuration = true")
+    return con, temp
 
 
 def spill_folder() -> str:
@@ -245,7 +303,7 @@ def check_query(con, text: str, statements, perms: Permissions, who: str) -> Non
     trees = []
     for statement in statements:
         tree = serialized(con, statement.query)
-        if str(statement.type).rsplit(".", 1)[-1] not in READING or tree.get("error"):
+        if _kind(statement) not in READING or tree.get("error"):
             if tree.get("error") and "SELECT" not in str(tree.get("error_message")):
                 raise LaminaError("ValueError", f"{who}: {tree.get('error_message', 'the query cannot be read')}")
             word = (statement.query.split() or ["?"])[0].upper()
