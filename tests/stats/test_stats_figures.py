@@ -383,6 +383,9 @@ def test_plot_of_a_date_column_draws_on_a_date_axis_leaving_out_a_missing_date(l
     (["2015-06-01", "2024-01-02"], [str(y) for y in range(2014, 2025)]),
     # two days apart: a tick a day, not one every few hours that all read the same date
     (["2024-01-01", "2024-01-02"], ["2024-01-01", "2024-01-02"]),
+    # matplotlib's steps of 4 days ticked 2024-02-29 and 2024-03-01 side by side, labels overlapping
+    (["2024-03-01", "2024-03-29"], ["2024-03-01", "2024-03-08", "2024-03-15", "2024-03-22"]),
+    (["2024-02-20", "2024-03-03"], [f"2024-02-{d}" for d in range(20, 30)] + ["2024-03-01", "2024-03-02", "2024-03-03"]),
 ])
 def test_a_date_axis_ticks_read_as_iso_dates(lam, days, ticks):
     lam.run(f"plot(date({days}), [1, 2])".replace("'", '"'))

@@ -12,12 +12,24 @@ COMMON = ("Every drawing builtin adds to the current figure (starting one if the
           "savefig writes the figure and starts afresh. matplotlib draws, imported by the first "
           "drawing call, with the headless Agg backend unless a display exists.")
 OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
+X_KINDS = ("x may be dates or date-times (a date column, t.day): they go on a date axis whose "
+           "ticks read as ISO dates (2024-03, 2024-03-15, 2024-03-15 06:00 as the span needs). x may "
+           "be a category: each cell is drawn at its level's position (0 for the first level, 1 for "
+           "the next ...), in the level order, with the level names as the ticks; a level no cell "
+           "holds keeps its place. A missing date or cell is left out, with its y. Text x is an "
+           "error: make it a category (category(x), or with levels = [...] for their order). One "
+           "figure's x axis holds one kind, numbers, dates or the levels of one category; drawing "
+           "another kind on it is a TypeError (start another with figure()).")
 
 
 @builtin("plot", tracked="constant", category=CATEGORY,
          probes=["plot(p)", "plot(p, p .* 2)"],
          shapes=[Shape("plot(y)", "vector (or matrix)", "no output", "A line through y[i] at x = i (one line per column of a matrix of several rows)."),
                  Shape("plot(x, y)", "vector, vector or matrix", "no output", "A line through the points (x[i], y[i])."),
+                 Shape("plot(days, y)", "dates (or date-times), vector", "no output",
+                       "A line over a date axis, its ticks ISO dates."),
+                 Shape("plot(c, y)", "category, vector", "no output",
+                       "Each y at its cell's level, the levels in their order along x."),
                  Shape(f"plot(x, y, style = \"o--\", {OPTIONS})", "the same, strings", "no output",
                        "matplotlib's format string, and labels."),
                  Shape("plot(model)", "a value with a loss_history field", "no output",
@@ -30,7 +42,10 @@ OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
          examples=['x = linspace(0, 2, 21)\nplot(x, x .^ 2, label = "x^2")\nplot(x, x .^ 3, style = "--", label = "x^3", title = "powers")\n'
                    'savefig("plot.png")\nprint("saved")',
                    'X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0]\nfit = logreg(X, [0, 0, 1, 0, 1, 1])\nplot(fit)\n'
-                   'savefig("plot_loss.png")\nprint(length(fit.loss_history) > 1)'],
+                   'savefig("plot_loss.png")\nprint(length(fit.loss_history) > 1)',
+                   't = table({day = date(["2024-03-01", "2024-03-08", "2024-03-15", "2024-03-29"]), '
+                   'sales = [12, 15, 11, 18]})\nplot(t.day, t.sales, style = "o-", ylabel = "sales")\n'
+                   'savefig("plot_dates.png")\nprint(t.day[3] - t.day[0], "days")'],
          notes="plot(model) reads loss_history (and val_loss_history if present) from a model "
                "value or any record with those fields, labels the axes epoch and loss, and uses a "
                "log scale when the loss falls by more than a factor of 100. plot(t, \"loss\") of a "
@@ -38,7 +53,7 @@ OPTIONS = "label = \"...\", title = \"...\", xlabel = \"...\", ylabel = \"...\""
                "values (the first of equals; a parameter set to a single value when none varies), a point "
                "per configuration, one line per setting of the "
                "other swept parameters, on a log axis when the values span a factor of 10 or more "
-               "(learning rates); for another table, against the row number. " + COMMON)
+               "(learning rates); for another table, against the row number. " + X_KINDS + " " + COMMON)
 def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-"):
     FG.plot(x, y=y, label=label, title=title, xlabel=xlabel, ylabel=ylabel, style=style)
 
@@ -48,15 +63,21 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
          shapes=[Shape("scatter(x, y)", "two vectors of n", "no output", "A dot at each (x[i], y[i])."),
                  Shape("scatter(x, y, color = labels)", "two vectors, vector of n", "no output",
                        "Dots colored by a value per point (cluster labels, say)."),
+                 Shape("scatter(days, y)", "dates (or date-times), vector", "no output", "Dots over a date axis."),
+                 Shape("scatter(c, y)", "category, vector", "no output",
+                       "A column of dots at each level, in the level order."),
                  Shape(f"scatter(x, y, size = 5, {OPTIONS})", "the same, options", "no output", "Dot size and labels.")],
          summary="Draws a scatter plot of points, optionally colored by a value per point.",
          examples=["seed(0)\nX = vcat(randn(20, 2), randn(20, 2) + 4)\nr = kmeans(X, 2, seed = 0)\n"
                    "scatter(X[:, 0], X[:, 1], color = r.labels, title = \"two clusters\")\n"
-                   "savefig(\"scatter.png\")\nprint(unique(r.labels))"],
+                   "savefig(\"scatter.png\")\nprint(unique(r.labels))",
+                   'dose = category(["high", "low", "mid", "low", "high"], levels = ["low", "mid", "high"])\n'
+                   'scatter(dose, [7.1, 2.0, 4.2, 2.6, 6.5], xlabel = "dose", ylabel = "response")\n'
+                   'savefig("scatter_dose.png")\nprint(levels(dose))'],
          notes="color may be one matplotlib color name for every dot or one number per dot, mapped "
                "through the viridis color map (a dot whose number is NaN or Inf is gray). size is "
                "each dot's area in points squared (20 by default), finite, at least 0 and at most "
-               "1,000,000. " + COMMON)
+               "1,000,000. " + X_KINDS + " " + COMMON)
 def scatter(x, y, color=None, label=None, title=None, xlabel=None, ylabel=None, size=20.0):
     FG.scatter(x, y=y, color=color, label=label, title=title, xlabel=xlabel, ylabel=ylabel, size=size)
 
@@ -79,12 +100,24 @@ def hist(x, bins=10.0, label=None, title=None, xlabel=None, ylabel=None):
          probes=["bar(p)"],
          shapes=[Shape("bar(heights)", "vector", "no output", "One bar per element, labelled 0, 1, ..."),
                  Shape("bar(names, heights)", "list of strings (or vector), vector", "no output", "Bars with labels."),
+                 Shape("bar(c)", "category", "no output", "The number of cells at each level, in the level order."),
+                 Shape("bar(c, heights)", "category, vector", "no output",
+                       "A bar per cell, labelled with its level, the bars in the level order."),
                  Shape(f"bar(names, heights, {OPTIONS})", "the same, options", "no output", "With titles.")],
          summary="Draws a bar chart.",
-         examples=['bar(["setosa", "versicolor", "virginica"], [50, 48, 52], title = "counts")\nsavefig("bar.png")\nprint("saved")'],
+         examples=['bar(["setosa", "versicolor", "virginica"], [50, 48, 52], title = "counts")\nsavefig("bar.png")\nprint("saved")',
+                   't = table({size = ["M", "S", "L", "M", "XL", "M", "S"]})\n'
+                   't.size = category(t.size, levels = ["S", "M", "L", "XL"])\nbar(t.size, title = "orders by size")\n'
+                   'savefig("bar_levels.png")\nn = count(group_by(t, "size"))\nprint(n)'],
          notes="Bars are drawn in the order given, one per height: a repeated label is a bar "
                "of its own. Heights must be finite (NaN or Inf is a ValueError). With more than "
-               "50 bars, 11 of the labels are shown. " + COMMON)
+               "50 bars, 11 of the labels are shown. A category is drawn in its level order, never "
+               "sorted or in the order first seen: bar(c) counts the cells of each level (a level "
+               "no cell holds is a bar of height 0, missing cells count nowhere) and sets the x axis "
+               "to the levels, so plot(c, y) and scatter(c, y) draw on it at the same places; "
+               "bar(c, heights) draws a bar per cell ordered by level (cells of one level in the "
+               "order given, missing ones last, labelled NA), as for bar(n.g, n.n) of a count(...) "
+               "table. " + COMMON)
 def bar(x, heights=None, label=None, title=None, xlabel=None, ylabel=None):
     FG.bar(x, heights=heights, label=label, title=title, xlabel=xlabel, ylabel=ylabel)
 

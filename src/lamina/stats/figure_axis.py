@@ -64,7 +64,7 @@ def label_axis(ax, kind) -> None:
     """Ticks for what the x axis holds: ISO dates, or the level names at their positions."""
     if kind in (DATES, DATETIMES):
         import matplotlib.dates as md
-        locator = _day_ticks()() if kind == DATES else md.AutoDateLocator()
+        locator = _iso_ticks()(days_only=kind == DATES)
         formatter = md.AutoDateFormatter(locator, defaultfmt="%Y-%m-%d")
         formatter.scaled = dict(ISO_TICKS)
         ax.xaxis.set_major_locator(locator)
@@ -79,20 +79,29 @@ def label_axis(ax, kind) -> None:
 
 
 @functools.cache
-def _day_ticks():
-    """matplotlib's automatic date ticks, but a day apart at least: a date axis spanning a few days
-    would otherwise tick every few hours, each tick reading the same date."""
+def _iso_ticks():
+    """matplotlib's automatic date ticks with two changes. Days apart are 1, 7 or 14 (the 1st,
+    8th, 15th and 22nd of a month, or the 1st and 15th): its steps of 2 or 4 days put ticks on
+    the 29th or 31st and again on the 1st, whose labels overlap. On an axis of dates (days_only)
+    ticks are a day apart at least: a span of a few days would otherwise tick every few hours,
+    each tick reading the same date."""
     import matplotlib.dates as md
 
-    class DayTicks(md.AutoDateLocator):
+    class IsoTicks(md.AutoDateLocator):
+        def __init__(self, days_only: bool):
+            super().__init__()
+            self.days_only = days_only
+            self.intervald[md.DAILY] = [1, 7, 14]
+            self.maxticks[md.DAILY] = 16            # a tick a day up to 15 days: labels tilted fit
+
         def get_locator(self, dmin, dmax):
-            if abs((dmax - dmin).days) >= self.minticks:
+            if not self.days_only or abs((dmax - dmin).days) >= self.minticks:
                 return super().get_locator(dmin, dmax)
             self._freq = md.DAILY                   # what the formatter reads the spacing from
             locator = md.DayLocator(tz=self.tz)
             locator.set_axis(self.axis)
             return locator
-    return DayTicks
+    return IsoTicks
 
 
 def level_counts(c: Categorical) -> np.ndarray:
