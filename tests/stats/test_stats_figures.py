@@ -94,7 +94,8 @@ def test_the_docs_build_writes_figures_beside_the_pages(tmp_path, monkeypatch):
     monkeypatch.setattr(pages, "load_all", lambda: mine)
     out = tmp_path / "builtins"
     assert build.main(["build", str(out)]) == 0
-    for name in ("plot.png", "plot_loss.png", "scatter.png", "hist.png", "bar.png"):
+    for name in ("plot.png", "plot_loss.png", "plot_dates.png", "scatter.png", "scatter_dose.png", "hist.png",
+                 "bar.png", "bar_levels.png"):
         check_png(out / name, (100, 100))
     assert "![figure](scatter.png)" in (out / "scatter.md").read_text()
     assert build.main(["build", str(out), "--check"]) == 0
