@@ -145,6 +145,8 @@ def describe(x) -> str:
         return describe_shape(v.shape)
     if v is None:
         return "none"           # the value itself, as `true` is: "not none", never "not a none"
+    if isinstance(v, LibObject) and hasattr(v, "kind_text"):
+        return v.kind_text()    # a library value of many elements says how many (dates)
     return with_article(type_name(x))
 
 

@@ -72,9 +72,9 @@ class TestLaminaKernel(jupyter_kernel_test.KernelTests):
         assert outputs_of(msgs, "execute_result") == []
 
     def test_completion_of_variables_and_fields(self):
-        self.run_cell('rec = {alpha = 1, beta = [1, 2]}\nhouses_t = table({price = [1, 2], rooms = [3, 4]})')
+        self.run_cell('rec = {alpha = 1, beta = [1, 2]}\nmyhouses_t = table({price = [1, 2], rooms = [3, 4]})')
         for text, expected in [("rec.", ["alpha", "beta"]), ("rec.b", ["beta"]),
-                               ("houses_t.p", ["price"]), ("print(hou", ["houses_t"])]:
+                               ("myhouses_t.p", ["price"]), ("print(myh", ["myhouses_t"])]:
             self.kc.complete(text)
             content = self.get_non_kernel_info_reply(timeout=10)["content"]
             assert content["matches"] == expected, text

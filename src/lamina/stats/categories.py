@@ -24,6 +24,9 @@ class Categorical(LibObject):
         self.codes = codes              # int32, -1 where missing
         self.levels = levels
 
+    def kind_text(self) -> str:
+        return f"a category of {len(self.codes)} cells"
+
     # -- the column protocol (columns.py) -------------------------------------------------
     def __len__(self) -> int:
         return len(self.codes)

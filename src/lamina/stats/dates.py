@@ -40,6 +40,10 @@ class Dates(LibObject):
         kind = "date" if self.values.dtype == DATE else "datetime"
         return kind if self.scalar else kind + "s"
 
+    def kind_text(self) -> str:
+        kind = "date" if self.values.dtype == DATE else "datetime"
+        return f"a {kind}" if self.scalar else f"a vector of {len(self.values)} {kind}s"
+
     @property
     def is_datetime(self) -> bool:
         return self.values.dtype == DATETIME
