@@ -25,7 +25,8 @@ class Categorical(LibObject):
         self.levels = levels
 
     def kind_text(self) -> str:
-        return f"a category of {len(self.codes)} cells"
+        n = len(self.codes)
+        return f"a category of {n} cell{'s' * (n != 1)}"
 
     # -- the column protocol (columns.py) -------------------------------------------------
     def __len__(self) -> int:

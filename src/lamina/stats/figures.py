@@ -27,6 +27,7 @@ from ..values import (
     as_str,
     describe,
     format_number,
+    with_article,
 )
 from ..warnings import warn
 from .args import data, vector
@@ -219,7 +220,7 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
         x_axis(FX.NUMBERS, "plot")
         return _plot_table(ax, x, y, "o-" if fmt == "-" else fmt, label, title, xlabel, ylabel)
     if isinstance(x, (Dates, Categorical)) and y is None:
-        what = x.type_name if isinstance(x, Dates) and not x.scalar else describe(x)    # "dates", "a date"
+        what = x.type_name if isinstance(x, Dates) and not x.scalar else with_article(x.type_name)  # dates, a date
         raise LaminaError("TypeError", f"plot of {what} needs the y values to draw at them: plot(x, y).")
     if isinstance(x, (LibObject, Record)) and y is None:
         x_axis(FX.NUMBERS, "plot")
