@@ -47,14 +47,17 @@ def dense_codes(c) -> tuple[np.ndarray, int]:
 def _small_whole_numbers(c: np.ndarray):
     """Ranks of whole numbers in a range not much longer than the column (group numbers, years)
     from a count of each value: no hash, no sort. None for other columns."""
-    if not len(c) or np.isnan(c).any():
+    if not len(c):
         return None
-    lo, hi = c.min(), c.max()
-    if not hi - lo < 2 * len(c) + 1024 or np.any(c != np.round(c)):
+    lo, hi = np.fmin.reduce(c), np.fmax.reduce(c)
+    if not hi - lo < 2 * len(c) + 1024:             # also false for NaN or infinite ends
         return None
-    offsets = (c - lo).astype(np.int64)
+    shifted = c - lo
+    offsets = shifted.astype(np.int32 if hi - lo < 2 ** 31 else np.int64)
+    if not np.array_equal(offsets, shifted):         # a fraction, or a NaN inside
+        return None
     present = np.bincount(offsets) > 0
-    rank = np.cumsum(present) - 1
+    rank = np.cumsum(present, dtype=np.int64) - 1
     return rank[offsets], int(rank[-1]) + 1
 
 
@@ -92,7 +95,8 @@ class Grouped(LibObject):
         """The rows sorted by group, table order within a group (a radix sort for small codes)."""
         if self._order is None:
             g = self.group_of
-            small = g.astype(np.uint16) if self.count <= np.iinfo(np.uint16).max else g
+            small = g.astype(np.uint8) if self.count <= 255 else \
+                g.astype(np.uint16) if self.count <= np.iinfo(np.uint16).max else g
             self._order = np.argsort(small, kind="stable")
         return self._order
 
@@ -172,8 +176,9 @@ def aggregate(g, f, columns, call) -> Table:
         if k in g.by:
             raise LaminaError("ValueError", f"aggregate: '{k}' is a column the table is grouped by.")
         grouped = table.columns[k][order]
-        out[k] = np.array([_one_number(call(f, (grouped[a:b].copy(),)), k)
-                           for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
+        # each call gets a view of its group in this private copy: a write into it stays there
+        out[k] = np.array([_one_number(call(f, (grouped[a:b],)), k)
+                           for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())], dtype=np.float64)
     return Table(out)
 
 
@@ -203,8 +208,8 @@ def aggregate_named(g, specs: dict, call) -> Table:
         if not C.is_numeric(values):
             raise LaminaError("TypeError", f"aggregate works on numeric columns, but '{column}' holds text.")
         grouped = values[order]
-        out[name] = np.array([_one_number(call(f, (grouped[a:b].copy(),)), column)
-                              for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
+        out[name] = np.array([_one_number(call(f, (grouped[a:b],)), column)
+                              for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())], dtype=np.float64)
     return Table(out)
 
 
