@@ -122,8 +122,9 @@ for _name, _what, _example in [
          notes="An empty string is a missing cell (NA). With levels, a value that is not one of them is "
                "a ValueError that names it and the levels; so is comparing with text that is not a "
                "level (a misspelt level would otherwise silently match nothing). read_csv(path, types = "
-               "{g = \"category\"}) reads a column as a category with sorted levels; a Parquet file or "
-               "a DuckDB result with a dictionary (categorical) column keeps its levels. In linreg and "
+               "{g = \"category\"}) reads a column as a category with sorted levels; a Parquet file "
+               "with a dictionary (categorical) column keeps its levels, while sql gives a category's "
+               "text (DuckDB's result). In linreg and "
                "logreg the first level is the reference.")
 def category(x, levels=None):
     order = None if levels is None else _level_list(levels)
