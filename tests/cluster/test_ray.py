@@ -110,7 +110,7 @@ def test_ctrl_c_cancels_the_running_tasks_and_returns_the_finished_rows(ray_env,
         proc.kill()
         proc.wait()
     assert proc.returncode == 0, err
-    assert out == "table: 2 rows x 3 columns\n   k  result  error\n0  0       0\n1  1       1\n"
+    assert out == "table: 2 rows x 3 columns\n   k  result  error\n0  0       0  NA\n1  1       1  NA\n"
     assert ("warning: sweep stopped by Ctrl-C after 2 of 4 configurations finished; it returns the table of "
             "those. (slow.lam:10)\n") in err
     assert processes_mentioning(folder) == []          # Ray's processes went with the program
