@@ -482,6 +482,11 @@ def _remove_stale(folder_fd: int, name: str) -> None:
 def _running(pid: int) -> bool:
     if pid == os.getpid():
         return False             # this process writes one file at a time: its leftover is stale
+    return process_running(pid)
+
+
+def process_running(pid: int) -> bool:
+    """Whether a process of that id exists (a folder or file named after it is not a leftover)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

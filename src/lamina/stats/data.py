@@ -160,16 +160,22 @@ def make_table(x, names=None) -> Table:
     return Table({k: m[:, j].copy() for j, k in enumerate(given)})
 
 
+def table_to_write(x, path, names, who: str, why_columns: str) -> tuple[Table, str]:
+    """What a write of x to path (write_csv, write_parquet) writes and where, the path checked."""
+    t = make_table(x, names)
+    target = expand_home(as_str(path, f"{who}'s path"))
+    check_write(target, who)
+    if not t.columns:
+        raise LaminaError("ValueError", f"{who}: the table has no columns, so the file {why_columns}.")
+    return t, target
+
+
 def write_csv(x, path, names=None) -> None:
     v = value_of(x)
     if isinstance(v, np.ndarray) and v.dtype == np.float32:
         x = as_written(v)              # 0.1 in the file, not 0.10000000149011612
-    t = make_table(x, names)
-    target = expand_home(as_str(path, "write_csv's path"))
-    check_write(target, "write_csv")
-    if not t.columns:
-        raise LaminaError("ValueError", "write_csv: the table has no columns, so the file would have "
-                          "no header line and read_csv could not read it back.")
+    t, target = table_to_write(x, path, names, "write_csv", "would have no header line and read_csv "
+                               "could not read it back")
     def write(f):
         for piece in table_csv(t.names, list(t.columns.values()), t.nrows):
             f.write(piece)
@@ -194,7 +200,7 @@ def as_matrix(t, names=None, dtype=np.float64, who: str = "") -> np.ndarray:
         table.get(k)
     text = [k for k in wanted if not C.is_numeric(table.columns[k])]
     if text:
-        pick = f"pick the numeric columns: t[:, [\"a\", \"b\"]]" if who else \
+        pick = "pick the numeric columns: t[:, [\"a\", \"b\"]]" if who else \
             "name the numeric columns to use: as_matrix(t, [\"a\", \"b\"])"
         raise LaminaError("TypeError", f"{who or 'as_matrix'} needs numeric columns, but {', '.join(text)} "
                           f"hold{'s' * (len(text) == 1)} {_kinds(table, text)}; {pick}.")

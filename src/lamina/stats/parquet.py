@@ -19,9 +19,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import LaminaError
-from ..files import EVERYTHING, check_write, expand_home, open_read, write_file
+from ..files import EVERYTHING, expand_home, open_read, write_file
 from ..values import as_str, describe
-from .data import make_table
+from .data import table_to_write
 from .sql import connection, duckdb_message, interruptible, serialized, table_of
 from .table import Table
 
@@ -120,12 +120,7 @@ def _quoted(name: str) -> str:
 
 
 def write_parquet(x, path, names=None) -> None:
-    t = make_table(x, names)
-    target = expand_home(as_str(path, "write_parquet's path"))
-    check_write(target, "write_parquet")
-    if not t.columns:
-        raise LaminaError("ValueError", "write_parquet: the table has no columns, so the file would "
-                          "hold no data.")
+    t, target = table_to_write(x, path, names, "write_parquet", "would hold no data")
     arrow = t.to_arrow()
     try:
         write_file(target, "write_parquet", lambda f: pq.write_table(arrow, f))

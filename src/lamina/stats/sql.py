@@ -44,7 +44,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import LaminaError
-from ..files import Permissions, check_read, current, expand_home
+from ..files import Permissions, check_read, current, expand_home, process_running
 from ..values import as_int, as_str, describe
 from . import columns as C
 from .table import Table
@@ -229,22 +229,12 @@ def spill_folder() -> str:
     with contextlib.suppress(OSError):
         for entry in os.listdir(root):
             pid = entry[len(SPILL_PREFIX):].partition("-")[0] if entry.startswith(SPILL_PREFIX) else ""
-            if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            if pid.isdigit() and int(pid) != os.getpid() and not process_running(int(pid)):
                 path = os.path.join(root, entry)
                 with contextlib.suppress(OSError):
                     if os.lstat(path).st_uid == os.geteuid():
                         shutil.rmtree(path, ignore_errors=True)
     return tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=root)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:             # it exists, but belongs to another user
-        return True
-    return True
 
 
 def _folder(root: str) -> str:
