@@ -7,3 +7,32 @@ def test_merge_missing_text_key_matches_nothing(lam):
                   'print(merge(a, b, on = "k").v)\n'
                   'm = merge(a, b, on = "k", how = "outer")\nprint(m.k)\nprint(m.v)\nprint(m.w)')
     assert out == ["[1]", '["x", "", "", "", " N/A"]', "[1, 2, 3, NaN, NaN]", "[4, NaN, NaN, 5, 6]"]
+
+
+def test_a_large_tables_order_is_the_small_tables_rule():
+    # from tableops.BIG rows the order comes from DuckDB: it must be Arrow's stable order exactly,
+    # for numbers with NaN, text (by code point), dates with NA, categories by level, both directions
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from lamina.stats import columns as C
+    from lamina.stats import tableops as TO
+    from lamina.stats.categories import make
+    from lamina.stats.dates import Dates
+
+    rng = np.random.default_rng(5)
+    n = TO.BIG + 1000
+    x = rng.integers(0, 50, n).astype(float)
+    x[::11] = np.nan
+    words = np.array(["b", "a", "é", "B", "", "zz", "a b"], dtype=object)[rng.integers(0, 7, n)]
+    days = np.datetime64("2024-01-01") + rng.integers(0, 30, n).astype("timedelta64[D]")
+    days[::13] = np.datetime64("NaT")
+    keys = [x, C.text(list(words)), Dates(days), make(list(words), levels=["zz", "a", "b", "B", "é", "a b"])]
+    for down in (False, True):
+        for chosen in ([0], [1], [2], [3], [1, 0], [3, 2, 0]):
+            cols = [keys[i] for i in chosen]
+            direction = "descending" if down else "ascending"
+            table = pa.table({f"k{i}": C.sort_key(c) for i, c in enumerate(cols)})
+            want = pc.sort_indices(table, sort_keys=[(f"k{i}", direction, "at_end") for i in range(len(cols))])
+            assert np.array_equal(TO.table_order(cols, down), want.to_numpy()), (chosen, down)

@@ -66,14 +66,7 @@ def sort_rows(x, by, descending=False):
     down = flag(descending, "sort_rows's descending")
     if isinstance(x, Table):
         keys = column_names(by, "sort_rows's columns", x)
-        one = x.columns[keys[0]]
-        if len(keys) == 1 and C.is_numeric(one):
-            return x.take(_stable_order(-one if down else one))
-        direction = "descending" if down else "ascending"
-        # Arrow's sort is stable, NaN and null last either way, text by code point (UTF-8 bytes)
-        order = pc.sort_indices(pa.table({str(i): C.sort_key(x.columns[k]) for i, k in enumerate(keys)}),
-                                sort_keys=[(str(i), direction, "at_end") for i in range(len(keys))])
-        return x.take(order.to_numpy())
+        return x.take(table_order([x.columns[k] for k in keys], down))
     else:
         m = matrix(x, "sort_rows's data")
         b = value_of(by)
@@ -92,14 +85,35 @@ def sort_rows(x, by, descending=False):
     return m[order].reshape(-1) if np.ndim(value_of(x)) == 1 else m[order].copy()   # a vector stays one
 
 
-def _stable_order(v: np.ndarray) -> np.ndarray:
-    """The stable order of a vector, NaN last: NumPy's quicksort, which is a third faster than its
-    stable sort on floats, when no two values are equal (then the order is the stable one)."""
-    order = np.argsort(v)
-    s = v[order]
-    if len(s) > 1 and (np.any(s[1:] == s[:-1]) or np.isnan(s[-2:]).all()):
-        order = np.argsort(v, kind="stable")          # ties: their rows must keep the table's order
-    return order
+BIG = 1 << 17          # rows from which DuckDB's parallel sort beats a sort on one core
+_SORTER = []
+
+
+def _sorter():
+    """The DuckDB database large sorts run in, opened once (opening one costs 10 - 20 ms); only
+    for a large table, since importing DuckDB costs a tenth of a second."""
+    if not _SORTER:
+        import duckdb
+        _SORTER.append(duckdb.connect(config={"enable_external_access": False}))
+    return _SORTER[0]
+
+
+def table_order(keys: list, down: bool) -> np.ndarray:
+    """The stable order of a table's rows by some columns: ties keep the table's order, missing
+    values (NaN, null) come last in either direction, text by code point (UTF-8 bytes), a
+    category by its levels' order."""
+    direction = "descending" if down else "ascending"
+    columns = {f"k{i}": C.sort_key(c) for i, c in enumerate(keys)}
+    if len(keys[0]) >= BIG:
+        rows = pa.table({**columns, "row": pa.array(np.arange(len(keys[0])))})
+        by = ", ".join(f"k{i} {'desc' if down else 'asc'} nulls last" for i in range(len(keys)))
+        db = _sorter().cursor()
+        try:
+            db.register("sorted_rows", rows)
+            return db.sql(f"select row from sorted_rows order by {by}, row").fetchnumpy()["row"]
+        finally:
+            db.close()
+    return pc.sort_indices(pa.table(columns), sort_keys=[(k, direction, "at_end") for k in columns]).to_numpy()
 
 
 def _rank(col, down: bool) -> np.ndarray:
