@@ -205,16 +205,14 @@ def from_arrow(arr, name: str):
 
 
 def _floats(arr, dtype: pa.DataType) -> np.ndarray:
-    """Numbers as a NumPy vector of dtype, null as NaN: a view of Arrow's memory when it is one
-    chunk without nulls (read-only, as a literal's array is: a store copies it first), else one copy."""
-    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
-    parts = []
-    for c in chunks:
-        if c.type != dtype:
-            c = c.cast(dtype)
-        if c.null_count:
-            c = pc.fill_null(c, np.nan)
-        parts.append(c.to_numpy(zero_copy_only=False))
-    if not parts:
-        return np.zeros(0, dtype=dtype.to_pandas_dtype())
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+    """Numbers as a NumPy vector of dtype, null as NaN: a read-only view of Arrow's memory (as a
+    literal's array is read-only: a store copies it first). The chunks are joined, cast and filled
+    in Arrow's memory pool, which reuses the reader's freed buffers: a fresh NumPy array of 80 MB
+    costs more in page faults (0.2 s here) than the copy itself."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = pa.concat_arrays(arr.chunks) if arr.num_chunks else pa.array(np.zeros(0), type=dtype)
+    if arr.type != dtype:
+        arr = pc.cast(arr, dtype)
+    if arr.null_count:
+        arr = pc.fill_null(arr, np.nan)
+    return arr.to_numpy(zero_copy_only=False)
