@@ -180,8 +180,8 @@ def _parse_column(cells, name: str, j: int, col: str, na: frozenset):
         values = np.array(["nan" if t in na else t for t in texts], dtype=np.float64)
     else:
         values = np.array([np.nan if t in na else float(t) for t in texts], dtype=np.float64)
-    if np.any(np.abs(values) > C.EXACT) and all(_WHOLE.fullmatch(t) for t in filled) \
-            and any(int(t) != v for t, v in zip(filled, values[~np.isnan(values)])):
+    if np.any(np.abs(values) >= C.EXACT) and all(_WHOLE.fullmatch(t) for t in filled) \
+            and any(int(t) != int(v) for t, v in zip(filled, values[~np.isnan(values)].tolist())):
         return _text(cells_text, na)
     return values
 

@@ -1,0 +1,88 @@
+"""csvread.py: Arrow's fast reader and the careful reader make the same table of every file the fast
+one accepts (the fast one hands anything unusual to the careful one, so a file is never read two ways)."""
+import io
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lamina.errors import LaminaError
+from lamina.stats import columns as C
+from lamina.stats.csvfile import read_records
+from lamina.stats.csvread import NotOrdinary, careful_columns, read_fast
+
+CELLS = st.one_of(
+    st.integers(-10**6, 10**6).map(str),
+    st.floats(allow_nan=False, allow_infinity=False, width=32).map(repr),
+    st.sampled_from(["", "NA", "n/a", "null", "NaN", "Inf", "-inf", "1e5", ".5", "1.", "+3", "007",
+                     "9007199254740993", "1_000", "x", "a b", " pad ", "\"q,uoted\"", "\"two\"\"q\"",
+                     "2024-01-31", "2024-02-30", "2024-01-31T10:30", "2024-01-31 10:30:00", "é", "Infinity"]))
+
+
+@st.composite
+def csv_texts(draw):
+    ncol = draw(st.integers(2, 4))
+    nrow = draw(st.integers(0, 6))
+    kinds = [draw(st.sampled_from(["int", "any", "date"])) for _ in range(ncol)]
+    rows = []
+    for _ in range(nrow):
+        row = []
+        for k in kinds:
+            if k == "int":
+                row.append(draw(st.one_of(st.integers(-99, 99).map(str), st.just(""))))
+            elif k == "date":
+                row.append(draw(st.sampled_from(["2024-01-31", "2023-12-01", "", "2024-02-29"])))
+            else:
+                row.append(draw(CELLS))
+        rows.append(",".join(row))
+    return "\n".join([",".join(f"c{j}" for j in range(ncol))] + rows) + "\n"
+
+
+def careful(text: str):
+    try:
+        records = read_records(io.BytesIO(text.encode()), "t.csv", ",")
+        return careful_columns(records, "t.csv", frozenset(C.MISSING_WORDS), set())
+    except LaminaError as e:
+        return e.message
+
+
+def cells(column):
+    if C.is_numeric(column):
+        return ["nan" if v != v else repr(float(v)) for v in column]
+    return [repr(x) for x in C.as_text(column).texts()] + [C.kind(column)]
+
+
+def agree(path, text):
+    with open(path, "rb") as f:
+        try:
+            fast = read_fast(f, path.stat().st_size, ",", C.MISSING_WORDS, set(), None)
+        except NotOrdinary:
+            return None                         # read by the careful reader alone
+    slow = careful(text)
+    assert not isinstance(slow, str), (text, slow)
+    assert list(fast) == list(slow)
+    for name in fast:
+        assert cells(fast[name]) == cells(slow[name]), (text, name)
+    return fast
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(csv_texts())
+def test_the_fast_reader_agrees_with_the_careful_one(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("csv") / "t.csv"
+    path.write_text(text)
+    agree(path, text)
+
+
+@pytest.mark.parametrize("text, fast", [
+    ("a,b\n1,Infinity\n2,3\n", False),          # Infinity is text to Lamina, a number to Arrow
+    ("a,b\n1, x \n2,y\n", False),               # an unquoted cell is trimmed, a quoted one not
+    ("a,b\n1,-nan\n2,3\n", False),
+    ("a,b\n9007199254740993,1\n2,2\n", True),    # beyond 2^53: the digits as text, both ways
+    ("a,b\n1,\"x\ny\"\n", True),                  # a quoted line break
+    ("a,b\n1,1.\n2,2\n", True)])
+def test_unusual_files(tmp_path, text, fast):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    assert (agree(path, text) is not None) == fast
