@@ -153,9 +153,11 @@ def as_text(c) -> TextColumn:
     return c if isinstance(c, TextColumn) else text(pa.array(c.texts(), type=pa.string()), check=False)
 
 
-def gather(c, rows: np.ndarray):
-    """The cells at rows, a missing cell where a row is -1."""
+def gather(c, rows: np.ndarray, complete: bool = False):
+    """The cells at rows, a missing cell where a row is -1 (complete: no row is)."""
     if is_numeric(c):
+        if complete:
+            return c[rows]
         out = c[np.maximum(rows, 0)] if len(c) else np.full(len(rows), np.nan, dtype=c.dtype)
         out[rows < 0] = np.nan
         return out

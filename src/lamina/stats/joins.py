@@ -111,7 +111,7 @@ def _pairs(left: Table, right: Table, keys: list[str], mode: str) -> tuple[np.nd
         extra = np.flatnonzero(~matched)
         li = np.concatenate([li, np.full(len(extra), -1)])
         ri = np.concatenate([ri, extra])
-    return li.astype(np.int64), ri.astype(np.int64)
+    return li.astype(np.int64, copy=False), ri.astype(np.int64, copy=False)
 
 
 def _runs(lcode, rcode_kept, counts, per_left, mode: str, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -144,14 +144,14 @@ def _joined(left: Table, right: Table, keys: list[str], li: np.ndarray, ri: np.n
                 raise LaminaError("ValueError", f"merge: both tables have a column '{name}', which would "
                                   f"become '{new}', but that name is taken; rename a column first.")
     out = {}
-    every_left = bool(np.all(li >= 0))
+    every_left, every_right = bool(np.all(li >= 0)), bool(np.all(ri >= 0))
     for k in keys:          # from the left row, or the right one where there is no left row
-        out[k] = C.gather(left.columns[k], li) if every_left else \
+        out[k] = C.gather(left.columns[k], li, every_left) if every_left else \
             C.either(li >= 0, C.gather(left.columns[k], li), C.gather(right.columns[k], ri))
     for name in left.names:
         if name not in keys:
-            out[name + "_x" if name in both else name] = C.gather(left.columns[name], li)
+            out[name + "_x" if name in both else name] = C.gather(left.columns[name], li, every_left)
     for name in right.names:
         if name not in keys:
-            out[name + "_y" if name in both else name] = C.gather(right.columns[name], ri)
+            out[name + "_y" if name in both else name] = C.gather(right.columns[name], ri, every_right)
     return Table(out)
