@@ -36,3 +36,23 @@ def test_a_large_tables_order_is_the_small_tables_rule():
             table = pa.table({f"k{i}": C.sort_key(c) for i, c in enumerate(cols)})
             want = pc.sort_indices(table, sort_keys=[(f"k{i}", direction, "at_end") for i in range(len(cols))])
             assert np.array_equal(TO.table_order(cols, down), want.to_numpy()), (chosen, down)
+
+
+def test_unique_rows_are_pandas_drop_duplicates():
+    import numpy as np
+    import pandas as pd
+
+    from lamina.stats.table import Table
+    from lamina.stats.tableops import distinct_rows
+    rng = np.random.default_rng(2)
+    g = np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, 500)]
+    x = rng.integers(0, 4, 500).astype(float)
+    x[::17] = np.nan
+    df = pd.DataFrame({"g": g, "x": x})
+    want = df.drop_duplicates()
+    got = distinct_rows(Table({"g": list(g), "x": x}))
+    assert list(got.columns["g"]) == list(want.g)
+    np.testing.assert_array_equal(got.columns["x"], want.x.to_numpy())
+    counts = distinct_rows(Table({"g": list(g), "x": x}), counts=True).columns["n"]
+    assert counts.tolist() == [len(df[(df.g == r.g) & ((df.x == r.x) | (df.x.isna() & pd.isna(r.x)))])
+                               for r in want.itertuples()]

@@ -7,7 +7,9 @@ from ..errors import LaminaError
 from ..stats import descriptive as D
 from ..stats import moments as Mo
 from ..stats import ordering as O
+from ..stats.args import flag
 from ..stats.distributions import Distribution
+from ..values import LibObject
 from .registry import WHOLE_NUMBERS, Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Statistics"
@@ -229,13 +231,24 @@ def sort(x, axis=None, descending=False, by=None):
          probes=["unique(p)"],
          shapes=[Shape("unique(x)", "tensor or list", "vector or list", "The distinct values, sorted."),
                  Shape("unique(x, counts = true)", "tensor or list", "record {values, counts}",
-                       "Also how often each value occurs.")],
+                       "Also how often each value occurs."),
+                 Shape("unique(t)", "table", "table", "Its distinct rows, each first one in the table's order."),
+                 Shape("unique(t, counts = true)", "table", "table", "With a column n of how many rows each stands for.")],
          summary="The distinct values of a tensor (or list of strings), sorted, optionally with their counts.",
-         examples=["print(unique([3, 1, 3, 2, 1]))", 'u = unique(["b", "a", "b"], counts = true)\nprint(u.values, u.counts)'],
+         examples=["print(unique([3, 1, 3, 2, 1]))", 'u = unique(["b", "a", "b"], counts = true)\nprint(u.values, u.counts)',
+                   't = table({g = ["b", "a", "b", "a"], x = [1, 2, 1, 3]})\nprint(unique(t))\nprint(unique(t[:, ["g"]], counts = true))'],
          notes="A matrix is read as all of its elements. NaNs count as one value, sorted last. "
-               "unique(y) of class labels lists the classes; counts gives how balanced they are.")
+               "unique(y) of class labels lists the classes; counts gives how balanced they are. "
+               "Of a table, unique keeps the first row of each distinct combination of cells, in "
+               "the table's order, as pandas' drop_duplicates (missing cells equal each other); "
+               "with counts = true a column n says how many rows each stands for.")
 def unique(x, counts=False):
     refuse_tracked("unique", (x,))
+    if isinstance(x, LibObject):                  # a table: loaded only when one is given
+        from ..stats.table import Table
+        from ..stats.tableops import distinct_rows
+        if isinstance(x, Table):
+            return distinct_rows(x, counts=flag(counts, "unique's counts"))
     return D.unique(x, counts=counts)
 
 

@@ -15,7 +15,7 @@ from ..errors import LaminaError, shape_str
 from ..values import Record, as_int, describe, float_array, value_of
 from . import columns as C
 from .args import flag, matrix
-from .groups import dense_codes
+from .groups import combined_codes, dense_codes
 from .table import Table, as_table, column_names
 
 
@@ -49,6 +49,29 @@ def drop_columns(t, names) -> Table:
     table = as_table(t, "drop_columns's first argument")
     gone = set(column_names(names, "drop_columns's columns", table))
     return Table({k: c for k, c in table.columns.items() if k not in gone}, table.swept, table.nrows)
+
+
+def distinct_rows(t: Table, counts: bool = False):
+    """unique of a table: the first row of each distinct combination of cells, in the table's
+    order (pandas' drop_duplicates); missing cells equal each other. With counts, a column n of
+    how many rows each stands for."""
+    if not t.columns or not t.nrows:
+        return t.take(slice(0, 0 if not t.columns else t.nrows)) if not counts else \
+            _with_counts(t.take(slice(0, t.nrows)), np.ones(t.nrows))
+    codes, k = combined_codes(list(t.columns.values()))
+    firsts = np.unique(codes, return_index=True)[1]
+    order = np.argsort(firsts, kind="stable")
+    kept = t.take(firsts[order])
+    if not counts:
+        return kept
+    return _with_counts(kept, np.bincount(codes, minlength=k)[order].astype(np.float64))
+
+
+def _with_counts(t: Table, n: np.ndarray) -> Table:
+    name = "n"
+    while name in t.columns:
+        name += "_"
+    return Table({**t.columns, name: n}, t.swept, t.nrows)
 
 
 # -- rows: filter and sort -----------------------------------------------------------------
