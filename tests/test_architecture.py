@@ -301,13 +301,14 @@ def test_a_positional_pass_through_is_caught():
 # An import statement inside a function runs on every call: about 4 us for a relative one
 # (`from ..lang.runtime import call`), which made assert(...) in a loop 15x slower than its
 # work. In the interpreter's runtime and in builtins, a function imports only what is slow to
-# import (SciPy, matplotlib, the cluster, the docs) or what would form a cycle; anything else,
+# import (SciPy, matplotlib, the cluster, the docs, the tables on pyarrow) or what would form a cycle; anything else,
 # an error path's needs included (under a memory limit an import fails), goes at the top.
 DEFERRED = {
     "builtins/core.py": {"..stats.table", "..stats.tableops", "..docs.help"},
     "builtins/models.py": {"..models.save"},
     "builtins/nn.py": {"..models.layers.dense", "..models.layers.dropout"},
     "builtins/parallel.py": {"..cluster"},
+    "builtins/stats.py": {"..stats.table", "..stats.tableops"},
     "builtins/registry.py": {".", "..autodiff"},
     "lang/runtime.py": {".pyerrors"},
 }
