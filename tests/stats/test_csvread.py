@@ -86,3 +86,17 @@ def test_unusual_files(tmp_path, text, fast):
     path = tmp_path / "t.csv"
     path.write_text(text)
     assert (agree(path, text) is not None) == fast
+
+
+def test_without_dev_fd_arrow_reads_through_the_python_file(tmp_path, monkeypatch):
+    from lamina.stats import csvread
+    from lamina.stats.data import read_csv
+
+    def no_dev_fd(path, *args, **kwargs):
+        raise FileNotFoundError(path)
+    monkeypatch.setattr(csvread.pa, "OSFile", no_dev_fd)
+    for text, b in [("a,b\n1,x\n2,y\n", ["x", "y"]), ("a,b\n1, x \n2,y\n", ["x", "y"])]:
+        path = tmp_path / "t.csv"
+        path.write_text(text)
+        t = read_csv(str(path))         # the second goes on to the careful reader: f is still open
+        assert t.columns["a"].tolist() == [1, 2] and list(t.columns["b"]) == b

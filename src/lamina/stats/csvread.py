@@ -45,11 +45,14 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
         raise NotOrdinary
     with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as pages:      # unmapped before the read
         quoted = pages.find(b'"') >= 0
-    source = pa.OSFile(f"/dev/fd/{f.fileno()}")
-    progress = _Progress(source, size) if size > 32 << 20 else None
+    try:
+        source = pa.OSFile(f"/dev/fd/{f.fileno()}")
+    except OSError:                  # no /dev/fd here: Arrow reads through the Python file
+        source = None
+    progress = _Progress(source, size) if size > 32 << 20 and source is not None else None
     try:
         table = pacsv.read_csv(
-            source,
+            source if source is not None else f,
             read_options=pacsv.ReadOptions(block_size=LINE_LIMIT, use_threads=True),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True,
                                              escape_char=False, newlines_in_values=quoted,
@@ -64,7 +67,8 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
     finally:
         if progress is not None:
             progress.stop()
-        source.close()
+        if source is not None:
+            source.close()
     names = table.column_names
     if len(names) < 2 or len(set(names)) < len(names) or any(n != n.strip() or not n for n in names):
         raise NotOrdinary            # a one-column file's blank lines; a name with spaces around it
