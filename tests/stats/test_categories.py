@@ -33,3 +33,10 @@ def test_groups_follow_the_level_order():
     assert g.keys().columns["g"].texts() == ["lo", "mid", "hi"]
     assert g.sizes.tolist() == [1, 1, 2]
     assert from_arrow(t.columns["g"].to_arrow(), "g").levels == ("lo", "mid", "hi")
+
+
+def test_categories_of_different_lengths_do_not_compare():
+    import pytest
+    from lamina.errors import LaminaError
+    with pytest.raises(LaminaError, match="Cannot compare a category of 2 cells with a category of 3 cells"):
+        CT.make(["a", "b"]).operator("==", CT.make(["a", "b", "a"]), False)

@@ -54,3 +54,10 @@ def test_read_csv_reads_iso_dates_as_pandas_does(tmp_path, padded):
     t = read_csv(str(path))
     np.testing.assert_array_equal(t.columns["when"].values, pd.read_csv(path, parse_dates=["when"])["when"].to_numpy())
     np.testing.assert_array_equal(t.columns["at"].values, df["at"].to_numpy().astype("datetime64[us]"))
+
+
+@pytest.mark.parametrize("days", [1e300, float("inf"), float("nan"), -2e8])
+def test_a_shift_beyond_the_calendar_is_an_error_not_a_wrapped_date(days):
+    from lamina.errors import LaminaError
+    with pytest.raises(LaminaError, match="finite number of days, at most 100,000,000"):
+        DA.parse(["2024-01-31"], "date", "test").shifted(days)

@@ -193,3 +193,11 @@ def test_as_matrix_writes_the_dtype_asked_for_in_one_copy():
     t = Table({"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])})
     m = as_matrix(t, dtype=np.float32)
     assert m.dtype == np.float32 and m.flags.c_contiguous and m.tolist() == [[1, 3], [2, 4]]
+
+
+def test_write_csv_names_an_over_long_field_beside_a_date_column(lam, tmp_path):
+    # the error path writes the rows one by one: each column's text is made once, not once a cell
+    path = str(tmp_path / "w.csv")
+    err = lam.error('t = table({d = date(["2024-01-31", "2024-02-01"]), s = ["x", join(map(range(140000), i -> "a"), "")]})\n'
+                    'write_csv(t, path)', path=path)
+    assert err.message == "write_csv: row 1, column 's' holds 140,000 characters, more than the 131,072 read_csv reads in one field."

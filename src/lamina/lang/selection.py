@@ -128,3 +128,16 @@ def tensor_key(shape: tuple, items: tuple) -> tuple:
     if lists == 2:
         return np.ix_(key[0], key[1])
     return tuple(key)
+
+
+def index_one_axis(value, items: tuple, n: int, take, one):
+    """`x[i]`, `x[a:b]` and `x[list or mask]` of a library value of n elements along one axis
+    (dates, a category): a position gives `one(i)`, a slice, list or mask `take(rows)`."""
+    if len(items) != 1:
+        raise LaminaError("IndexError", f"{describe(value)} takes one index, not {len(items)}.")
+    item = items[0]
+    if isinstance(item, slice):
+        return take(bounds(item, n))
+    if is_list(item):
+        return take(positions(item, n, "elements", lambda: describe(value)))
+    return one(position(item, n, "An index", lambda: describe(value)))

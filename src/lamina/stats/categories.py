@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import LaminaError
-from ..lang.selection import bounds, is_list, position, positions
+from ..lang.selection import index_one_axis
 from ..values import LibObject, describe
 
 
@@ -73,14 +73,7 @@ class Categorical(LibObject):
         return f"[{cells}] (levels: {', '.join(self.levels)})"
 
     def index_get(self, items: tuple):
-        if len(items) != 1:
-            raise LaminaError("IndexError", f"{describe(self)} takes one index, not {len(items)}.")
-        item, n = items[0], len(self.codes)
-        if isinstance(item, slice):
-            return self.take(bounds(item, n))
-        if is_list(item):
-            return self.take(positions(item, n, "cells", lambda: f"a category of {n} cells"))
-        return self[position(item, n, "An index", lambda: f"a category of {n} cells")]
+        return index_one_axis(self, items, len(self.codes), self.take, self.__getitem__)
 
     def operator(self, op: str, other, swapped: bool):
         if op not in ("==", "!="):
@@ -88,9 +81,9 @@ class Categorical(LibObject):
         if isinstance(other, str):
             same = self.codes == self.code_of(other, "==")
         elif isinstance(other, Categorical):
-            same = np.array(self.texts(), dtype=object) == np.array(other.texts(), dtype=object)
             if len(other) != len(self):
                 raise LaminaError("ShapeError", f"Cannot compare {describe(self)} with {describe(other)}.")
+            same = np.array(self.texts(), dtype=object) == np.array(other.texts(), dtype=object)
         else:
             return None
         same = same & ~self.missing()

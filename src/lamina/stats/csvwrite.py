@@ -53,13 +53,10 @@ def _rows_csv(names: list[str], columns: list) -> bytes:
     longest_field = max((pc.max(pc.utf8_length(f)).as_py() or 0 for f in fields), default=0)
     longest_line = pc.max(pc.binary_length(lines)).as_py() or 0
     if longest_field > FIELD_LIMIT or longest_line > LINE_LIMIT:
-        rows = [[_cell(c, i) for c in columns] for i in range(len(lines))]
+        texts = [number_strings(c).to_pylist() if C.is_numeric(c) else C.as_text(c).cells() for c in columns]
+        rows = [list(row) for row in zip(*texts)]
         return csv_bytes([names] + rows)[len(csv_bytes([names])):]   # names what is beyond the limits
     return _bytes_of(pc.binary_join_element_wise(lines, "", "\n"))
-
-
-def _cell(c, i: int) -> str:
-    return number_strings(c[i:i + 1])[0].as_py() if C.is_numeric(c) else C.as_text(c)[i]
 
 
 def _bytes_of(strings: pa.Array) -> bytes:

@@ -16,10 +16,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import LaminaError
-from ..lang.selection import bounds, is_list, position, positions
+from ..lang.selection import index_one_axis
 from ..values import LibObject, describe, value_of
 
 DAY = np.timedelta64(1, "D")
+MOST_DAYS = 10 ** 8          # days as microseconds must fit an int64 (8.6e18 of 9.2e18)
 DATE = np.dtype("datetime64[D]")
 DATETIME = np.dtype("datetime64[us]")
 DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -104,14 +105,7 @@ class Dates(LibObject):
         return texts[0] if self.scalar else "[" + ", ".join(texts) + "]"
 
     def index_get(self, items: tuple):
-        if len(items) != 1:
-            raise LaminaError("IndexError", f"{describe(self)} takes one index, not {len(items)}.")
-        item, n = items[0], len(self.values)
-        if isinstance(item, slice):
-            return self.take(bounds(item, n))
-        if is_list(item):
-            return self.take(positions(item, n, "dates", lambda: f"{n} dates"))
-        return self[position(item, n, "A date index", lambda: f"{n} dates")]
+        return index_one_axis(self, items, len(self.values), self.take, self.__getitem__)
 
     def operator(self, op: str, other, swapped: bool):
         """self op other (other op self when swapped), or None when the operator does not apply."""
@@ -140,6 +134,9 @@ class Dates(LibObject):
         if isinstance(n, bool) or not isinstance(n, (float, int, np.ndarray)):
             raise LaminaError("TypeError", f"A date moves by a number of days, not {describe(days)}.")
         n = np.asarray(n, dtype=np.float64)
+        if not np.all(np.abs(n) <= MOST_DAYS):        # NaN and Inf too: a cast would wrap silently
+            raise LaminaError("ValueError", f"A date moves by a finite number of days, at most "
+                              f"{MOST_DAYS:,} either way.")
         if self.is_datetime:
             step = np.round(n * 86_400e6).astype(np.int64).astype("timedelta64[us]")
         else:

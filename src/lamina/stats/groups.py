@@ -104,6 +104,22 @@ class Grouped(LibObject):
         """Where each group's rows start in order(), and the end of the last."""
         return np.concatenate([[0], np.cumsum(self.sizes)])
 
+    def numeric(self, column: str) -> np.ndarray:
+        """A numeric column of the table; a column of another kind is aggregate's TypeError."""
+        values = self.table.columns[column]
+        if not C.is_numeric(values):
+            kind = C.kind(values)
+            raise LaminaError("TypeError", f"aggregate works on numeric columns, but '{column}' holds "
+                              f"{kind if kind == 'text' else kind + 's'}.")
+        return values
+
+    def per_group(self, column: str, f, call) -> np.ndarray:
+        """f of each group's values of a numeric column, one number a group. Each call gets a view
+        of its group in a private copy of the column sorted by group: a write into it stays there."""
+        grouped, bounds = self.numeric(column)[self.order()], self.bounds().tolist()
+        return np.array([_one_number(call(f, (grouped[a:b],)), column) for a, b in zip(bounds[:-1], bounds[1:])],
+                        dtype=np.float64)
+
     def field_names(self) -> list[str]:
         return ["by", "keys", "sizes", "table"]
 
@@ -167,18 +183,13 @@ def aggregate(g, f, columns, call) -> Table:
         picked = [k for k in table.numeric_names() if k not in g.by]
     else:
         picked = column_names(columns, "aggregate's columns", table)
-        text = [k for k in picked if not C.is_numeric(table.columns[k])]
-        if text:
-            raise LaminaError("TypeError", f"aggregate works on numeric columns, but '{text[0]}' holds text.")
+        for k in picked:
+            g.numeric(k)
     out = dict(g.keys().columns)
-    order, bounds = g.order(), g.bounds()
     for k in picked:
         if k in g.by:
             raise LaminaError("ValueError", f"aggregate: '{k}' is a column the table is grouped by.")
-        grouped = table.columns[k][order]
-        # each call gets a view of its group in this private copy: a write into it stays there
-        out[k] = np.array([_one_number(call(f, (grouped[a:b],)), k)
-                           for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())], dtype=np.float64)
+        out[k] = g.per_group(k, f, call)
     return Table(out)
 
 
@@ -190,7 +201,6 @@ def aggregate_named(g, specs: dict, call) -> Table:
     column's values in the group) or name = ROWS (the group's size)."""
     g = _grouped(g, "aggregate")
     out = dict(g.keys().columns)
-    order, bounds = g.order(), g.bounds()
     for name, spec in specs.items():
         if name in out:
             raise LaminaError("ValueError", f"aggregate: '{name}' is a column the table is grouped by; "
@@ -201,15 +211,8 @@ def aggregate_named(g, specs: dict, call) -> Table:
         if not (isinstance(spec, list) and len(spec) == 2 and isinstance(spec[0], str) and is_function(spec[1])):
             raise LaminaError("TypeError", f"aggregate's {name} must be [\"column\", function] (such as "
                               f"[\"y\", mean]) or count, not {describe(spec)}.")
-        column, f = spec
-        values = g.table.columns.get(column)
-        if values is None:
-            g.table.get(column)
-        if not C.is_numeric(values):
-            raise LaminaError("TypeError", f"aggregate works on numeric columns, but '{column}' holds text.")
-        grouped = values[order]
-        out[name] = np.array([_one_number(call(f, (grouped[a:b],)), column)
-                              for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())], dtype=np.float64)
+        g.table.get(spec[0])
+        out[name] = g.per_group(spec[0], spec[1], call)
     return Table(out)
 
 
