@@ -32,7 +32,7 @@ def test_groups_follow_the_level_order():
     g = Grouped(t, ["g"])
     assert g.keys().columns["g"].texts() == ["lo", "mid", "hi"]
     assert g.sizes.tolist() == [1, 1, 2]
-    assert from_arrow(t.columns["g"].to_arrow(), "g").levels == ("lo", "mid", "hi")
+    assert from_arrow(t.columns["g"].to_arrow()).levels == ("lo", "mid", "hi")
 
 
 def test_categories_of_different_lengths_do_not_compare():

@@ -161,7 +161,7 @@ def gather(c, rows: np.ndarray, complete: bool = False):
         out = c[np.maximum(rows, 0)] if len(c) else np.full(len(rows), np.nan, dtype=c.dtype)
         out[rows < 0] = np.nan
         return out
-    return from_arrow(to_arrow(c).take(pa.array(rows, mask=rows < 0, type=pa.int64())), "")
+    return from_arrow(to_arrow(c).take(pa.array(rows, mask=rows < 0, type=pa.int64())))
 
 
 def stacked(a, b):
@@ -170,7 +170,7 @@ def stacked(a, b):
         return np.concatenate([a, b])
     if isinstance(a, Categorical) and a.levels != b.levels:
         a, b = as_text(a), as_text(b)
-    return from_arrow(pa.concat_arrays([to_arrow(a), to_arrow(b)]), "")
+    return from_arrow(pa.concat_arrays([to_arrow(a), to_arrow(b)]))
 
 
 def either(use_a: np.ndarray, a, b):
@@ -179,10 +179,10 @@ def either(use_a: np.ndarray, a, b):
         return np.where(use_a, a, b)
     if isinstance(a, Categorical) and a.levels != b.levels:
         a, b = as_text(a), as_text(b)
-    return from_arrow(pc.if_else(pa.array(use_a), to_arrow(a), to_arrow(b)), "")
+    return from_arrow(pc.if_else(pa.array(use_a), to_arrow(a), to_arrow(b)))
 
 
-def from_arrow(arr, name: str):
+def from_arrow(arr):
     """A column from an Arrow array (or chunked array) of any type Lamina reads: numbers (integers
     beyond 2^53 stay exact as text), booleans as 0/1, strings; other types as their text."""
     t = arr.type

@@ -83,7 +83,7 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
 def _column(arr: pa.ChunkedArray, forced: bool):
     t = arr.type
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t):
-        values = C.from_arrow(arr, "")
+        values = C.from_arrow(arr)
         if pa.types.is_floating(t) and len(values):
             if np.count_nonzero(~np.isfinite(values)) != arr.null_count:
                 raise NotOrdinary        # Inf (spelled Infinity?) or NaN (-nan): the careful reader decides
@@ -93,7 +93,7 @@ def _column(arr: pa.ChunkedArray, forced: bool):
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         raise NotOrdinary            # bytes that are not UTF-8: the careful reader names them
     if (pa.types.is_date32(t) or pa.types.is_timestamp(t) and t.tz is None) and not forced:
-        return C.from_arrow(arr, "")
+        return C.from_arrow(arr)
     if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
         raise NotOrdinary            # a time of day, a time zone: the careful reader reads it as text
     arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr

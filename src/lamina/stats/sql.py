@@ -440,7 +440,7 @@ def table_of(arrow: pa.Table, what: str) -> Table:
     for i, name in enumerate(names):
         col = arrow.column(i)
         try:
-            cols[name] = C.from_arrow(col, name)
+            cols[name] = C.from_arrow(col)
         except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
             raise LaminaError("ValueError", f"{what}: column '{name}' holds {col.type}, which a table "
                               f"cannot hold (a table's columns are numbers or text); convert it in "

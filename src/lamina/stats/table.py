@@ -98,7 +98,7 @@ class Table(LibObject):
     @staticmethod
     def from_arrow(arrow) -> "Table":
         """A table from an Arrow table (or record batch): each column by columns.from_arrow."""
-        return Table({name: C.from_arrow(arrow.column(i), name) for i, name in enumerate(arrow.column_names)},
+        return Table({name: C.from_arrow(arrow.column(i)) for i, name in enumerate(arrow.column_names)},
                      nrows=arrow.num_rows)
 
     def select(self, names: list[str]) -> "Table":
