@@ -43,6 +43,9 @@ class LinearModel(LibObject):
     f_p: float
     fitted: np.ndarray
     residuals: np.ndarray
+    # The model matrix, intercept column first, in the data's units: what anova, predict's
+    # intervals and the diagnostics (leverage) read; not a field a program sees.
+    design: np.ndarray | None = None
     type_name = "linear model"
 
     def field_names(self) -> list[str]:
@@ -132,7 +135,7 @@ def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
     return LinearModel(as_str(response, "linreg's response name"), terms, coef * unit / cols,
                        se * unit / cols, t, pvals, with_intercept, float(r2), float(adj),
                        float(np.sqrt(sigma2) * unit), float(df), float(fstat), f_p, fitted * unit,
-                       resid * unit)
+                       resid * unit, design)
 
 
 def _names(names, k: int) -> list[str]:
