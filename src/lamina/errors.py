@@ -150,4 +150,4 @@ def describe_shape(shape: tuple) -> str:
         return "a number"
     if len(shape) == 1:
         return f"a {shape_str(shape)}"
-    return f"a {shape_str(shape)} matrix"
+    return f"a {shape_str(shape)} {'matrix' if len(shape) == 2 else 'array'}"

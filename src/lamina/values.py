@@ -12,6 +12,7 @@ binding could see (the runtime copies before a write into a shared value).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -323,3 +324,30 @@ def format_number(x) -> str:
     if x == int(x) and abs(x) < 1e15:
         return str(int(x))           # also turns -0.0 into "0"
     return repr(x)
+
+
+# -- rank ------------------------------------------------------------------------
+def rank_gate(fn, name: str):
+    """`fn` (the builtin `name`) refusing a tensor of rank 3 or more among its arguments, or among
+    the items of a list argument: the registry wraps every builtin not declared `any_rank`."""
+    @functools.wraps(fn)
+    def gated(*args, **kwargs):
+        for x in (*args, *kwargs.values()):
+            if type(x) is list:
+                for item in x:
+                    _refuse_high_rank(item, name)
+            else:
+                _refuse_high_rank(x, name)
+        return fn(*args, **kwargs)
+    return gated
+
+
+GATE_CODE = rank_gate(lambda: None, "").__code__    # a gate's frame, which error translation looks past
+
+
+def _refuse_high_rank(x, name: str) -> None:
+    shape = getattr(x.value if type(x) is Tracked else x, "shape", ())
+    if type(shape) is tuple and len(shape) > 2:
+        raise LaminaError("ShapeError", f"{name} takes numbers, vectors and matrices, not "
+                          f"{describe_shape(shape)}. Make it a matrix first, for example "
+                          f"reshape(x, {shape[0]}, -1), or a vector with reshape(x, -1).")

@@ -30,6 +30,12 @@ paths)` names it (indices, counts, statistical tests: numbers in essence; WHOLE_
 FLOAT64_STATISTICS); tests/autodiff/test_gradcheck_float32.py leaves out the differentiable
 builtins whose whole result is declared float64.
 
+Every builtin takes numbers, vectors and matrices. One that takes tensors of any rank (three axes
+and more: `zeros(2, 3, 4)`) says so with `any_rank=True`; any other is wrapped by `rank_gate`, so
+that a tensor of rank 3 or more among its arguments (or the items of a list argument) is a
+ShapeError naming the builtin and the shape, never a matrix routine's silently wrong answer
+(tests/builtins/test_any_rank.py holds every builtin to its word).
+
 A builtin whose result is its whole effect says what it returns: `pure="a new model"` (fit),
 `pure="a number"` (sum). It prints nothing, writes no file, changes none of its arguments, no
 setting and not the tape, and calls none of the program's functions for their effects; drawing
@@ -50,7 +56,7 @@ from ..autodiff.cases import Const, GradCase  # noqa: F401  (builtin modules dec
 from ..autodiff.tape import is_live
 from ..errors import LaminaError
 from ..fields import Fields, Frozen
-from ..values import Record, describe
+from ..values import Record, describe, rank_gate
 from .index import MODULES
 
 TRACKED = ("differentiable", "constant", "refuses")
@@ -78,7 +84,7 @@ class BuiltinSpec(Fields):
                  examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
                  tracked: str = "differentiable", pure: str | None = None,
                  probes: list[str] | str | None = None, float32_probes: list[str] | None = None,
-                 float64_results: tuple[str, tuple[str, ...]] | None = None):
+                 float64_results: tuple[str, tuple[str, ...]] | None = None, any_rank: bool = False):
         self.name, self.fn, self.category, self.shapes = name, fn, category, shapes
         self.summary, self.examples, self.notes = summary, examples, notes
         self.grad = grad            # None: not differentiable
@@ -88,6 +94,7 @@ class BuiltinSpec(Fields):
         self.probes = probes        # calls with tracked arguments, or why none exists (see above)
         self.float32_probes = float32_probes        # the probes as float32 runs them, where they differ
         self.float64_results = float64_results      # (reason, result paths) that stay float64
+        self.any_rank = any_rank    # takes tensors of rank 3 and more (otherwise rank_gate refuses them)
 
     @property
     def differentiable(self) -> bool:
@@ -100,8 +107,9 @@ REGISTRY: dict[str, BuiltinSpec] = {}
 def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
             examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
             tracked: str | None = None, pure: str | None = None, probes: list[str] | str | None = None,
-            float32_probes: list[str] | None = None, float64_results: tuple[str, tuple[str, ...]] | None = None):
-    """Register `fn` as the Lamina builtin `name`."""
+            float32_probes: list[str] | None = None, float64_results: tuple[str, tuple[str, ...]] | None = None,
+            any_rank: bool = False):
+    """Register `fn` as the Lamina builtin `name` (behind `rank_gate` unless `any_rank`)."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r} for builtin {name!r}")
     if (grad is None) == (tracked is None) or (tracked is not None and tracked not in TRACKED[1:]):
@@ -117,9 +125,11 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
     def register(fn: Callable) -> Callable:
         if name in REGISTRY:
             raise ValueError(f"builtin {name!r} is registered twice")
+        if not any_rank:
+            fn = rank_gate(fn, name)
         REGISTRY[name] = BuiltinSpec(name, fn, category, list(shapes), summary,
                                      list(examples), notes, grad, scoped, tracked or "differentiable", pure,
-                                     probes, float32_probes, float64_results)
+                                     probes, float32_probes, float64_results, any_rank)
         fn.__lamina_builtin__ = name
         fn.__lamina_pure__ = pure     # for the compiler, which reads the function, not the registry
         fn.__lamina_shapes__ = tuple(s.code for s in shapes)   # for messages about a bad call

@@ -14,7 +14,7 @@ from functools import partial
 
 from ..errors import Frame, LaminaError
 from ..printing import function_name
-from ..values import Record, describe
+from ..values import GATE_CODE, Record, describe
 from . import ast as A
 from .compiler import BINDERS_KEY, TOP_LOOP, node_of
 from .scope import BUILTIN_NAMES, CODE_FILENAME, MANGLE, mangle, unmangle
@@ -240,6 +240,18 @@ def _translate(exc: BaseException, node, frames) -> LaminaError:
                        note="this is a bug in Lamina; run with LAMINA_DEBUG=1 to see the Python traceback")
 
 
+def called_itself(tb) -> bool:
+    """Whether the exception of traceback `tb` came from the call at tb's frame itself: raised
+    there, or by the rank gate (values.rank_gate) calling the builtin it wraps."""
+    return tb.tb_next is None or _gate_called(tb.tb_next)
+
+
+def _gate_called(tb) -> bool:
+    """Whether `tb` is the last frame and a rank gate's: it called its builtin with arguments
+    that did not bind."""
+    return tb.tb_next is None and tb.tb_frame.f_code is GATE_CODE
+
+
 def _raised_by_compiled_code(exc: BaseException) -> bool:
     return _innermost_frame(exc).f_code.co_filename == CODE_FILENAME
 
@@ -277,8 +289,10 @@ def _called(exc: BaseException, node: A.Node):
 
 
 def _innermost_frame(exc: BaseException):
+    """The frame `exc` was raised in, or, raised by a builtin's rank gate calling the builtin
+    (its arguments did not bind), the frame that called the gate."""
     tb = exc.__traceback__
-    while tb.tb_next is not None:
+    while tb.tb_next is not None and not _gate_called(tb.tb_next):
         tb = tb.tb_next
     return tb.tb_frame
 

@@ -22,7 +22,7 @@ from . import indexing
 from .modules import Module
 from .operators import (add, and_rest, bracket, div, ediv, emul, epower, eq, ge, gt, ldiv, le, lt, matrix,
                         mod, mul, ne, neg, not_, or_rest, pos, power, sub, transpose, truth)
-from .pyerrors import CALLEE, caught
+from .pyerrors import CALLEE, called_itself, caught
 from .scope import CODE_FILENAME, builtins_of, mangle
 from .stores import (F64, _NDARRAY, _trunc, append_var, set_field, set_field_index_var, set_field_var, set_index,
                      set_index_var, set_item_var)
@@ -81,7 +81,7 @@ def call(f, args: tuple, kwargs: dict | None = None, name: str | None = None):
     try:
         return f(*args, **(kwargs or {}))
     except TypeError as exc:
-        if exc.__traceback__.tb_next is not None:
+        if not called_itself(exc.__traceback__):
             raise
         raise call_error(f, exc, name) from None
 
