@@ -119,7 +119,7 @@ def type_name(x) -> str:
     if x is None:
         return "none"
     if isinstance(x, np.ndarray):
-        kind = "vector" if x.ndim == 1 else "matrix"
+        kind = "vector" if x.ndim == 1 else "matrix" if x.ndim == 2 else "array"
         return f"logical {kind}" if x.dtype == bool else kind
     if isinstance(x, list):
         return "list"
@@ -142,7 +142,8 @@ def describe(x) -> str:
     v = value_of(x)
     if isinstance(v, np.ndarray):
         if v.dtype == bool:
-            return f"a logical vector of length {len(v)}" if v.ndim == 1 else f"a {shape_str(v.shape)} logical matrix"
+            return f"a logical vector of length {len(v)}" if v.ndim == 1 else \
+                f"a {shape_str(v.shape)} logical {'matrix' if v.ndim == 2 else 'array'}"
         return describe_shape(v.shape)
     if v is None:
         return "none"           # the value itself, as `true` is: "not none", never "not a none"

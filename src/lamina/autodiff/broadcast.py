@@ -3,9 +3,15 @@
 Scalars broadcast with anything. A 1-D vector acts as a COLUMN when it meets a
 matrix: an m x n matrix with a length-k vector needs k == m and applies v[i] to
 row i. Two vectors need equal lengths (a length-1 vector is not a scalar). Two
-matrices broadcast as in NumPy (1 x n rows and m x 1 columns stretch). Every
-binary elementwise op calls `align` before computing and `unbroadcast` in its
-VJPs, so the rule lives here and nowhere else.
+tensors of the same rank, matrices or more, broadcast axis by axis as in NumPy
+and Julia (equal sizes, or 1 in one of them, which stretches). A tensor of rank 3
+or more meets only a scalar or a tensor of its own rank: NumPy aligns a lower-rank
+operand from the right and Julia from the left, and with batch-first arrays
+(b x t x d) a length-d vector would fill the batch axis under one rule and the
+feature axis under the other, silently wrong for someone whenever b == d; the
+error says to lift it with reshape or unsqueeze. Every binary elementwise op calls
+`align` before computing and `unbroadcast` in its VJPs, so the rule lives here
+and nowhere else.
 """
 from __future__ import annotations
 
@@ -30,7 +36,7 @@ def align(x, y, op: str):
     elif len(sx) == 2 and len(sy) == 1:
         if sy[0] == sx[0]:
             return x, y.reshape(sy[0], 1), sx, sy
-    elif len(sx) == 2 and len(sy) == 2:
+    elif len(sx) == len(sy) >= 2:
         if all(a == b or a == 1 or b == 1 for a, b in zip(sx, sy)):
             return x, y, sx, sy
     raise mismatch(sx, sy, op)
@@ -45,6 +51,12 @@ def mismatch(sx: tuple, sy: tuple, op: str) -> LaminaError:
                 f"make it a 1x{v[0]} row with v'.")
     elif len(sx) == 1 and len(sy) == 1:
         msg += " Two vectors must have the same length."
+    elif len(sx) != len(sy):
+        (low, high) = (sx, sy) if len(sx) < len(sy) else (sy, sx)
+        lifted = ", ".join(["1"] * (len(high) - len(low)) + [str(n) for n in low])
+        msg += (f" A tensor of rank {len(high)} meets only a number or a tensor of rank {len(high)}: "
+                f"give the other its axes with reshape, e.g. reshape(v, {lifted}) to line it up with "
+                f"the last axes (or unsqueeze).")
     else:
         msg += " Each dimension must be equal, or 1 in one of them."
     return LaminaError("ShapeError", msg)

@@ -12,10 +12,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LaminaError, shape_str
+from ..errors import LaminaError, describe_shape, shape_str
 from ..values import Tracked, describe, tensor_dtype
 from .broadcast import unbroadcast
 from .tape import record
+
+
+class OuterKey(tuple):
+    """The key of a rank-3+ selection with index lists beside other lists or positions: NumPy
+    would pair the lists up (and move their axis first); Lamina picks every combination, as
+    MATLAB and Julia do, each list keeping its axis in place and each position dropping its
+    own. The entries are np.ix_'s open mesh, a position as a one-element axis; `region` is the
+    shape a read gives (positions' axes dropped), `kept` the mesh's shape (they stay, as 1)."""
+    region: tuple
+    kept: tuple
+
+    @classmethod
+    def of(cls, shape: tuple, key: list) -> "OuterKey":
+        axes = [np.arange(n)[k] if type(k) is slice else np.atleast_1d(np.asarray(k, dtype=np.int64))
+                for k, n in zip(key, shape)]
+        out = cls(np.ix_(*axes))
+        out.kept = tuple(len(a) for a in axes)
+        out.region = tuple(len(a) for a, k in zip(axes, key) if type(k) is not int)
+        return out
+
+
+def picked(v: np.ndarray, key: tuple):
+    """`v[key]`, an OuterKey's positions' axes dropped."""
+    return v[key].reshape(key.region) if type(key) is OuterKey else v[key]
+
+
+def as_kept(key: tuple, data):
+    """Data of a selection's shape in the shape `key` writes (an OuterKey's dropped axes back as 1)."""
+    return data.reshape(key.kept) if type(key) is OuterKey and type(data) is np.ndarray else data
 
 
 def _lists(key: tuple) -> bool:
@@ -25,7 +54,7 @@ def _lists(key: tuple) -> bool:
 def index(x, key: tuple):
     """`x[key]`: a copy of the selected part (a Python float for one element)."""
     v = x.value if type(x) is Tracked else x
-    part = v[key]
+    part = picked(v, key)
     out = float(part) if part.ndim == 0 else part.copy()
     shape = v.shape
     repeats = _lists(key)
@@ -33,9 +62,9 @@ def index(x, key: tuple):
     def vjp(g):
         full = np.zeros(shape, dtype=v.dtype)
         if repeats:
-            np.add.at(full, key, g)
+            np.add.at(full, key, as_kept(key, g))
         else:
-            full[key] = g
+            full[key] = as_kept(key, g)
         return full
     return record(out, (x,), (vjp,))
 
@@ -44,10 +73,10 @@ def setindex(x, key: tuple, v):
     """A new value equal to `x` with `x[key] = v` (`v` a number or a tensor fitting the region)."""
     xv = x.value if type(x) is Tracked else x
     vv = v.value if type(v) is Tracked else v
-    region = np.shape(xv[key])
+    region = np.shape(picked(xv, key))
     data = _fit(vv, region)
     out = np.array(xv, dtype=np.float32 if xv.dtype == np.float32 else np.float64)   # a mask written to is a tensor
-    out[key] = data
+    out[key] = as_kept(key, data)
     vshape = vv.shape if type(vv) is np.ndarray else ()
     landed = _landed(xv.shape, key, region) if _lists(key) else None
 
@@ -57,10 +86,10 @@ def setindex(x, key: tuple, v):
         return gx
 
     def vjp_v(g):
-        part = g[key] if landed is None else g[key] * landed
+        part = picked(g, key) if landed is None else picked(g, key) * landed
         if not vshape:
             return float(np.sum(part))
-        if len(vshape) == 2 and vshape != region:     # a row or column stretched over the region
+        if len(vshape) >= 2 and len(vshape) == len(region) and vshape != region:   # stretched over the region
             return unbroadcast(part, vshape)
         return part.reshape(vshape)
     return record(out, (x, v), (vjp_x, vjp_v))
@@ -71,8 +100,8 @@ def _landed(shape: tuple, key: tuple, region: tuple) -> np.ndarray:
     its last write), as a mask in the region's shape."""
     order = np.arange(int(np.prod(region))).reshape(region)
     owner = np.full(shape, -1)
-    owner[key] = order
-    return owner[key] == order
+    owner[key] = as_kept(key, order)
+    return picked(owner, key) == order
 
 
 def _fit(value, region: tuple):
@@ -86,11 +115,11 @@ def _fit(value, region: tuple):
         return value
     if value.ndim == 1 and len(region) == 2 and 1 in region and value.size == region[0] * region[1]:
         return value.reshape(region)
-    if value.ndim == 2 and len(region) == 2 and all(v in (1, r) for v, r in zip(value.shape, region)):
+    if value.ndim == len(region) >= 2 and all(v in (1, r) for v, r in zip(value.shape, region)):
         return np.broadcast_to(value, region)
     where = ("one element" if region == () else
              f"a {shape_str(region)}" if len(region) == 1 else f"a {shape_str(region)} region")
-    what = f"a {shape_str(value.shape)}" if value.ndim == 1 else f"a {shape_str(value.shape)} matrix"
+    what = describe_shape(value.shape)
     raise LaminaError("ShapeError", f"Cannot store {what} into {where}.")
 
 

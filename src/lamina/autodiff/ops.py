@@ -26,7 +26,7 @@ from ..errors import LaminaError, describe_shape, shape_str
 from ..values import Tracked
 from .broadcast import align, unbroadcast
 from .cases import Const, GradCase
-from .indexing import build_matrix, build_vector, index, setindex  # noqa: F401  (the runtime's entry points)
+from .indexing import OuterKey, build_matrix, build_vector, index, setindex  # noqa: F401  (the runtime's entry points)
 from .tape import record, record1, record2
 
 INF = math.inf
@@ -202,6 +202,10 @@ def mul(a, b):
         return record(x * y, (a, b), (lambda g: float(np.vdot(g, y)), times(x)))
     if type(y) is float:
         return record(x * y, (a, b), (times(y), lambda g: float(np.vdot(g, x))))
+    if x.ndim > 2 or y.ndim > 2:
+        raise LaminaError("ShapeError", f"The product * is for vectors and matrices, not "
+                          f"{describe_shape(x.shape if x.ndim > 2 else y.shape)}: use matmul(a, b) for a "
+                          f"batched product, einsum for others, or .* for the elementwise product.")
     if x.ndim == 2 and y.ndim == 2:
         if x.shape[1] != y.shape[0]:
             raise LaminaError("ShapeError", f"Matrix product needs inner sizes to agree: "
@@ -261,7 +265,15 @@ def transpose(a):
         return a
     if x.ndim == 1:
         return record(x.reshape(1, -1).copy(), (a,), (lambda g: g.reshape(-1),))
+    if x.ndim > 2:
+        raise _transpose_rank(x.shape)
     return record(x.T.copy(), (a,), (lambda g: g.T,))
+
+
+def _transpose_rank(shape: tuple) -> LaminaError:
+    order = ", ".join(str(k) for k in range(len(shape) - 2)) + f", {len(shape) - 1}, {len(shape) - 2}"
+    return LaminaError("ShapeError", f"' transposes a vector or matrix, not {describe_shape(shape)}: "
+                       f"use permute(a, [{order}]) to swap its last two axes.")
 
 
 # -- comparisons (never tracked) -----------------------------------------------
@@ -283,10 +295,14 @@ def compare(op: str, a, b):
 
 
 # -- the table the generic gradient check runs over ----------------------------
-S, V, M = (), (3,), (2, 3)
+S, V, M, T3, T4 = (), (3,), (2, 3), (2, 3, 4), (2, 1, 3, 2)
 _PAIRS = [GradCase((S, S)), GradCase((V, V)), GradCase((M, M)), GradCase((S, M)), GradCase((V, S)),
           GradCase((M, (2,))), GradCase(((2,), M)), GradCase((M, (1, 3))), GradCase(((2, 1), M)),
-          GradCase(((2, 1), (1, 3)))]
+          GradCase(((2, 1), (1, 3))),
+          # rank 3 and 4: a number, the same shape, or the same rank stretched on its 1s
+          GradCase((T3, T3)), GradCase((S, T3)), GradCase((T3, (1, 3, 1))), GradCase(((2, 1, 4), (1, 3, 1))),
+          GradCase((T4, (2, 2, 1, 1)))]
+_MASK3 = np.arange(24).reshape(T3) % 3 == 0
 
 OPERATORS: dict[str, tuple] = {
     "add": (add, _PAIRS),
@@ -295,7 +311,7 @@ OPERATORS: dict[str, tuple] = {
     "ediv": (ediv, [GradCase(c.args, domain="away_from_zero") for c in _PAIRS]),
     "epow": (epow, [GradCase(c.args, domain="positive") for c in _PAIRS]
              + [GradCase((M, Const(2.0))), GradCase((V, Const(3.0))), GradCase((S, Const(0.0)))]),
-    "neg": (neg, [GradCase((S,)), GradCase((V,)), GradCase((M,))]),
+    "neg": (neg, [GradCase((S,)), GradCase((V,)), GradCase((M,)), GradCase((T3,)), GradCase((T4,))]),
     "mod": (mod, [GradCase(c.args, domain="away_from_zero") for c in _PAIRS]),
     "mul": (mul, [GradCase((S, S)), GradCase((S, M)), GradCase((V, S)), GradCase(((2, 3), (3, 4))),
                   GradCase(((2, 3), (3,))), GradCase(((3,), (1, 4))), GradCase(((1, 3), (3,))),
@@ -311,7 +327,13 @@ OPERATORS: dict[str, tuple] = {
                       GradCase((V, Const((np.array([2, 0, 2]),)))),
                       GradCase((M, Const((np.array([1, 0, 1]), slice(None))))),
                       GradCase((M, Const(np.ix_([1, 0], [2, 2, 0])))),
-                      GradCase((M, Const((np.array([[True, False, True], [False, False, True]]),))))]),
+                      GradCase((M, Const((np.array([[True, False, True], [False, False, True]]),)))),
+                      # rank 3 and 4: positions drop their axes, slices and lists keep theirs
+                      GradCase((T3, Const((1, slice(None), 2)))), GradCase((T3, Const((slice(0, 1), 2, slice(None))))),
+                      GradCase((T3, Const((np.array([1, 1, 0]), slice(None), slice(None))))),
+                      GradCase((T3, Const(OuterKey.of(T3, [1, slice(None), np.array([3, 0, 3])])))),
+                      GradCase((T3, Const(OuterKey.of(T3, [np.array([1, 0]), np.array([2, 2]), slice(1, 3)])))),
+                      GradCase((T3, Const((_MASK3,)))), GradCase((T4, Const((1, 0, slice(None), 1))))]),
     "setindex": (setindex, [GradCase((V, Const((1,)), S)), GradCase((M, Const((0, slice(None))), V)),
                             GradCase((M, Const((slice(None), slice(1, 3))), (2, 2))),
                             GradCase((M, Const((slice(0, 1), slice(None))), V)),
@@ -320,7 +342,11 @@ OPERATORS: dict[str, tuple] = {
                             GradCase((V, Const((np.array([0, 2, 0]),)), V)),
                             GradCase((M, Const((np.array([1, 1]), slice(None))), (1, 3))),
                             GradCase((M, Const((slice(None), np.array([0, 2]))), (2, 2))),
-                            GradCase((M, Const((np.array([[True, False, True], [False, False, True]]),)), S))]),
+                            GradCase((M, Const((np.array([[True, False, True], [False, False, True]]),)), S)),
+                            GradCase((T3, Const((1, slice(None), slice(None))), (3, 4))),
+                            GradCase((T3, Const((slice(None), slice(None), slice(1, 3))), (2, 1, 2))),
+                            GradCase((T3, Const(OuterKey.of(T3, [np.array([1, 1]), 0, slice(None)])), (2, 4))),
+                            GradCase((T3, Const((_MASK3,)), S)), GradCase((T4, Const((0, 0)), (3, 2)))]),
     "build_vector": (lambda *items: build_vector(list(items)), [GradCase((S, S, S))]),
     "build_matrix": (lambda a, b, c, d: build_matrix([[a, b], [c, d]]), [GradCase((S, S, S, S))]),
     "build_matrix_rows": (lambda u, s, w: build_matrix([[u, s], [s, w]]),

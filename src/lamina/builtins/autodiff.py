@@ -44,7 +44,7 @@ def _leaf(x, trainable: bool, name: str, dtype=None):
                       f"not {describe(x)}.")
 
 
-@builtin("param", pure="a value", tracked="constant", category=CATEGORY,
+@builtin("param", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,
          probes=["param(p)"],
          shapes=[Shape("param(x)", "number or tensor", "tracked value",
                        "A new trainable leaf on the tape holding the value of x."),
@@ -67,7 +67,7 @@ def param(x, dtype=None):
     return _leaf(x, True, "param", _dtype(dtype, "param"))
 
 
-@builtin("track", pure="a value", tracked="constant", category=CATEGORY,
+@builtin("track", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,
          probes=["track(p)"],
          shapes=[Shape("track(x)", "number or tensor", "tracked value",
                        "A new non-trainable leaf holding the value of x."),
@@ -108,7 +108,7 @@ def _plain(x):
     return x
 
 
-@builtin("detach", pure="a value", tracked="constant", category=CATEGORY,
+@builtin("detach", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,
          probes=["detach(p)", "detach({a = p, b = [p, 1]})"],
          shapes=[Shape("detach(x)", "tracked number or tensor", "number or tensor",
                        "Its value, untracked: a constant as far as grad is concerned."),
@@ -127,7 +127,7 @@ def detach(x):
     return _plain(x)
 
 
-@builtin("grad", pure="a value", tracked="constant", category=CATEGORY,
+@builtin("grad", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,
          probes=["grad(sum(p .* p), wrt = p)"],
          float32_probes=["w = param(p)\ngrad(sum(w .* w), wrt = w)"],
          shapes=[Shape("grad(loss, wrt = x)", "scalar loss, tracked value", "gradient (shape of x)",
@@ -180,7 +180,7 @@ def grad(loss, wrt=None):
     return _grad.grad(loss, wrt=wrt)
 
 
-@builtin("tape_reset", tracked="constant", category=CATEGORY,
+@builtin("tape_reset", any_rank=True, tracked="constant", category=CATEGORY,
          probes="takes no argument",
          shapes=[Shape("tape_reset()", "no input", "no output",
                        "Starts a new generation of the autodiff tape.")],
@@ -222,7 +222,7 @@ def tape_reset():
     return None
 
 
-@builtin("tape_size", pure="a number", tracked="constant", category=CATEGORY,
+@builtin("tape_size", any_rank=True, pure="a number", tracked="constant", category=CATEGORY,
          probes="takes no argument",
          shapes=[Shape("tape_size()", "no input", "number",
                        "How many entries were recorded since the last reset, leaves included.")],
@@ -237,7 +237,7 @@ def tape_size():
     return float(TAPE.size())
 
 
-@builtin("tape_limit", tracked="constant", category=CATEGORY,
+@builtin("tape_limit", any_rank=True, tracked="constant", category=CATEGORY,
          probes="its argument is a count of entries",
          shapes=[Shape("tape_limit(n)", "whole number", "number",
                        "Sets the entry count above which a warning is printed; returns the old one.")],

@@ -28,7 +28,7 @@ from .registry import Const, GradCase, Shape, builtin
 CORE = "Core"
 
 
-@builtin("print", tracked="constant", category=CORE,
+@builtin("print", any_rank="items", tracked="constant", category=CORE,
          probes=["print(p, q)"],
          shapes=[Shape("print(a, b, ...)", "any values", "no output",
                        "Writes the values joined by one space, then a newline.")],
@@ -68,7 +68,7 @@ def _digits(x) -> int:
     return n
 
 
-@builtin("print_options", tracked="constant", category=CORE,
+@builtin("print_options", any_rank=True, tracked="constant", category=CORE,
          probes=["print_options(digits = p[0] * 2)"],
          shapes=[Shape("print_options(digits = n, limit = m, width = w)", "whole numbers (limit, width: or Inf)",
                        "record", "Sets the options given; returns the previous ones."),
@@ -99,7 +99,7 @@ def print_options(digits=None, limit=None, width=None):
     return Record({"digits": float(before.digits), "limit": float(before.limit), "width": float(before.width)})
 
 
-@builtin("length", pure="a number", tracked="constant", category=CORE,
+@builtin("length", any_rank="items", pure="a number", tracked="constant", category=CORE,
          probes=["length(p)"],
          shapes=[Shape("length(x)", "tensor, list or string", "number",
                        "The number of elements, items or characters.")],
@@ -120,7 +120,7 @@ def length(x):
     raise LaminaError("TypeError", f"length needs a tensor, list or string, not {describe(x)}.")
 
 
-@builtin("append", pure="a new list or vector", category=CORE,
+@builtin("append", any_rank="items", pure="a new list or vector", category=CORE,
          shapes=[Shape("append(list, item)", "list, any value", "list", "A new list with the item at the end."),
                  Shape("append(v, x)", "vector, number", "vector", "A new vector with x at the end.")],
          summary="Returns a new list or vector with one more item at the end.",
@@ -169,7 +169,7 @@ def _append_in_place(seq, item):
 append.in_place = _append_in_place
 
 
-@builtin("concat", pure="a new list or vector", category=CORE,
+@builtin("concat", any_rank="items", pure="a new list or vector", category=CORE,
          shapes=[Shape("concat(a, b)", "two lists (or two vectors)", "list (or vector)",
                        "The items of a followed by the items of b.")],
          summary="Joins two lists (or two vectors) end to end.",
@@ -196,7 +196,7 @@ def _empty_vector(v) -> bool:
     return isinstance(v, np.ndarray) and v.ndim == 1 and v.size == 0
 
 
-@builtin("keys", pure="a list of strings", tracked="constant", category=CORE,
+@builtin("keys", any_rank="items", pure="a list of strings", tracked="constant", category=CORE,
          probes=["keys({a = p})"],
          shapes=[Shape("keys(r)", "record", "list of strings", "The field names in order.")],
          summary="Lists the field names of a record.",
@@ -210,7 +210,7 @@ def keys(r):
     raise LaminaError("TypeError", f"keys needs a record, not {describe(r)}.")
 
 
-@builtin("has", pure="true or false", tracked="constant", category=CORE,
+@builtin("has", any_rank="items", pure="true or false", tracked="constant", category=CORE,
          probes="takes a record and a name",
          shapes=[Shape("has(r, name)", "record, string", "bool", "Whether the record has that field.")],
          summary="Tells whether a record has a field of the given name.",
@@ -243,7 +243,7 @@ def _items(xs, fn: str) -> list:
     return for_each(xs)
 
 
-@builtin("map", category=CORE,
+@builtin("map", any_rank="items", category=CORE,
          shapes=[Shape("map(xs, f)", "vector or list, function", "vector or list",
                        "f applied to each element; numbers back give a vector."),
                  Shape("map(r, f)", "record, function", "record",
@@ -265,7 +265,7 @@ def map_(xs, f):
     return shaping.like_items_of(bracket(tuple(call(f, (x,)) for x in _items(xs, "map"))), xs)
 
 
-@builtin("filter", category=CORE,
+@builtin("filter", any_rank="items", category=CORE,
          shapes=[Shape("filter(xs, keep)", "vector or list, function", "vector or list",
                        "The elements for which keep returns true."),
                  Shape("filter(t, row -> ...)", "table, function of a row record", "table",
@@ -302,7 +302,7 @@ def filter_(xs, keep):
     return [x for x in _items(xs, "filter") if truth(call(keep, (x,)))]
 
 
-@builtin("assert", tracked="constant", category=CORE,
+@builtin("assert", any_rank="items", tracked="constant", category=CORE,
          probes=["assert(sum(p) > 0)"],
          shapes=[Shape("assert(cond)", "bool", "no output", "Stops with an Error when cond is false."),
                  Shape("assert(cond, message)", "bool, string", "no output", "The same with a message.")],
@@ -314,7 +314,7 @@ def assert_(cond, message="Assertion failed."):
         raise LaminaError("Error", format_value(message))
 
 
-@builtin("clock", pure="a number", tracked="constant", category=CORE,
+@builtin("clock", any_rank=True, pure="a number", tracked="constant", category=CORE,
          probes="takes no argument",
          shapes=[Shape("clock()", "no input", "number", "Seconds from a fixed point, for timing.")],
          summary="Returns a monotonic time in seconds, for measuring how long code takes.",
@@ -324,7 +324,7 @@ def clock():
     return time.perf_counter()
 
 
-@builtin("help", tracked="constant", category=CORE,
+@builtin("help", any_rank="items", tracked="constant", category=CORE,
          probes="takes a builtin's name",
          shapes=[Shape("help()", "no input", "no output", "Lists the categories and their builtins."),
                  Shape("help(name)", "string", "no output", "Prints the page of one builtin."),

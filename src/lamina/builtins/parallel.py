@@ -38,7 +38,7 @@ end function
 '''
 
 
-@builtin("sweep", tracked="refuses", category=CATEGORY, scoped=True,
+@builtin("sweep", any_rank=True, tracked="refuses", category=CATEGORY, scoped=True,
          probes=["sweep(c -> c.x, {x = p})", "sweep(c -> sum(p) * c.x, {x = [1, 2]})", "sweep(c -> c.x, [{x = c}])"],
          float64_results=("a configuration's settings are numbers", ("result",)),
          shapes=[Shape("sweep(train_fn, grid)", "function, record of lists", "table",
@@ -81,7 +81,7 @@ def sweep(scope, /, train_fn, grid, *, workers=None, address=None, seed=None):
     return SW.sweep(scope, train_fn=train_fn, grid=grid, workers=workers, address=address, seed=seed)
 
 
-@builtin("parallel_map", tracked="refuses", category=CATEGORY, scoped=True,
+@builtin("parallel_map", any_rank=True, tracked="refuses", category=CATEGORY, scoped=True,
          probes=["parallel_map(x -> x, p)", "parallel_map(x -> x * q, [1, 2])",
                  "parallel_map(x -> detach(x), [1, 2], seed = p[0])"],
          float32_probes=["parallel_map(x -> x, p)", "parallel_map(x -> x * q, [1, 2])"],

@@ -20,7 +20,7 @@ def set_program_arguments(arguments: list[str]) -> None:
     _ARGUMENTS[:] = [str(a) for a in arguments]
 
 
-@builtin("args", pure="a list of strings", tracked="constant", category=CORE,
+@builtin("args", any_rank=True, pure="a list of strings", tracked="constant", category=CORE,
          probes="takes no argument",
          shapes=[Shape("args()", "no input", "list of strings",
                        "The words after the program's name on the command line.")],
@@ -37,7 +37,7 @@ def args():
     return list(_ARGUMENTS)
 
 
-@builtin("exit", tracked="constant", category=CORE,
+@builtin("exit", any_rank=True, tracked="constant", category=CORE,
          probes="ends the program with a status",
          shapes=[Shape("exit()", "no input", "does not return", "Ends the program with status 0."),
                  Shape("exit(code)", "whole number 0 to 255", "does not return",
@@ -59,7 +59,7 @@ def exit_(code=0.0):
     raise ProgramExit(int(code))
 
 
-@builtin("error", tracked="constant", category=CORE,
+@builtin("error", any_rank=True, tracked="constant", category=CORE,
          probes="stops the program with its message",
          shapes=[Shape("error(message)", "string", "does not return", "Stops the program with an Error."),
                  Shape("error(message, kind = k)", "string, kind name", "does not return",
@@ -89,7 +89,7 @@ def error_(message, kind="Error"):
     raise LaminaError(kind, format_value(message))
 
 
-@builtin("warn", tracked="constant", category=CORE,
+@builtin("warn", any_rank=True, tracked="constant", category=CORE,
          probes=["warn(string(p))"],
          shapes=[Shape("warn(message)", "string", "no output",
                        "Writes `warning: message (file:line)` to standard error, once for this line."),
@@ -108,7 +108,7 @@ def warn_(message, once=True):
     warn(format_value(message), once_key="warn" if once else None)
 
 
-@builtin("warnings", tracked="constant", category=CORE,
+@builtin("warnings", any_rank=True, tracked="constant", category=CORE,
          probes="takes true or false",
          shapes=[Shape("warnings(on)", "bool", "bool", "Turns warnings on or off; returns the previous setting."),
                  Shape("warnings()", "no input", "bool", "Whether warnings are on.")],

@@ -31,10 +31,12 @@ FLOAT64_STATISTICS); tests/autodiff/test_gradcheck_float32.py leaves out the dif
 builtins whose whole result is declared float64.
 
 Every builtin takes numbers, vectors and matrices. One that takes tensors of any rank (three axes
-and more: `zeros(2, 3, 4)`) says so with `any_rank=True`; any other is wrapped by `rank_gate`, so
-that a tensor of rank 3 or more among its arguments (or the items of a list argument) is a
-ShapeError naming the builtin and the shape, never a matrix routine's silently wrong answer
-(tests/builtins/test_any_rank.py holds every builtin to its word).
+and more: `zeros(2, 3, 4)`) says so with `any_rank=True` (and, if differentiable, carries a
+GradCase of rank 3 or more), or with `any_rank="items"` when it only holds or passes on the values
+it is given (append, print, map); any other is wrapped by `rank_gate`, so that a tensor of rank 3
+or more among its arguments (or the items of a list argument) is a ShapeError naming the builtin
+and the shape, never a matrix routine's silently wrong answer (tests/builtins/test_any_rank.py
+holds every builtin to its word).
 
 A builtin whose result is its whole effect says what it returns: `pure="a new model"` (fit),
 `pure="a number"` (sum). It prints nothing, writes no file, changes none of its arguments, no
@@ -84,7 +86,7 @@ class BuiltinSpec(Fields):
                  examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
                  tracked: str = "differentiable", pure: str | None = None,
                  probes: list[str] | str | None = None, float32_probes: list[str] | None = None,
-                 float64_results: tuple[str, tuple[str, ...]] | None = None, any_rank: bool = False):
+                 float64_results: tuple[str, tuple[str, ...]] | None = None, any_rank: bool | str = False):
         self.name, self.fn, self.category, self.shapes = name, fn, category, shapes
         self.summary, self.examples, self.notes = summary, examples, notes
         self.grad = grad            # None: not differentiable
@@ -108,7 +110,7 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
             examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
             tracked: str | None = None, pure: str | None = None, probes: list[str] | str | None = None,
             float32_probes: list[str] | None = None, float64_results: tuple[str, tuple[str, ...]] | None = None,
-            any_rank: bool = False):
+            any_rank: bool | str = False):
     """Register `fn` as the Lamina builtin `name` (behind `rank_gate` unless `any_rank`)."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r} for builtin {name!r}")
@@ -125,6 +127,8 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
     def register(fn: Callable) -> Callable:
         if name in REGISTRY:
             raise ValueError(f"builtin {name!r} is registered twice")
+        if any_rank not in (False, True, "items"):
+            raise ValueError(f"builtin {name!r}: any_rank= is True, \"items\" or False")
         if not any_rank:
             fn = rank_gate(fn, name)
         REGISTRY[name] = BuiltinSpec(name, fn, category, list(shapes), summary,

@@ -13,7 +13,8 @@ import numpy as np
 from ..autodiff import ops
 from ..errors import LaminaError, shape_str
 from ..values import LibObject, Record, Tracked, describe
-from .selection import ALL, bounds, is_list, position, positions, tensor_key  # noqa: F401  (ALL: the runtime's)
+from .selection import (ALL, OuterKey, as_kept, bounds, is_list, picked, position, positions,  # noqa: F401
+                        tensor_key)  # (ALL: the runtime's)
 
 
 def get(target, items: tuple):
@@ -22,9 +23,9 @@ def get(target, items: tuple):
         key = tensor_key(v.shape, items)
         if type(target) is Tracked:
             return ops.index(target, key)
-        if _picks_rows(key, v.shape):        # v[list] or m[list, :]: what fit's batches do
+        if _picks_rows(key, v.shape):               # v[list] or m[list, :]: what fit's batches do
             return v.take(key[0], axis=0)
-        out = v[key]
+        out = picked(v, key)
         if out.ndim == 0:
             return bool(out) if v.dtype == bool else float(out)
         if out.base is None:            # index arrays picked into new memory: already a copy
@@ -40,14 +41,12 @@ def get(target, items: tuple):
 
 
 def _picks_rows(key: tuple, shape: tuple) -> bool:
-    """Whether `key` picks whole rows (elements of a vector) by one index list."""
+    """Whether `key` picks whole rows (elements of a vector, slices of an array) by one index list."""
     first = key[0]
-    if type(first) is not np.ndarray or first.ndim != 1:
+    if type(first) is not np.ndarray or first.ndim != 1 or type(key) is OuterKey:
         return False
-    if len(key) == 1:
-        return True
-    rest = key[1]
-    return type(rest) is slice and rest.step is None and not rest.start and rest.stop in (None, shape[1])
+    return all(type(k) is slice and k.step is None and not k.start and k.stop in (None, n)
+               for k, n in zip(key[1:], shape[1:]))
 
 
 def _sequence_get(seq, items: tuple):
@@ -80,12 +79,12 @@ def put(target, items: tuple, value, owned: bool):
     if isinstance(target, np.ndarray):
         key = tensor_key(target.shape, items)
         logical = target.dtype == bool
-        data = _fit(value, np.shape(target[key]), logical)
+        data = _fit(value, np.shape(picked(target, key)), logical)
         if logical and not _is_logical(data):
             out = target.astype(np.float64)
         else:
             out = target if owned else target.copy()
-        out[key] = data
+        out[key] = as_kept(key, data)
         return out
     if isinstance(target, list):
         return _list_put(target, items, value, owned)
@@ -135,7 +134,7 @@ def _fit(value, shape: tuple, logical: bool = False):
         return value
     if value.ndim == 1 and len(shape) == 2 and 1 in shape and value.size == shape[0] * shape[1]:
         return value.reshape(shape)
-    if value.ndim == 2 and len(shape) == 2 and all(v in (1, s) for v, s in zip(value.shape, shape)):
+    if value.ndim == len(shape) >= 2 and all(v in (1, s) for v, s in zip(value.shape, shape)):
         return np.broadcast_to(value, shape)
     region = "one element" if shape == () else (f"a {shape_str(shape)}" if len(shape) == 1 else f"a {shape_str(shape)} region")
     raise LaminaError("ShapeError", f"Cannot store {describe(value)} into {region}.")

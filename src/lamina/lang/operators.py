@@ -173,7 +173,7 @@ def pos(a):
 
 
 def transpose(a):
-    if _logical(a):
+    if _logical(a) and a.ndim <= 2:
         return a.T.copy() if a.ndim == 2 else a.reshape(1, -1)     # a mask stays a mask
     if is_numeric(a):
         return ops.transpose(_num(a))

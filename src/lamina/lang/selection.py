@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..autodiff.indexing import OuterKey, as_kept, picked  # noqa: F401  (the key's readers, for indexing.py)
 from ..errors import LaminaError, describe_shape
 from ..values import LARGEST_WHOLE, Tracked, describe, format_number
 
@@ -99,35 +100,61 @@ def positions(item, n: int, unit: str, container) -> np.ndarray:
 
 def tensor_key(shape: tuple, items: tuple) -> tuple:
     """Lamina index items -> a NumPy key with one entry per dimension: ints, slices and int
-    arrays (two arrays as an open mesh, for the submatrix), or (boolean matrix,) for a mask
-    of a matrix's own shape."""
-    if len(shape) == 0:
+    arrays (two arrays of a matrix as an open mesh, for the submatrix), or (boolean tensor,) for
+    a mask of the tensor's own shape; on a tensor of rank 3 or more, an index list beside another
+    list or a position makes an `OuterKey`."""
+    rank = len(shape)
+    if rank == 0:
         raise LaminaError("TypeError", "A number cannot be indexed.")
-    if len(items) > len(shape):
-        kind = "A vector takes one index" if len(shape) == 1 else "A matrix takes at most two indices"
+    if len(items) > rank:
+        kind = ("A vector takes one index" if rank == 1 else "A matrix takes at most two indices" if rank == 2
+                else f"{describe_shape(shape).capitalize()} takes at most {rank} indices")
         raise LaminaError("IndexError", f"{kind}; got {len(items)}.")
-    if len(shape) == 2 and len(items) == 1 and is_list(items[0]):
+    if rank >= 2 and len(items) == 1 and is_list(items[0]):
         m = items[0].value if type(items[0]) is Tracked else items[0]
         if m.dtype == bool and m.shape == shape:
             return (m,)                               # the elements a same-shaped mask picks
-    key, lists = [], 0
+    key, lists, positions_ = [], 0, 0
     for axis, item in enumerate(items):
         n = shape[axis]
         if isinstance(item, slice):
             key.append(bounds(item, n))
         elif is_list(item):
-            unit = "elements" if len(shape) == 1 else ("rows" if axis == 0 else "columns")
-            key.append(positions(item, n, unit, lambda: describe_shape(shape)))
+            key.append(positions(item, n, _unit(shape, axis), lambda: describe_shape(shape)))
             lists += 1
-        elif len(shape) == 1:
-            key.append(position(item, n, "An index", lambda: describe_shape(shape)))
         else:
-            key.append(position(item, n, "A row index" if axis == 0 else "A column index",
-                                lambda: f"{'rows' if axis == 0 else 'columns'} of {describe_shape(shape)}"))
-    key.extend([ALL] * (len(shape) - len(key)))
-    if lists == 2:
+            key.append(position(item, n, _what(shape, axis), lambda: _along(shape, axis)))
+            positions_ += 1
+    key.extend([ALL] * (rank - len(key)))
+    if rank == 2 and lists == 2:
         return np.ix_(key[0], key[1])
+    if rank > 2 and (lists > 1 or lists and positions_):
+        return OuterKey.of(shape, key)
     return tuple(key)
+
+
+def _unit(shape: tuple, axis: int) -> str:
+    if len(shape) == 1:
+        return "elements"
+    if len(shape) == 2:
+        return "rows" if axis == 0 else "columns"
+    return f"positions along axis {axis}"
+
+
+def _what(shape: tuple, axis: int) -> str:
+    if len(shape) == 1:
+        return "An index"
+    if len(shape) == 2:
+        return "A row index" if axis == 0 else "A column index"
+    return f"The index on axis {axis}"
+
+
+def _along(shape: tuple, axis: int) -> str:
+    if len(shape) == 1:
+        return describe_shape(shape)
+    if len(shape) == 2:
+        return f"{'rows' if axis == 0 else 'columns'} of {describe_shape(shape)}"
+    return f"axis {axis} of {describe_shape(shape)}"
 
 
 def index_one_axis(value, items: tuple, n: int, take, one):

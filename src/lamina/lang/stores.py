@@ -61,7 +61,7 @@ def _put_in_place(target, items: tuple, value):
                     return target
                 except (IndexError, OverflowError):
                     pass
-        else:
+        elif len(items) == 2:
             i, j = items
             if type(i) is float and type(j) is float and i.is_integer() and j.is_integer():
                 try:
