@@ -8,6 +8,7 @@ from ..rng import generator
 from ..stats import linreg as LR
 from ..stats import models as M
 from ..stats.data import as_matrix
+from ..stats import formula as F
 from ..stats.table import Table
 from ..stats.tableops import design
 from ..values import as_int, as_str, describe
@@ -23,12 +24,29 @@ NO_INTERCEPT = ("Without an intercept the first text column among the predictors
                 "every value, armdrug and armplacebo, since no intercept stands for its reference; "
                 "later text columns still leave out their first value (R's lm(y ~ dose + arm - 1) "
                 "codes them the same way).")
+FORMULA = ("A formula (text with a ~) is read as R reads one, through the formulaic package: the "
+           "response left of ~, terms right of it joined by + (x * g is x + g + x:g, an interaction; "
+           "(a + b + c)^2 every interaction up to two; - 1 or + 0 drops the intercept; . is every "
+           "other column), and inside a term the functions log, log2, log10, log1p, exp, expm1, sqrt, "
+           "abs, sin, cos, tan, I (arithmetic as it is: I(x ^ 2)), poly (R's orthogonal polynomials), "
+           "center, scale, factor (numbers as a factor: factor(cyl)) and C (C(g, Treatment(\"b\")) "
+           "makes b the reference level). A text column is a factor with its values in sorted "
+           "order, a category column one with its levels in their order; the first present level "
+           "is the reference (treatment coding) and each other level a coefficient named as R names "
+           "it: gB, x:gB, factor(cyl)6, poly(x, 2)1, I(x^2). Missing values, a factor with one "
+           "level, a name that is no column or function and a formula with no terms are errors. "
+           "Where R's model matrix would have more columns than its rank (a factor's interaction "
+           "without its main effect, g:h alone), formulaic's coding, of full rank, is used instead, "
+           "so the coefficients differ from R's, which reports some as NA.")
 
 
 def _from_table(t: Table, response, predictors, fn: str, every_level: bool = False):
     """(X, y, names, response name) from a table, a response column and predictor columns; with
     every_level (no intercept) the first text column keeps its reference value too."""
     target = as_str(response, f"{fn}'s response column")
+    if target not in t.names and any(c in target for c in "+*:()"):
+        raise LaminaError("NameError", f"The table has no column '{target}'; if it is a formula, write ~ "
+                          f"between the response and the predictors, as \"y ~ x + g\".")
     if not isinstance(t.get(target), np.ndarray):
         raise LaminaError("TypeError", f"{fn}'s response column '{target}' holds text; the response "
                           f"must be numeric" + (" (labels 0 and 1)." if fn == "logreg" else "."))
@@ -42,6 +60,17 @@ def _from_table(t: Table, response, predictors, fn: str, every_level: bool = Fal
     if every_level:
         X, terms = _with_reference(t, names, X, terms)
     return X, as_matrix(t, [target])[:, 0], terms, target
+
+
+def _formula_design(t: Table, formula: str, names, intercept, fn: str):
+    """The formula's Design; names and intercept = false belong to the other call shapes."""
+    if names is not None:
+        raise LaminaError("TypeError", f"{fn} with a formula takes its predictors from the formula, "
+                          f"so it takes no list of predictor names besides; add them to the formula.")
+    if intercept is not True:
+        raise LaminaError("TypeError", f"{fn} with a formula takes no intercept argument; write - 1 "
+                          f"in the formula for a fit without one (\"{formula.split('~')[0].strip()} ~ x - 1\").")
+    return F.design(t, formula, fn)
 
 
 def _with_reference(t: Table, names: list, X: np.ndarray, terms: list):
@@ -65,7 +94,9 @@ def _with_reference(t: Table, names: list, X: np.ndarray, terms: list):
                        "Named predictors; no intercept."),
                  Shape("linreg(t, \"y\", [\"a\", \"b\"])", "table, response column, predictor columns", "linear model",
                        "Regress one column of a table on others (on every other numeric column when no list is "
-                       "given); text columns become indicator columns.")],
+                       "given); text columns become indicator columns."),
+                 Shape("linreg(t, \"y ~ x * g\")", "table, formula", "linear model",
+                       "A Wilkinson formula, as R's lm(y ~ x * g, t): factors, interactions, transforms.")],
          summary="Fits a linear regression by least squares and reports, like R's summary(lm(...)), "
                  "the coefficients with standard errors, t values and p values, R^2 and the F test.",
          examples=["x = [1, 2, 3, 4, 5, 6]\ny = [2.1, 3.9, 6.2, 7.8, 10.1, 12.2]\nfit = linreg(x, y)\n"
@@ -75,7 +106,10 @@ def _with_reference(t: Table, names: list, X: np.ndarray, terms: list):
                    "fit = linreg(t, \"y\", [\"dose\", \"arm\"])\nprint(fit.terms, round(fit.coef, 4))",
                    "X = [1, 0; 2, 1; 3, 0; 4, 1; 5, 0; 6, 1]\ny = [3.1, 6.9, 7.2, 10.8, 11.1, 15.2]\n"
                    "fit = linreg(X, y, names = [\"dose\", \"treated\"])\nprint(fit.terms, round(fit.p, 4))\n"
-                   "print(round(X * fit.weights + fit.intercept, 2))"],
+                   "print(round(X * fit.weights + fit.intercept, 2))",
+                   "t = table({y = [3.1, 4.0, 5.2, 6.8, 7.1, 8.9, 4.2, 6.1], dose = [1, 2, 3, 1, 2, 3, 4, 4],\n"
+                   "           arm = [\"drug\", \"drug\", \"drug\", \"placebo\", \"placebo\", \"placebo\", \"drug\", \"placebo\"]})\n"
+                   "fit = linreg(t, \"y ~ dose * arm\")\nprint(fit)"],
          notes="With n rows and p coefficients (the intercept first, then one per column of X) the "
                "fit solves min |y - A b|^2 for A = [1, X] (an SVD via NumPy's lstsq). The residual "
                "variance is sigma^2 = RSS / (n - p), the coefficients' covariance sigma^2 (A'A)^-1, "
@@ -89,10 +123,16 @@ def _with_reference(t: Table, names: list, X: np.ndarray, terms: list):
                "adjusted R^2, F and its p-value NaN (R warns \"essentially perfect fit\" there). "
                "Fields: coef, se, t, p, terms (aligned, intercept first), intercept, weights (the slopes), r2, adj_r2, sigma, df, fstat, f_p, "
                "fitted, residuals, n; predictions are X * fit.weights + fit.intercept. NaN or Inf "
-               "in X or y, collinear columns, repeated names and too few rows are ValueErrors. " + FACTORS + " " + NO_INTERCEPT)
+               "in X or y, collinear columns, repeated names and too few rows are ValueErrors. " + FACTORS + " " + NO_INTERCEPT
+               + " " + FORMULA)
 def linreg(X, y, names=None, intercept=True):
     refuse_tracked("linreg", (X, y))
     response = "y"
+    if isinstance(X, Table) and F.is_formula(y):
+        d = _formula_design(X, formula=y, names=names, intercept=intercept, fn="linreg")
+        A = d.X[:, 1:] if d.intercept else d.X
+        return LR.fit(A, y=d.y, intercept=d.intercept, names=d.columns[d.intercept:],
+                      response=d.response, formula=d)
     if isinstance(X, Table):
         X, y, names, response = _from_table(X, response=y, predictors=names, fn="linreg",
                                             every_level=intercept is False)

@@ -46,6 +46,9 @@ class LinearModel(LibObject):
     # The model matrix, intercept column first, in the data's units: what anova, predict's
     # intervals and the diagnostics (leverage) read; not a field a program sees.
     design: np.ndarray | None = None
+    # formula.Design when fitted from a formula: its text, R's term labels and assign, and the
+    # ModelSpec that builds the model matrix of new rows (formula.new_matrix); not a field either.
+    formula: object = None
     type_name = "linear model"
 
     def field_names(self) -> list[str]:
@@ -87,7 +90,7 @@ def finite(a: np.ndarray, what: str, fn: str) -> np.ndarray:
     return a
 
 
-def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
+def fit(X, y, intercept=True, names=None, response="y", formula=None) -> LinearModel:
     from scipy import stats
     A = finite(matrix(X, "linreg's predictors X"), "linreg's predictors X", "linreg").astype(np.float64)
     b = finite(vector(y, "linreg's response y"), "linreg's response y", "linreg").astype(np.float64)
@@ -135,7 +138,7 @@ def fit(X, y, intercept=True, names=None, response="y") -> LinearModel:
     return LinearModel(as_str(response, "linreg's response name"), terms, coef * unit / cols,
                        se * unit / cols, t, pvals, with_intercept, float(r2), float(adj),
                        float(np.sqrt(sigma2) * unit), float(df), float(fstat), f_p, fitted * unit,
-                       resid * unit, design)
+                       resid * unit, design, formula)
 
 
 def _names(names, k: int) -> list[str]:

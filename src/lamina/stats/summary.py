@@ -166,7 +166,9 @@ RESIDUALS = ["Min", "1Q", "Median", "3Q", "Max"]
 
 def _linreg_parts(m) -> tuple:
     preds = m.terms[1:] if m.has_intercept else m.terms
-    title = f"Linear regression: {m.response} ~ {' + '.join(preds) or ('1' if m.has_intercept else '0')}  (n = {m.fitted.size})"
+    formula = m.formula.text if m.formula is not None else \
+        f"{m.response} ~ {' + '.join(preds) or ('1' if m.has_intercept else '0')}"
+    title = f"Linear regression: {formula}  (n = {m.fitted.size})"
     # As print(summary(lm)): quantiles zapped to 5 digits of the largest, printed to 4 together.
     quantiles = joint(zapsmall(np.quantile(m.residuals, [0, 0.25, 0.5, 0.75, 1]), 5), 4)
     header, rows = coefficient_table(m.terms, m.coef, m.se, m.t, m.p, "t")
