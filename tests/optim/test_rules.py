@@ -57,11 +57,17 @@ def reference(name, hp, w, grads):
     return w
 
 
-def run_steps(name, **settings):
-    opt = make(RULES[name], W0, **settings)
-    for g in GRADS:
+def run_steps(name, w0=W0, grads=GRADS, **settings):
+    opt = make(RULES[name], w0, **settings)
+    for g in grads:
         opt = opt.step(g)
     return opt.get("_params")[0], opt
+
+
+# Parameters of any rank: a rank-3 one and a rank-4 one (a 3 x 3 x 1 x 8 convolution kernel).
+RANKED_RNG = np.random.default_rng(12)
+RANKED = {shape: (RANKED_RNG.standard_normal(shape), [RANKED_RNG.standard_normal(shape) for _ in range(STEPS)])
+          for shape in ((2, 3, 4), (3, 3, 1, 8))}
 
 
 SETTINGS = {"sgd": [{}, {"lr": 0.1, "momentum": 0.8}], "nesterov_sgd": [{}, {"lr": 0.05, "momentum": 0.5}],
@@ -76,6 +82,15 @@ def test_against_numpy_reference(name, settings):
     got, opt = run_steps(name, **settings)
     assert opt.t == STEPS
     np.testing.assert_allclose(got, reference(name, opt.hp, W0, GRADS), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("shape", list(RANKED), ids=["rank3", "rank4"])
+@pytest.mark.parametrize("name, settings", [(n, ss[-1]) for n, ss in SETTINGS.items()])
+def test_parameters_of_rank_3_and_4_against_numpy_reference(name, settings, shape):
+    w0, grads = RANKED[shape]
+    got, opt = run_steps(name, w0, grads, **settings)
+    assert got.shape == shape and opt.state[0] and all(np.shape(v) == shape for v in opt.state[0].values())
+    np.testing.assert_allclose(got, reference(name, opt.hp, w0, grads), rtol=1e-13, atol=1e-15)
 
 
 def test_every_rule_is_in_the_table():
@@ -153,4 +168,18 @@ def test_against_torch_optim(torch64):
             p.grad = torch.tensor(g)
             opt.step()
         got, _ = run_steps(name, **settings)
+        np.testing.assert_allclose(got, p.detach().numpy(), rtol=1e-12, atol=1e-14, err_msg=name)
+
+
+@pytest.mark.parametrize("shape", list(RANKED), ids=["rank3", "rank4"])
+def test_parameters_of_rank_3_and_4_against_torch_optim(torch64, shape):
+    torch = torch64
+    w0, grads = RANKED[shape]
+    for name, settings, make_torch in torch_cases(torch):
+        p = torch.tensor(w0.copy(), requires_grad=True)
+        opt = make_torch([p])
+        for g in grads:
+            p.grad = torch.tensor(g)
+            opt.step()
+        got, _ = run_steps(name, w0, grads, **settings)
         np.testing.assert_allclose(got, p.detach().numpy(), rtol=1e-12, atol=1e-14, err_msg=name)

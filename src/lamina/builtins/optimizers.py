@@ -10,7 +10,8 @@ from ..values import describe
 from .registry import Shape, builtin
 
 CATEGORY = "Optimizers & training"
-COMMON = ("The parameters are one value (tracked or plain), a list or a record of them; `params` "
+COMMON = ("The parameters are one value (tracked or plain), a list or a record of them, each a "
+          "number or a tensor of any rank (a 3 x 3 x 1 x 8 convolution kernel is one parameter); `params` "
           "gives their current plain values in that same structure (a record stays a record, so "
           "gru_forward(X, h0, opt.params) works after a step), and `_params` lists them flat, in "
           "order (a record's fields in order). `lr` may "
@@ -40,14 +41,14 @@ def _constructor(rule):
         return make(rule, params=params, lr=lr, **options)
     construct.__name__ = construct.__qualname__ = rule.name    # Python's messages about a bad call name it
     builtin(rule.name, pure="an optimizer", tracked="constant", probes=[f"{rule.name}(p, 0.1)"],
-            **_docs(rule))(construct)
+            any_rank=True, **_docs(rule))(construct)
 
 
 for _rule in RULES.values():      # in RULES' order, which is the order of the docs index
     _constructor(_rule)
 
 
-@builtin("optimizer_step", pure="a new optimizer", tracked="constant", category=CATEGORY,
+@builtin("optimizer_step", pure="a new optimizer", tracked="constant", category=CATEGORY, any_rank=True,
          probes=["optimizer_step(sgd([1, 2, 3, 4], 0.1), p)"],
          float32_probes=["optimizer_step(sgd(float32([1, 2, 3, 4]), 0.1), p)"],
          shapes=[Shape("optimizer_step(opt, g)", "optimizer, gradient", "optimizer",
@@ -80,7 +81,8 @@ for _rule in RULES.values():      # in RULES' order, which is the order of the d
                "parameter order, or a record with the parameters' fields; when every parameter is "
                "a number a vector with one entry per parameter also works (so `[3.0]` for one "
                "number). A gradient whose shape differs from its parameter's is a ShapeError that "
-               "names the parameter (its index or record field) and both shapes. The step count "
+               "names the parameter (its index or record field) and both shapes; parameters and gradients "
+               "may be tensors of any rank (a 2x3x4 array's gradient is a 2x3x4 array). The step count "
                "and every running average live in the returned value, so stepping an old "
                "optimizer again starts from that old state. `lr = r` sets the rate for this step "
                "and after (a schedule written by hand); it is checked as the constructor checks it.\n\n"

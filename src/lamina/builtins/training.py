@@ -12,7 +12,7 @@ from .registry import Shape, builtin
 CATEGORY = "Optimizers & training"
 
 
-@builtin("train_loop", tracked="constant", category=CATEGORY, scoped=True,
+@builtin("train_loop", tracked="constant", category=CATEGORY, scoped=True, any_rank=True,
          probes=["train_loop(w -> sum((w - 1) .^ 2), p, 2, optimizer = sgd(lr = 0.1))"],
          float32_probes=['train_loop(w -> sum((w - 1) .^ 2), p, 2, optimizer = sgd(lr = 0.1), returning = "all")'],
          float64_results=("its losses are numbers", ("result.losses",)),
@@ -39,7 +39,7 @@ CATEGORY = "Optimizers & training"
                "variables that hold them (looked up in the program's own scope; a variable local to "
                "a function is not visible by name, so pass its value). Every epoch resets the tape, wraps the optimizer's current parameter values as "
                "fresh param() leaves in the structure params was given in (one value, a list or a "
-               "record), calls loss_fn with them, records the loss, takes grad and steps the "
+               "record, of numbers and tensors of any rank), calls loss_fn with them, records the loss, takes grad and steps the "
                "optimizer; losses[0] is the loss before any step. The optimizer's parameter values "
                "are the starting point and params must match them in structure and shapes; an "
                "optimizer made without parameters (or an optimizer's name such as \"adam\", or none "
