@@ -1,13 +1,17 @@
 """Checking and shaping X and Y for fit, predict and evaluate.
 
 Rows of X and Y are examples. X is m x n for a model made with input(n) (a
-vector of m is taken as m x 1 when n is 1), and m x (steps * features) for one made
-with input(steps, features), each row a sequence step after step; the first layer
+vector of m is taken as m x 1 when n is 1), and for one made with input(steps, features)
+either the m x steps x features array or the m x (steps * features) matrix, each row a
+sequence step after step: the array is that matrix's rows folded, and becomes it (a view,
+no copy), so every layer reads rows and both forms give the same numbers. The first layer
 may check X further (embedding: tokens). Y has one column per output unit;
 a vector of m is one target per example, the m x 1 matrix, when the last layer
 has one unit. For cross_entropy, Y may instead be a vector of m class indices
 (0 to units - 1), which becomes the m x units one-hot matrix (fit keeps the indices and
-one-hots each batch's rows).
+one-hots each batch's rows). A model whose last layer gives sequences takes Y as the
+m x steps x units array too, and predict gives it back in that form when X was an array
+(`as_given`).
 """
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ import numpy as np
 
 from ..errors import LaminaError, describe_shape
 from ..nn.losses import one_hot
-from ..values import as_tensor, format_number
+from ..values import as_tensor, format_number, value_of
 from .layer import steps_text
 
 
@@ -26,27 +30,70 @@ def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
     x = as_tensor(X, f"{who}'s X")
     if x.ndim == 1 and inputs == 1:
         x = x.reshape(-1, 1)
+    given = x
+    if x.ndim > 2:
+        x = _sequence_rows(x, spec, who)
     if x.ndim != 2 or x.shape[1] != inputs:
         one = " (for one example, write x' to make it a 1 x n row)" if x.ndim == 1 else ""
-        takes = f"input({spec.steps}, {inputs // spec.steps})" if spec.steps else f"input({inputs})"
-        steps = f" ({steps_text(spec.steps)} of {inputs // spec.steps}, step after step)" if spec.steps else ""
-        raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes {takes}: "
-                          f"X needs {inputs} column{'s' * (inputs != 1)}{steps}, one row per "
-                          f"example{one}.")
+        array = f", or is an m x {spec.steps} x {inputs // spec.steps} array" if spec.steps else ""
+        raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes "
+                          f"{_input_call(spec)}: X needs {inputs} column{'s' * (inputs != 1)}"
+                          f"{_steps_words(spec)}, one row per example{one}{array}.")
     if x.shape[0] == 0:
         raise LaminaError("ValueError", f"{who}: X has no rows (examples).")
     if spec.layers:
-        spec.layers[0].check_input(x, who)
+        spec.layers[0].check_input(given, who)
     return np.ascontiguousarray(x, dtype=dtype)
 
 
-def targets(Y, m: int, units: int, loss, who: str, dtype=np.float64, indices: bool = False) -> np.ndarray:
+def _sequence_rows(x: np.ndarray, spec, who: str) -> np.ndarray:
+    """An m x steps x features array X as the m x (steps * features) matrix of its rows (a view),
+    for a model made with input(steps, features); any other array of rank 3 or more is an error
+    naming the input layer and both shapes."""
+    if spec.steps and x.shape[1:] == (spec.steps, spec.inputs // spec.steps):
+        return x.reshape(x.shape[0], spec.inputs)
+    if spec.steps:
+        want = f"m x {spec.steps} x {spec.inputs // spec.steps} (example x step x feature)"
+        raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes "
+                          f"{_input_call(spec)}: an array X must be {want}, or a matrix of "
+                          f"{spec.inputs} columns{_steps_words(spec)}, one row per example.")
+    raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes "
+                      f"{_input_call(spec)}: X needs {spec.inputs} column{'s' * (spec.inputs != 1)}, "
+                      f"one row per example (only a model made with input(steps, features) takes an "
+                      f"m x steps x features array; reshape(X, {x.shape[0]}, -1) makes each example a row).")
+
+
+def _input_call(spec) -> str:
+    """The input layer as it was written: `input(6)`, `input(20, 8)`."""
+    return f"input({spec.steps}, {spec.inputs // spec.steps})" if spec.steps else f"input({spec.inputs})"
+
+
+def _steps_words(spec) -> str:
+    return f" ({steps_text(spec.steps)} of {spec.inputs // spec.steps}, step after step)" if spec.steps else ""
+
+
+def as_given(out: np.ndarray, X, spec) -> np.ndarray:
+    """predict's result in the form X came in: a last layer's sequences (m x (steps * units)) as
+    the m x steps x units array when X was an array of rank 3, else the matrix as it is."""
+    last = spec.shapes[-1]
+    if last.steps and np.ndim(value_of(X)) > 2:
+        return out.reshape(out.shape[0], last.steps, last.features)
+    return out
+
+
+def targets(Y, m: int, units: int, loss, who: str, dtype=np.float64, indices: bool = False,
+            steps: int | None = None) -> np.ndarray:
     """Y as an m x units matrix of the model's `dtype` (class indices become one-hot rows).
     With `indices`, class indices stay a vector of m int64s (fit's batches one-hot their own
-    rows, see `one_hot`), so the m x units matrix is never made."""
+    rows, see `one_hot`), so the m x units matrix is never made. `steps`: the last layer gives
+    sequences of that many steps, and Y may be the m x steps x (units / steps) array of them."""
     y = as_tensor(Y, f"{who}'s Y")
+    if y.ndim == 3 and steps and y.shape[1:] == (steps, units // steps):
+        y = y.reshape(y.shape[0], units)
     if y.ndim != 2 and y.ndim != 1:
-        raise LaminaError("ShapeError", f"{who}: Y must be a vector or matrix, not {describe_shape(y.shape)}.")
+        array = f", or an m x {steps} x {units // steps} array (the last layer's sequences)" if steps else ""
+        raise LaminaError("ShapeError", f"{who}: Y must be a vector or matrix{array}, not "
+                          f"{describe_shape(y.shape)}.")
     if y.shape[0] != m:
         raise LaminaError("ShapeError", f"{who}: X has {m} rows (examples) but Y is {describe_shape(y.shape)}; "
                           f"they need one row per example each.")

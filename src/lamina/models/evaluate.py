@@ -4,14 +4,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..values import Record
-from .data import features
+from .data import as_given, features
 from .fit import check_model, data_of
 
 
 def predict(model, X) -> np.ndarray:
-    """The outputs for each row of X: an m x units matrix (softmax rows are probabilities)."""
+    """The outputs for each example of X: an m x units matrix (softmax rows are probabilities),
+    or m x steps x units for a last layer's sequences when X was an array (data.as_given)."""
     model = check_model(model, "predict")
-    return model.predict(features(X, model.spec, "predict", model.dtype))
+    return as_given(model.predict(features(X, model.spec, "predict", model.dtype)), X, model.spec)
 
 
 def evaluate(model, X, Y) -> Record:

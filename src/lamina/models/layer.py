@@ -22,7 +22,9 @@ receives is asked with that data's `DataShape`:
     settings()            its settings as JSON-able fields (save_model writes them)
     from_settings(d)      the layer back from those fields, checked by create (load_model)
     record_fields()       its record in net.layers: {kind, ...settings}
-    check_input(x, who)   optional: a check of the whole X when it is the first layer
+    check_input(x, who)   optional: a check of the whole X when it is the first layer (X as
+                          given: the m x inputs matrix, or for input(steps, features) possibly
+                          the m x steps x features array)
 
 Counting, splitting the model's flat weight list, compiling, printing, net.weights,
 save/load, predict, evaluate and fit ask only these. Adding a layer type is one file
@@ -44,8 +46,9 @@ from ..values import describe
 class DataShape:
     """One example as it flows through a model: a row of `width` numbers and, for a
     sequence, its number of steps (the row is the steps one after another, each
-    width / steps features). Lamina has no 3-D arrays, so a batch of sequences is an
-    m x (steps * features) matrix."""
+    width / steps features). Inside a model a batch of sequences is always the
+    m x (steps * features) matrix of such rows: X given as an m x steps x features
+    array becomes it (models/data.py), so a layer reads rows whatever form X came in."""
     width: int
     steps: int | None = None
 
@@ -111,7 +114,8 @@ class Layer:
                                       for k, v in self.settings().items()}}
 
     def check_input(self, x: np.ndarray, who: str) -> None:
-        """Checks the whole X (rows are examples) before fit, predict or evaluate use it."""
+        """Checks the whole X (as given; examples along its first axis) before fit, predict or
+        evaluate use it."""
 
 
 KINDS: dict[str, type[Layer]] = {}

@@ -2,7 +2,7 @@
 
 `input(n)` starts one whose examples are rows of n numbers; `input(steps, features)`
 one whose examples are sequences, each row `steps` steps of `features` numbers one
-after another. Each layer builtin (`dense(spec, units, ...)`, `dropout(spec, rate)`,
+after another (X may also be the m x steps x features array of those rows). Each layer builtin (`dense(spec, units, ...)`, `dropout(spec, rate)`,
 `gru`, `embedding`, `layer_norm`) returns a new spec with one more layer (specs are
 immutable values, so a spec can be the start of several models). Everything about
 the layers is asked through the layer protocol (layer.py).
@@ -129,7 +129,8 @@ def check_spec(spec, who: str) -> ModelSpec:
 
 def input_spec(n, features=None) -> ModelSpec:
     """`input(n)`: examples of n features (X has n columns). `input(steps, features)`:
-    sequences of `steps` steps of `features` features (X has steps * features columns)."""
+    sequences of `steps` steps of `features` features (X has steps * features columns, or
+    is m x steps x features)."""
     if features is None:
         return ModelSpec(as_int(n, "input's width", minimum=1))
     steps = as_int(n, "input's steps", minimum=1)

@@ -23,13 +23,16 @@ from ..spec import check_spec
 
 
 def tokens_of(x: np.ndarray, vocab: int, where: str) -> np.ndarray:
-    """x as an int64 array of tokens, or a ValueError naming the first bad one and its place."""
+    """x (a matrix, or an m x steps x k array as X may be given) as an int64 array of tokens,
+    or a ValueError naming the first bad one and its place."""
     bad = ~np.isfinite(x) | (x != np.floor(x)) | (x < 0) | (x >= vocab)
     if np.any(bad):
-        row, col = np.argwhere(bad)[0]
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        place = f"at row {at[0]}, column {at[1]} (both counted from 0)" if len(at) == 2 \
+            else f"at [{', '.join(map(str, at))}] (counted from 0)"
         raise LaminaError("ValueError", f"embedding with vocab {vocab} needs tokens that are whole "
-                          f"numbers from 0 to {vocab - 1}, but {where} holds {format_number(x[row, col])} "
-                          f"at row {row}, column {col} (both counted from 0).")
+                          f"numbers from 0 to {vocab - 1}, but {where} holds {format_number(x[at])} "
+                          f"{place}.")
     return x.astype(np.int64)
 
 
