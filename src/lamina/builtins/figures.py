@@ -34,6 +34,9 @@ X_KINDS = ("x may be dates or date-times (a date column, t.day): they go on a da
                        "matplotlib's format string, and labels."),
                  Shape("plot(model)", "a value with a loss_history field", "no output",
                        "The loss per epoch (and validation loss, when the model has val_loss_history)."),
+                 Shape("plot(fit)", "a linear model or GLM", "no output",
+                       "R's four diagnostic panels: residuals vs fitted, normal Q-Q, scale-location, "
+                       "residuals vs leverage."),
                  Shape("plot(d)", "distribution", "no output", "Its density (or probability mass)."),
                  Shape("plot(t, name)", "a sweep's table, column name", "no output",
                        "The column against a swept parameter, one line per setting of the others.")],
@@ -45,8 +48,19 @@ X_KINDS = ("x may be dates or date-times (a date column, t.day): they go on a da
                    'savefig("plot_loss.png")\nprint(length(fit.loss_history) > 1)',
                    't = table({day = date(["2024-03-01", "2024-03-08", "2024-03-15", "2024-03-29"]), '
                    'sales = [12, 15, 11, 18]})\nplot(t.day, t.sales, style = "o-", ylabel = "sales")\n'
-                   'savefig("plot_dates.png")\nprint(t.day[3] - t.day[0], "days")'],
-         notes="plot(model) reads loss_history (and val_loss_history if present) from a model "
+                   'savefig("plot_dates.png")\nprint(t.day[3] - t.day[0], "days")',
+                   'x = [1.2, 2.0, 2.9, 4.1, 5.0, 6.2, 6.8, 8.1, 9.0, 9.8]\n'
+                   'fit = linreg(x, [2.3, 3.1, 5.8, 6.2, 8.9, 9.7, 12.8, 13.1, 15.9, 16.2])\n'
+                   'plot(fit, title = "y ~ x")\nsavefig("plot_fit.png")\nprint(round(fit.r2, 4))'],
+         notes="plot(fit) of a linear model (linreg) or GLM (glm) draws R's plot.lm panels in a "
+               "figure of their own (2 x 2; the open figure must be empty): residuals against fitted "
+               "values (a GLM's deviance residuals against its linear predictor), the normal Q-Q plot "
+               "of the standardized residuals, the square root of their size against the fitted "
+               "values, and the standardized residuals (a GLM's standardized Pearson residuals) "
+               "against the leverage with Cook's distance 0.5 and 1 dashed; each with R's lowess "
+               "smooth in red where R draws one, and the three most extreme points labelled by "
+               "their row number (from 0). title = \"...\" titles the figure; influence(fit) gives "
+               "the numbers. plot(model) reads loss_history (and val_loss_history if present) from a model "
                "value or any record with those fields, labels the axes epoch and loss, and uses a "
                "log scale when the loss falls by more than a factor of 100. plot(t, \"loss\") of a "
                "table from sweep draws that column against the swept parameter with the most numeric "

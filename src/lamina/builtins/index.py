@@ -57,6 +57,9 @@ BY_MODULE = {
     "metrics": (
         "accuracy", "confusion_matrix", "f1", "precision", "r2_score", "recall",
     ),
+    "model_checks": (
+        "anova", "confint", "fitted", "influence", "residuals",
+    ),
     "models": (
         "compile", "evaluate", "fit", "input", "load_model", "predict", "quick_mlp",
         "save_model",

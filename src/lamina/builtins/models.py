@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import LaminaError
 from ..models.compile import compile_model
 from ..models.evaluate import evaluate as evaluate_model
 from ..models.evaluate import predict as predict_model
@@ -13,9 +14,11 @@ from ..models.fit import fit as fit_model
 from ..models.quick import quick_mlp as quick_mlp_fn
 from ..models.spec import input_spec
 from ..stats.data import as_matrix
-from ..stats.linreg import LinearModel
+from ..stats.fitparts import is_fit
+from ..stats.intervals import predict as predict_fit
 from ..stats.models import LogisticModel
 from ..stats.table import Table
+from ..values import describe
 from .autodiff import trains
 from .registry import Shape, builtin, refuse_tracked
 
@@ -184,25 +187,56 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
 
 
 @builtin("predict", pure="a value", tracked="refuses", category=CATEGORY,
-         probes=[PROBE_NET + "predict(net, q)"], float32_probes=[PROBE_NET32 + "predict(net, q)"],
+         probes=[PROBE_NET + "predict(net, q)", "predict(linreg([1, 2, 3, 4], [2, 4, 5, 8]), p)"],
+         float32_probes=[PROBE_NET32 + "predict(net, q)"],
          shapes=[Shape("predict(model, X)", "model, m x inputs matrix", "m x outputs matrix",
                        "The model's outputs for each row."),
                  Shape("net.predict(X)", "the same, as a method", "m x outputs matrix",
                        "Method-call form."),
                  Shape("predict(fit, X)", "a linreg or logreg result, predictors", "vector",
-                       "Fitted values (linreg) or probabilities of class 1 (logreg) for each row.")],
+                       "Fitted values (linreg) or probabilities of class 1 (logreg) for each row."),
+                 Shape("predict(fit, newdata)", "a model fitted from a formula, a table", "vector",
+                       "Predictions for the table's rows, its columns read as the formula reads the data's."),
+                 Shape("predict(fit, newdata, interval = \"prediction\", level = 0.95)",
+                       "linear model, new rows, \"confidence\" or \"prediction\"", "table {fit, lower, upper}",
+                       "With the confidence interval of the mean, or the prediction interval of a new observation."),
+                 Shape("predict(glmfit, newdata, type = \"response\", se = true)",
+                       "GLM, new rows, \"link\" or \"response\", bool", "table {fit, se}",
+                       "A GLM's linear predictor (type \"link\", the default) or mean, with standard errors."),
+                 Shape("predict(fit)", "linear model or GLM", "vector", "The predictions at the fit's own rows.")],
          summary="Runs a model forward on new rows: one row of outputs per row of X (probabilities "
-                 "for a softmax or sigmoid output layer). Dropout is off.",
+                 "for a softmax or sigmoid output layer); for a fitted linear model or GLM its "
+                 "predictions, with confidence or prediction intervals or standard errors.",
          examples=[NET + "net = net.fit(X, Y, epochs = 300, batch_size = 4)\n"
-                   "p = predict(net, X)\nprint(size(p))\nprint(round(p))"],
-         notes="Always a matrix with one column per output unit, also for one unit (m x 1). The "
+                   "p = predict(net, X)\nprint(size(p))\nprint(round(p))",
+                   "x = [1.2, 2.0, 2.9, 4.1, 5.0, 6.2, 6.8, 8.1, 9.0, 9.8]\n"
+                   "y = [2.3, 3.1, 5.8, 6.2, 8.9, 9.7, 12.8, 13.1, 15.9, 16.2]\nfit = linreg(x, y)\n"
+                   "print(predict(fit, [5; 12], interval = \"prediction\"))"],
+         notes="A network's result is always a matrix with one column per output unit, also for one "
+               "unit (m x 1), with dropout off. The "
                "computation is off the tape (plain NumPy), so it does not disturb tracked values. "
                "X is checked as in fit: it needs as many columns as input(n) said. For the result of "
                "linreg or logreg, predict gives one number per row: X * weights + intercept, passed "
-               "through the logistic function for logreg.")
-def predict(model, X):
+               "through the logistic function for logreg. A model fitted from a formula takes its new "
+               "data as a table holding the columns the formula reads, built into model rows as the "
+               "fit's were (the same factor levels; a level the fit never saw, or a missing column, is "
+               "a ValueError); one fitted from a matrix takes a matrix of its predictor columns. "
+               "interval = \"confidence\" gives fit +- q se, the interval of the mean at those rows, "
+               "and \"prediction\" fit +- q sqrt(se^2 + sigma^2), that of one new observation, with "
+               "q the t quantile on the residual degrees of freedom and se = sigma sqrt(x0'(X'X)^-1 x0), "
+               "as R's predict.lm; se = true adds the column se. A GLM predicts on the link scale "
+               "(type = \"link\", the default, as R) or the response scale (type = \"response\", "
+               "the mean); se = true gives the table {fit, se}, se on the response scale by the delta "
+               "method, as R's predict.glm(se.fit = TRUE). Without newdata: the fit's own rows. "
+               "Agrees with statsmodels' get_prediction().summary_frame().")
+def predict(model, X=None, interval="none", level=0.95, type=None, se=False):
     refuse_tracked("predict", (X,))
-    if isinstance(model, (LinearModel, LogisticModel)):
+    if is_fit(model):
+        return predict_fit(model, newdata=X, interval=interval, level=level, type=type, se=se)
+    if X is None:
+        raise LaminaError("TypeError", f"predict of {describe(model)} needs the rows to predict: "
+                          f"predict(model, X).")
+    if isinstance(model, LogisticModel):
         return model.predict(X)
     return predict_model(model, X=_matrix(X, model, "predict's X"))
 

@@ -223,6 +223,9 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
         what = x.type_name if isinstance(x, Dates) and not x.scalar else with_article(x.type_name)  # dates, a date
         raise LaminaError("TypeError", f"plot of {what} needs the y values to draw at them: plot(x, y).")
     if isinstance(x, (LibObject, Record)) and y is None:
+        from .fitparts import is_fit
+        if is_fit(x):
+            return _plot_fit(x, label, title, xlabel, ylabel)
         x_axis(FX.NUMBERS, "plot")
         from .distributions import Distribution
         if isinstance(x, Distribution):
@@ -253,6 +256,27 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
         ax.plot(xs, ys, fmt, label=label)
     FX.label_axis(ax, kind)
     decorate(ax, label, title, xlabel, ylabel)
+
+
+def _plot_fit(fit, label, title, xlabel, ylabel):
+    """R's four diagnostic panels of a linear model or GLM (diagnostic_plots.py), in a figure of
+    their own: the one open is taken over only while nothing is drawn on it."""
+    if label is not None or xlabel is not None or ylabel is not None:
+        raise LaminaError("TypeError", "plot of a fitted model draws four panels, each with its own "
+                          "axis labels; it takes only title = \"...\" (the figure's title).")
+    fig = _state["fig"]
+    if fig is not None and any(ax.has_data() for ax in fig.axes):
+        raise LaminaError("ValueError", "plot of a fitted model draws its four panels in a figure of "
+                          "their own, but the current figure has drawings on it; savefig or show it "
+                          "first, or start afresh with figure().")
+    from .diagnostic_plots import draw
+    close()
+    fig, grid = pyplot().subplots(2, 2, figsize=(9.6, 8.4))
+    _state["fig"], _state["ax"], _state["x"] = fig, grid[1][1], FX.NUMBERS
+    draw(grid, fit)
+    if title is not None:
+        fig.suptitle(title)
+    fig.tight_layout()
 
 
 def _plot_distribution(ax, d, fmt, label, title, xlabel, ylabel):
