@@ -8,6 +8,7 @@ elements, as Julia and NumPy do.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -111,14 +112,48 @@ def short(x, digits: int) -> str:
 # -- the block layout ---------------------------------------------------------------------------
 def block(a: np.ndarray, header: str, cell, limit: float, width: float) -> str:
     """A matrix on aligned lines, or a vector wrapped over lines, under a header line; `cell`
-    writes one element."""
+    writes one element. An array of rank 3 or more is its matrices over the last two axes, each
+    under a line naming it (`[0, :, :] =`), a blank line between them (printing.py says why)."""
     if a.ndim == 1:
         return "\n".join([header] + _vector_lines(a, cell, limit, width))
-    return "\n".join([header] + _matrix_lines(a, cell, limit, width))
+    if a.ndim == 2:
+        return "\n".join([header] + _slice_lines(a[None], cell, a.size > limit, width)[0])
+    if a.size == 0:
+        return header
+    indices = slice_indices(a.shape[:-2], a.size > limit, EDGE_SLICES)
+    shown = [i for i in indices if i is not None]
+    slices = iter(_slice_lines(a[tuple(np.array(shown).T)], cell, a.size > limit, width))
+    lines = [header]
+    for k, index in enumerate(indices):
+        lines += [""] * (k > 0) + (["⋮"] if index is None else [slice_label(index) + " ="] + next(slices))
+    return "\n".join(lines)
 
 
 EDGE_ROWS = 5       # rows kept at each end when a large matrix is elided
 EDGE_LINES = 3      # lines kept at each end when a long vector is elided
+EDGE_SLICES = 3     # slices kept at each end of an axis of a large array (Julia and NumPy keep 3)
+
+
+def slice_indices(lead: tuple, elide: bool, edge: int) -> list:
+    """The indices over the leading axes `lead` of the slices shown, in order, with None where
+    slices are left out: when `elide`, an axis longer than 2 * edge keeps `edge` at each end,
+    and a run of left-out slices is one None (at the first index it hides)."""
+    axes = [list(range(n)) if not elide or n <= 2 * edge else
+            list(range(edge)) + [None] + list(range(n - edge, n)) for n in lead]
+    out = []
+    for index in itertools.product(*axes):
+        if None in index:
+            k = index.index(None)
+            if all(i == axis[0] for i, axis in zip(index[k + 1:], axes[k + 1:])):
+                out.append(None)
+            continue
+        out.append(index)
+    return out
+
+
+def slice_label(index: tuple) -> str:
+    """The matrix of an array at `index` of its leading axes as an index writes it: `[0, 2, :, :]`."""
+    return "[" + "".join(f"{i}, " for i in index) + ":, :]"
 
 
 def _vector_lines(a: np.ndarray, cell, limit: float, width: float) -> list[str]:
@@ -143,42 +178,48 @@ def _lines(cells: list[str], w: int, per_line: int) -> list[str]:
     return [" " + "  ".join(c.rjust(w) for c in cells[i:i + per_line]) for i in range(0, len(cells), per_line)]
 
 
-def _matrix_lines(a: np.ndarray, cell, limit: float, width: float) -> list[str]:
-    m, n = a.shape
+def _slice_lines(s: np.ndarray, cell, elide: bool, width: float) -> list[list[str]]:
+    """The lines of each matrix of the stack `s` (k x m x n), laid out as one: the same rows and
+    columns shown in each, a column as wide in each (a matrix is a stack of one)."""
+    k, m, n = s.shape
     rows = list(range(m))
-    if a.size > limit and m > 2 * EDGE_ROWS:
+    if elide and m > 2 * EDGE_ROWS:
         rows = rows[:EDGE_ROWS] + [None] + rows[-EDGE_ROWS:]
     shown = [r for r in rows if r is not None]
-    if a.size <= limit and math.isfinite(width) and 1 + sum(
-            max(len(cell(v)) for v in a[:, j].tolist()) + 2 for j in range(n)) - 2 > width:
-        return _column_blocks(a, cell, width)
-    fit = width if a.size > limit else math.inf
+    if not elide and math.isfinite(width) and 1 + sum(
+            max(len(cell(v)) for v in s[:, :, j].ravel().tolist()) + 2 for j in range(n)) - 2 > width:
+        return _column_blocks(s, cell, width)
+    fit = width if elide else math.inf
     most = int(fit // 3) + 1 if math.isfinite(fit) else n       # more columns than this never fit
     candidates = list(range(n)) if n <= 2 * most else list(range(most)) + list(range(n - most, n))
-    columns = {j: [cell(v) for v in a[shown, j].tolist()] for j in candidates}
-    widths = [max(len(c) for c in columns[j]) for j in candidates]
+    columns = {j: [[cell(v) for v in s[i, shown, j].tolist()] for i in range(k)] for j in candidates}
+    widths = [max(len(c) for column in columns[j] for c in column) for j in candidates]
     left, right = _fitting_columns(widths, fit)
     elided = len(left) + len(right) < n            # `…` marks the columns left out, even with none on its right
     order = [candidates[j] for j in left] + ([None] + [candidates[j] for j in right] if elided else [])
     width_of = dict(zip(candidates, widths))
-    lines, i = [], 0
-    for r in rows:
-        cells = []
-        for j in order:
-            if j is None:
-                cells.append("⋱" if r is None else "…")
-            else:
-                cells.append(("⋮" if r is None else columns[j][i]).rjust(width_of[j]))
-        lines.append(" " + "  ".join(cells))
-        i += r is not None
-    return lines
+    out = []
+    for i in range(k):
+        lines, at = [], 0
+        for r in rows:
+            cells = []
+            for j in order:
+                if j is None:
+                    cells.append("⋱" if r is None else "…")
+                else:
+                    cells.append(("⋮" if r is None else columns[j][i][at]).rjust(width_of[j]))
+            lines.append(" " + "  ".join(cells))
+            at += r is not None
+        out.append(lines)
+    return out
 
 
-def _column_blocks(a: np.ndarray, cell, width: float) -> list[str]:
-    """Every element of a matrix too wide for the width, as MATLAB shows one: the columns in
-    blocks that fit, each under a line naming its columns."""
-    columns = [[cell(v) for v in a[:, j].tolist()] for j in range(a.shape[1])]
-    widths = [max(len(c) for c in col) for col in columns]
+def _column_blocks(s: np.ndarray, cell, width: float) -> list[list[str]]:
+    """Every element of each matrix of the stack `s` too wide for the width, as MATLAB shows one:
+    the columns in blocks that fit, each under a line naming its columns."""
+    k, m, n = s.shape
+    columns = [[[cell(v) for v in s[i, :, j].tolist()] for i in range(k)] for j in range(n)]
+    widths = [max(len(c) for column in col for c in column) for col in columns]
     blocks, start, used = [], 0, 1
     for j, w in enumerate(widths):
         if j > start and used + w + 2 > width + 2:
@@ -186,11 +227,14 @@ def _column_blocks(a: np.ndarray, cell, width: float) -> list[str]:
             start, used = j, 1
         used += w + 2
     blocks.append((start, len(widths)))
-    lines = []
-    for lo, hi in blocks:
-        lines.append(f" columns {lo} to {hi - 1}:" if hi - lo > 1 else f" column {lo}:")
-        lines += [" " + "  ".join(columns[j][i].rjust(widths[j]) for j in range(lo, hi)) for i in range(a.shape[0])]
-    return lines
+    out = []
+    for i in range(k):
+        lines = []
+        for lo, hi in blocks:
+            lines.append(f" columns {lo} to {hi - 1}:" if hi - lo > 1 else f" column {lo}:")
+            lines += [" " + "  ".join(columns[j][i][r].rjust(widths[j]) for j in range(lo, hi)) for r in range(m)]
+        out.append(lines)
+    return out
 
 
 def _fitting_columns(widths: list[int], width: float) -> tuple[list[int], list[int]]:
@@ -244,3 +288,16 @@ def _items(v: np.ndarray, cell, elide: bool) -> str:
     if elide and len(v) > 2 * EDGE_ITEMS:
         cells = cells[:EDGE_ITEMS] + ["…"] + cells[EDGE_ITEMS:]
     return ", ".join(cells)
+
+
+def compact_array(a: np.ndarray, head: str, cell, limit: float) -> str:
+    """An array of rank 3 or more on one line, `<2x2x2 array: [0, :, :] = [1, 2; 3, 4], [1, :, :]
+    = [5, 6; 7, 8]>`: its slices as `compact` writes a matrix, with more than `limit` elements
+    the middle slices left out (`…`) and the middle of each. No literal writes such an array,
+    so its text is no literal's: the brackets around it say so, as a function's do."""
+    if a.size == 0:
+        return f"<{head}>"
+    elide = a.size > limit
+    parts = ["…" if index is None else f"{slice_label(index)} = {compact(a[index], cell, -1 if elide else math.inf, ';')}"
+             for index in slice_indices(a.shape[:-2], elide, EDGE_ITEMS)]
+    return f"<{head}: " + ", ".join(parts) + ">"

@@ -6,13 +6,28 @@ A tensor whose exact inline text (`[1, 2; 3, 4]`, every digit that reads back) f
 with about `digits` significant digits under a header (`100x100 matrix:`), its middle elided
 when it has more than `limit` elements; inside a list, a record or a string it stays on one
 line, the same digits and elision. `print_options` sets the three.
+
+An array of rank 3 or more has no literal, so it never prints as one (its text would read back
+as something else). At the top level it prints as Julia prints one: a header with its shape
+(`2x3x4 array:`), then each matrix it holds, labelled by the index that gives it (`[0, :, :] =`),
+laid out as a matrix is (formatting.block), one layout for them all: the same digits, the same
+rows and columns left out of each, a column as wide in every slice. The matrices are the LAST
+two axes, `a[i, :, :]`, walked in row-major order, as NumPy prints them; Julia's `a[:, :, k]`
+are the first two because Julia stores arrays column-major. Lamina stores them row-major and
+puts the batch first (b x t x d), so each block is one item's t x d matrix, exactly what
+print(a[i, :, :]) shows, and the blocks read the elements in the order reshape lays them out.
+Beyond `limit` elements each leading axis longer than 6 keeps its first and last 3 slices, a `⋮`
+line between them, as Julia and NumPy keep 3. An empty one prints its header alone (`0x3x4
+array`). Inside a list, a record or a string it is one line in angle brackets, as a function
+is: `<2x2x2 array: [0, :, :] = [0, 1; 2, 3], [1, :, :] = [4, 5; 6, 7]>`.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .fields import Fields
-from .formatting import block, compact, fixes_digits, short, spec_number, spec_text
+from .errors import shape_str
+from .formatting import block, compact, compact_array, fixes_digits, short, spec_number, spec_text
 from .values import LibObject, Record, Tracked, describe, format_number
 
 
@@ -69,23 +84,25 @@ def format_tensor(a: np.ndarray, top: bool = True, row_end: str = ";", spec: str
     if spec is not None and a.dtype == np.float32 and fixes_digits(spec):
         a = a.astype(np.float64)              # written as stored, not as its shortest text
     number = format_number if spec is None else (lambda x: spec_number(x, spec))
-    if a.size * 3 <= opts.width + 1:          # only then can the exact text fit
+    if a.ndim <= 2 and a.size * 3 <= opts.width + 1:     # only then can the exact text fit
         text = inline(a, number, row_end)
         if len(text) <= opts.width:
             return text
     cell = (lambda x: short(x, opts.digits)) if spec is None else number
     if a.dtype == np.float32:                 # each element as its shortest float32 text reads
         cell = (lambda x, write=cell: write(float(str(np.float32(x)))))
+    if a.ndim > 2 and not top:
+        return compact_array(a, _header(a), cell, opts.limit)
     if not top:
         return compact(a, cell, opts.limit, row_end)
-    return block(a, _header(a), cell, opts.limit, opts.width)
+    return block(a, _header(a) + ":" * (a.ndim <= 2 or a.size > 0), cell, opts.limit, opts.width)
 
 
 def _header(a: np.ndarray) -> str:
     logical = "logical " if a.dtype == bool else ""
     if a.ndim == 1:
-        return f"{logical}vector of length {a.size}:"
-    return f"{a.shape[0]}x{a.shape[1]} {logical}matrix:"
+        return f"{logical}vector of length {a.size}"
+    return f"{shape_str(a.shape)} {logical}{'matrix' if a.ndim == 2 else 'array'}"
 
 
 def format_row(a: np.ndarray) -> str:

@@ -22,18 +22,20 @@ from .registry import Shape, builtin
 TEXT = "Text & types"
 
 
-@builtin("type", pure="a string", tracked="constant", category=TEXT,
+@builtin("type", any_rank=True, pure="a string", tracked="constant", category=TEXT,
          probes=["type(p)"],
          shapes=[Shape("type(x)", "any value", "string", "The kind of value.")],
          summary="Names the kind of a value: number, bool, string, none, vector, matrix, list, record, function, ...",
          examples=['print(type(1), type([1, 2]), type([1, 2; 3, 4]), type("a"), type({a = 1}))'],
-         notes="Library values name their kind too (`optimizer`, `model`). A tracked value reports the "
-               "kind of the number or tensor it holds.")
+         notes="A tensor of rank 3 or more is an `array` (a matrix has rank 2, a vector 1), a tensor of "
+               "bools a `logical vector`, `logical matrix` or `logical array`. Library values name their "
+               "kind too (`optimizer`, `model`). A tracked value reports the kind of the number or "
+               "tensor it holds.")
 def type_(x):
     return type_name(x)
 
 
-@builtin("string", pure="a string", tracked="constant", category=TEXT,
+@builtin("string", any_rank=True, pure="a string", tracked="constant", category=TEXT,
          probes=["string(p)"],
          shapes=[Shape("string(x)", "any value", "string", "The text print would write for x.")],
          summary="Converts any value to the text that print would write for it.",
@@ -43,7 +45,7 @@ def string(x):
     return format_value(x)
 
 
-@builtin("format", pure="a string", tracked="constant", category=TEXT,
+@builtin("format", any_rank=True, pure="a string", tracked="constant", category=TEXT,
          probes=['format(p, ".2f")', 'format(q, "5.1f")'],
          shapes=[Shape("format(x, spec)", "number, string, bool or none; format spec", "string",
                        "x written with the spec."),
@@ -172,7 +174,7 @@ def replace(s, old, new):
 _PLAIN = frozenset({str, float, bool, type(None), list, Record, np.ndarray})
 
 
-@builtin("contains", pure="true or false", tracked="constant", category=TEXT,
+@builtin("contains", any_rank=True, pure="true or false", tracked="constant", category=TEXT,
          probes="takes text",
          shapes=[Shape("contains(s, part)", "string, string", "bool", "Whether part occurs in s."),
                  Shape("contains(xs, x)", "list, value", "bool", "Whether x is an item of the list."),

@@ -130,8 +130,9 @@ def _weight(arrays: dict, key: str, shape: tuple, where: str, dtype=None) -> np.
     a = arrays[key]
     if dtype is not None and a.dtype != dtype:
         raise Bad(f"{where} is {a.dtype.name}, but the model's weights are {np.dtype(dtype).name}")
-    if a.ndim != 2:
-        raise Bad(f"{where} is {'one number' if a.ndim == 0 else shape_str(a.shape)}, not a matrix")
+    if a.ndim != len(shape):             # a layer's weight may have any rank (a conv kernel: 4)
+        kind = {1: "a vector", 2: "a matrix"}.get(len(shape), f"an array of rank {len(shape)}")
+        raise Bad(f"{where} is {'one number' if a.ndim == 0 else shape_str(a.shape)}, not {kind}")
     if a.shape != shape:
         raise Bad(f"the weights' shapes do not match the layers: {where} is {shape_str(a.shape)}, "
                   f"but it must be {shape_str(shape)}")
