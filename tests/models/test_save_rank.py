@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from lamina.autodiff import ops, shaping
+from lamina.builtins.registry import load_all
 from lamina.errors import LaminaError
 from lamina.models.compile import compile_model
 from lamina.models.evaluate import predict
@@ -149,3 +150,17 @@ def test_a_rank_4_npy_header_that_disagrees_with_its_data_is_refused(kernel_kind
                     z.writestr(f"{key}.npy", buf.getvalue())
         assert error_of(path) == words
     assert json.loads(str(arrays["meta"]))["layers"][0] == {"kind": "kernel4", "settings": {}}
+
+
+def test_the_builtins_take_such_a_model_and_name_an_array_given_for_a_model(kernel_kind, tmp_path):
+    builtins = load_all()
+    path = str(tmp_path / "kernel.npz")
+    net = trained("float32")
+    builtins["save_model"].fn(net, path)
+    back = builtins["load_model"].fn(path)
+    assert back.optimizer.params[0].shape == KERNEL and back.optimizer.params[0].dtype == np.float32
+    np.testing.assert_array_equal(back.optimizer.params[0], net.optimizer.params[0])
+    with pytest.raises(LaminaError) as e:
+        builtins["save_model"].fn(np.zeros((2, 3, 4)), path)
+    assert e.value.kind == "TypeError"
+    assert e.value.message == "save_model needs a model (made by input, layers and compile), not a 2x3x4 array."
