@@ -27,8 +27,6 @@ def test_write_csv_refuses_an_array_and_writes_nothing(tmp_path):
     assert not path.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="stats/table.py names every shape of a column a matrix: "
-                   "'must be a vector, not a 2x3x4 matrix' (describe_shape says 'array')")
 def test_write_csv_refuses_a_record_column_that_is_an_array(tmp_path):
     path = tmp_path / "a.csv"
     e = error_of(f'write_csv({{x = a}}, "{path}")', np.zeros((2, 3, 4)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autodiff.reductions import check_axis
-from ..errors import LaminaError, shape_str
+from ..errors import LaminaError, describe_shape, shape_str
 from ..values import as_int, describe, value_of
 
 
@@ -25,7 +25,7 @@ def vector(x, what: str) -> np.ndarray:
     if v.ndim == 2 and 1 in v.shape:
         return v.reshape(-1)
     if v.ndim != 1:
-        raise LaminaError("ShapeError", f"{what} must be a vector, not a {shape_str(v.shape)} matrix.")
+        raise LaminaError("ShapeError", f"{what} must be a vector, not {describe_shape(v.shape)}.")
     return v
 
 

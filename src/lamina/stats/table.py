@@ -23,7 +23,7 @@ from . import columns as C
 from .categories import Categorical
 from .dates import Dates
 from ..autodiff.tape import is_live
-from ..errors import LaminaError
+from ..errors import LaminaError, describe_shape
 from ..lang.selection import bounds, is_list, position, positions
 from ..printing import html_table
 from ..values import LibObject, as_str, describe, format_number, value_of
@@ -266,7 +266,7 @@ def column(x, name: str):
         if v.ndim == 2 and 1 in v.shape:
             v = v.reshape(-1)
         if v.ndim != 1:
-            raise LaminaError("ShapeError", f"Column '{name}' must be a vector, not a {'x'.join(map(str, v.shape))} matrix.")
+            raise LaminaError("ShapeError", f"Column '{name}' must be a vector, not {describe_shape(v.shape)}.")
         return v.astype(np.float32 if v.dtype == np.float32 else np.float64, copy=True)
     if isinstance(v, list) and all(isinstance(s, str) for s in v):
         return C.text(v)
