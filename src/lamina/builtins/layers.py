@@ -9,8 +9,9 @@ from ..models.layers.layer_norm import layer_norm_layer
 from .registry import Shape, builtin
 
 CATEGORY = "Models"
-SEQUENCES = ("Lamina has no 3-D arrays, so a batch of sequences is an m x (steps * features) "
-             "matrix: each row is one sequence, its steps one after another.")
+SEQUENCES = ("A batch of sequences is an m x steps x features array, or the m x (steps * features) "
+             "matrix of its rows, each row one sequence, its steps one after another: fit, predict "
+             "and evaluate read both forms the same way.")
 
 
 @builtin("gru", pure="a model spec", tracked="constant", category=CATEGORY,

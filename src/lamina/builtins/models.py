@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LaminaError
+from ..errors import LaminaError, describe_shape
 from ..models.compile import compile_model
 from ..models.evaluate import evaluate as evaluate_model
 from ..models.evaluate import predict as predict_model
@@ -18,7 +18,7 @@ from ..stats.fitparts import is_fit
 from ..stats.intervals import predict as predict_fit
 from ..stats.models import LogisticModel
 from ..stats.table import Table
-from ..values import describe
+from ..values import describe, value_of
 from .autodiff import trains
 from .registry import Shape, builtin, refuse_tracked
 
@@ -48,8 +48,8 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
          shapes=[Shape("input(n)", "number of features", "model spec",
                        "The start of a model whose examples have n features."),
                  Shape("input(steps, features)", "number of steps, features per step", "model spec",
-                       "The start of a model whose examples are sequences: X has steps * features "
-                       "columns, each row one sequence step after step.")],
+                       "The start of a model whose examples are sequences: X is m x steps x features, "
+                       "or the matrix of steps * features columns, each row one sequence step after step.")],
          summary="Starts a model spec: the input layer of a network whose examples (rows of X) have "
                  "n features, or are sequences of steps steps. Add layers with |> dense(...) and "
                  "finish with |> compile(...).",
@@ -60,11 +60,14 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
          notes="A model spec is an immutable value with the fields inputs, outputs and layers; each "
                "layer builtin returns a new spec, so one spec can start several models. It has no "
                "weights until compile gives it some. n must be a whole number of at least 1. "
-               "Lamina has no 3-D arrays, so sequences are rows too: with input(steps, features) X "
-               "is an m x (steps * features) matrix whose row i is sequence i, the features of step "
-               "0, then those of step 1, and so on; inputs is then steps * features. Layers that "
-               "read sequences (gru) need such an input, or an embedding before them; dense reads "
-               "the whole row at once.")
+               "With input(steps, features) X is an m x steps x features array (example x step x "
+               "feature), or the m x (steps * features) matrix of its rows, reshape(X, m, -1): row i "
+               "is sequence i, the features of step 0, then those of step 1, and so on. fit, predict "
+               "and evaluate read both forms the same way, with the same numbers; inputs is "
+               "steps * features. Any other array is a ShapeError naming input(...) and both shapes, "
+               "as is an array for a model made with input(n). Layers that read sequences (gru) need "
+               "such an input, or an embedding before them; dense reads the whole example (every "
+               "step) at once.")
 def input_(n, features=None):
     return input_spec(n, features)
 
@@ -114,7 +117,7 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
     return compile_model(spec, optimizer=optimizer, loss=loss, seed=seed, dtype=dtype)
 
 
-@builtin("fit", pure="a new model", tracked="refuses", category=CATEGORY,
+@builtin("fit", any_rank=True, pure="a new model", tracked="refuses", category=CATEGORY,
          probes=[PROBE_NET + "fit(net, q, [1; 1; 2; 0])"],
          float32_probes=[PROBE_NET32 + "fit(net, q, float32([1; 1; 2; 0]))"],
          shapes=[Shape("fit(model, X, Y, epochs = n)", "model, m x inputs matrix, targets, epochs",
@@ -164,7 +167,8 @@ def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
                "then fit(epochs = 1) trains exactly as fit(epochs = 3), as a PyTorch DataLoader "
                "draws epoch after epoch from one generator. X and Y may be tables of numeric columns "
                "(t[:, [\"a\", \"b\"]], made into a matrix once, in the model's dtype; predict and "
-               "evaluate take them too). Shapes are checked first: X needs the input's columns, "
+               "evaluate take them too). For a model made with input(steps, features) X may be the "
+               "m x steps x features array (see input). Shapes are checked first: X needs the input's columns, "
                "Y one column per output unit (a vector of m when there is one unit; for "
                "cross_entropy a vector of class indices also works, and trains exactly as its "
                "one-hot rows do without ever making the m x units matrix), and both the same number of "
@@ -186,7 +190,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                          early_stopping=early_stopping, verbose=verbose)
 
 
-@builtin("predict", pure="a value", tracked="refuses", category=CATEGORY,
+@builtin("predict", any_rank=True, pure="a value", tracked="refuses", category=CATEGORY,
          probes=[PROBE_NET + "predict(net, q)", "predict(linreg([1, 2, 3, 4], [2, 4, 5, 8]), p)"],
          float32_probes=[PROBE_NET32 + "predict(net, q)"],
          shapes=[Shape("predict(model, X)", "model, m x inputs matrix", "m x outputs matrix",
@@ -215,7 +219,8 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
          notes="A network's result is always a matrix with one column per output unit, also for one "
                "unit (m x 1), with dropout off. The "
                "computation is off the tape (plain NumPy), so it does not disturb tracked values. "
-               "X is checked as in fit: it needs as many columns as input(n) said. For the result of "
+               "X is checked as in fit: it needs as many columns as input(n) said, or for input(steps, "
+               "features) it may be the m x steps x features array (the same numbers come out). For the result of "
                "linreg or logreg, predict gives one number per row: X * weights + intercept, passed "
                "through the logistic function for logreg. A model fitted from a formula takes its new "
                "data as a table holding the columns the formula reads, built into model rows as the "
@@ -231,6 +236,10 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                "Agrees with statsmodels' get_prediction().summary_frame().")
 def predict(model, X=None, interval="none", level=0.95, type=None, se=False):
     refuse_tracked("predict", (X,))
+    rows = value_of(X)
+    if (is_fit(model) or isinstance(model, LogisticModel)) and isinstance(rows, np.ndarray) and rows.ndim > 2:
+        raise LaminaError("ShapeError", f"predict of {describe(model)} takes its new rows as a matrix "
+                          f"or a table, not {describe_shape(rows.shape)}.")
     if is_fit(model):
         return predict_fit(model, newdata=X, interval=interval, level=level, type=type, se=se)
     if X is None:
@@ -241,7 +250,7 @@ def predict(model, X=None, interval="none", level=0.95, type=None, se=False):
     return predict_model(model, X=_matrix(X, model, "predict's X"))
 
 
-@builtin("evaluate", pure="a record", tracked="refuses", category=CATEGORY,
+@builtin("evaluate", any_rank=True, pure="a record", tracked="refuses", category=CATEGORY,
          probes=[PROBE_NET + "evaluate(net, q, [1; 1; 2; 0])"],
          float32_probes=[PROBE_NET32 + "evaluate(net, q, float32([1; 1; 2; 0]))"],
          shapes=[Shape("evaluate(model, X, Y)", "model, inputs, targets", "record {loss}",
@@ -256,7 +265,8 @@ def predict(model, X=None, interval="none", level=0.95, type=None, se=False):
                "losses. Accuracy with cross_entropy is the share of rows whose largest output is "
                "the target's class (its index, or the largest entry of a one-hot or probability "
                "row); with binary_cross_entropy the share of outputs on the same side of 0.5 as "
-               "the target. Y is checked and shaped as in fit.")
+               "the target. X and Y are checked and shaped as in fit (X may be the m x steps x features "
+               "array of a model made with input(steps, features)).")
 def evaluate(model, X, Y):
     refuse_tracked("evaluate", (X, Y))
     return evaluate_model(model, X=_matrix(X, model, "evaluate's X"), Y=_matrix(Y, model, "evaluate's Y"))
