@@ -91,7 +91,7 @@ def formula_text(fit) -> str:
     """The model as R writes it in anova's "Model 1:" lines: its formula, or response ~ terms."""
     design = formula_design(fit)
     if design is not None:
-        return design.formula
+        return design_text(design)
     terms = list(fit.terms)
     intercept = "(Intercept)" in terms
     preds = [t for t in terms if t != "(Intercept)"]
@@ -119,6 +119,12 @@ def formula_design(fit):
     matrix or a table's columns."""
     design = getattr(fit, "formula", None)
     return design if hasattr(design, "spec") else None
+
+
+def design_text(design) -> str:
+    """The formula as the program wrote it (formula.Design has named it text and formula)."""
+    text = getattr(design, "text", None)
+    return text if isinstance(text, str) else design.formula
 
 
 def offset_of(fit, n: int) -> np.ndarray:

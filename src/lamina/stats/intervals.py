@@ -153,7 +153,7 @@ def rows_of(fit, parts: FP.Parts, newdata) -> tuple[np.ndarray, np.ndarray]:
             X0 = _named_columns(fit, parts, newdata)
         return X0, FP.new_offset(fit, newdata)
     if design is not None:
-        raise LaminaError("TypeError", f"predict of a model fitted from the formula \"{design.formula}\" "
+        raise LaminaError("TypeError", f"predict of a model fitted from the formula \"{FP.design_text(design)}\" "
                           f"takes its new data as a table with the columns the formula reads "
                           f"({', '.join(design.variables)}), not {describe(newdata)}.")
     A = matrix(newdata, "predict's new data")
