@@ -87,13 +87,19 @@ def run(code: str) -> str:
     return p.stdout + p.stderr
 
 
-@pytest.mark.parametrize("code, name", [("print(eye(2, 3))", "eye"), ("print(zeros(3, 2, 1))", "zeros"),
-                                        ("print(ones(3, 2, 1))", "ones")])
-def test_extra_positional_size_is_not_read_as_a_dtype(code, name):
+def test_extra_positional_size_is_not_read_as_a_dtype():
     # eye(2, 3) used to say "eye's dtype must be ... not a float": the 3 was taken as the dtype
-    out = run(code)
-    assert out.startswith(f"TypeError: '{name}' takes ")
+    out = run("print(eye(2, 3))")
+    assert out.startswith("TypeError: 'eye' takes ")
     assert "dtype must be" not in out
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones"])
+def test_a_dtype_written_as_a_size_is_a_size(name):
+    # zeros and ones take any number of sizes (issue 39): a third is a size, never the dtype
+    out = run(f'print(size({name}(3, 2, 1)))\nprint({name}(2, 2, "float32"))')
+    assert out.startswith("[3, 2, 1]\nTypeError: The size of axis 2 given to "
+                          f"{name} must be a number, not a string.")
 
 
 def test_dtype_keyword_still_works():
@@ -114,3 +120,100 @@ def test_extreme_along_a_nonempty_axis_of_an_empty_matrix_is_empty(call, shape):
                                        ("argmin(zeros(3, 0), axis = 1)", "argmin of an empty 3x0 is undefined.")])
 def test_extreme_along_an_empty_axis_is_still_an_error(call, msg):
     assert run(f"print({call})").startswith(f"ValueError: {msg}")
+
+
+# -- any rank (issue 39): constructors, size and reshape against NumPy ----------------------------
+def _get(code: str, *names):
+    interp = Interpreter()
+    interp.run(code, "<test>")
+    values = [interp.get(n) for n in names]
+    return values[0] if len(values) == 1 else values
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 1, 3, 2), (0, 2, 3)])
+def test_zeros_ones_and_fill_of_any_rank(shape):
+    dims = ", ".join(map(str, shape))
+    z, o, zv, f32 = _get(f"z = zeros({dims})\no = ones({dims})\nzv = zeros([{dims}])\n"
+                         f'f = ones({dims}, dtype = "float32")', "z", "o", "zv", "f")
+    for got, want in [(z, np.zeros(shape)), (o, np.ones(shape)), (zv, np.zeros(shape))]:
+        assert got.dtype == np.float64 and got.shape == shape
+        np.testing.assert_array_equal(got, want)
+    assert f32.dtype == np.float32 and f32.shape == shape
+
+
+def test_a_constructor_takes_the_shape_size_gives():
+    a, b, c, n = _get("a = zeros(size(ones(2, 3, 4, 5)))\nb = rand(size(a))\nc = randn(size(b))\n"
+                      "n = zeros(size(5))", "a", "b", "c", "n")
+    assert a.shape == b.shape == c.shape == (2, 3, 4, 5)
+    assert n == 0.0 and type(n) is float             # the shape of a number is []: a number
+
+
+@pytest.mark.parametrize("name, draw", [("rand", "random"), ("randn", "standard_normal")])
+def test_draws_of_any_rank_are_the_generator_s_draws_in_row_major_order(name, draw):
+    r, r32 = _get(f"seed(7)\nr = {name}(2, 3, 4)\nseed(7)\ns = {name}(2, 3, 4, dtype = \"float32\")",
+                  "r", "s")
+    want = getattr(np.random.default_rng(7), draw)((2, 3, 4))
+    np.testing.assert_array_equal(r, want)
+    assert r32.dtype == np.float32
+    np.testing.assert_array_equal(r32, want.astype(np.float32) if name == "randn"
+                                  else np.minimum(want.astype(np.float32), np.nextafter(np.float32(1), 0)))
+
+
+@pytest.mark.parametrize("code, message", [
+    ("zeros(2, 3, -1)", "ValueError: The size of axis 2 given to zeros must be at least 0, not -1."),
+    ("ones(2, 3, 1.5)", "TypeError: The size of axis 2 given to ones must be a whole number, not 1.5."),
+    ("zeros([2, 1.5])", "TypeError: The column count given to zeros must be a whole number, not 1.5."),
+    ("zeros([2, 3; 4, 5])", "TypeError: The sizes given to zeros must be numbers or one vector of them, not a 2x2 matrix."),
+    ('rand(2, 3, 4, dtype = "int8")', 'ValueError: rand\'s dtype must be "float64" or "float32", not "int8".'),
+    ("randn(2, -3, 4)", "ValueError: randn's size of axis 1 must be at least 0, not -3.")])
+def test_a_bad_size_names_its_axis(code, message):
+    assert run(f"print({code})").startswith(message)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 4, 5), (7,), (3, 2)])
+def test_size_and_ndims_of_any_rank(shape):
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    interp = Interpreter()
+    interp.namespace["L_a"] = a
+    interp.run("s = size(a)\nlast = size(a, -1)\nfirst = size(a, 0)\nn = ndims(a)", "<test>")
+    np.testing.assert_array_equal(interp.get("s"), np.array(a.shape, dtype=float))
+    assert interp.get("last") == a.shape[-1] and interp.get("first") == a.shape[0]
+    assert interp.get("n") == a.ndim
+
+
+def test_size_of_an_axis_that_does_not_exist():
+    assert run("print(size(zeros(2, 3, 4), 3))").startswith(
+        "ValueError: size: axis 3 does not exist for a 2x3x4 array (its axes are 0 to 2, or -3 to -1).")
+    assert run("print(size(zeros(2, 3, 4), -4))").startswith("ValueError: size: axis -4 does not exist")
+
+
+@pytest.mark.parametrize("sizes, shape", [("2, 3, 4", (2, 3, 4)), ("[2, 3, 4]", (2, 3, 4)),
+                                          ("2, -1, 4", (2, 3, 4)), ("-1, 2, 2, 3", (2, 2, 2, 3)),
+                                          ("4, 6", (4, 6)), ("-1", (24,)), ("[3, -1]", (3, 8))])
+def test_reshape_to_any_rank_is_numpy_s_row_major_reshape(sizes, shape):
+    got = _get(f"r = reshape(reshape(range(24), 2, 12), {sizes})", "r")
+    np.testing.assert_array_equal(got, np.arange(24.0).reshape(shape))
+    assert got.shape == shape
+
+
+@pytest.mark.parametrize("code, message", [
+    ("reshape(zeros(2, 3, 4), 5, 5)",
+     "ShapeError: reshape keeps every element: a 2x3x4 array has 24, but a 5x5 matrix holds 25."),
+    ("reshape(zeros(2, 3, 4), 2, 2, 2, 2)",
+     "ShapeError: reshape keeps every element: a 2x3x4 array has 24, but a 2x2x2x2 array holds 16."),
+    ("reshape(zeros(2, 3, 4), 5, -1)",
+     "ShapeError: reshape keeps every element: a 2x3x4 array has 24, which no shape (5, -1) holds "
+     "(24 is not a multiple of 5)."),
+    ("reshape(zeros(2, 3, 4), -1, 2, -1)",
+     "ShapeError: reshape of a 2x3x4 array to (-1, 2, -1): only one size may be -1 (the one inferred "
+     "from the element count)."),
+    ("reshape(zeros(2, 3, 4), 2, -2, 4)",
+     "ValueError: The size of axis 1 given to reshape must be at least -1, not -2."),
+    ("reshape(zeros(2, 3))", "TypeError: reshape needs the new shape")])
+def test_a_wrong_reshape_names_both_shapes(code, message):
+    assert run(f"print({code})").startswith(message)
+
+
+def test_reshape_to_the_empty_shape_is_a_number():
+    r = _get("r = reshape([5], size(1))", "r")
+    assert r == 5.0 and type(r) is float

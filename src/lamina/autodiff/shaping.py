@@ -1,4 +1,9 @@
-"""Differentiable reshaping and joining: reshape, hcat, vcat, take; and linspace.
+"""Differentiable reshaping and joining: reshape (squeeze and unsqueeze are reshapes), permute,
+cat, stack, hcat, vcat, take; and linspace. Every result is a fresh array (never a view of an
+operand), since a store may write into a value that nobody else holds.
+
+cat and stack take tensors of any rank: cat joins along an axis they share (same rank, equal
+sizes off that axis), stack along a new one (equal shapes).
 
 In hcat and vcat a vector counts as a column (n x 1) and a number as 1 x 1,
 except that vcat of numbers and vectors only is their concatenation, a vector, and that the
@@ -12,7 +17,7 @@ import math
 import numpy as np
 
 from ..errors import LaminaError, describe_shape
-from ..values import describe, float_array, tensor_dtype, value_of
+from ..values import as_int, describe, float_array, tensor_dtype, value_of
 from .tape import record
 
 
@@ -23,16 +28,145 @@ def _block_vjp(index, shape: tuple):
     return lambda g: g[index].reshape(shape)
 
 
-def reshape(a, shape: tuple):
-    """The elements of `a` in row-major order, arranged as `shape` (one or two sizes)."""
+def reshape(a, shape: tuple, what: str = "reshape"):
+    """The elements of `a` in row-major order, arranged as `shape` (any number of sizes, one of
+    them -1 at most: the size that keeps the count). Shape () gives a number."""
     x = value_of(a)
     arr = float_array(x)
+    shape = _inferred(arr, tuple(shape), what)
     count = math.prod(shape)                      # Python ints: no int64 wrap-around to 0
     if arr.size != count:
-        raise LaminaError("ShapeError", f"reshape keeps every element: {describe_shape(arr.shape)} has "
+        raise LaminaError("ShapeError", f"{what} keeps every element: {describe_shape(arr.shape)} has "
                           f"{arr.size}, but {describe_shape(shape)} holds {count}.")
     old = arr.shape
-    return record(arr.reshape(shape).copy(), (a,), (_block_vjp(Ellipsis, old),))
+    out = float(arr.reshape(())) if not shape else arr.reshape(shape).copy()
+    return record(out, (a,), (_block_vjp(Ellipsis, old),))
+
+
+def fill(v, shape: tuple, dtype):
+    """A tensor of `shape` holding the number `v` everywhere (the number itself for shape ());
+    the gradient for v is the sum of the result's."""
+    x = value_of(v)
+    if not shape:
+        return record(x, (v,), (1.0,))
+    return record(np.full(shape, x, dtype=dtype), (v,), (lambda g: float(np.sum(g)),))
+
+
+def _inferred(arr: np.ndarray, shape: tuple, what: str) -> tuple:
+    """`shape` with its -1 (if any) replaced by the size that keeps `arr`'s element count."""
+    holes = shape.count(-1)
+    if holes == 0:
+        return shape
+    asked = "(" + ", ".join(map(str, shape)) + ")"
+    if holes > 1:
+        raise LaminaError("ShapeError", f"{what} of {describe_shape(arr.shape)} to {asked}: only one size "
+                          f"may be -1 (the one inferred from the element count).")
+    rest = math.prod(n for n in shape if n != -1)
+    if rest == 0 or arr.size % rest:
+        why = (f"the other sizes hold no element" if rest == 0 else
+               f"{arr.size} is not a multiple of {rest}")
+        raise LaminaError("ShapeError", f"{what} keeps every element: {describe_shape(arr.shape)} has "
+                          f"{arr.size}, which no shape {asked} holds ({why}).")
+    return tuple(arr.size // rest if n == -1 else n for n in shape)
+
+
+def axis_of(k: int, rank: int, what: str, new: bool = False) -> int:
+    """Axis `k` of a tensor of `rank` axes, from 0 (a negative one counts from the end); with
+    `new`, a position for an axis being added (0 to rank, -1 the last of the result)."""
+    n = rank + 1 if new else rank
+    if not -n <= k < n:
+        axes = f"axes 0 to {n - 1}, or -{n} to -1" if n else "no axis"
+        place = "a new axis can go" if new else "the axes are"
+        raise LaminaError("ValueError", f"{what}: axis {k} is out of range for a tensor of rank {rank} "
+                          f"({place} {axes}).")
+    return k % n
+
+
+def permute(a, perm: tuple):
+    """The axes of `a` reordered: axis i of the result is axis perm[i] of `a` (NumPy's
+    transpose, PyTorch's permute). Its gradient is permuted back."""
+    x = value_of(a)
+    arr = float_array(x)
+    rank = arr.ndim
+    shown = "[" + ", ".join(map(str, perm)) + "]"
+    if len(perm) != rank:
+        raise LaminaError("ShapeError", f"permute of {describe_shape(arr.shape)} needs {rank} axes, one "
+                          f"for each, but {shown} has {len(perm)}.")
+    axes = tuple(axis_of(k, rank, f"permute of {describe_shape(arr.shape)}") for k in perm)
+    if len(set(axes)) != rank:
+        twice = sorted({k for k in axes if axes.count(k) > 1})
+        missing = sorted(set(range(rank)) - set(axes))
+        raise LaminaError("ShapeError", f"permute needs each axis of {describe_shape(arr.shape)} exactly "
+                          f"once, but {shown} names axis {twice[0]} twice and leaves out axis {missing[0]}.")
+    if rank == 0:
+        return record(float(arr), (a,), (1.0,))
+    back = tuple(int(i) for i in np.argsort(axes))
+    return record(arr.transpose(axes).copy(), (a,), (lambda g: g.transpose(back),))
+
+
+def squeeze(a, axes=None):
+    """`a` without its axes of length 1 (only `axes`, which must have length 1, when given)."""
+    shape = np.shape(value_of(a))
+    if axes is None:
+        drop = {k for k, n in enumerate(shape) if n == 1}
+    else:
+        drop = {axis_of(k, len(shape), "squeeze") for k in axes}
+        for k in sorted(drop):
+            if shape[k] != 1:
+                raise LaminaError("ShapeError", f"squeeze removes axes of length 1, but axis {k} of "
+                                  f"{describe_shape(shape)} has length {shape[k]}.")
+    return reshape(a, tuple(n for k, n in enumerate(shape) if k not in drop), "squeeze")
+
+
+def unsqueeze(a, k: int):
+    """`a` with a new axis of length 1 at position `k` of the result."""
+    shape = np.shape(value_of(a))
+    k = axis_of(k, len(shape), "unsqueeze", new=True)
+    return reshape(a, shape[:k] + (1,) + shape[k:], "unsqueeze")
+
+
+def cat(pieces: list, axis: int):
+    """Join tensors of one rank along an axis they have: the other sizes must agree."""
+    if not pieces:
+        raise LaminaError("ValueError", "cat needs at least one tensor to join.")
+    values = [value_of(p) for p in pieces]
+    shapes = [np.shape(v) for v in values]
+    rank = len(shapes[0])
+    if rank == 0:
+        raise LaminaError("ShapeError", "cat joins tensors along an axis they have, and a number has "
+                          "none: stack(a, b, ...) makes numbers a vector.")
+    for i, s in enumerate(shapes):
+        if len(s) != rank:
+            raise LaminaError("ShapeError", f"cat joins tensors of one rank, but piece 0 is "
+                              f"{describe_shape(shapes[0])} and piece {i} {describe_shape(s)}; give it "
+                              f"its axes with reshape or unsqueeze.")
+    k = axis_of(axis, rank, "cat")
+    for i, s in enumerate(shapes):
+        if s[:k] + s[k + 1:] != shapes[0][:k] + shapes[0][k + 1:]:
+            raise LaminaError("ShapeError", f"cat along axis {k} needs the other sizes to agree, but "
+                              f"piece 0 is {describe_shape(shapes[0])} and piece {i} {describe_shape(s)}.")
+    out = np.concatenate(values, axis=k, dtype=tensor_dtype(*values))
+    vjps, lo = [], 0
+    for s in shapes:
+        vjps.append(_block_vjp((slice(None),) * k + (slice(lo, lo + s[k]),), s))
+        lo += s[k]
+    return record(out, pieces, vjps)
+
+
+def stack(pieces: list, axis: int):
+    """Join tensors (or numbers) of one shape along a new axis at position `axis` of the result."""
+    if not pieces:
+        raise LaminaError("ValueError", "stack needs at least one tensor to join.")
+    values = [value_of(p) for p in pieces]
+    shapes = [np.shape(v) for v in values]
+    for i, s in enumerate(shapes):
+        if s != shapes[0]:
+            raise LaminaError("ShapeError", f"stack needs pieces of one shape, but piece 0 is "
+                              f"{describe_shape(shapes[0])} and piece {i} {describe_shape(s)}.")
+    k = axis_of(axis, len(shapes[0]), "stack", new=True)
+    out = np.stack(values, axis=k, dtype=tensor_dtype(*values))
+    vjps = [_block_vjp((slice(None),) * k + (i,), s) for i, s in enumerate(shapes)]
+    return record(out, pieces, vjps)
 
 
 def _as_2d(x, dtype, nothing) -> np.ndarray:
@@ -130,6 +264,22 @@ def linspace(a, b, n: int):
     out = np.linspace(value_of(a), value_of(b), n)
     t = np.linspace(0.0, 1.0, n) if n > 1 else np.zeros(n)
     return record(out, (a, b), (lambda g: float(np.dot(g, 1.0 - t)), lambda g: float(np.dot(g, t))))
+
+
+def sizes(args: tuple, what, infer: bool = False) -> tuple:
+    """The shape a constructor or reshape is given: sizes as numbers (zeros(2, 3, 4)), or one
+    vector of them (zeros(size(a)), as MATLAB takes both; the empty vector is the shape of a
+    number). `what(word)` names a size in messages ("The row count given to zeros"). With
+    `infer`, one size may be -1 (reshape works it out)."""
+    if len(args) == 1 and type(value_of(args[0])) is np.ndarray:
+        v = value_of(args[0])
+        if v.ndim != 1:
+            raise LaminaError("TypeError", f"{what('sizes')} must be numbers or one vector of them, "
+                              f"not {describe(args[0])}.")
+        args = tuple(float(n) for n in v)
+    words = (("length",) if len(args) == 1 else ("row count", "column count") if len(args) == 2
+             else tuple(f"size of axis {k}" for k in range(len(args))))
+    return tuple(as_int(n, what(word), minimum=-1 if infer else 0) for n, word in zip(args, words))
 
 
 DTYPES = {"float64": np.float64, "float32": np.float32}

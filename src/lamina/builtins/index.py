@@ -3,6 +3,9 @@ modules whose builtins it uses (registry.spec_of). Generated from the registry b
 (lamina/docs/builtin_index.py): do not edit."""
 
 BY_MODULE = {
+    "arrays": (
+        "cat", "fill", "ndims", "permute", "squeeze", "stack", "unsqueeze",
+    ),
     "autodiff": (
         "detach", "grad", "param", "tape_limit", "tape_reset", "tape_size", "track",
     ),
@@ -74,6 +77,9 @@ BY_MODULE = {
     ),
     "parallel": (
         "parallel_map", "sweep",
+    ),
+    "products": (
+        "einsum", "matmul",
     ),
     "program": (
         "args", "error", "exit", "warn", "warnings",

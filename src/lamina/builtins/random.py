@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff.shaping import dtype_of
+from ..autodiff.shaping import dtype_of, sizes
 from ..rng import generator, reseed
 from ..values import as_int
 from .registry import Shape, builtin
@@ -11,13 +11,9 @@ from .registry import Shape, builtin
 RANDOM = "Random"
 
 
-def _dims(r, c, name: str) -> tuple:
-    if r is None:
-        return ()
-    rows = as_int(r, f"{name}'s row count", minimum=0)
-    if c is None:
-        return (rows,)
-    return (rows, as_int(c, f"{name}'s column count", minimum=0))
+def _dims(dims: tuple, name: str) -> tuple:
+    # rand(n)'s one size has always been its "row count" in messages (tests/cluster expects it)
+    return sizes(dims, lambda word: f"{name}'s {'row count' if word == 'length' else word}")
 
 
 def _draw(shape: tuple, draw, dtype: str, name: str, below_one: bool = False):
@@ -44,29 +40,37 @@ def seed(n):
     reseed(as_int(n, "seed", minimum=0))
 
 
-@builtin("rand", tracked="constant", category=RANDOM,
-         probes="its arguments are sizes and counts",
-         shapes=[Shape("rand()", "no input", "number", "One uniform number in [0, 1)."),
-                 Shape("rand(n)", "length", "vector", "n uniform numbers."),
-                 Shape("rand(r, c)", "rows, columns", "matrix", "An r x c matrix of uniform numbers."),
-                 Shape('rand(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
-                       'The same draws in float32 (a number stays a number, float64).')],
-         summary="Draws uniform random numbers in [0, 1) from the global generator.",
-         examples=['seed(1)\nx = rand(2, 3)\nprint(size(x))\nprint(all(x >= 0) and all(x < 1))'],
-         notes="Draws from the generator that seed(n) resets.")
-def rand(r=None, c=None, dtype="float64"):
-    return _draw(_dims(r, c, "rand"), generator().random, dtype, "rand", below_one=True)
+def _draw_doc(name: str, what: str, summary: str, example: str) -> dict:
+    """The page of rand and randn: sizes as numbers or as one vector of them."""
+    return dict(
+        category=RANDOM, any_rank=True, tracked="constant", probes="its arguments are sizes and counts",
+        shapes=[Shape(f"{name}()", "no input", "number", f"One {what} number."),
+                Shape(f"{name}(n)", "length", "vector", f"n {what} numbers."),
+                Shape(f"{name}(r, c)", "rows, columns", "matrix", f"An r x c matrix of {what} numbers."),
+                Shape(f"{name}(d0, d1, d2, ...)", "sizes", "array",
+                      f"An array of that shape: {name}(2, 3, 4) is 2 x 3 x 4."),
+                Shape(f"{name}(dims)", "vector of sizes", "tensor",
+                      f"The shape given as a vector: {name}(size(a)) is shaped like a."),
+                Shape(f'{name}(r, c, dtype = "float32")', "sizes; dtype name", "tensor",
+                      'The same draws in float32 (a number stays a number, float64).')],
+        summary=summary, examples=[example],
+        notes="Draws from the generator that seed(n) resets, in row-major order (the last axis "
+              f"fastest), so {name}(2, 3, 4) holds the same numbers as reshape({name}(24), 2, 3, 4) "
+              f"after the same seed. Sizes are whole numbers, 0 or more, given one by one or as one "
+              f"vector (MATLAB takes both); the empty vector (size of a number) gives one number.")
 
 
-@builtin("randn", tracked="constant", category=RANDOM,
-         probes="its arguments are sizes and counts",
-         shapes=[Shape("randn()", "no input", "number", "One standard normal number."),
-                 Shape("randn(n)", "length", "vector", "n standard normal numbers."),
-                 Shape("randn(r, c)", "rows, columns", "matrix", "An r x c standard normal matrix."),
-                 Shape('randn(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
-                       'The same draws in float32 (a number stays a number, float64).')],
-         summary="Draws standard normal random numbers (mean 0, variance 1) from the global generator.",
-         examples=['seed(1)\nz = randn(1000)\nprint(abs(mean(z)) < 0.1)'],
-         notes="Draws from the generator that seed(n) resets.")
-def randn(r=None, c=None, dtype="float64"):
-    return _draw(_dims(r, c, "randn"), generator().standard_normal, dtype, "randn")
+@builtin("rand", **_draw_doc("rand", "uniform", "Draws uniform random numbers in [0, 1) from the "
+                             "global generator.",
+                             'seed(1)\nx = rand(2, 3)\nprint(size(x))\nprint(all(x >= 0) and all(x < 1))\n'
+                             'print(size(rand(2, 3, 4)))'))
+def rand(*dims, dtype="float64"):
+    return _draw(_dims(dims, "rand"), generator().random, dtype, "rand", below_one=True)
+
+
+@builtin("randn", **_draw_doc("randn", "standard normal", "Draws standard normal random numbers (mean "
+                              "0, variance 1) from the global generator.",
+                              'seed(1)\nz = randn(1000)\nprint(abs(mean(z)) < 0.1)\n'
+                              'print(size(randn(size(zeros(2, 3, 4)))))'))
+def randn(*dims, dtype="float64"):
+    return _draw(_dims(dims, "randn"), generator().standard_normal, dtype, "randn")

@@ -21,38 +21,43 @@ def _size(n, what: str) -> int:
     return as_int(n, what, minimum=0)
 
 
-def _filled(value: float, r, c, name: str, dtype="float64"):
+def _filled(value: float, dims: tuple, name: str, dtype="float64"):
     kind = shaping.dtype_of(dtype, f"{name}'s dtype")
-    if c is None:
-        return np.full(_size(r, f"The length given to {name}"), value, dtype=kind)
-    return np.full((_size(r, f"The row count given to {name}"),
-                    _size(c, f"The column count given to {name}")), value, dtype=kind)
+    shape = shaping.sizes(dims, lambda word: f"The {word} given to {name}")
+    return float(value) if not shape else np.full(shape, value, dtype=kind)
 
 
-@builtin("zeros", pure="a value", tracked="constant", category=CATEGORY,
-         probes="its arguments are sizes",
-         shapes=[Shape("zeros(n)", "length", "vector", "A vector of n zeros."),
-                 Shape("zeros(r, c)", "rows, columns", "matrix", "An r x c matrix of zeros."),
-                 Shape('zeros(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
-                       'In float32 (dtype = "float64", the default, like every tensor a program writes).')],
-         summary="A vector or matrix filled with zeros.",
-         examples=["print(zeros(3), zeros(2, 2))"],
-         notes="Sizes must be whole numbers, 0 or more; zeros(0) is the empty vector [].")
-def zeros(r, c=None, *, dtype="float64"):
-    return _filled(0.0, r=r, c=c, name="zeros", dtype=dtype)
+def _constructor_doc(name: str, what: str, example: str, note: str) -> dict:
+    """The page of zeros and ones: sizes as numbers or as one vector of them."""
+    return dict(
+        category=CATEGORY, any_rank=True, probes="its arguments are sizes",
+        shapes=[Shape(f"{name}(n)", "length", "vector", f"A vector of n {what}."),
+                Shape(f"{name}(r, c)", "rows, columns", "matrix", f"An r x c matrix of {what}."),
+                Shape(f"{name}(d0, d1, d2, ...)", "sizes", "array",
+                      f"An array of that shape: {name}(2, 3, 4) is 2 x 3 x 4."),
+                Shape(f"{name}(dims)", "vector of sizes", "tensor",
+                      f"The shape given as a vector, as size returns it: {name}(size(a)) is shaped like a."),
+                Shape(f'{name}(r, c, dtype = "float32")', "sizes; dtype name", "tensor",
+                      'In float32 (dtype = "float64", the default, like every tensor a program writes).')],
+        summary=f"A tensor of any shape filled with {what}.",
+        examples=[example, f"a = {name}(2, 3, 4)\nprint(size(a), ndims(a), size({name}(size(a))))"],
+        notes=f"Sizes must be whole numbers, 0 or more, given one by one or as one vector (MATLAB takes "
+              f"both). {note} With no size, or the empty vector (size of a number), it is the number "
+              f"{0 if name == 'zeros' else 1} (a number stays a number, float64).")
 
 
-@builtin("ones", pure="a value", tracked="constant", category=CATEGORY,
-         probes="its arguments are sizes",
-         shapes=[Shape("ones(n)", "length", "vector", "A vector of n ones."),
-                 Shape("ones(r, c)", "rows, columns", "matrix", "An r x c matrix of ones."),
-                 Shape('ones(r, c, dtype = "float32")', "sizes; dtype name", "vector or matrix",
-                       'In float32 (dtype = "float64", the default, like every tensor a program writes).')],
-         summary="A vector or matrix filled with ones.",
-         examples=["print(ones(3), ones(1, 4))"],
-         notes="ones(1, n) is a 1 x n row, which broadcasts across the rows of a matrix.")
-def ones(r, c=None, *, dtype="float64"):
-    return _filled(1.0, r=r, c=c, name="ones", dtype=dtype)
+@builtin("zeros", pure="a value", tracked="constant",
+         **_constructor_doc("zeros", "zeros", "print(zeros(3), zeros(2, 2))",
+                            "zeros(0) is the empty vector []."))
+def zeros(*dims, dtype="float64"):
+    return _filled(0.0, dims, name="zeros", dtype=dtype)
+
+
+@builtin("ones", pure="a value", tracked="constant",
+         **_constructor_doc("ones", "ones", "print(ones(3), ones(1, 4))",
+                            "ones(1, n) is a 1 x n row, which broadcasts across the rows of a matrix."))
+def ones(*dims, dtype="float64"):
+    return _filled(1.0, dims, name="ones", dtype=dtype)
 
 
 @builtin("eye", pure="a matrix", tracked="constant", category=CATEGORY,
@@ -67,21 +72,27 @@ def eye(n, *, dtype="float64"):
     return np.eye(_size(n, "The size given to eye"), dtype=shaping.dtype_of(dtype, "eye's dtype"))
 
 
-@builtin("size", pure="a value", tracked="constant", category=CATEGORY,
-         probes=["size(q)"],
+@builtin("size", pure="a value", tracked="constant", category=CATEGORY, any_rank=True,
+         probes=["size(q)", "size(q, -1)"],
          float64_results=(WHOLE_NUMBERS, ("result",)),
-         shapes=[Shape("size(x)", "tensor", "vector", "[n] for a vector, [m, n] for a matrix."),
-                 Shape("size(x, axis)", "tensor, 0 or 1", "number", "The size along one axis.")],
-         summary="The dimensions of a tensor: [n] for a vector, [rows, columns] for a matrix.",
-         examples=["m = zeros(2, 3)\nprint(size(m), size(m, 1), size([1, 2, 3]))"],
-         notes="A number has no dimensions: size(5) is []. length(x) counts all elements instead.")
+         shapes=[Shape("size(x)", "tensor", "vector", "All its dimensions: [n] for a vector, [m, n] for a "
+                       "matrix, [d0, d1, d2] for an array of rank 3."),
+                 Shape("size(x, axis)", "tensor, axis", "number",
+                       "The size along one axis (0 the first; -1 the last).")],
+         summary="The dimensions of a tensor: [n] for a vector, [rows, columns] for a matrix, one "
+                 "size per axis for any rank.",
+         examples=["m = zeros(2, 3)\nprint(size(m), size(m, 1), size([1, 2, 3]))",
+                   "a = zeros(2, 3, 4)\nprint(size(a), size(a, -1), length(size(a)))"],
+         notes="A number has no dimensions: size(5) is []. length(x) counts all elements instead, "
+               "and ndims(x) is length(size(x)). A negative axis counts from the end.")
 def size(x, axis=None):
     shape = np.shape(value_of(numeric_or_tracked(x, "size\'s argument")))
     if axis is None:
         return np.array(shape, dtype=np.float64)
     k = as_int(axis, "The axis")
-    if not 0 <= k < len(shape):
-        raise LaminaError("ValueError", f"size: axis {k} does not exist for {describe(x)}.")
+    if not -len(shape) <= k < len(shape):
+        axes = f"its axes are 0 to {len(shape) - 1}, or -{len(shape)} to -1" if shape else "it has none"
+        raise LaminaError("ValueError", f"size: axis {k} does not exist for {describe(x)} ({axes}).")
     return float(shape[k])
 
 
@@ -134,18 +145,29 @@ def _end(x, what: str):
     return as_float(x, what)
 
 
-@builtin("reshape", pure="a new tensor", category=CATEGORY,
+@builtin("reshape", pure="a new tensor", category=CATEGORY, any_rank=True,
          shapes=[Shape("reshape(x, n)", "tensor, length", "vector", "The elements as a vector."),
-                 Shape("reshape(x, r, c)", "tensor, rows, columns", "matrix", "The elements as r x c.")],
+                 Shape("reshape(x, r, c)", "tensor, rows, columns", "matrix", "The elements as r x c."),
+                 Shape("reshape(x, d0, d1, d2, ...)", "tensor, sizes", "array",
+                       "The elements in any shape; one size may be -1, worked out from the count."),
+                 Shape("reshape(x, dims)", "tensor, vector of sizes", "tensor",
+                       "The shape given as a vector: reshape(x, size(a)) is shaped like a.")],
          summary="The same elements in row-major order arranged in a new shape.",
-         examples=["print(reshape([1, 2, 3, 4, 5, 6], 2, 3), reshape([1, 2; 3, 4], 4))"],
-         notes="The element count must stay the same. Row-major: a matrix is read row by row. "
-               "The gradient is reshaped back to the input's shape.",
+         examples=["print(reshape([1, 2, 3, 4, 5, 6], 2, 3), reshape([1, 2; 3, 4], 4))",
+                   "a = reshape(range(24), 2, 3, -1)\nprint(size(a), size(reshape(a, -1, 4)))"],
+         notes="The element count must stay the same; one size may be -1, the size that keeps it. "
+               "Row-major (C order, as NumPy): the last axis varies fastest, so a matrix is read row "
+               "by row. The empty shape (reshape(x, size(5)), x of one element) gives a number. The "
+               "gradient is reshaped back to the input's shape.",
          grad=[GradCase(((6,), Const(2.0), Const(3.0))), GradCase(((2, 3), Const(6.0))),
-               GradCase(((2, 3), Const(3.0), Const(2.0)))])
-def reshape(x, r, c=None):
-    shape = (_size(r, "The length given to reshape"),) if c is None else (
-        _size(r, "The row count given to reshape"), _size(c, "The column count given to reshape"))
+               GradCase(((2, 3), Const(3.0), Const(2.0))),
+               GradCase(((2, 3, 4), Const(4.0), Const(-1.0))),
+               GradCase(((24,), Const(np.array([2.0, 3.0, 2.0, 2.0]))))])
+def reshape(x, *dims):
+    if not dims:
+        raise LaminaError("TypeError", "reshape needs the new shape: reshape(x, 2, 3), or reshape(x, -1) "
+                          "for a vector.")
+    shape = shaping.sizes(dims, lambda word: f"The {word} given to reshape", infer=True)
     return shaping.reshape(numeric_or_tracked(x, "reshape\'s argument"), shape)
 
 
@@ -160,7 +182,7 @@ def transpose(x):
     return ops.transpose(numeric_or_tracked(x, "transpose\'s argument"))
 
 
-def _pieces(args: tuple, name: str) -> list:
+def pieces(args: tuple, name: str) -> list:
     if len(args) == 1 and isinstance(args[0], list):
         args = tuple(args[0])
     return operands(*((p, f"{name}\'s argument") for p in args))
@@ -178,7 +200,7 @@ def _pieces(args: tuple, name: str) -> list:
                "[]. Each piece's gradient is its block of the result's gradient.",
          grad=[GradCase(((3,), (3,))), GradCase(((2, 3), (2,), (2, 1)))])
 def hcat(*args):
-    return shaping.hcat(_pieces(args, "hcat"))
+    return shaping.hcat(pieces(args, "hcat"))
 
 
 @builtin("vcat", pure="a value", category=CATEGORY,
@@ -194,7 +216,7 @@ def hcat(*args):
                "acc = vcat(acc, v'). Each piece's gradient is its block of the result's gradient.",
          grad=[GradCase(((3,), (), (2,))), GradCase(((2, 3), (1, 3))), GradCase(((2, 1), (3,)))])
 def vcat(*args):
-    return shaping.vcat(_pieces(args, "vcat"))
+    return shaping.vcat(pieces(args, "vcat"))
 
 
 def _arg_extreme(x, axis, skipnan, name: str):
