@@ -14,10 +14,11 @@ table = pytest.mark.parametrize("make", OPTIMIZERS, ids=IDS)
 
 
 @table
-def test_parameters_and_state_stay_float32_and_match_float64(make):
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3, 2), (3, 3, 1, 2)], ids=["matrix", "rank3", "rank4"])
+def test_parameters_and_state_stay_float32_and_match_float64(make, shape):
     rng = np.random.default_rng(3)
-    w = rng.standard_normal((3, 2))
-    grads = [rng.standard_normal((3, 2)) for _ in range(5)]
+    w = rng.standard_normal(shape)
+    grads = [rng.standard_normal(shape) for _ in range(5)]
     opt64 = make([w, 0.5], 0.05)
     opt32 = make([w.astype(np.float32), 0.5], 0.05)
     for g in grads:
@@ -27,7 +28,7 @@ def test_parameters_and_state_stay_float32_and_match_float64(make):
     assert w32.dtype == np.float32 and opt32.get("_params")[0].dtype == np.float32
     assert opt32.get("params")[1] == pytest.approx(opt64.get("params")[1])
     for slot in opt32.state[0].values():
-        assert slot.dtype == np.float32
+        assert slot.dtype == np.float32 and slot.shape == shape
     np.testing.assert_allclose(w32, opt64.get("params")[0], rtol=1e-4, atol=1e-5)
 
 
