@@ -302,8 +302,9 @@ def test_every_test_of_the_stats_modules_is_a_builtin_of_builtins_hypothesis(mod
                      f"register the test there ({RECIPE}, step 2)")
 
 
-# R's print.htest: the method, a blank line, "data: ...", "t = 1.5, df = 9, p-value = 0.17"
-HTEST_LAYOUT = re.compile(r"^(?P<method>\S.*)\n\ndata: .+\n\S+ = \S+, df = \S+, p-value [=<] \S+$", re.M)
+# R's print.htest: the method, a blank line, "data: ...", "t = 1.5, df = 9, p-value = 0.17" (the
+# statistic and df where the test has them: "V = 40, p-value = 0.03906", "p-value = 0.4857")
+HTEST_LAYOUT = re.compile(r"^(?P<method>\S.*)\n\ndata: .+\n(\S[^=\n]* = \S+, )?(df = \S+, )?p-value [=<] \S+$", re.M)
 
 
 @pytest.mark.parametrize("name", TESTS)
@@ -318,10 +319,17 @@ def test_every_hypothesis_test_prints_r_s_htest_report_in_an_example(lam, name):
          f"example ({RECIPE}, step 2)")
 
 
+def _test_files() -> list[pathlib.Path]:
+    """This module, and tests/stats/test_<module>.py of each stats module of tests beside hypothesis.py."""
+    here = pathlib.Path(__file__)
+    modules = sorted({module for module, _ in _test_entry_points()} - {"hypothesis"})
+    return [here] + [path for path in (here.with_name(f"test_{m}.py") for m in modules) if path.exists()]
+
+
 def _scipy_comparisons() -> set[str]:
-    """The names of the builtins that a test of this module calls and checks against scipy.stats."""
+    """The names of the builtins that a test of _test_files() calls and checks against scipy.stats."""
     compared = set()
-    for node in ast.parse(pathlib.Path(__file__).read_text()).body:
+    for node in (node for path in _test_files() for node in ast.parse(path.read_text()).body):
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
             names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             if "st" in names:
@@ -333,5 +341,6 @@ def _scipy_comparisons() -> set[str]:
 @pytest.mark.parametrize("name", TESTS)
 def test_every_hypothesis_test_is_compared_with_scipy(name):
     assert name in _scipy_comparisons(), \
-        (f"no test of tests/stats/test_hypothesis.py calls {name} and checks it against scipy.stats: "
+        (f"no test of tests/stats/test_hypothesis.py, nor of the test module of the stats module that computes "
+         f"it, calls {name} and checks it against scipy.stats: "
          f"add one that compares its statistic, df, p, ci and estimate ({RECIPE}, step 4)")

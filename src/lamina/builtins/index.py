@@ -38,7 +38,8 @@ BY_MODULE = {
         "gru_cell", "gru_forward", "gru_init",
     ),
     "hypothesis": (
-        "chisq_test", "corr_test", "t_test",
+        "chisq_test", "corr_test", "fisher_test", "kruskal_test", "prop_test", "shapiro_test",
+        "t_test", "wilcox_test",
     ),
     "layers": (
         "embedding", "gru", "layer_norm",

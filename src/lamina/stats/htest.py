@@ -1,4 +1,5 @@
-"""The result of a hypothesis test (t_test, chisq_test, corr_test), printed as R prints an htest.
+"""The result of a hypothesis test (t_test, chisq_test, corr_test, and the rank and count tests),
+printed as R prints an htest.
 
     Welch Two Sample t-test
 
@@ -13,7 +14,10 @@
 
 The statistic and df are shown to 5 significant digits, the p-value to 4 and the interval and
 estimates to 7, each pair with the decimals the more demanding number needs, as R's print.htest
-does (its layout, two spaces apart, is Lamina's).
+does (its layout, two spaces apart, is Lamina's). A test without a statistic (Fisher's exact
+test) or without degrees of freedom (Wilcoxon's, Shapiro-Wilk's) leaves that part out of the line
+and out of its fields, as R leaves it out; a test with a direction but no null value (the k-sample
+proportions test) says only its direction: "alternative hypothesis: two-sided".
 """
 from __future__ import annotations
 
@@ -40,11 +44,11 @@ class TestResult(LibObject):
     method: str
     data: str                   # what was tested, in words: "x (10 values) and y (12 values)"
     statistic_name: str         # "t", "X-squared"
-    statistic: float
-    df: float
+    statistic: float | None     # None: the test has none (Fisher's exact test)
+    df: float | None            # None: its distribution has no degrees of freedom (Wilcoxon's V)
     p: float
     alternative: str | None     # None: the test has no direction (chi-squared)
-    null: str = ""              # "true difference in means", "true correlation"
+    null: str = ""              # "true difference in means", "true correlation"; "": no null value
     null_value: float = 0.0
     ci: np.ndarray | None = None
     conf_level: float = 0.95
@@ -54,7 +58,7 @@ class TestResult(LibObject):
     type_name = "test result"
 
     def field_names(self) -> list[str]:
-        names = ["statistic", "df", "p"]
+        names = [name for name in ("statistic", "df") if getattr(self, name) is not None] + ["p"]
         names += ["ci"] if self.ci is not None else []
         names += ["estimate"] if self.estimate is not None else []
         return names + list(self.extra) + ["method"] + (["alternative"] if self.alternative else [])
@@ -70,12 +74,15 @@ class TestResult(LibObject):
     def _lines(self) -> tuple[str, list[str], list[str], list[str]]:
         """(the line of the statistic, the lines about the hypothesis and interval, the estimate
         names, the estimates)."""
-        stat = (f"{self.statistic_name} = {joint([self.statistic], 5)[0]}, df = {joint([self.df], 5)[0]}, "
-                f"{p_text(self.p)}")
+        parts = [f"{self.statistic_name} = {joint([self.statistic], 5)[0]}"] if self.statistic is not None else []
+        parts += [f"df = {joint([self.df], 5)[0]}"] if self.df is not None else []
+        stat = ", ".join(parts + [p_text(self.p)])
         about = []
-        if self.alternative:
+        if self.alternative and self.null:
             about.append(f"alternative hypothesis: {self.null} is {ALTERNATIVES[self.alternative]} "
                          f"{short(self.null_value, 7)}")
+        elif self.alternative:
+            about.append(f"alternative hypothesis: {self.alternative}")
         if self.ci is not None and not np.isnan(self.ci).all():
             about.append(f"{short(100 * self.conf_level, 7)} percent confidence interval:")
             about.append("  " + "  ".join(joint(self.ci, 7)))
