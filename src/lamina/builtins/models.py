@@ -56,7 +56,13 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
          examples=["spec = input(3) |> dense(4, activation = \"relu\") |> dense(2, activation = \"softmax\")\n"
                    "print(spec.inputs, spec.outputs)\nprint(spec)",
                    "spec = input(20, 8) |> gru(32) |> dense(1)    # X: one row of 20 * 8 numbers per sequence\n"
-                   "print(spec.inputs)\nprint(spec)"],
+                   "print(spec.inputs)\nprint(spec)",
+                   "seed(1)\nX = randn(200, 6, 2)                       # 200 sequences: 6 steps of 2 features\n"
+                   "Y = reshape(X, 200, -1) * ones(12, 1)      # each sequence's sum\n"
+                   "net = input(6, 2) |> gru(8) |> dense(1) |> compile(optimizer = adam(lr = 0.03), seed = 2)\n"
+                   "net = net.fit(X, Y, epochs = 30, verbose = 0)\n"
+                   "print(size(predict(net, X)), all(predict(net, X) == predict(net, reshape(X, 200, -1))))\n"
+                   "print(net.loss_history[29] < 0.1 * net.loss_history[0])"],
          notes="A model spec is an immutable value with the fields inputs, outputs and layers; each "
                "layer builtin returns a new spec, so one spec can start several models. It has no "
                "weights until compile gives it some. n must be a whole number of at least 1. "
