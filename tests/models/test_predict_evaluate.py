@@ -95,52 +95,38 @@ def test_nan_scores_give_nan_accuracy_not_a_count(build):
 
 
 # -- an m x steps x features array X in a program (issue 39) ----------------------------------
-def _interp_with(source: str, **variables):
-    """An Interpreter that ran `source` with these variables set first."""
-    from lamina.interpreter import Interpreter
-    from lamina.lang.scope import mangle
-    interp = Interpreter()
-    for name, value in variables.items():
-        interp.namespace[mangle(name)] = value
-    interp.run(source, "prog.lam")
-    return interp
+SEQUENCES = "seed(8)\nX3 = randn(10, 4, 3)\nX2 = reshape(X3, 10, -1)\nY = randn(10, 1)\n"
 
 
-SEQ = np.random.default_rng(8).standard_normal((10, 4, 3))
-TARGET = np.random.default_rng(9).standard_normal((10, 1))
-
-
-def test_fit_predict_and_evaluate_take_an_array_of_sequences_in_a_program():
-    interp = _interp_with(
-        'net = input(4, 3) |> gru(5) |> dense(1) |> compile(optimizer = adam(lr = 0.05), seed = 3)\n'
-        'a = net.fit(X3, Y, epochs = 3, batch_size = 4, validation_data = [X3, Y], verbose = 0)\n'
-        'b = fit(net, X2, Y, epochs = 3, batch_size = 4, validation_data = [X2, Y], verbose = 0)\n'
-        'p3 = predict(a, X3)\np2 = a.predict(X2)\ne3 = evaluate(a, X3, Y)\ne2 = b.evaluate(X2, Y)',
-        X3=SEQ, X2=SEQ.reshape(10, 12), Y=TARGET)
+def test_fit_predict_and_evaluate_take_an_array_of_sequences_in_a_program(run):
+    _, interp = run(SEQUENCES +
+                    'net = input(4, 3) |> gru(5) |> dense(1) |> compile(optimizer = adam(lr = 0.05), seed = 3)\n'
+                    'a = net.fit(X3, Y, epochs = 3, batch_size = 4, validation_data = [X3, Y], verbose = 0)\n'
+                    'b = fit(net, X2, Y, epochs = 3, batch_size = 4, validation_data = [X2, Y], verbose = 0)\n'
+                    'p3 = predict(a, X3)\np2 = a.predict(X2)\ne3 = evaluate(a, X3, Y)\ne2 = b.evaluate(X2, Y)')
     a, b = interp.get("a"), interp.get("b")
     np.testing.assert_array_equal(a.loss_history, b.loss_history)
     np.testing.assert_array_equal(a.val_loss_history, b.val_loss_history)
     assert interp.get("p3").shape == (10, 1)
     np.testing.assert_array_equal(interp.get("p3"), interp.get("p2"))
-    np.testing.assert_array_equal(interp.get("p3"), predict(b, SEQ.reshape(10, 12)))
+    np.testing.assert_array_equal(interp.get("p3"), predict(b, interp.get("X3").reshape(10, 12)))
     assert interp.get("e3").fields == interp.get("e2").fields
 
 
 @pytest.mark.parametrize("call, message", [
-    ("predict(net, Z)", "predict: X is a 10x3x4 array, but the model takes input(4, 3): an array X must be "
-                        "m x 4 x 3 (example x step x feature), or a matrix of 12 columns (4 steps of 3, step "
-                        "after step), one row per example."),
+    ("predict(net, permute(X3, [0, 2, 1]))",
+     "predict: X is a 10x3x4 array, but the model takes input(4, 3): an array X must be m x 4 x 3 (example x "
+     "step x feature), or a matrix of 12 columns (4 steps of 3, step after step), one row per example."),
     ("evaluate(flat, X3, Y)", "evaluate: X is a 10x4x3 array, but the model takes input(12): X needs 12 "
                               "columns, one row per example (only a model made with input(steps, features) "
                               "takes an m x steps x features array; reshape(X, 10, -1) makes each example a row)."),
-    ("fit(net, X3, Y3, verbose = 0)", "fit: Y must be a vector or matrix, not a 10x1x1 array."),
+    ("fit(net, X3, reshape(Y, 10, 1, 1), verbose = 0)", "fit: Y must be a vector or matrix, not a 10x1x1 array."),
     ("predict(linreg([1, 2, 3], [2, 4, 7]), X3)", "predict of a linear model takes its new rows as a matrix "
                                                   "or a table, not a 10x4x3 array."),
     ("quick_mlp(X3, Y)", "quick_mlp takes numbers, vectors and matrices, not a 10x4x3 array."),
 ])
-def test_an_array_that_does_not_fit_is_a_shape_error_naming_both(call, message):
+def test_an_array_that_does_not_fit_is_a_shape_error_naming_both(run, call, message):
     with pytest.raises(LaminaError) as e:
-        _interp_with('net = input(4, 3) |> gru(2) |> dense(1) |> compile(seed = 1)\n'
-                     'flat = input(12) |> dense(1) |> compile(seed = 1)\n' + call,
-                     X3=SEQ, Z=SEQ.transpose(0, 2, 1), Y=TARGET, Y3=TARGET.reshape(10, 1, 1))
+        run(SEQUENCES + 'net = input(4, 3) |> gru(2) |> dense(1) |> compile(seed = 1)\n'
+            'flat = input(12) |> dense(1) |> compile(seed = 1)\n' + call)
     assert e.value.kind == "ShapeError" and e.value.message.startswith(message), e.value.message

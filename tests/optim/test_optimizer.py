@@ -316,41 +316,31 @@ def test_a_step_makes_one_optimizer_with_the_gradients_origins(name, monkeypatch
 # -- parameters of any rank (issue 39) ------------------------------------------------------
 W3 = np.arange(24.0).reshape(2, 3, 4) / 10 - 1
 K4 = np.sin(np.arange(72.0)).reshape(3, 3, 1, 8)      # a 3 x 3 x 1 x 8 convolution kernel
+ARRAYS = "seed(4)\nW = randn(2, 3, 4)\nK = randn(3, 3, 1, 8)\nG3 = randn(2, 3, 4)\nG4 = randn(3, 3, 1, 8)\n"
 
 
-def _interp_with(source: str, **variables):
-    """An Interpreter that ran `source` with these variables set first."""
-    from lamina.interpreter import Interpreter
-    from lamina.lang.scope import mangle
-    interp = Interpreter()
-    for name, value in variables.items():
-        interp.namespace[mangle(name)] = value
-    interp.run(source, "prog.lam")
-    return interp
-
-
-def test_sgd_steps_parameters_of_rank_3_and_4_in_a_program():
-    G3, G4 = np.cos(W3), np.cos(K4)
-    interp = _interp_with("opt = sgd({w = W, k = K}, lr = 0.1)\nopt = optimizer_step(opt, {w = G3, k = G4})\n"
-                          "p = opt.params\nq = optimizer_step(opt, [G3, G4], lr = 0.5).params",
-                          W=W3, K=K4, G3=G3, G4=G4)
+def test_sgd_steps_parameters_of_rank_3_and_4_in_a_program(run):
+    _, interp = run(ARRAYS + "opt = sgd({w = W, k = K}, lr = 0.1)\nopt = optimizer_step(opt, {w = G3, k = G4})\n"
+                    "p = opt.params\nq = optimizer_step(opt, [G3, G4], lr = 0.5).params")
+    W, K, G3, G4 = (interp.get(name) for name in ("W", "K", "G3", "G4"))
     p, q = interp.get("p").fields, interp.get("q").fields
-    np.testing.assert_array_equal(p["w"], W3 - 0.1 * G3)
-    np.testing.assert_array_equal(p["k"], K4 - 0.1 * G4)
+    np.testing.assert_array_equal(p["w"], W - 0.1 * G3)
+    np.testing.assert_array_equal(p["k"], K - 0.1 * G4)
     np.testing.assert_array_equal(q["k"], p["k"] - 0.5 * G4)
     assert q["w"].shape == (2, 3, 4) and q["k"].shape == (3, 3, 1, 8)
 
 
-def test_adam_steps_a_rank_4_parameter_by_its_gradient_taken_in_a_program():
+def test_adam_steps_a_rank_4_parameter_by_its_gradient_taken_in_a_program(run):
     # one adam step from zero moments: m = (1-b1) g and v = (1-b2) g^2, so mh = g and vh = g^2
-    interp = _interp_with("opt = adam(K, lr = 0.01)\nk = param(opt.params)\n"
-                          "g = grad((k[1, 2, 0, 5] - 4) ^ 2 + 3 * k[0, 0, 0, 0], wrt = k)\n"
-                          "opt = optimizer_step(opt, g)\np = opt.params", K=K4)
-    g = np.zeros_like(K4)
-    g[1, 2, 0, 5] = 2 * (K4[1, 2, 0, 5] - 4)
+    _, interp = run(ARRAYS + "opt = adam(K, lr = 0.01)\nk = param(opt.params)\n"
+                    "g = grad((k[1, 2, 0, 5] - 4) ^ 2 + 3 * k[0, 0, 0, 0], wrt = k)\n"
+                    "opt = optimizer_step(opt, g)\np = opt.params")
+    K = interp.get("K")
+    g = np.zeros_like(K)
+    g[1, 2, 0, 5] = 2 * (K[1, 2, 0, 5] - 4)
     g[0, 0, 0, 0] = 3.0
     np.testing.assert_array_equal(interp.get("g"), g)
-    np.testing.assert_allclose(interp.get("p"), K4 - 0.01 * g / (np.abs(g) + 1e-8), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(interp.get("p"), K - 0.01 * g / (np.abs(g) + 1e-8), rtol=1e-15, atol=0)
 
 
 @table

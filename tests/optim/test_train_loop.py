@@ -178,44 +178,29 @@ def test_a_loss_function_that_resets_the_tape_is_named_as_the_cause(run, inside,
                                f"loss function.")
 
 
-def _interp_with(source: str, **variables):
-    """An Interpreter that ran `source` with these variables set first."""
-    from lamina.interpreter import Interpreter
-    from lamina.lang.scope import mangle
-    interp = Interpreter()
-    for name, value in variables.items():
-        interp.namespace[mangle(name)] = value
-    interp.run(source, "prog.lam")
-    return interp
-
-
-W3 = np.arange(24.0).reshape(2, 3, 4) / 10 - 1
-K4 = np.sin(np.arange(72.0)).reshape(3, 3, 1, 8)      # a 3 x 3 x 1 x 8 convolution kernel
-
-
-def test_parameters_of_rank_3_and_4_train_as_by_hand():
-    interp = _interp_with("r = train_loop(q -> (q.w[1, 2, 3] - 2) ^ 2 + 3 * q.k[0, 1, 0, 7] ^ 2, {w = W, k = K}, 5,\n"
-                          "               optimizer = sgd(lr = 0.1, momentum = 0.5), returning = \"all\")\n"
-                          "n = tape_size()", W=W3, K=K4)
-    r = interp.get("r").fields
+def test_parameters_of_rank_3_and_4_train_as_by_hand(run):
+    _, interp = run("seed(5)\nW = randn(2, 3, 4)\nK = randn(3, 3, 1, 8)    # K: a 3 x 3 x 1 x 8 convolution kernel\n"
+                    "r = train_loop(q -> (q.w[1, 2, 3] - 2) ^ 2 + 3 * q.k[0, 1, 0, 7] ^ 2, {w = W, k = K}, 5,\n"
+                    "               optimizer = sgd(lr = 0.1, momentum = 0.5), returning = \"all\")\n"
+                    "n = tape_size()")
+    W, K, r = interp.get("W"), interp.get("K"), interp.get("r").fields
     # sgd with momentum, element by element: only the two elements the loss reads move
-    a, b, va, vb, losses = W3[1, 2, 3], K4[0, 1, 0, 7], 0.0, 0.0, []
+    a, b, va, vb, losses = W[1, 2, 3], K[0, 1, 0, 7], 0.0, 0.0, []
     for _ in range(5):
         losses.append((a - 2) ** 2 + 3 * b ** 2)
         va, vb = 0.5 * va + 2 * (a - 2), 0.5 * vb + 6 * b
         a, b = a - 0.1 * va, b - 0.1 * vb
     np.testing.assert_allclose(r["losses"], losses, rtol=1e-14)
-    w, k = W3.copy(), K4.copy()
+    w, k = W.copy(), K.copy()
     w[1, 2, 3], k[0, 1, 0, 7] = a, b
     np.testing.assert_allclose(r["params"].fields["w"], w, rtol=1e-14, atol=0)
     np.testing.assert_allclose(r["params"].fields["k"], k, rtol=1e-14, atol=1e-16)
     assert r["optimizer"].get("_step") == 5 and interp.get("n") == 0
 
 
-def test_parameters_of_another_rank_than_the_optimizers_are_named():
+def test_parameters_of_another_rank_than_the_optimizers_are_named(run):
     with pytest.raises(LaminaError) as e:
-        _interp_with("train_loop(q -> q[0, 0, 0] ^ 2, W, 2, optimizer = sgd(M, 0.1))", W=W3,
-                     M=W3.reshape(6, 4))
+        run("W = randn(2, 3, 4)\ntrain_loop(q -> q[0, 0, 0] ^ 2, W, 2, optimizer = sgd(reshape(W, 6, 4), 0.1))")
     assert e.value.kind == "ValueError"
     assert "train_loop's parameters (one value: 2x3x4) do not match the optimizer's (one value: 6x4)" \
         in e.value.message

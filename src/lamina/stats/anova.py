@@ -15,90 +15,19 @@ squares (or deviance) being what it adds to the terms before it. For a linear mo
 the squared effects Q'y of the QR decomposition of the model matrix, summed over each term's
 columns; for a GLM each prefix of the terms is fitted again.
 
-The table prints as R's print.anova prints it (printCoefmat with digits 5): sums of squares
-zapped and formatted together, test statistics rounded to 4 decimals, p-values by format.pval
-to 4 digits, stars when any p < 0.1.
+The GLM tables are anova_glm.py's; the table value and its printing, anova_table.py's.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import LaminaError
-from ..printing import html_table
-from ..values import LibObject, as_str
+from ..values import as_str
 from . import fitparts as FP
-from .summary import SIGNIF, joint, layout, p_values, stars, zapsmall
+from .anova_glm import compare, sequential
+from .anova_table import AnovaTable
 
-DIGITS = 5                          # print.anova's max(getOption("digits") - 2, 3)
 TESTS = ("Chisq", "F")
-
-
-@dataclass(frozen=True, eq=False)
-class AnovaTable(LibObject):
-    heading: list               # the lines above the table
-    row_names: list
-    headers: list               # R's column names, in order
-    fields: list                # the field each column is read as (df, sum_sq, F, p ...)
-    columns: list               # one float vector per column, NaN where R prints nothing
-    type_name = "anova table"
-
-    def field_names(self) -> list[str]:
-        return ["rows"] + list(self.fields)
-
-    def get(self, name: str):
-        if name == "rows":
-            return list(self.row_names)
-        if name in self.fields:
-            return self.columns[self.fields.index(name)].copy()
-        return super().get(name)
-
-    def describe(self) -> str:
-        header, rows, right, legend = self._cells()
-        lines = list(self.heading) + layout(header, rows, right=right)
-        return "\n".join(lines + (["---", SIGNIF] if legend else []))
-
-    def html(self) -> str:
-        header, rows, right, legend = self._cells()
-        return html_table(header, rows, right, caption="\n".join(self.heading).strip(),
-                          footer=[SIGNIF] if legend else [])
-
-    def _cells(self) -> tuple:
-        """R's printCoefmat of the table: the header, the rows of text, which columns are flush
-        right (the numbers) and whether stars show."""
-        shown = [_column(h, c) for h, c in zip(self.headers, self.columns)]
-        rows = [[name] + [col[i] for col in shown] for i, name in enumerate(self.row_names)]
-        header = [""] + list(self.headers)
-        p = self.columns[-1] if self.headers[-1].startswith("Pr(") else None
-        legend = p is not None and bool(np.any(p[~np.isnan(p)] < 0.1))
-        if legend:
-            header.append("")
-            for row, pv in zip(rows, p):
-                row.append(stars(pv))
-        return header, rows, [False] + [True] * len(self.headers) + [False] * legend, legend
-
-
-def _column(header: str, values: np.ndarray) -> list[str]:
-    """One column as print.anova formats it; NaN (R's NA) prints as nothing."""
-    there = ~np.isnan(values)
-    out = [""] * values.size
-    if not there.any():
-        return out
-    kept = values[there]
-    if header.startswith("Pr("):
-        texts = p_values(kept, DIGITS - 1)
-    elif header in ("F", "Chisq") or header.endswith(" value"):
-        texts = joint(np.round(kept, DIGITS - 1), DIGITS)
-    else:
-        if not header.endswith("Df"):
-            kept = np.array(zapsmall(kept, DIGITS))
-        texts = joint(kept, DIGITS)
-        # printCoefmat: a number that is not 0 but formats as 0 is shown alone, to 4 digits
-        texts = [joint([v], DIGITS - 1)[0] if v != 0 and float(t) == 0 else t for v, t in zip(kept, texts)]
-    for i, text in zip(np.flatnonzero(there), texts):
-        out[i] = text
-    return out
 
 
 # -- comparing models -------------------------------------------------------------------
@@ -117,14 +46,12 @@ def anova(fits: list, test=None) -> AnovaTable:
         p = all_parts[0]
         if p.kind == "linear":
             return _sequential_linear(p)
-        from .anova_glm import sequential
         return sequential(p, chosen)
     _check_nested(all_parts)
     heading = ["Analysis of Variance Table" if kinds == {"linear"} else "Analysis of Deviance Table", ""]
     heading += [f"Model {i + 1}: {FP.formula_text(f)}" for i, f in enumerate(fits)]
     if kinds == {"linear"}:
         return _compare_linear(all_parts, heading)
-    from .anova_glm import compare
     return compare(all_parts, heading, chosen)
 
 
@@ -164,7 +91,7 @@ def _sequential_linear(p: FP.Parts) -> AnovaTable:
     q, _ = np.linalg.qr(p.X)
     effects = q.T @ p.y
     names, df, ss = [], [], []
-    for term, cols in grouped_terms(p.fit):
+    for term, cols in FP.grouped_terms(p.fit):
         names.append(term)
         df.append(len(cols))
         ss.append(float(effects[cols] @ effects[cols]))
@@ -175,19 +102,9 @@ def _sequential_linear(p: FP.Parts) -> AnovaTable:
     with np.errstate(divide="ignore", invalid="ignore"):
         F = np.append(mean[:-1] / mean[-1], np.nan)
     pv = stats.f.sf(F, df_v, p.df)
-    return AnovaTable(["Analysis of Variance Table", "", f"Response: {getattr(p.fit, 'response', 'y')}"],
+    return AnovaTable(["Analysis of Variance Table", "", f"Response: {FP.response_name(p.fit)}"],
                       names + ["Residuals"], ["Df", "Sum Sq", "Mean Sq", "F value", "Pr(>F)"],
                       ["df", "sum_sq", "mean_sq", "F", "p"], [df_v, ss_v, mean, F, pv])
-
-
-def grouped_terms(fit) -> list[tuple[str, list[int]]]:
-    """(term, its columns of the model matrix) in the order the terms first appear, the
-    intercept left out."""
-    groups: dict[str, list[int]] = {}
-    for j, term in enumerate(FP.term_of_column(fit)):
-        if term != "(Intercept)":
-            groups.setdefault(term, []).append(j)
-    return list(groups.items())
 
 
 # -- what makes models comparable -------------------------------------------------------
@@ -225,11 +142,12 @@ def _outside_span(small: np.ndarray, big: np.ndarray):
 
 
 def _response(p: FP.Parts) -> str:
-    return str(getattr(p.fit, "response", "y"))
+    return FP.response_name(p.fit)
 
 
 def _same_family(first: FP.Parts, p: FP.Parts, i: int) -> None:
-    a, b = (first.fit.family, first.fit.link), (p.fit.family, p.fit.link)
+    a = (first.fit.family.name, first.fit.link.name)
+    b = (p.fit.family.name, p.fit.link.name)
     if a != b:
         raise LaminaError("ValueError", f"anova compares GLMs of one family and link, but model 1 is "
                           f"{a[0]} with link {a[1]} and model {i} is {b[0]} with link {b[1]}.")

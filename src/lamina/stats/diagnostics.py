@@ -45,13 +45,13 @@ def of_type(parts: FP.Parts, kind: str) -> np.ndarray:
     r = parts.y - mu
     if parts.kind == "linear" or kind == "response":
         return r
-    family = FP.family(parts.fit)
+    fit = parts.fit
     if kind == "working":
-        return r / family.mu_eta(np.asarray(parts.fit.linear_predictor, dtype=np.float64))
-    w = FP.prior_weights(parts.fit)
+        return r / fit.link.mu_eta(np.asarray(fit.linear_predictor, dtype=np.float64))
+    w = fit.prior_weights
     if kind == "pearson":
-        return r * np.sqrt(w / family.variance(mu))
-    return np.sign(r) * np.sqrt(np.maximum(w * family.unit_deviance(parts.y, mu), 0))
+        return r * np.sqrt(w / fit.family.variance(mu))
+    return np.sign(r) * np.sqrt(np.maximum(fit.family.deviance_residuals(parts.y, mu, w), 0))
 
 
 def influence(fit) -> Table:

@@ -68,14 +68,10 @@ def parts(fit, who: str) -> Parts:
 
 
 def _glm_parts(fit) -> Parts:
-    from . import glm as G
-    family = G.family_of(fit.family, fit.link)
-    mu = fit.fitted
-    eta = fit.linear_predictor
-    dmu = family.link.mu_eta(eta)
-    w = fit.prior_weights * dmu ** 2 / family.variance(mu)
-    return Parts("glm", fit.design, fit.y, fit.coef, list(fit.terms), w, fit.dispersion,
-                 fit.df_residual, family.estimates_dispersion, fit)
+    """A GLM's parts, with the working weights of its last IRLS iteration, as R's glm keeps them
+    (its hat values, predict's standard errors and rstandard read those)."""
+    return Parts("glm", fit.design, fit.y, fit.coef, list(fit.terms), fit.working_weights,
+                 fit.dispersion, float(fit.df_residual), not fit.family.fixed_dispersion, fit)
 
 
 def not_a_fit(fit, who: str) -> LaminaError:
@@ -92,6 +88,8 @@ def formula_text(fit) -> str:
     design = formula_design(fit)
     if design is not None:
         return design_text(design)
+    if is_glm(fit):
+        return fit.title
     terms = list(fit.terms)
     intercept = "(Intercept)" in terms
     preds = [t for t in terms if t != "(Intercept)"]
@@ -110,8 +108,23 @@ def term_of_column(fit) -> list[str]:
     return list(fit.terms)
 
 
+def response_name(fit) -> str:
+    design = formula_design(fit)
+    return design.response if design is not None else str(getattr(fit, "response", "y"))
+
+
 def kind_text(fit) -> str:
     return with_article(getattr(fit, "type_name", "value"))
+
+
+def grouped_terms(fit) -> list[tuple[str, list[int]]]:
+    """(term, its columns of the model matrix) in the order the terms first appear, the
+    intercept left out."""
+    groups: dict[str, list[int]] = {}
+    for j, term in enumerate(term_of_column(fit)):
+        if term != "(Intercept)":
+            groups.setdefault(term, []).append(j)
+    return list(groups.items())
 
 
 def formula_design(fit):

@@ -119,8 +119,7 @@ def _linear(parts: FP.Parts, X0: np.ndarray, kind: str, level: float, se: bool):
 
 
 def _glm(parts: FP.Parts, X0: np.ndarray, offset: np.ndarray, scale: str, se: bool):
-    from . import glm as G
-    link = G.family_of(parts.fit.family, parts.fit.link).link
+    link = parts.fit.link
     eta = X0 @ parts.coef + offset
     fit = eta if scale == "link" else link.inverse(eta)
     if not se:
