@@ -8,6 +8,7 @@ import pytest
 from builtin_checks import error, fresh_tape  # noqa: F401  (fresh_tape: autouse)
 
 import lamina.builtins.linalg as L
+import lamina.builtins.logic as Lg
 import lamina.builtins.mathfns as M
 import lamina.builtins.tensors as T
 from lamina.autodiff import ops
@@ -113,9 +114,9 @@ def test_prod_gradient_with_zeros_is_exact():
 
 
 def test_any_all():
-    assert M.any_(np.array([0.0, 0.0, 1.0])) is True and M.any_(np.zeros(3)) is False
-    assert M.all_(np.ones(2)) is True and M.all_(np.array([1.0, 0.0])) is False
-    assert M.all_(np.zeros(0)) is True and M.any_(True) is True
+    assert Lg.any_(np.array([0.0, 0.0, 1.0])) is True and Lg.any_(np.zeros(3)) is False
+    assert Lg.all_(np.ones(2)) is True and Lg.all_(np.array([1.0, 0.0])) is False
+    assert Lg.all_(np.zeros(0)) is True and Lg.any_(True) is True
 
 
 # -- not differentiable: plain results -----------------------------------------

@@ -18,7 +18,8 @@ def reference(x, w, b, activation):
     return {"none": z, "relu": np.maximum(z, 0), "leaky_relu": np.where(z > 0, z, 0.01 * z),
             "sigmoid": 1 / (1 + np.exp(-z)), "tanh": np.tanh(z),
             "softmax": np.exp(z) / np.exp(z).sum(axis=1, keepdims=True),
-            "gelu": 0.5 * z * (1 + np.vectorize(__import__("math").erf)(z / np.sqrt(2)))}[activation]
+            "gelu": 0.5 * z * (1 + np.vectorize(__import__("math").erf)(z / np.sqrt(2))),
+            "silu": z / (1 + np.exp(-z))}[activation]
 
 
 @pytest.mark.parametrize("activation", sorted(ACTIVATIONS))

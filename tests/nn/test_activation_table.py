@@ -21,6 +21,7 @@ REFERENCE = {
     "tanh": lambda z: (np.exp(z) - np.exp(-z)) / (np.exp(z) + np.exp(-z)),
     "softmax": lambda z: np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True),
     "gelu": lambda z: 0.5 * z * (1 + np.vectorize(math.erf)(z / math.sqrt(2))),
+    "silu": lambda z: z / (1 + np.exp(-z)),
 }
 
 
@@ -52,7 +53,7 @@ def test_leaky_takes_its_slope():
     np.testing.assert_array_equal(leaky(0.2).backward(np.ones(2), z, None), [0.2, 1.0])
 
 
-@pytest.mark.parametrize("name", ["relu", "sigmoid", "tanh", "gelu", "leaky_relu"])
+@pytest.mark.parametrize("name", ["relu", "sigmoid", "tanh", "gelu", "leaky_relu", "silu"])
 def test_the_builtin_and_the_dense_layer_give_the_same_numbers(name):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((4, 3))

@@ -1,36 +1,101 @@
-"""Differentiable reductions: sum, mean, max, min, prod, over everything or one axis.
+"""Differentiable reductions: sum, mean, max, min, prod, over everything or along axes.
 
-`axis` is None (every element, giving a Python float), or 0 / 1 for a matrix. A
-reduction along an axis keeps its orientation, as in MATLAB and Julia: axis 0 reduces
-down the rows, so an m x n matrix gives a 1 x n row; axis 1 reduces along each row,
-giving an m x 1 column. So `m - mean(m, axis = 0)` and `m ./ sum(m, axis = 1)` broadcast
-the right way on every shape. A vector has only axis 0 (everything). A number reduces
-to itself. Gradients spread back to the input's shape.
+`axis` is None (every element, giving a Python float), one axis, or a list of axes; axes count
+from 0, and a negative one from the end (-1 is the last). A reduction along axes keeps them
+with length 1, as in MATLAB and Julia: axis 0 of an m x n matrix reduces down the rows, giving
+a 1 x n row; axis 1 reduces along each row, giving an m x 1 column; axis = [0, 2] of a 2x3x4
+array gives a 1x3x1 array. So `m - mean(m, axis = 0)` and `m ./ sum(m, axis = 1)` broadcast
+the right way on every shape. A vector has only axis 0 (everything). A number reduces to
+itself. Gradients spread back to the input's shape.
 
 `skipnan` leaves NaN elements out: they get no gradient, like constants. A slice with
 nothing left sums to 0, multiplies to 1, and has NaN as its mean, max and min.
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
 from ..errors import LaminaError, describe_shape, shape_str
-from ..values import Tracked, lamina_value
+from ..values import Tracked, as_int, describe, lamina_value
 from .tape import record
 
 
 def check_axis(shape: tuple, axis, what: str):
-    """The axis to reduce along, or None for every element (a vector's axis 0 is everything)."""
+    """The one axis to work along, from 0 (a negative axis counts from the end), or None for
+    every element (a vector's axis 0, and a number's)."""
     if axis is None:
         return None
-    if len(shape) == 2 and axis in (0, 1):
-        return axis
-    if len(shape) <= 1 and axis == 0:
+    k = _normal(shape, axis, what)
+    return None if len(shape) <= 1 else k
+
+
+def _normal(shape: tuple, axis: int, what: str) -> int:
+    """`axis` of an array of `shape` counted from 0 (a number has the one axis 0)."""
+    n = len(shape)
+    if n == 0 and axis == 0:
+        return 0
+    if n and -n <= axis < n:
+        return axis % n
+    if n == 0:
+        valid = "axis 0"
+    elif n == 1:
+        valid = "axis 0 (or -1)"
+    elif n == 2:
+        valid = "axis 0 (down the rows) or 1 (along each row), or -2 or -1 from the end"
+    else:
+        valid = f"an axis from 0 to {n - 1} (or from -{n} to -1, counting from the end)"
+    raise LaminaError("ValueError", f"{what} of {describe_shape(shape)} takes {valid}, not {axis}.")
+
+
+def axis_value(axis, what: str):
+    """A Lamina `axis` argument: None, a whole number, or a vector or list of whole numbers (a tuple)."""
+    if axis is None:
         return None
-    valid = "0 (down the rows) or 1 (along each row)" if len(shape) == 2 else "0"
-    raise LaminaError("ValueError", f"{what} of {describe_shape(shape)} takes axis {valid}, not {axis}.")
+    if type(axis) is np.ndarray:
+        if axis.ndim != 1:
+            raise LaminaError("TypeError", f"{what} must be a whole number or a vector of them, not "
+                              f"{describe(axis)}.")
+        axis = axis.tolist()
+    if type(axis) is list:
+        return tuple(as_int(a, what) for a in axis)
+    return as_int(axis, what)
+
+
+def reduced_axes(shape: tuple, axis, what: str):
+    """The axes a reduction takes away, sorted (each kept with length 1), or None for every
+    element: `axis` is None, a whole number, or a tuple of them (axis_value)."""
+    if type(axis) is not tuple:
+        k = check_axis(shape, axis, what)
+        return None if k is None else (k,)
+    if not axis:
+        raise LaminaError("ValueError", f"{what}'s axis = [] names no axis; leave the axis out to "
+                          f"reduce every element.")
+    axes = [_normal(shape, a, what) for a in axis]
+    for i, a in enumerate(axes):
+        if a in axes[:i]:
+            given = ", ".join(str(b) for b in axis)
+            raise LaminaError("ValueError", f"{what} of {describe_shape(shape)} reduces each axis "
+                              f"once, but axis = [{given}] names axis {a} twice.")
+    return None if len(shape) <= 1 else tuple(sorted(axes))
+
+
+def kept_shape(shape: tuple, axes) -> tuple:
+    """The shape of a reduction's result along `axes` (each reduced axis kept with length 1)."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def gathered(x: np.ndarray, axes: tuple):
+    """x with the reduced `axes` moved last and merged into one, as (the array, back), where
+    back(y) takes an array of that shape to x's shape and order of axes."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    order = kept + list(axes)
+    moved = np.transpose(x, order)
+    merged = moved.reshape(moved.shape[:len(kept)] + (math.prod(moved.shape[len(kept):]),))
+    inverse = np.argsort(order)
+    return merged, lambda y: np.transpose(y.reshape(moved.shape), inverse)
 
 
 def _left_out(g):
@@ -56,12 +121,12 @@ def _quiet(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
-def _reduce(fn, x: np.ndarray, axis):
+def _reduce(fn, x: np.ndarray, axes):
     # Floating-point warnings are off in Lamina (lamina/__init__.py): only empty slices and
     # nanmean's all-NaN slices warn, through `warnings`, which costs microseconds to silence.
     if x.size and fn is not np.nanmean:
-        return lamina_value(fn(x, axis=axis, keepdims=axis is not None))
-    return lamina_value(_quiet(fn, x, axis=axis, keepdims=axis is not None))
+        return lamina_value(fn(x, axis=axes, keepdims=axes is not None))
+    return lamina_value(_quiet(fn, x, axis=axes, keepdims=axes is not None))
 
 
 def sum(a, axis=None, skipnan=False):
@@ -69,14 +134,14 @@ def sum(a, axis=None, skipnan=False):
         return float(_add_reduce(a, axis=None))      # np.sum's own pairwise sum, without its wrappers
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        check_axis((), axis, "sum")
+        reduced_axes((), axis, "sum")
         return record(0.0, (a,), (_left_out,)) if skipnan and x != x else a
-    axis = check_axis(x.shape, axis, "sum")
+    axes = reduced_axes(x.shape, axis, "sum")
     shape = x.shape
     if not skipnan:
-        return record(_reduce(np.sum, x, axis), (a,), (lambda g: _spread(g, shape, x.dtype),))
+        return record(_reduce(np.sum, x, axes), (a,), (lambda g: _spread(g, shape, x.dtype),))
     keep = ~np.isnan(x)
-    return record(_reduce(np.nansum, x, axis), (a,), (lambda g: _spread(g, shape, x.dtype) * keep,))
+    return record(_reduce(np.nansum, x, axes), (a,), (lambda g: _spread(g, shape, x.dtype) * keep,))
 
 
 def mean(a, axis=None, skipnan=False):
@@ -84,18 +149,18 @@ def mean(a, axis=None, skipnan=False):
         return float(_add_reduce(a, axis=None)) / a.size     # as np.mean divides its sum
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        check_axis((), axis, "mean")
+        reduced_axes((), axis, "mean")
         return record(x, (a,), (_left_out,)) if skipnan and x != x else a
-    axis = check_axis(x.shape, axis, "mean")
+    axes = reduced_axes(x.shape, axis, "mean")
     shape = x.shape
     if not skipnan:
         # an empty x has nothing to spread the gradient over (and its mean is NaN): 1 spares the 0
-        count = max(x.size if axis is None else x.shape[axis], 1)
-        return record(_reduce(np.mean, x, axis), (a,), (lambda g: _spread(g / count, shape, x.dtype),))
+        count = max(x.size if axes is None else math.prod(x.shape[k] for k in axes), 1)
+        return record(_reduce(np.mean, x, axes), (a,), (lambda g: _spread(g / count, shape, x.dtype),))
     keep = ~np.isnan(x)
     # a slice of NaNs only has nothing to spread its gradient over: 1 spares the 0 / 0
-    counts = np.maximum(keep.sum(axis=axis, keepdims=axis is not None), 1)
-    return record(_reduce(np.nanmean, x, axis), (a,), (lambda g: _spread(g / counts, shape, x.dtype) * keep,))
+    counts = np.maximum(keep.sum(axis=axes, keepdims=axes is not None), 1)
+    return record(_reduce(np.nanmean, x, axes), (a,), (lambda g: _spread(g / counts, shape, x.dtype) * keep,))
 
 
 def amax(a, axis=None, skipnan=False):
@@ -111,22 +176,22 @@ def amin(a, axis=None, skipnan=False):
 def _extreme(a, axis, arg, what: str, skipnan: bool):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        check_axis((), axis, what)
+        reduced_axes((), axis, what)
         return record(x, (a,), (_left_out,)) if skipnan and x != x else a
-    axis = check_axis(x.shape, axis, what)
-    if x.size == 0 and (axis is None or x.shape[axis] == 0):   # 0 rows reduced along each row: 0 results
+    axes = reduced_axes(x.shape, axis, what)
+    if x.size == 0 and (axes is None or any(x.shape[k] == 0 for k in axes)):   # 0 rows reduced along each row: 0 results
         raise LaminaError("ValueError", f"{what} of an empty {shape_str(x.shape)} is undefined.")
     shape = x.shape
     key = x
     if skipnan:
         # the first element equal to the extreme of the others (nanargmax takes a NaN for -Inf, so
         # it could pick a NaN over a -Inf); a slice of NaNs only gives NaN and takes no gradient
-        best = _quiet(np.nanmax if what == "max" else np.nanmin, x, axis=axis, keepdims=axis is not None)
+        best = _quiet(np.nanmax if what == "max" else np.nanmin, x, axis=axes, keepdims=axes is not None)
         empty = np.isnan(best)
         key, arg = x == best, np.argmax
     else:
         empty = False
-    if axis is None:
+    if axes is None:
         i = int(arg(key))
         out = np.nan if empty else float(x.reshape(-1)[i])
 
@@ -135,40 +200,46 @@ def _extreme(a, axis, arg, what: str, skipnan: bool):
             full.reshape(-1)[i] = 0.0 if empty else g
             return full
         return record(out, (a,), (vjp,))
-    idx = np.expand_dims(arg(key, axis=axis), axis)
-    out = np.where(empty, np.nan, np.take_along_axis(x, idx, axis))
+    # the reduced axes merged into the last one: the first extreme in their row-major order wins
+    merged, back = gathered(x, axes)
+    idx = arg(gathered(key, axes)[0], axis=-1)[..., None]
+    out_shape = kept_shape(shape, axes)
+    out = np.where(empty, np.nan, np.take_along_axis(merged, idx, -1).reshape(out_shape))
 
-    def vjp_axis(g):
-        full = np.zeros(shape, dtype=x.dtype)
-        np.put_along_axis(full, idx, np.where(empty, 0.0, g), axis)
-        return full
-    return record(out, (a,), (vjp_axis,))
+    def vjp_axes(g):
+        full = np.zeros(merged.shape, dtype=x.dtype)
+        np.put_along_axis(full, idx, np.where(empty, 0.0, g).reshape(idx.shape), -1)
+        return back(full)
+    return record(out, (a,), (vjp_axes,))
 
 
 def prod(a, axis=None, skipnan=False):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
-        check_axis((), axis, "prod")
+        reduced_axes((), axis, "prod")
         return record(1.0, (a,), (_left_out,)) if skipnan and x != x else a
-    axis = check_axis(x.shape, axis, "prod")
+    axes = reduced_axes(x.shape, axis, "prod")
     keep = ~np.isnan(x) if skipnan else None
     if skipnan:
         x = np.where(keep, x, 1.0)          # a NaN left out multiplies by 1
-    out = _reduce(np.prod, x, axis)
+    out = _reduce(np.prod, x, axes)
     shape = x.shape
-    if axis is None:
+    if axes is None:
         def vjp(g):
-            return g * _others(x.reshape(1, -1), 1).reshape(shape) * (1.0 if keep is None else keep)
+            return g * _others(x.reshape(1, -1)).reshape(shape) * (1.0 if keep is None else keep)
         return record(out, (a,), (vjp,))
-    return record(out, (a,), (lambda g: _others(x, axis) * g * (1.0 if keep is None else keep),))
+
+    def vjp_axes(g):
+        merged, back = gathered(x, axes)
+        return back(_others(merged)) * g * (1.0 if keep is None else keep)
+    return record(out, (a,), (vjp_axes,))
 
 
-def _others(x, axis: int):
-    """For each element, the product of the other elements along `axis` (exact with zeros)."""
-    m = np.moveaxis(x, axis, -1)
+def _others(m):
+    """For each element, the product of the other elements along the last axis (exact with zeros)."""
     if m.shape[-1] == 0:
-        return np.zeros(x.shape, dtype=x.dtype)
-    ones = np.ones(m.shape[:-1] + (1,), dtype=x.dtype)
+        return np.zeros(m.shape, dtype=m.dtype)
+    ones = np.ones(m.shape[:-1] + (1,), dtype=m.dtype)
     left = np.concatenate([ones, np.cumprod(m[..., :-1], axis=-1)], axis=-1)
     right = np.concatenate([np.cumprod(m[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
-    return np.moveaxis(left * right, -1, axis)
+    return left * right

@@ -7,7 +7,7 @@ from ..nn import losses as L
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Neural nets"
-S = ()
+S, R3, R4 = (), (2, 3, 4), (2, 1, 2, 3)
 EPS_NOTE = (f"Probabilities are clipped to [{L.PROB_EPS:g}, 1 - {L.PROB_EPS:g}] before the log, so "
             f"a probability of exactly 0 or 1 gives a large finite loss rather than Inf or NaN; "
             f"where the clip is active the gradient is 0.")
@@ -17,8 +17,8 @@ SWAP_NOTE = ("Losses take (prediction, target) and metrics (truth, prediction): 
              "still that of the arguments as given).")
 
 
-@builtin("mse", pure="a number", category=CATEGORY,
-         shapes=[Shape("mse(pred, target)", "two tensors of one shape", "number",
+@builtin("mse", pure="a number", any_rank=True, category=CATEGORY,
+         shapes=[Shape("mse(pred, target)", "two tensors of one shape, any rank", "number",
                        "The mean of (pred - target) .^ 2 over all elements.")],
          summary="Mean squared error: the average of the squared differences. Differentiable in "
                  "both arguments.",
@@ -26,15 +26,16 @@ SWAP_NOTE = ("Losses take (prediction, target) and metrics (truth, prediction): 
                    "pred = param([0.5; 1.5])\nloss = mse(pred, [0.0; 1.0])\n"
                    "print(loss, grad(loss, wrt = pred))\ntape_reset()"],
          notes="The shapes must agree, except that a number stretches to the other's shape and a "
-               "vector of length m agrees with an m x 1 matrix (the vector acts as a column). The "
+               "vector of length m agrees with an m x 1 matrix (the vector acts as a column); any rank, "
+               "the mean over every element. The "
                "gradient for pred is 2 * (pred - target) / n, n the element count.",
          grad=[GradCase((S, S)), GradCase(((4,), (4,))), GradCase(((3, 2), (3, 2))),
-               GradCase(((3,), (3, 1)))])
+               GradCase(((3,), (3, 1))), GradCase((R3, R3)), GradCase((R4, R4)), GradCase((R3, S))])
 def mse(pred, target):
     return L.mse(pred, target=target)
 
 
-@builtin("mae", pure="a number", category=CATEGORY,
+@builtin("mae", pure="a number", any_rank=True, category=CATEGORY,
          shapes=[Shape("mae(pred, target)", "two tensors of one shape", "number",
                        "The mean of abs(pred - target) over all elements.")],
          summary="Mean absolute error: the average of the absolute differences. Differentiable in "
@@ -43,7 +44,9 @@ def mse(pred, target):
          notes="Shapes as for mse. The gradient for pred is sign(pred - target) / n, taken as 0 "
                "where pred equals target.",
          grad=[GradCase(((4,), Const(np.zeros(4))), domain="away_from_zero"),
-               GradCase(((3, 2), Const(np.zeros((3, 2)))), domain="away_from_zero")])
+               GradCase(((3, 2), Const(np.zeros((3, 2)))), domain="away_from_zero"),
+               GradCase((R3, Const(np.zeros(R3))), domain="away_from_zero"),
+               GradCase((R4, Const(np.zeros(R4))), domain="away_from_zero")])
 def mae(pred, target):
     return L.mae(pred, target=target)
 
@@ -76,7 +79,7 @@ def cross_entropy(scores, targets, **options):
     return L.cross_entropy(scores, targets=targets, **options)
 
 
-@builtin("binary_cross_entropy", pure="a number", category=CATEGORY,
+@builtin("binary_cross_entropy", pure="a number", any_rank=True, category=CATEGORY,
          shapes=[Shape("binary_cross_entropy(p, y)", "probabilities, 0/1 labels (same shape)",
                        "number", "The mean of -(y log p + (1 - y) log(1 - p))."),
                  Shape("binary_cross_entropy(z, y, from = \"logits\")", "scores, labels", "number",
@@ -91,7 +94,8 @@ def cross_entropy(scores, targets, **options):
                "overflows, with gradient (sigmoid(z) - y) / n. " + EPS_NOTE + " " + SWAP_NOTE,
          grad=[GradCase(((4,), Const(np.array([1.0, 0.0, 1.0, 0.0]))), domain="unit"),
                GradCase(((3, 2), (3, 2)), domain="unit"),
-               GradCase(((4,), Const(np.array([1.0, 0.0, 0.3, 1.0]))), {"from": "logits"})])
+               GradCase(((4,), Const(np.array([1.0, 0.0, 0.3, 1.0]))), {"from": "logits"}),
+               GradCase((R3, R3), domain="unit"), GradCase((R4, Const(np.ones(R4))), {"from": "logits"})])
 def binary_cross_entropy(pred, y, **options):
     return L.binary_cross_entropy(pred, y=y, **options)
 

@@ -1,5 +1,5 @@
-"""Math builtins: elementwise functions, mod and clamp, reductions, rounding, tests of truth and
-of NaN / Inf.
+"""Math builtins: elementwise functions, mod and clamp, reductions and rounding, on tensors of
+any rank (the tests of truth and of NaN / Inf are in logic.py).
 
 The differentiable ones call primitives in lamina.autodiff (which record on the
 tape when an input is tracked); rounding, sign and the truth tests pass no
@@ -28,12 +28,17 @@ from ..values import (
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Math"
-S, V, M = (), (4,), (3, 2)
-UNARY = [GradCase((S,)), GradCase((V,)), GradCase((M,))]
+S, V, M, R3, R4 = (), (4,), (3, 2), (2, 3, 4), (2, 1, 2, 3)
+UNARY = [GradCase((S,)), GradCase((V,)), GradCase((M,)), GradCase((R3,)), GradCase((R4,))]
 
 
 def axis_arg(axis):
     return None if axis is None else as_int(axis, "The axis")
+
+
+def axes_arg(axis, name: str):
+    """A reduction's axis: None, a whole number, or a vector or list of them (several axes)."""
+    return R.axis_value(axis, f"{name}'s axis")
 
 
 def operands(*args) -> list:
@@ -52,25 +57,25 @@ def operands(*args) -> list:
 def _elementwise(name: str, meaning: str, example: str, output: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}(x)", "number or tensor", "same shape", meaning)],
-                summary=f"{meaning} Works elementwise on vectors and matrices.",
+                summary=f"{meaning} Works elementwise on tensors of any rank.",
                 examples=[example], notes=output)
 
 
-@builtin("exp", pure="a value", **_elementwise("exp", "The exponential e^x.", "print(round(exp([0.0, 1.0]), 4))",
+@builtin("exp", pure="a value", any_rank=True, **_elementwise("exp", "The exponential e^x.", "print(round(exp([0.0, 1.0]), 4))",
                                "Computed with IEEE float64: exp(1000) is Inf. The derivative is exp(x) "
                                "itself, reused from the forward value."), grad=UNARY)
 def exp(x):
     return F.exp(numeric_or_tracked(x, "exp\'s argument"))
 
 
-@builtin("log", pure="a value", **_elementwise("log", "The natural logarithm.", "print(log(exp(2.0)))",
+@builtin("log", pure="a value", any_rank=True, **_elementwise("log", "The natural logarithm.", "print(log(exp(2.0)))",
                                "log(0) is -Inf and the log of a negative number is NaN (no error). "
                                "The derivative is 1/x."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
 def log(x):
     return F.log(numeric_or_tracked(x, "log\'s argument"))
 
 
-@builtin("log10", pure="a value", **_elementwise("log10", "The base-10 logarithm.", "print(log10([1, 10, 1000, 0.01]))",
+@builtin("log10", pure="a value", any_rank=True, **_elementwise("log10", "The base-10 logarithm.", "print(log10([1, 10, 1000, 0.01]))",
                                  "log10(0) is -Inf and the log of a negative number is NaN (no error). "
                                  "The derivative is 1/(x ln 10)."),
          grad=[GradCase(c.args, domain="positive") for c in UNARY])
@@ -78,7 +83,7 @@ def log10(x):
     return F.log10(numeric_or_tracked(x, "log10\'s argument"))
 
 
-@builtin("log2", pure="a value", **_elementwise("log2", "The base-2 logarithm.", "print(log2([1, 8, 0.5]))",
+@builtin("log2", pure="a value", any_rank=True, **_elementwise("log2", "The base-2 logarithm.", "print(log2([1, 8, 0.5]))",
                                 "log2(0) is -Inf and the log of a negative number is NaN (no error). "
                                 "The derivative is 1/(x ln 2)."),
          grad=[GradCase(c.args, domain="positive") for c in UNARY])
@@ -86,7 +91,7 @@ def log2(x):
     return F.log2(numeric_or_tracked(x, "log2\'s argument"))
 
 
-@builtin("log1p", pure="a value", **_elementwise("log1p", "log(1 + x), accurate for x near 0.",
+@builtin("log1p", pure="a value", any_rank=True, **_elementwise("log1p", "log(1 + x), accurate for x near 0.",
                                  "print(log1p(1e-10), log(1 + 1e-10))",
                                  "For tiny x, 1 + x rounds off the digits of x, and log(1 + x) loses "
                                  "them; log1p keeps them (log-likelihoods of small probabilities, "
@@ -97,7 +102,7 @@ def log1p(x):
     return F.log1p(numeric_or_tracked(x, "log1p\'s argument"))
 
 
-@builtin("expm1", pure="a value", **_elementwise("expm1", "exp(x) - 1, accurate for x near 0.",
+@builtin("expm1", pure="a value", any_rank=True, **_elementwise("expm1", "exp(x) - 1, accurate for x near 0.",
                                  "print(expm1(1e-10), exp(1e-10) - 1)",
                                  "The companion of log1p: exp(x) - 1 for tiny x cancels to a few "
                                  "correct digits, expm1 keeps all of them. The derivative is exp(x)."),
@@ -106,26 +111,26 @@ def expm1(x):
     return F.expm1(numeric_or_tracked(x, "expm1\'s argument"))
 
 
-@builtin("sqrt", pure="a value", **_elementwise("sqrt", "The square root.", "print(sqrt([4.0, 2.25]))",
+@builtin("sqrt", pure="a value", any_rank=True, **_elementwise("sqrt", "The square root.", "print(sqrt([4.0, 2.25]))",
                                 "The square root of a negative number is NaN. The derivative is "
                                 "1/(2 sqrt(x)), Inf at 0."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
 def sqrt(x):
     return F.sqrt(numeric_or_tracked(x, "sqrt\'s argument"))
 
 
-@builtin("sin", pure="a value", **_elementwise("sin", "The sine (radians).", "print(round(sin([0.0, 1.5707963267948966]), 4))",
+@builtin("sin", pure="a value", any_rank=True, **_elementwise("sin", "The sine (radians).", "print(round(sin([0.0, 1.5707963267948966]), 4))",
                                "Infinite input gives NaN. The derivative is cos(x)."), grad=UNARY)
 def sin(x):
     return F.sin(numeric_or_tracked(x, "sin\'s argument"))
 
 
-@builtin("cos", pure="a value", **_elementwise("cos", "The cosine (radians).", "print(round(cos([0.0, 3.141592653589793]), 4))",
+@builtin("cos", pure="a value", any_rank=True, **_elementwise("cos", "The cosine (radians).", "print(round(cos([0.0, 3.141592653589793]), 4))",
                                "Infinite input gives NaN. The derivative is -sin(x)."), grad=UNARY)
 def cos(x):
     return F.cos(numeric_or_tracked(x, "cos\'s argument"))
 
 
-@builtin("abs", pure="a value", **_elementwise("abs", "The absolute value.", "print(abs([-1.5, 0.0, 2.0]))",
+@builtin("abs", pure="a value", any_rank=True, **_elementwise("abs", "The absolute value.", "print(abs([-1.5, 0.0, 2.0]))",
                                "The derivative is the sign of x, taken as 0 at x = 0."),
          grad=[GradCase(c.args, domain="away_from_zero") for c in UNARY])
 def abs_(x):
@@ -135,10 +140,15 @@ def abs_(x):
 _REDUCE_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M, Const(0))), GradCase((M, Const(1))),
                  GradCase((M,), {"axis": 1}), GradCase((S,)), GradCase((M,), {"skipnan": True}, domain="with_nan"),
                  GradCase((M,), {"axis": 0, "skipnan": True}, domain="with_nan"),
-                 GradCase((V,), {"skipnan": True}, domain="with_nan")]
+                 GradCase((V,), {"skipnan": True}, domain="with_nan"), GradCase((R3,)),
+                 GradCase((R3,), {"axis": 1}), GradCase((R3,), {"axis": -1}), GradCase((R3,), {"axis": [0, 2]}),
+                 GradCase((R4,), {"axis": [3, 1]}), GradCase((R4,), {"axis": -4}),
+                 GradCase((R3,), {"axis": [1, 2], "skipnan": True}, domain="with_nan")]
 ORIENTATION = ("Along an axis the result keeps its orientation: axis 0 of an m x n matrix gives a "
                "1 x n row, axis 1 an m x 1 column, so m - mean(m, axis = 0) and m ./ sum(m, axis = 1) "
-               "broadcast the right way on every shape.")
+               "broadcast the right way on every shape. On any rank axis = k keeps axis k with length 1 "
+               "(of a 2x3x4 array, axis 1 gives 2x1x4), axis = [0, 2] reduces both (1x3x1), and a "
+               "negative axis counts from the end (-1 the last); a vector's axis 0 is all of it.")
 SKIPNAN = "skipnan = true leaves NaN elements out (they get no gradient)."
 
 
@@ -151,55 +161,59 @@ def _skip(skipnan, name: str) -> bool:
 def _reduction(name: str, what: str, example: str, notes: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}(x)", "tensor", "number", f"{what} of every element."),
-                        Shape(f"{name}(x, axis)", "matrix, 0 or 1", "row or column",
-                              f"axis 0: {what.lower()} of each column, a 1 x n row; axis 1: of each "
-                              f"row, an m x 1 column."),
+                        Shape(f"{name}(x, axis)", "tensor, axis k", "row, column or array",
+                              f"{what} along axis k, kept with length 1: axis 0 of a matrix gives a "
+                              f"1 x n row, axis 1 an m x 1 column."),
+                        Shape(f"{name}(x, axis = [j, k])", "tensor, list of axes", "array",
+                              f"{what} along several axes, each kept with length 1."),
                         Shape(f"{name}(x, skipnan = true)", "tensor", "number",
                               f"{what} of the elements that are not NaN.")],
-                summary=f"{what} of the elements of a tensor, or along one axis of a matrix.",
-                examples=[example], notes=f"{notes} {ORIENTATION} {SKIPNAN}")
+                summary=f"{what} of the elements of a tensor, or along some of its axes.",
+                examples=[example, f"m = [1, 3; 2, 2]    # axis -1 is the last; [0, 1] both, kept as 1 x 1\n"
+                                   f"print({name}(m, axis = -1), {name}(m, axis = [0, 1]))"],
+                notes=f"{notes} {ORIENTATION} {SKIPNAN}")
 
 
-@builtin("sum", pure="a value", **_reduction("sum", "The sum", "m = [1, 3; 2, 2]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))\n"
+@builtin("sum", pure="a value", any_rank=True, **_reduction("sum", "The sum", "m = [1, 3; 2, 2]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))\n"
                              "print(m ./ sum(m, axis = 1), sum([1, NaN, 2], skipnan = true))",
                              "A matrix is summed over all elements unless an axis is given. The "
                              "gradient of a sum is 1 for every element it added; with skipnan a slice "
                              "of NaNs only sums to 0."), grad=_REDUCE_CASES)
 def sum_(x, axis=None, *, skipnan=False):
-    return R.sum(numeric_or_tracked(x, "sum\'s argument"), axis_arg(axis), _skip(skipnan, "sum"))
+    return R.sum(numeric_or_tracked(x, "sum\'s argument"), axes_arg(axis, "sum"), _skip(skipnan, "sum"))
 
 
-@builtin("mean", pure="a value", **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
+@builtin("mean", pure="a value", any_rank=True, **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
                               "print(m - mean(m, axis = 0), mean([1, NaN, 3], skipnan = true))",
                               "The sum divided by the count; the mean of an empty tensor is NaN, and "
                               "so is the mean of a slice of NaNs only with skipnan."),
          grad=_REDUCE_CASES)
 def mean(x, axis=None, *, skipnan=False):
-    return R.mean(numeric_or_tracked(x, "mean\'s argument"), axis_arg(axis), _skip(skipnan, "mean"))
+    return R.mean(numeric_or_tracked(x, "mean\'s argument"), axes_arg(axis, "mean"), _skip(skipnan, "mean"))
 
 
-@builtin("prod", pure="a value", **_reduction("prod", "The product", "print(prod([1, 2, 3, 4]), prod([1, 2; 3, 4], axis = 0))",
+@builtin("prod", pure="a value", any_rank=True, **_reduction("prod", "The product", "print(prod([1, 2, 3, 4]), prod([1, 2; 3, 4], axis = 0))",
                               "The gradient for each element is the product of all the others, "
                               "computed from running products so that zeros are handled exactly; with "
                               "skipnan a NaN counts as 1."),
          grad=_REDUCE_CASES)
 def prod(x, axis=None, *, skipnan=False):
-    return R.prod(numeric_or_tracked(x, "prod\'s argument"), axis_arg(axis), _skip(skipnan, "prod"))
+    return R.prod(numeric_or_tracked(x, "prod\'s argument"), axes_arg(axis, "prod"), _skip(skipnan, "prod"))
 
 
 def _extreme(name: str, what: str, pair: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}(x)", "tensor", "number", f"The {what} element."),
-                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "row or column",
-                              f"The {what} of each column (axis 0, a 1 x n row) or row (axis 1, an "
-                              f"m x 1 column)."),
+                        Shape(f"{name}(x, axis = k)", "tensor, axis or list of axes", "row, column or array",
+                              f"The {what} along axis k (or axes [j, k]), kept with length 1: of each "
+                              f"column of a matrix (axis 0, a 1 x n row) or row (axis 1, an m x 1 column)."),
                         Shape(f"{name}(x, skipnan = true)", "tensor", "number",
                               f"The {what} element that is not NaN."),
                         Shape(f"{name}(a, b)", "two numbers or tensors", "broadcast shape",
                               f"Elementwise {what} of a and b, with broadcasting.")],
                 summary=f"The {what} element of a tensor, or with two operands their elementwise "
                         f"{what} ({pair}).",
-                examples=[f"print({name}([3, 1, 2]), {name}([1, 5; 7, 2], axis = 0))",
+                examples=[f"print({name}([3, 1, 2]), {name}([1, 5; 7, 2], axis = 0), {name}([1, 5; 7, 2], axis = [0, 1]))",
                           f"print({name}([-1.5, 0.5, 2.0], 0), {name}([4, NaN, 1], skipnan = true))"],
                 notes=f"With one operand the gradient goes to the {what} element (the first one "
                       f"on ties); a NaN element makes the result NaN unless skipnan = true leaves "
@@ -216,7 +230,10 @@ def _extreme(name: str, what: str, pair: str):
 _EXTREME_CASES = [GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}),
                   GradCase((S, S)), GradCase((V, V)), GradCase((M, S)), GradCase((M, (3,))),
                   GradCase((M, (1, 2))), GradCase((V, Const(0.0))), GradCase((M,), {"skipnan": True}, domain="with_nan"),
-                  GradCase((M,), {"axis": 1, "skipnan": True}, domain="with_nan")]
+                  GradCase((M,), {"axis": 1, "skipnan": True}, domain="with_nan"), GradCase((R3,)),
+                  GradCase((R3,), {"axis": 1}), GradCase((R3,), {"axis": [0, -1]}), GradCase((R4,), {"axis": [1, 2]}),
+                  GradCase((R3,), {"axis": 0, "skipnan": True}, domain="with_nan"), GradCase((R3, R3)),
+                  GradCase((R3, (1, 3, 1))), GradCase((R4, S))]
 
 
 def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
@@ -224,7 +241,7 @@ def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
     if b is None and axis is None and isinstance(a, LibObject) and hasattr(a, "extreme"):
         return a.extreme(name == "max", skip)          # the earliest or latest of some dates
     if b is None:
-        return reduce(numeric_or_tracked(a, f"{name}\'s argument"), axis_arg(axis), skip)
+        return reduce(numeric_or_tracked(a, f"{name}\'s argument"), axes_arg(axis, name), skip)
     if axis is not None or skip:
         raise LaminaError("TypeError", f"{name}(a, b) compares two operands elementwise and takes no "
                           f"{'axis' if axis is not None else 'skipnan'}; use {name}(x, axis = k) or "
@@ -232,14 +249,14 @@ def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
     return pairwise(*operands((a, f"{name}\'s argument"), (b, f"{name}\'s argument")))
 
 
-@builtin("max", pure="a value", **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
+@builtin("max", pure="a value", any_rank=True, **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
 def max_(a, b=None, axis=None, *, skipnan=False):
     if type(a) is float and type(b) is float and axis is None and skipnan is False:
         return F.maximum(a, b)      # two numbers, the case loops are made of
     return _min_max("max", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amax, pairwise=F.maximum)
 
 
-@builtin("min", pure="a value", **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
+@builtin("min", pure="a value", any_rank=True, **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
 def min_(a, b=None, axis=None, *, skipnan=False):
     if type(a) is float and type(b) is float and axis is None and skipnan is False:
         return F.minimum(a, b)      # two numbers, the case loops are made of
@@ -249,10 +266,11 @@ def min_(a, b=None, axis=None, *, skipnan=False):
 _PAIR_CASES = [GradCase((S, S), domain="away_from_zero"), GradCase((V, V), domain="away_from_zero"),
                GradCase((M, S), domain="away_from_zero"), GradCase((S, M), domain="away_from_zero"),
                GradCase((M, (3,)), domain="away_from_zero"), GradCase((M, (1, 2)), domain="away_from_zero"),
-               GradCase((V, Const(0.75)), domain="away_from_zero")]
+               GradCase((V, Const(0.75)), domain="away_from_zero"), GradCase((R3, R3), domain="away_from_zero"),
+               GradCase((R3, (2, 1, 4)), domain="away_from_zero"), GradCase((R4, S), domain="away_from_zero")]
 
 
-@builtin("mod", pure="a value", category=CATEGORY,
+@builtin("mod", pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("mod(a, b)", "two numbers or tensors", "broadcast shape",
                        "a - b floor(a / b): the remainder with the sign of b.")],
          summary="The floored remainder of a divided by b, as Julia's mod: the result has the sign of "
@@ -271,7 +289,7 @@ def mod(a, b):
     return ops.mod(*operands((a, "mod\'s first argument"), (b, "mod\'s second argument")))
 
 
-@builtin("clamp", pure="a value", category=CATEGORY,
+@builtin("clamp", pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("clamp(x, lo, hi)", "number or tensor, two bounds", "shape of x",
                        "Each element of x limited to [lo, hi].")],
          summary="Limits each element to the interval [lo, hi]: values below lo become lo, above hi "
@@ -286,7 +304,9 @@ def mod(a, b):
          grad=[GradCase((V, Const(-0.5), Const(0.5))), GradCase((M, Const(-0.3), Const(0.8))),
                GradCase((M, S, Const(10.0))), GradCase(((5,), Const(-10.0), S)),
                GradCase((S, Const(0.0), Const(1.0)), domain="unit"),
-               GradCase((M, (3,), Const(10.0))), GradCase((S, S, Const(10.0)))])
+               GradCase((M, (3,), Const(10.0))), GradCase((S, S, Const(10.0))),
+               GradCase((R3, Const(-0.3), Const(0.8))), GradCase((R3, (1, 3, 1), Const(10.0))),
+               GradCase((R4, S, Const(10.0)))])
 def clamp(x, lo, hi):
     if type(x) is float and type(lo) is float and type(hi) is float and lo <= hi:
         return F.clamp(x, lo=lo, hi=hi)
@@ -310,7 +330,7 @@ def _against(result: np.ndarray, bound) -> np.ndarray:
 
 
 # -- not differentiable --------------------------------------------------------
-@builtin("round", pure="a value", tracked="constant", category=CATEGORY,
+@builtin("round", pure="a value", any_rank=True, tracked="constant", category=CATEGORY,
          probes=["round(p, 1)"],
          shapes=[Shape("round(x)", "number or tensor", "same shape", "Rounds to whole numbers."),
                  Shape("round(x, digits)", "number or tensor, whole number", "same shape",
@@ -380,7 +400,7 @@ def _rounding(name: str, meaning: str, example: str, notes: str):
                 notes=notes + " The result is a plain value: it passes no gradient.")
 
 
-@builtin("floor", pure="a value", tracked="constant", probes=["floor(p)"],
+@builtin("floor", pure="a value", any_rank=True, tracked="constant", probes=["floor(p)"],
          **_rounding("floor", "The largest whole number not above x.",
                      "print(floor([1.7, -1.2]))", "floor(-1.2) is -2."))
 def floor(x):
@@ -389,7 +409,7 @@ def floor(x):
     return lamina_value(np.floor(value_of(numeric_or_tracked(x, "floor\'s argument"))))
 
 
-@builtin("ceil", pure="a value", tracked="constant", probes=["ceil(p)"],
+@builtin("ceil", pure="a value", any_rank=True, tracked="constant", probes=["ceil(p)"],
          **_rounding("ceil", "The smallest whole number not below x.",
                      "print(ceil([1.2, -1.7]))", "ceil(-1.7) is -1."))
 def ceil(x):
@@ -398,86 +418,10 @@ def ceil(x):
     return lamina_value(np.ceil(value_of(numeric_or_tracked(x, "ceil\'s argument"))))
 
 
-@builtin("sign", pure="a value", tracked="constant", probes=["sign(p)"],
+@builtin("sign", pure="a value", any_rank=True, tracked="constant", probes=["sign(p)"],
          **_rounding("sign", "-1, 0 or 1 as x is negative, zero or positive.",
                      "print(sign([-2.5, 0.0, 3.0]))", "The sign of NaN is NaN."))
 def sign(x):
     if type(x) is float:
         return 1.0 if x > 0.0 else -1.0 if x < 0.0 else x if x != x else 0.0
     return lamina_value(np.sign(value_of(numeric_or_tracked(x, "sign\'s argument"))))
-
-
-def _truth_values(x, fn: str):
-    if isinstance(x, bool):
-        return np.asarray(x)
-    return value_of(numeric_or_tracked(x, f"{fn}\'s argument")) != 0
-
-
-def _truth_reduce(x, axis, fn, name: str):
-    t = _truth_values(x, name)
-    k = None if axis is None else R.check_axis(np.shape(t), axis_arg(axis), name)
-    if k is None:
-        return bool(fn(t))
-    return fn(t, axis=k, keepdims=True)        # a logical row or column, as sum's axis gives
-
-
-def _truth_doc(name: str, meaning: str, summary: str, example: str, notes: str):
-    return dict(category=CATEGORY,
-                shapes=[Shape(f"{name}(x)", "tensor, mask, number or bool", "bool", meaning),
-                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "logical row or column",
-                              "The same for each column (axis 0, a 1 x n row) or row (axis 1, an "
-                              "m x 1 column).")],
-                summary=summary, examples=[example], notes=notes)
-
-
-@builtin("any", pure="a value", tracked="constant", probes=["any(p)"], **_truth_doc(
-    "any", "Whether any element is nonzero.",
-    "true when at least one element is nonzero (or true); false for an empty tensor.",
-    "v = [0.5, -1.0, 2.0]\nprint(any(v > 1), any(v > 5))\nm = [1, 0; 0, 0]\nprint(any(m, axis = 0), any(m, axis = 1))",
-    "Comparisons of tensors give masks (logical tensors), so any(v > 1) asks whether some element "
-    "of v exceeds 1. NaN counts as nonzero. Along an axis the result is a mask that keeps its "
-    "orientation."))
-def any_(x, axis=None):
-    return _truth_reduce(x, axis, np.any, "any")
-
-
-@builtin("all", pure="a value", tracked="constant", probes=["all(p)"], **_truth_doc(
-    "all", "Whether every element is nonzero.",
-    "true when every element is nonzero (or true); true for an empty tensor.",
-    "v = [0.5, -1.0, 2.0]\nprint(all(v > -2), all(v > 0))\nm = [1, 2; 0, 3]\nprint(all(m, axis = 0), all(m, axis = 1))",
-    "The companion of any(); use it to reduce an elementwise comparison to one condition for if "
-    "or while. Along an axis the result is a mask that keeps its orientation."))
-def all_(x, axis=None):
-    return _truth_reduce(x, axis, np.all, "all")
-
-
-def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes: list[str]):
-    @builtin(name, pure="true or false, or a logical tensor", tracked="constant", probes=probes, category=CATEGORY,
-             shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a logical tensor", meaning)],
-             summary=f"{meaning} Elementwise on a tensor, giving a logical tensor (a mask) like a comparison.",
-             examples=[example],
-             notes=notes + " The result passes no gradient.")
-    def test(x):
-        if type(x) is float:
-            return number(x)
-        v = value_of(numeric_or_tracked(x, f"{name}'s argument"))
-        if type(v) is float:
-            return bool(fn(v))
-        return fn(v)          # a logical tensor (a mask), like a comparison: v[isnan(v)] = 0
-    return test
-
-
-isnan = _test("isnan", "Whether x is NaN (not a number).",
-              "v = [1, 0 / 0, 3]\nprint(isnan(v), isnan(2.0), any(isnan(v)))",
-              "NaN is the only value not equal to itself, so x == NaN is always false; ask isnan(x). "
-              "A number gives a bool, a tensor a logical tensor of its shape: sum(isnan(v)) counts the "
-              "missing values and v[isnan(v)] = 0 fills them.", np.isnan, math.isnan,
-              ["isnan(p)", "isnan(p[0])"])
-isinf = _test("isinf", "Whether x is Inf or -Inf.", "print(isinf([1 / 0, -1 / 0, 0 / 0, 1]))",
-              "NaN is not infinite. A number gives a bool, a tensor a logical tensor of its shape.", np.isinf,
-              math.isinf, ["isinf(q)"])
-isfinite = _test("isfinite", "Whether x is an ordinary number: not NaN, Inf or -Inf.",
-                 "print(isfinite([1, 1 / 0, 0 / 0]), isfinite(1e308))",
-                 "isfinite(x) is the negation of isnan(x) or isinf(x). A number gives a bool, a tensor "
-                 "a logical tensor of its shape.", np.isfinite,
-                 math.isfinite, ["isfinite(p)"])

@@ -1,4 +1,4 @@
-"""Neural-net builtins: dense, the activations and dropout (the math is in lamina.nn)."""
+"""Neural-net builtins: dense, the activations, softmax and dropout (the math is in lamina.nn)."""
 from __future__ import annotations
 
 from ..errors import LaminaError
@@ -9,27 +9,30 @@ from ..values import LibObject, describe, is_numeric
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Neural nets"
-S, V, M = (), (4,), (3, 2)
+S, V, M, R3, R4 = (), (4,), (3, 2), (2, 3, 4), (2, 1, 2, 3)
 
 
 def _unary(domain="real"):
-    return [GradCase((S,), domain=domain), GradCase((V,), domain=domain), GradCase((M,), domain=domain)]
+    return [GradCase((shape,), domain=domain) for shape in (S, V, M, R3, R4)]
 
 
 def _elementwise(name, meaning, example, notes):
-    return dict(category=CATEGORY,
+    return dict(category=CATEGORY, any_rank=True,
                 shapes=[Shape(f"{name}(x)", "number or tensor", "same shape", meaning)],
-                summary=meaning + " Works elementwise on vectors and matrices; differentiable.",
+                summary=meaning + " Works elementwise on tensors of any rank; differentiable.",
                 examples=[example], notes=notes)
 
 
-@builtin("dense", pure="a value", category=CATEGORY,
+@builtin("dense", pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("dense(x, w, b)", "x m x k, w k x n, b", "m x n matrix",
                        "x * w + b: the product, then b added under the broadcasting rule."),
                  Shape("dense(x, w)", "x m x k, w k x n", "m x n matrix", "x * w, no bias."),
+                 Shape("dense(x, w, b)", "x ... x k array, w k x n, b number or 1 x n row", "... x n array",
+                       "On an array of rank 3 or more (a batch of sequences): w multiplies along x's "
+                       "last axis and b is added per unit, as Keras's Dense does."),
                  Shape("dense(spec, units, activation = \"relu\")", "model spec, units, activation",
                        "model spec", "The layer form: appends a dense layer to a model (see input, "
-                       "compile); activation relu, sigmoid, tanh, softmax, leaky_relu, gelu or none "
+                       "compile); activation relu, sigmoid, tanh, softmax, leaky_relu, gelu, silu or none "
                        "(the default).")],
          summary="A fully connected layer as one expression: x * w + b, with the language's "
                  "matrix product and broadcasting. Rows of x are examples.",
@@ -44,9 +47,14 @@ def _elementwise(name, meaning, example, notes):
                "scales); then `b` is added under the one broadcasting rule. A vector `b` acts as a "
                "column, so `b[i]` is added to row `i` (to example `i`); to add a bias per unit "
                "(column), pass a 1 x n row such as `b'`; a number is added everywhere. Any other "
-               "shape is a ShapeError naming both shapes.",
+               "shape is a ShapeError naming both shapes. On an array x of rank 3 or more (b x t x k) "
+               "there is no matrix product of x, and dense does what Keras's Dense does: w (k x n) "
+               "multiplies along x's last axis, giving b x t x n, and b, a number or a 1 x n row, is "
+               "added to each unit.",
          grad=[GradCase(((3, 2), (2, 4), (1, 4))), GradCase(((2, 2), (2, 2), (2,))),
-               GradCase(((3, 2), (2,), (3,))), GradCase(((), (3, 2), ())), GradCase(((3, 2), (2, 4)))])
+               GradCase(((3, 2), (2,), (3,))), GradCase(((), (3, 2), ())), GradCase(((3, 2), (2, 4))),
+               GradCase(((2, 3, 2), (2, 4), (1, 4))), GradCase(((2, 1, 3, 2), (2, 3), ())),
+               GradCase(((2, 3, 2), (2, 4)))])
 def dense(x, w=None, third=None, /, **options):
     # The third positional argument is b in the op form and the activation in the layer form,
     # so each form names its keywords itself and neither can land in the other's slot.
@@ -85,15 +93,16 @@ def relu(x):
     return A.relu(x)
 
 
-@builtin("leaky_relu", pure="a value", category=CATEGORY,
+@builtin("leaky_relu", pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("leaky_relu(x)", "number or tensor", "same shape", "x where x > 0, else 0.01 * x."),
                  Shape("leaky_relu(x, alpha)", "number or tensor, slope", "same shape",
                        "x where x > 0, else alpha * x.")],
          summary="The leaky rectified linear unit: x where x > 0, alpha * x elsewhere (alpha = 0.01 "
-                 "unless given). Elementwise; differentiable.",
+                 "unless given). Elementwise on tensors of any rank; differentiable.",
          examples=["print(leaky_relu([-2.0, 3.0]))\nprint(leaky_relu([-2.0, 3.0], alpha = 0.1))"],
          notes="The slope is 1 where x > 0 and alpha elsewhere (alpha at x = 0 itself).",
-         grad=_unary("away_from_zero") + [GradCase((M,), {"alpha": 0.2}, "away_from_zero")])
+         grad=_unary("away_from_zero") + [GradCase((M,), {"alpha": 0.2}, "away_from_zero"),
+                                          GradCase((R3,), {"alpha": 0.3}, "away_from_zero")])
 def leaky_relu(x, alpha=0.01):
     return A.leaky_relu(x, alpha=alpha)
 
@@ -126,6 +135,60 @@ def gelu(x):
     return A.gelu(x)
 
 
+@builtin("silu", pure="a value", **_elementwise(
+    "silu", "The sigmoid linear unit (swish) x * sigmoid(x).",
+    "print(round(silu([-2.0, 0.0, 2.0]), 4))",
+    "As torch.nn.functional.silu: x / (1 + exp(-x)), smooth, close to relu for large |x| and "
+    "slightly negative below 0 (its least value, about -0.278, at x = -1.278). The derivative is "
+    "s (1 + x (1 - s)) with s = sigmoid(x). Also a dense layer's activation = \"silu\"."),
+    grad=_unary())
+def silu(x):
+    return A.silu(x)
+
+
+AXIS_NOTE = ("axis = -1 (the default) is the last axis: each row of a matrix, the whole of a "
+             "vector, each length-d vector of a b x t x d array (attention's scores); any axis "
+             "counts from 0, a negative one from the end, and axis = [j, k] normalises over "
+             "several axes at once.")
+
+
+@builtin("softmax", pure="a value", any_rank=True, category=CATEGORY,
+         shapes=[Shape("softmax(x)", "number or tensor", "same shape", "The softmax along the last axis."),
+                 Shape("softmax(x, axis = k)", "tensor, axis or list of axes", "same shape",
+                       "The softmax along axis k (or axes [j, k]): each slice sums to 1.")],
+         summary="Turns scores into probabilities along an axis: exp(x) divided by the sum of exp "
+                 "over each slice. Numerically stable, any rank; differentiable.",
+         examples=["scores = [2.0, 1.0, 0.1; 0.5, 0.5, 0.5]\nprint(round(softmax(scores), 4))\n"
+                   "print(round(softmax(scores, axis = 0), 4))",
+                   "print(softmax([1000.0, 0.0]))"],
+         notes="Each slice is shifted by its maximum before exp, which changes nothing "
+               "mathematically but keeps exp from overflowing, so scores like [1000, 0] are fine "
+               "(a slice of -Inf only gives NaN, as in torch). " + AXIS_NOTE + " softmax(m) of a "
+               "matrix is softmax_rows(m); a number is a one-element vector (its softmax is 1). "
+               "The VJP is s .* (g - sum(g .* s)) per slice.",
+         grad=[GradCase((S,)), GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), GradCase((R3,)),
+               GradCase((R3,), {"axis": 1}), GradCase((R3,), {"axis": [0, 2]}), GradCase((R4,), {"axis": -2})])
+def softmax(x, axis=-1.0):
+    return A.softmax(x, axis=axis)
+
+
+@builtin("log_softmax", pure="a value", any_rank=True, category=CATEGORY,
+         shapes=[Shape("log_softmax(x)", "number or tensor", "same shape", "log(softmax) along the last axis."),
+                 Shape("log_softmax(x, axis = k)", "tensor, axis or list of axes", "same shape",
+                       "log(softmax) along axis k (or axes [j, k]).")],
+         summary="The logarithm of the softmax along an axis, computed without ever taking log of "
+                 "0. Any rank; differentiable.",
+         examples=["print(round(log_softmax([2.0, 1.0, 0.1]), 4))\nprint(log_softmax([1000.0, 0.0]))",
+                   "print(round(log_softmax([2.0, 1.0; 0.5, 0.5], axis = 0), 4))"],
+         notes="Computed as (x - max) - log(sum(exp(x - max))) per slice, so a very unlikely class "
+               "gets a large negative number (here -1000) instead of log(0) = -Inf. " + AXIS_NOTE +
+               " The VJP is g - softmax .* sum(g) per slice.",
+         grad=[GradCase((S,)), GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), GradCase((R3,)),
+               GradCase((R3,), {"axis": 0}), GradCase((R4,), {"axis": [1, 3]})])
+def log_softmax(x, axis=-1.0):
+    return A.log_softmax(x, axis=axis)
+
+
 @builtin("softmax_rows", pure="a value", category=CATEGORY,
          shapes=[Shape("softmax_rows(x)", "matrix", "matrix", "The softmax of each row."),
                  Shape("softmax_rows(v)", "vector", "vector", "The softmax of the whole vector.")],
@@ -156,7 +219,7 @@ def log_softmax_rows(x):
     return A.log_softmax_rows(x)
 
 
-@builtin("dropout", pure="a value", category=CATEGORY,
+@builtin("dropout", pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("dropout(x, rate)", "number or tensor, rate in [0, 1)", "same shape",
                        "Zeroes each element with probability rate, scales the rest by 1/(1 - rate)."),
                  Shape("spec |> dropout(rate)", "model spec, rate in [0, 1)", "model spec",
@@ -173,7 +236,8 @@ def log_softmax_rows(x):
                "The layer form dropout(spec, rate) adds inverted dropout to a model: fit applies it "
                "with fit's own generator (seeded by the compile seed, so seeded fits repeat), and "
                "predict and evaluate pass values through unchanged.",
-         grad=[GradCase((M, Const(0.0))), GradCase((V, Const(0.0)))])
+         grad=[GradCase((M, Const(0.0))), GradCase((V, Const(0.0))), GradCase((R3, Const(0.0))),
+               GradCase((R3, Const(0.5)), reseed=True), GradCase((R4, Const(0.25)), reseed=True)])
 def dropout(x, rate):
     if isinstance(x, LibObject) and x.type_name == "model spec":
         from ..models.layers.dropout import dropout_layer

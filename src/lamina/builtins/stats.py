@@ -15,9 +15,11 @@ from .registry import WHOLE_NUMBERS, Const, GradCase, Shape, builtin, refuse_tra
 CATEGORY = "Statistics"
 AXIS_NOTE = ("Without an axis every element counts (a matrix is one sample); axis 0 works down "
              "the rows, giving one result per column as a 1 x n row, and axis 1 along each row, "
-             "giving one per row as an m x 1 column, as for sum and mean.")
+             "giving one per row as an m x 1 column, as for sum and mean. On any rank axis = k keeps "
+             "axis k with length 1 (of a 2x3x4 array, axis 1 gives 2x1x4), axis = [0, 2] takes the "
+             "slices across both (1x3x1), and a negative axis counts from the end.")
 NAN_NOTE = ("A NaN in the data makes the result NaN; skipnan = true leaves NaNs out instead.")
-V, M = (5,), (4, 3)
+V, M, R3, R4 = (5,), (4, 3), (2, 3, 4), (2, 1, 3, 2)
 CONSTANT_NOTE = ("Values count as constant when they are all equal or differ by rounding "
                  "alone (max - min at most 10 eps max |x|, so [0.1, 0.1, 0.1], whose mean is off in "
                  "the last digit, is constant).")
@@ -28,14 +30,15 @@ ORDER_NOTE = ("Differentiable: the gradient of an order statistic goes to the el
 
 
 def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
-    return [Shape(f"{name}(x{extra})", "vector or matrix", "number", f"The {what} of every element."),
-            Shape(f"{name}(x{extra}, axis = k)", "matrix, 0 or 1", "row or column",
-                  f"axis 0: the {what} of each column, a 1 x n row; axis 1: of each row, an m x 1 column."),
+    return [Shape(f"{name}(x{extra})", "tensor", "number", f"The {what} of every element."),
+            Shape(f"{name}(x{extra}, axis = k)", "tensor, axis or list of axes", "row, column or array",
+                  f"axis 0: the {what} of each column, a 1 x n row; axis 1: of each row, an m x 1 "
+                  f"column; on any rank along axis k (or axes [j, k]), each kept with length 1."),
             Shape(f"{name}(x{extra}, skipnan = true)", "tensor with NaNs", "number, row or column",
                   "The same, leaving NaNs out.")]
 
 
-@builtin("median", pure="a value", category=CATEGORY, shapes=_reduce_shapes("median", "median"),
+@builtin("median", pure="a value", any_rank=True, category=CATEGORY, shapes=_reduce_shapes("median", "median"),
          summary="The middle value of the data: half the elements are at most the median, half at least.",
          examples=["print(median([3, 1, 4, 1, 5]), median([1, 2, 3, 4]))",
                    "m = [1, 5; 2, 8; 9, 0]\nprint(median(m, axis = 0), median(m, axis = 1))",
@@ -43,12 +46,14 @@ def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
          notes="With an even count the median is the mean of the two middle values, computed as "
                "quantile(x, 0.5) computes it (so it does not overflow near the largest float). "
                + AXIS_NOTE + " " + NAN_NOTE + " " + ORDER_NOTE,
-         grad=[GradCase((V,)), GradCase(((4,),)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1})])
+         grad=[GradCase((V,)), GradCase(((4,),)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}),
+               GradCase((R3,)), GradCase((R3,), {"axis": 1}), GradCase((R3,), {"axis": [0, -1]}),
+               GradCase((R4,), {"axis": 3})])
 def median(x, axis=None, skipnan=False):
     return D.median(x, axis=axis, skipnan=skipnan)
 
 
-@builtin("var", pure="a value", category=CATEGORY,
+@builtin("var", pure="a value", any_rank=True, category=CATEGORY,
          shapes=_reduce_shapes("var", "sample variance") +
          [Shape("var(x, ddof = 0)", "tensor, whole number", "number, row or column",
                 "The population variance (divide by n); ddof = d divides by n - d.")],
@@ -61,12 +66,13 @@ def median(x, axis=None, skipnan=False):
                "With n - ddof <= 0 the variance is NaN. " + AXIS_NOTE + " " + NAN_NOTE + " "
                "Differentiable: the gradient for x is 2 (x - mean) / (n - ddof) in each slice.",
          grad=[GradCase((V,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1, "ddof": 0}),
-               GradCase(((),), {"ddof": 0})])
+               GradCase(((),), {"ddof": 0}), GradCase((R3,)), GradCase((R3,), {"axis": 2}),
+               GradCase((R3,), {"axis": [0, 1], "ddof": 0}), GradCase((R4,), {"axis": [-1, 0]})])
 def var(x, axis=None, ddof=1.0, skipnan=False):
     return Mo.var(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
-@builtin("std", pure="a value", category=CATEGORY,
+@builtin("std", pure="a value", any_rank=True, category=CATEGORY,
          shapes=_reduce_shapes("std", "sample standard deviation") +
          [Shape("std(x, ddof = 0)", "tensor, whole number", "number, row or column",
                 "The population standard deviation (divide by n).")],
@@ -78,17 +84,20 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
                "pass ddof = 0 for the population one). " + AXIS_NOTE + " " + NAN_NOTE + " "
                "Differentiable: the gradient for x is (x - mean) / ((n - ddof) std), and 0 where std is 0 "
                "(as torch gives).",
-         grad=[GradCase((V,)), GradCase((M,), {"axis": 0, "ddof": 0}), GradCase((M,), {"axis": 1})])
+         grad=[GradCase((V,)), GradCase((M,), {"axis": 0, "ddof": 0}), GradCase((M,), {"axis": 1}),
+               GradCase((R3,)), GradCase((R3,), {"axis": 0}), GradCase((R3,), {"axis": [1, 2]}),
+               GradCase((R4,), {"axis": 2, "ddof": 0})])
 def std(x, axis=None, ddof=1.0, skipnan=False):
     return Mo.std(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
-@builtin("quantile", pure="a value", category=CATEGORY,
+@builtin("quantile", pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("quantile(x, q)", "tensor, probability", "number", "The q-quantile of every element."),
                  Shape("quantile(x, qs)", "tensor, vector of probabilities", "vector", "Several quantiles at once."),
-                 Shape("quantile(x, q, axis = k)", "matrix, probability, 0 or 1", "row or column",
+                 Shape("quantile(x, q, axis = k)", "tensor, probability, axis or list of axes",
+                       "row, column or array",
                        "Per column (axis 0, a 1 x n row) or per row (axis 1, an m x 1 column); several "
-                       "qs give a matrix."),
+                       "qs give a matrix, the qs along axis k (along the first of several axes)."),
                  Shape("quantile(d, p)", "distribution, probability or tensor", "number or tensor",
                        "The inverse cdf of a distribution (see normal).")],
          summary="Quantiles of data: the value below which a fraction q of the data lies "
@@ -104,11 +113,15 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
                "result (quantile([1, 2, 1 / 0], 0.75) is Inf), and -Inf and Inf give NaN. "
                "Probabilities outside 0 to 1 are a ValueError. With several qs and axis 0 the result "
                "has one row per q and one column per column of x; with axis 1 one row per row of x "
-               "and one column per q. " + AXIS_NOTE + " " + NAN_NOTE + " Given a distribution, "
+               "and one column per q: on any rank the qs lie along the reduced axis (the first of "
+               "several), the other reduced axes kept with length 1. " + AXIS_NOTE + " " + NAN_NOTE + " Given a distribution, "
                "quantile(d, p) is its inverse cdf, computed by SciPy. " + ORDER_NOTE + " The "
                "probabilities get no gradient: a tracked q is a TypeError.",
          grad=[GradCase((V, Const(0.3))), GradCase((M, Const(np.array([0.25, 0.9]))), {"axis": 1}),
-               GradCase((M, Const(0.5)), {"axis": 0}), GradCase(((6,), Const(np.array([0.0, 0.5, 1.0]))))])
+               GradCase((M, Const(0.5)), {"axis": 0}), GradCase(((6,), Const(np.array([0.0, 0.5, 1.0])))),
+               GradCase((R3, Const(0.3))), GradCase((R3, Const(0.7)), {"axis": -1}),
+               GradCase((R3, Const(np.array([0.2, 0.6]))), {"axis": [2, 0]}),
+               GradCase((R4, Const(0.4)), {"axis": 1})])
 def quantile(x, q, axis=None, skipnan=False):
     if isinstance(x, Distribution):
         if axis is not None or skipnan is not False:
@@ -155,11 +168,12 @@ def corr(x, y=None, skipnan=False):
     return Mo.corr(x, y=y, skipnan=skipnan)
 
 
-@builtin("zscore", pure="a new standardized copy", category=CATEGORY,
-         shapes=[Shape("zscore(x)", "vector or matrix", "same shape",
+@builtin("zscore", pure="a new standardized copy", any_rank=True, category=CATEGORY,
+         shapes=[Shape("zscore(x)", "tensor", "same shape",
                        "(x - mean) / std over every element."),
-                 Shape("zscore(x, axis = k)", "matrix, 0 or 1", "matrix",
-                       "Standardized within each column (axis 0) or row (axis 1).")],
+                 Shape("zscore(x, axis = k)", "tensor, axis or list of axes", "same shape",
+                       "Standardized within each column (axis 0) or row (axis 1) of a matrix; on any "
+                       "rank within each slice along axis k (or axes [j, k]).")],
          summary="Standard scores: how many standard deviations each element lies from the mean.",
          examples=["print(round(zscore([2, 4, 6]), 4))",
                    "print(round(zscore([1, 10; 2, 20; 3, 30], axis = 0), 4))"],
@@ -169,23 +183,26 @@ def corr(x, y=None, skipnan=False):
                "To scale the columns of a data matrix, and the test "
                "set with the training set's means, see standardize. Differentiable, through the "
                "mean and the standard deviation as well.",
-         grad=[GradCase((V,)), GradCase((M,), {"axis": 0}), GradCase(((3, 4),), {"axis": 1, "ddof": 0})])
+         grad=[GradCase((V,)), GradCase((M,), {"axis": 0}), GradCase(((3, 4),), {"axis": 1, "ddof": 0}),
+               GradCase((R3,)), GradCase((R3,), {"axis": 1}), GradCase((R4,), {"axis": [0, 2]})])
 def zscore(x, axis=None, ddof=1.0, skipnan=False):
     return Mo.zscore(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
-@builtin("cumsum", pure="a value", category=CATEGORY,
+@builtin("cumsum", pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("cumsum(x)", "vector", "vector", "Running totals."),
-                 Shape("cumsum(x, axis = k)", "matrix, 0 or 1", "matrix",
-                       "Running totals down each column (axis 0) or along each row (axis 1)."),
-                 Shape("cumsum(m)", "matrix", "vector", "Running totals of the elements in row-major order.")],
+                 Shape("cumsum(x, axis = k)", "tensor, axis", "same shape",
+                       "Running totals down each column (axis 0) or along each row (axis 1) of a "
+                       "matrix; on any rank along axis k (a negative k counts from the end)."),
+                 Shape("cumsum(m)", "matrix or array", "vector", "Running totals of the elements in row-major order.")],
          summary="Cumulative sums: element i of the result is the sum of elements 0 to i.",
          examples=["print(cumsum([1, 2, 3, 4]))", "print(cumsum([1, 2; 3, 4], axis = 0), cumsum([1, 2; 3, 4], axis = 1))"],
-         notes="The last element of cumsum(v) is sum(v). Without an axis a matrix is read row by "
-               "row. A NaN makes every later total NaN; skipnan = true counts NaNs as 0. "
+         notes="The last element of cumsum(v) is sum(v). Without an axis a matrix (or an array of "
+               "any rank) is read row by row, its last axis fastest. A NaN makes every later total NaN; skipnan = true counts NaNs as 0. "
                "Differentiable: element i's gradient is the sum of the totals' gradients from i on.",
          grad=[GradCase((V,)), GradCase(((3, 4),)), GradCase(((3, 4),), {"axis": 0}),
-               GradCase(((3, 4),), {"axis": 1})])
+               GradCase(((3, 4),), {"axis": 1}), GradCase((R3,)), GradCase((R3,), {"axis": 1}),
+               GradCase((R4,), {"axis": -1})])
 def cumsum(x, axis=None, skipnan=False):
     return D.cumsum(x, axis=axis, skipnan=skipnan)
 

@@ -6,7 +6,7 @@ layers (dense(units, activation = ...)) both run these entries. An entry's
     forward(z) -> y     may overwrite z: the caller passes an array it owns;
     backward(g, z, y)   -> dL/dz given g = dL/dy, never writing into g.
 
-`z` is kept for the backward only when `needs_z` (gelu and leaky_relu need it; the
+`z` is kept for the backward only when `needs_z` (gelu, silu and leaky_relu need it; the
 others read their slope off y). Every entry but softmax is elementwise, and their
 backward is g times the slope. softmax normalises along the last axis (each row of a
 matrix) and its backward is the vector-Jacobian product y .* (g - sum(g .* y)).
@@ -75,6 +75,17 @@ def _softmax(z):
     return z
 
 
+def _silu(z):
+    s = expit(z)
+    return np.multiply(z, s, out=s)
+
+
+def _silu_slope(z):
+    """d/dz z sigmoid(z) = s (1 + z (1 - s)), s = sigmoid(z)."""
+    s = expit(z)
+    return s * (1.0 + z * (1.0 - s))
+
+
 def leaky(alpha: float) -> Activation:
     """leaky_relu with slope alpha below 0 (the table's entry has alpha = LEAKY_SLOPE)."""
     return Activation("leaky_relu", lambda z: np.where(z > 0.0, z, alpha * z),
@@ -95,4 +106,7 @@ ACTIVATIONS = {a.name: a for a in [
     Activation("gelu", lambda z: 0.5 * z * (1.0 + erf(z * _SQRT_HALF)),
                lambda g, z, y: g * (0.5 * (1.0 + erf(z * _SQRT_HALF))
                                     + z * _INV_SQRT_2PI * np.exp(-0.5 * z * z)), needs_z=True),
+    # SiLU (swish), z * sigmoid(z), as torch.nn.functional.silu.
+    Activation("silu", _silu, lambda g, z, y: g * _silu_slope(z), needs_z=True,
+               number=lambda x: x * _expit_number(x)),
 ]}

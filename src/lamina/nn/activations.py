@@ -2,13 +2,16 @@
 backward taken from the one activation table (activation_table.py), which the model
 API's layers use too.
 
-Every function takes a number, a tensor or a tracked one of those; a number
-gives a Python float, a tensor a fresh array of the same shape and dtype.
+Every function takes a number, a tensor of any rank or a tracked one of those; a number
+gives a Python float, a tensor a fresh array of the same shape and dtype. softmax and
+log_softmax normalise along an axis (the last by default) of a tensor of any rank, and
+softmax_rows and log_softmax_rows along each row of a vector or matrix.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff.reductions import axis_value, reduced_axes
 from ..autodiff.tape import record
 from ..errors import LaminaError
 from ..values import as_float, describe, lamina_value, numeric
@@ -43,6 +46,54 @@ def tanh(x):
 def gelu(x):
     """Exact GELU: x * Phi(x) with Phi the standard normal CDF (erf form)."""
     return _elementwise(x, "gelu", ACTIVATIONS["gelu"])
+
+
+def silu(x):
+    """SiLU (swish): x * sigmoid(x)."""
+    return _elementwise(x, "silu", ACTIVATIONS["silu"])
+
+
+def _along(x, axis, name: str):
+    """(the tensor behind x, a number as a one-element vector; the axes to normalise along, None
+    for all of a vector; whether x is a number, whose result is a float)."""
+    v = numeric(x, f"{name}'s argument")
+    number = type(v) is float
+    if number:
+        v = np.array([v])
+    return v, reduced_axes(v.shape, axis_value(axis, f"{name}'s axis"), name), number
+
+
+def _as_given(out: np.ndarray, number: bool):
+    return float(out[0]) if number else out
+
+
+def softmax(x, axis=-1):
+    """exp(x) / sum(exp(x)) along `axes`, each slice shifted by its max first (nothing overflows);
+    the VJP is s .* (g - sum(g .* s)) per slice."""
+    v, axes, number = _along(x, axis, "softmax")
+    s = v - v.max(axis=axes, keepdims=True) if v.size else v.copy()
+    np.exp(s, out=s)
+    s /= s.sum(axis=axes, keepdims=True)
+
+    def vjp(g):
+        g = np.reshape(g, s.shape)
+        return _as_given(s * (g - (g * s).sum(axis=axes, keepdims=True)), number)
+    return record(_as_given(s, number), [x], [vjp])
+
+
+def log_softmax(x, axis=-1):
+    """log(softmax(x)) along `axes` as (x - max) - log(sum(exp(x - max))): never log of 0; the VJP
+    is g - softmax .* sum(g) per slice."""
+    v, axes, number = _along(x, axis, "log_softmax")
+    if v.size == 0:
+        return record(v.copy(), [x], [lambda g: g])
+    shifted = v - v.max(axis=axes, keepdims=True)
+    out = shifted - np.log(np.exp(shifted).sum(axis=axes, keepdims=True))
+
+    def vjp(g):
+        g = np.reshape(g, out.shape)
+        return _as_given(g - np.exp(out) * g.sum(axis=axes, keepdims=True), number)
+    return record(_as_given(out, number), [x], [vjp])
 
 
 def _rows(x, name):

@@ -19,15 +19,18 @@ PROB_EPS = 1e-12   # probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] befor
 def _pair(pred, target, name):
     """pred and target as arrays of one shape.
 
-    A scalar stretches to the other's shape, and a vector of length m agrees
-    with an m x 1 matrix (the vector acts as a column); nothing else broadcasts.
+    A scalar stretches to the other's shape (and takes its dtype, as a number meeting a
+    float32 tensor does), and a vector of length m agrees with an m x 1 matrix (the vector
+    acts as a column); nothing else broadcasts. Tensors may have any rank.
     """
     p = np.asarray(numeric(pred, f"{name}'s prediction"))
     t = np.asarray(numeric(target, f"{name}'s target"))
     if p.shape == t.shape:
         return p, t
-    if p.ndim == 0 or t.ndim == 0:
-        return np.broadcast_arrays(p, t)
+    if p.ndim == 0:
+        return np.broadcast_to(p.astype(t.dtype), t.shape), t
+    if t.ndim == 0:
+        return p, np.broadcast_to(t.astype(p.dtype), p.shape)
     column = lambda a, b: a.ndim == 1 and b.shape == (a.shape[0], 1)
     if column(p, t) or column(t, p):
         return p, t.reshape(p.shape)

@@ -1,18 +1,21 @@
-"""Descriptive statistics on vectors and matrices.
+"""Descriptive statistics on tensors of any rank.
 
-One rule for `axis` everywhere (the same as sum and mean): no axis means every
-element of the tensor; axis 0 works down the rows, giving one result per column as
-a 1 x n row; axis 1 works along each row, giving one result per row as an m x 1
-column (a reduction keeps its orientation). NaN in gives NaN out,
+One rule for `axis` everywhere (the same as sum and mean, autodiff/reductions.py): no axis
+means every element of the tensor; axis 0 of a matrix works down the rows, giving one result
+per column as a 1 x n row; axis 1 works along each row, giving one result per row as an m x 1
+column (a reduction keeps its orientation); on any rank axis = k keeps axis k with length 1,
+axis = [0, 2] reduces both, and a negative axis counts from the end. NaN in gives NaN out,
 unless `skipnan` asks to leave NaNs out.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from collections import Counter
 
 import numpy as np
 
+from ..autodiff.reductions import axis_value, gathered, reduced_axes
 from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
 from ..values import Record, as_int, describe, format_number, lamina_value, value_of
@@ -26,19 +29,21 @@ def quiet(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
-def _setup(x, axis, skipnan, what: str):
+def setup(x, axis, skipnan, what: str):
+    """(the data as an array, the axes a reduction takes away or None for all, skipnan)."""
     a = data(x, f"{what}'s data")
-    return a, axis_of(a.shape, axis, what), flag(skipnan, f"{what}'s skipnan")
+    return a, reduced_axes(a.shape, axis_value(axis, f"{what}'s axis"), what), flag(skipnan, f"{what}'s skipnan")
 
 
 def median(x, axis=None, skipnan=False):
-    a, k, skip = _setup(x, axis, skipnan, "median")
-    out = lamina_value(order_quantiles(a, np.asarray(0.5), k, skip, keepdims=k is not None))
-    return record(out, (x,), (lambda g: shaped_like(_order_grad(g, a, k, np.asarray(0.5), skip), x),))
+    a, axes, skip = setup(x, axis, skipnan, "median")
+    half = np.asarray(0.5)
+    out = lamina_value(slice_quantiles(a, half, axes, skip))
+    return record(out, (x,), (lambda g: shaped_like(_order_grad(g, a, axes, half, skip), x),))
 
 
 def quantile(x, q, axis=None, skipnan=False):
-    a, k, skip = _setup(x, axis, skipnan, "quantile")
+    a, axes, skip = setup(x, axis, skipnan, "quantile")
     if is_live(q):
         raise LaminaError("TypeError", "quantile passes no gradient to its probabilities, and q is "
                           "tracked; pass detach(q) to use its number as a constant.")
@@ -50,11 +55,8 @@ def quantile(x, q, axis=None, skipnan=False):
                           f"not a {shape_str(qs.shape)} matrix.")
     if np.any(np.isnan(qs)) or np.any((qs < 0) | (qs > 1)):
         raise LaminaError("ValueError", "quantile's probabilities must lie from 0 to 1.")
-    one = qs.ndim == 0 and k is not None      # one q along an axis: a row or column, as sum gives
-    result = order_quantiles(a, qs, k, skip, keepdims=one)
-    if k == 1 and qs.ndim == 1:
-        result = result.T               # rows of the input stay rows
-    return record(lamina_value(result), (x,), (lambda g: shaped_like(_order_grad(g, a, k, qs, skip), x),))
+    result = slice_quantiles(a, qs, axes, skip)
+    return record(lamina_value(result), (x,), (lambda g: shaped_like(_order_grad(g, a, axes, qs, skip), x),))
 
 
 def _position(q, m):
@@ -81,47 +83,74 @@ def between(lo, hi, frac):
         return np.where(frac == 0, lo, out)
 
 
-def order_quantiles(a: np.ndarray, qs: np.ndarray, k=None, skip: bool = False, keepdims: bool = False):
-    """The qs-quantiles of a (all of it, or along axis k) by R's type 7 rule, shaped as
-    np.quantile shapes them: qs's shape, then the dimensions that remain. A slice with a NaN
-    gives NaN (unless skip leaves NaNs out), as does an empty one."""
-    b = a.reshape(-1) if k is None else np.moveaxis(a, k, -1)
-    srt = np.sort(b, axis=-1)                       # NaNs last
-    nan = np.isnan(b)
-    n = nan.shape[-1] - nan.sum(axis=-1, keepdims=True) if skip else np.full(b.shape[:-1] + (1,), b.shape[-1])
+def order_quantiles(a: np.ndarray, qs: np.ndarray, axis=None, skip: bool = False):
+    """The qs-quantiles of a (all of it, or along an axis or a tuple of axes) by R's type 7 rule,
+    shaped as np.quantile shapes them: qs's shape, then the dimensions that remain."""
+    axes = None if axis is None else tuple(sorted(np.atleast_1d(axis) % a.ndim))
+    per_slice = _slice_quantiles(a, qs, axes, skip)
+    kept = () if axes is None else tuple(n for i, n in enumerate(a.shape) if i not in axes)
+    out = per_slice.T.reshape(np.shape(qs) + kept)
+    return out[()] if out.ndim == 0 else out
+
+
+def slice_quantiles(a: np.ndarray, qs: np.ndarray, axes=None, skip: bool = False):
+    """The qs-quantiles as Lamina's quantile gives them: of all of a (qs's shape: a number or a
+    vector), or along `axes` (kept with length 1, the qs along the first of them: several qs
+    along axis 0 of a matrix give one row per q, along axis 1 one column per q)."""
+    return _placed(_slice_quantiles(a, qs, axes, skip), a.shape, axes, qs)
+
+
+def _slice_quantiles(a: np.ndarray, qs: np.ndarray, axes, skip: bool) -> np.ndarray:
+    """The qs-quantiles of each slice of a by R's type 7 rule, s x len(qs) (a row per slice, as
+    _slices cuts them). A slice with a NaN gives NaN (unless skip leaves NaNs out), as does an
+    empty one."""
+    rows, _ = _slices(a, axes)
+    srt = np.sort(rows, axis=-1)                    # NaNs last
+    nan = np.isnan(rows)
+    n = nan.shape[-1] - nan.sum(axis=-1, keepdims=True) if skip else np.full((rows.shape[0], 1), rows.shape[-1])
     lo, hi, frac = _position(np.reshape(qs, -1), n)
     if srt.shape[-1] == 0:
         out = np.full(lo.shape, np.nan)
     else:
-        at = (lambda i: srt[i]) if srt.ndim == 1 else (lambda i: np.take_along_axis(srt, i, -1))
-        out = between(at(lo), at(hi), frac)
+        out = between(np.take_along_axis(srt, lo, -1), np.take_along_axis(srt, hi, -1), frac)
     bad = (n == 0) if skip else nan.any(axis=-1, keepdims=True)
-    out = np.where(bad, np.nan, out).astype(a.dtype, copy=False)
-    if out.ndim > 1:
-        out = np.moveaxis(out, -1, 0)
-    out = out.reshape(np.shape(qs) + b.shape[:-1])
-    if keepdims:
-        out = np.expand_dims(out, np.ndim(qs) + (a.ndim - 1 if k is None else k))
-    return out[()] if out.ndim == 0 else out
+    return np.where(bad, np.nan, out).astype(a.dtype, copy=False)
 
 
-def _slices(a: np.ndarray, k) -> np.ndarray:
-    """The data as rows of slices to take order statistics of (a view; see _unslice)."""
-    return a.reshape(1, -1) if k is None else (a.T if k == 0 else a)
+def _slices(a: np.ndarray, axes):
+    """The data as rows of slices to take order statistics of (s x n: one row per slice), and the
+    function that takes an s x n array back to a's shape."""
+    if axes is None:
+        return a.reshape(1, -1), lambda rows: rows.reshape(a.shape)
+    merged, back = gathered(a, axes)
+    return merged.reshape(math.prod(merged.shape[:-1]), merged.shape[-1]), back
 
 
-def _unslice(ga: np.ndarray, a: np.ndarray, k) -> np.ndarray:
-    return ga.reshape(a.shape) if k is None else (ga.T if k == 0 else ga)
+def _placed(per_slice: np.ndarray, shape: tuple, axes, qs: np.ndarray):
+    """The s x len(qs) quantiles of each slice shaped as slice_quantiles says."""
+    if axes is None:
+        return per_slice.reshape(np.shape(qs))[()]
+    kept = [n for i, n in enumerate(shape) if i not in axes]
+    out = per_slice.reshape(kept + [per_slice.shape[1]] + [1] * (len(axes) - 1))
+    return np.moveaxis(out, range(len(kept), len(shape)), axes)
 
 
-def _order_grad(g, a: np.ndarray, k, qs: np.ndarray, skip: bool) -> np.ndarray:
+def _per_slice(g, shape: tuple, axes, qs: np.ndarray) -> np.ndarray:
+    """The gradient of slice_quantiles' result as s x len(qs), a row per slice (undoes _placed)."""
+    nq = max(np.size(qs), 1)
+    if axes is None:
+        return np.reshape(g, (1, nq))
+    kept = len(shape) - len(axes)
+    return np.moveaxis(np.asarray(g), axes, range(kept, len(shape))).reshape(-1, nq)
+
+
+def _order_grad(g, a: np.ndarray, axes, qs: np.ndarray, skip: bool) -> np.ndarray:
     """The gradient of quantiles qs by linear interpolation between order statistics: the
     weights 1 - f and f go to the two sorted values at position q (n - 1) = lo + f (all of it to
     an infinite one, which is then the quantile)."""
-    rows = _slices(a, k)
+    rows, back = _slices(a, axes)
     s, n = rows.shape
-    per_slice = np.reshape(g, (1, -1)) if k is None else (
-        np.reshape(g, (s, 1)) if qs.ndim == 0 else (np.transpose(g) if k == 0 else np.asarray(g)))
+    per_slice = _per_slice(g, a.shape, axes, qs)
     out = np.zeros(rows.shape)
     for i in range(s):
         values = rows[i]
@@ -140,11 +169,12 @@ def _order_grad(g, a: np.ndarray, k, qs: np.ndarray, skip: bool) -> np.ndarray:
                 frac = 0.0 if np.isinf(values[lo]) or frac == 0 else 1.0
             out[i, lo] += per_slice[i, j] * (1.0 - frac)
             out[i, hi] += per_slice[i, j] * frac
-    return _unslice(out, a, k)
+    return back(out)
 
 
 def cumsum(x, axis=None, skipnan=False):
-    a, k, skip = _setup(x, axis, skipnan, "cumsum")
+    a = data(x, "cumsum's data")
+    k, skip = axis_of(a.shape, axis, "cumsum"), flag(skipnan, "cumsum's skipnan")
     flat = a if k is not None else a.reshape(-1)
     ax = 0 if k is None else k
 

@@ -16,16 +16,12 @@ import math
 
 import numpy as np
 
+from ..autodiff.reductions import kept_shape
 from ..autodiff.tape import record
 from ..errors import LaminaError
 from ..values import as_int, lamina_value
-from .args import axis_of, data, flag, matrix, shaped_like
-from .descriptive import quiet
-
-
-def _setup(x, axis, skipnan, what: str):
-    a = data(x, f"{what}'s data")
-    return a, axis_of(a.shape, axis, what), flag(skipnan, f"{what}'s skipnan")
+from .args import flag, matrix, shaped_like
+from .descriptive import quiet, setup
 
 
 def constant(a: np.ndarray, axis=None, skip: bool = False, keepdims: bool = False):
@@ -75,7 +71,7 @@ def _var_grad(g, a: np.ndarray, k, skip: bool, d: int) -> np.ndarray:
 
 
 def var(x, axis=None, ddof=1.0, skipnan=False):
-    a, k, skip = _setup(x, axis, skipnan, "var")
+    a, k, skip = setup(x, axis, skipnan, "var")
     d = _ddof(ddof, "var")
     out = _variance(a, k, skip, d)
     return record(out, (x,), (lambda g: shaped_like(_var_grad(g, a, k, skip, d), x),))
@@ -96,9 +92,8 @@ def _scaled_variance(a: np.ndarray, k, skip: bool, d: int):
         result = np.asarray(quiet(np.nanvar, a / unit, axis=k, ddof=d, keepdims=kept), dtype=a.dtype)
         counts = (~np.isnan(a)).sum(axis=k, keepdims=kept)
         return np.where(counts - d > 0, result, np.nan), unit
-    if (a.size if k is None else a.shape[k]) - d <= 0:
-        shape = tuple(1 if i == k else n for i, n in enumerate(a.shape)) if kept else ()
-        return np.full(shape, np.nan, dtype=a.dtype), unit
+    if (a.size if k is None else math.prod(a.shape[i] for i in k)) - d <= 0:
+        return np.full(kept_shape(a.shape, k) if kept else (), np.nan, dtype=a.dtype), unit
     with np.errstate(all="ignore"):
         return np.asarray(np.var(a / unit, axis=k, ddof=d, keepdims=kept), dtype=a.dtype), unit
 
@@ -110,7 +105,7 @@ def _variance(a: np.ndarray, k, skip: bool, d: int):
 
 
 def std(x, axis=None, ddof=1.0, skipnan=False):
-    a, k, skip = _setup(x, axis, skipnan, "std")
+    a, k, skip = setup(x, axis, skipnan, "std")
     d = _ddof(ddof, "std")
     v, unit = _scaled_variance(a, k, skip, d)
     out = lamina_value(np.sqrt(v) * unit)
@@ -125,7 +120,7 @@ def std(x, axis=None, ddof=1.0, skipnan=False):
 
 
 def zscore(x, axis=None, ddof=1.0, skipnan=False):
-    a, k, skip = _setup(x, axis, skipnan, "zscore")
+    a, k, skip = setup(x, axis, skipnan, "zscore")
     d = _ddof(ddof, "zscore")
     unit = _unit(a, k, skip)
     b = a / unit                                    # z does not change

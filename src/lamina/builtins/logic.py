@@ -1,0 +1,93 @@
+"""Tests of truth and of NaN / Inf: any, all, isnan, isinf, isfinite, on tensors of any rank.
+
+None passes a gradient: each returns true or false, or a logical tensor (a mask), as a
+comparison does.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autodiff import reductions as R
+from ..values import numeric_or_tracked, value_of
+from .registry import Shape, builtin
+
+CATEGORY = "Math"
+
+
+def _truth_values(x, fn: str):
+    if isinstance(x, bool):
+        return np.asarray(x)
+    return value_of(numeric_or_tracked(x, f"{fn}\'s argument")) != 0
+
+
+def _truth_reduce(x, axis, fn, name: str):
+    t = _truth_values(x, name)
+    axes = R.reduced_axes(np.shape(t), R.axis_value(axis, f"{name}'s axis"), name)
+    if axes is None:
+        return bool(fn(t))
+    return fn(t, axis=axes, keepdims=True)        # a logical row or column, as sum's axis gives
+
+
+def _truth_doc(name: str, meaning: str, summary: str, example: str, notes: str):
+    return dict(category=CATEGORY,
+                shapes=[Shape(f"{name}(x)", "tensor, mask, number or bool", "bool", meaning),
+                        Shape(f"{name}(x, axis = k)", "tensor, axis or list of axes", "logical tensor",
+                              "The same along axis k (or axes [j, k]), kept with length 1: for each "
+                              "column of a matrix (axis 0, a 1 x n row) or row (axis 1, an m x 1 column).")],
+                summary=summary, examples=[example], notes=notes)
+
+
+@builtin("any", pure="a value", any_rank=True, tracked="constant", probes=["any(p)"], **_truth_doc(
+    "any", "Whether any element is nonzero.",
+    "true when at least one element is nonzero (or true); false for an empty tensor.",
+    "v = [0.5, -1.0, 2.0]\nprint(any(v > 1), any(v > 5))\nm = [1, 0; 0, 0]\nprint(any(m, axis = 0), any(m, axis = 1))",
+    "Comparisons of tensors give masks (logical tensors), so any(v > 1) asks whether some element "
+    "of v exceeds 1. NaN counts as nonzero. Along an axis the result is a mask that keeps its "
+    "orientation, as sum's does (axis = k keeps axis k with length 1 on any rank; axis = [0, 2] "
+    "reduces both; a negative axis counts from the end)."))
+def any_(x, axis=None):
+    return _truth_reduce(x, axis, np.any, "any")
+
+
+@builtin("all", pure="a value", any_rank=True, tracked="constant", probes=["all(p)"], **_truth_doc(
+    "all", "Whether every element is nonzero.",
+    "true when every element is nonzero (or true); true for an empty tensor.",
+    "v = [0.5, -1.0, 2.0]\nprint(all(v > -2), all(v > 0))\nm = [1, 2; 0, 3]\nprint(all(m, axis = 0), all(m, axis = 1))",
+    "The companion of any(); use it to reduce an elementwise comparison to one condition for if "
+    "or while. Along an axis the result is a mask that keeps its orientation, as for any."))
+def all_(x, axis=None):
+    return _truth_reduce(x, axis, np.all, "all")
+
+
+def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes: list[str]):
+    @builtin(name, pure="true or false, or a logical tensor", any_rank=True, tracked="constant", probes=probes, category=CATEGORY,
+             shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a logical tensor", meaning)],
+             summary=f"{meaning} Elementwise on a tensor, giving a logical tensor (a mask) like a comparison.",
+             examples=[example],
+             notes=notes + " The result passes no gradient.")
+    def test(x):
+        if type(x) is float:
+            return number(x)
+        v = value_of(numeric_or_tracked(x, f"{name}'s argument"))
+        if type(v) is float:
+            return bool(fn(v))
+        return fn(v)          # a logical tensor (a mask), like a comparison: v[isnan(v)] = 0
+    return test
+
+
+isnan = _test("isnan", "Whether x is NaN (not a number).",
+              "v = [1, 0 / 0, 3]\nprint(isnan(v), isnan(2.0), any(isnan(v)))",
+              "NaN is the only value not equal to itself, so x == NaN is always false; ask isnan(x). "
+              "A number gives a bool, a tensor a logical tensor of its shape: sum(isnan(v)) counts the "
+              "missing values and v[isnan(v)] = 0 fills them.", np.isnan, math.isnan,
+              ["isnan(p)", "isnan(p[0])"])
+isinf = _test("isinf", "Whether x is Inf or -Inf.", "print(isinf([1 / 0, -1 / 0, 0 / 0, 1]))",
+              "NaN is not infinite. A number gives a bool, a tensor a logical tensor of its shape.", np.isinf,
+              math.isinf, ["isinf(q)"])
+isfinite = _test("isfinite", "Whether x is an ordinary number: not NaN, Inf or -Inf.",
+                 "print(isfinite([1, 1 / 0, 0 / 0]), isfinite(1e308))",
+                 "isfinite(x) is the negation of isnan(x) or isinf(x). A number gives a bool, a tensor "
+                 "a logical tensor of its shape.", np.isfinite,
+                 math.isfinite, ["isfinite(p)"])
