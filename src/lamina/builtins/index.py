@@ -34,6 +34,9 @@ BY_MODULE = {
     "figures": (
         "bar", "figure", "hist", "plot", "savefig", "scatter", "show",
     ),
+    "glm": (
+        "aic", "bic", "glm", "loglik",
+    ),
     "gru": (
         "gru_cell", "gru_forward", "gru_init",
     ),
@@ -47,9 +50,6 @@ BY_MODULE = {
     "linalg": (
         "det", "dot", "inv", "kron", "norm", "outer", "solve", "trace",
     ),
-    "logic": (
-        "all", "any", "isfinite", "isinf", "isnan",
-    ),
     "losses": (
         "binary_cross_entropy", "cross_entropy", "mae", "mse",
     ),
@@ -57,8 +57,9 @@ BY_MODULE = {
         "lr_adaptive", "lr_cosine", "lr_plateau", "lr_step",
     ),
     "mathfns": (
-        "abs", "ceil", "clamp", "cos", "exp", "expm1", "floor", "log", "log10", "log1p", "log2",
-        "max", "mean", "min", "mod", "prod", "round", "sign", "sin", "sqrt", "sum",
+        "abs", "all", "any", "ceil", "clamp", "cos", "exp", "expm1", "floor", "isfinite",
+        "isinf", "isnan", "log", "log10", "log1p", "log2", "max", "mean", "min", "mod", "prod",
+        "round", "sign", "sin", "sqrt", "sum",
     ),
     "metrics": (
         "accuracy", "confusion_matrix", "f1", "precision", "r2_score", "recall",
@@ -71,8 +72,8 @@ BY_MODULE = {
         "save_model",
     ),
     "nn": (
-        "dense", "dropout", "gelu", "leaky_relu", "log_softmax", "log_softmax_rows", "relu",
-        "sigmoid", "silu", "softmax", "softmax_rows", "tanh",
+        "dense", "dropout", "gelu", "leaky_relu", "log_softmax_rows", "relu", "sigmoid",
+        "softmax_rows", "tanh",
     ),
     "optimizers": (
         "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "nesterov_sgd",

@@ -9,6 +9,7 @@ from ..stats import linreg as LR
 from ..stats import models as M
 from ..stats.data import as_matrix
 from ..stats import formula as F
+from ..stats import glm as G
 from ..stats.table import Table
 from ..stats.tableops import design
 from ..values import as_int, as_str, describe
@@ -177,7 +178,9 @@ def polyval(p, x):
                  Shape("logreg(X, y, l2 = 0.1)", "the same, penalty", "logistic model",
                        "With an L2 penalty on the weights (not the intercept)."),
                  Shape("logreg(t, \"y\", [\"a\", \"b\"])", "table, label column, predictor columns", "logistic model",
-                       "From the columns of a table.")],
+                       "From the columns of a table."),
+                 Shape("logreg(t, \"am ~ wt + g\")", "table, formula", "generalized linear model",
+                       "R's glm(am ~ wt + g, binomial, t): the binomial GLM, by IRLS.")],
          summary="Fits a logistic regression, P(y = 1) = sigmoid(X * w + b), trained on the autodiff "
                  "tape; reports the weights with standard errors, z and p values.",
          examples=["X = [0.5; 1.0; 1.5; 2.0; 2.5; 3.0; 3.5; 4.0]\ny = [0, 0, 1, 0, 1, 0, 1, 1]\n"
@@ -203,13 +206,33 @@ def polyval(p, x):
                "or \"none\"), and reports converged = false; pass l2 > 0 for a finite fit. A fit "
                "that reaches max_iter also warns and reports converged = false. Fields: weights, "
                "intercept, coef (the intercept first), se, z, p, terms, loss_history, iterations, "
-               "converged, separation, l2, n. " + FACTORS)
+               "converged, separation, l2, n. " + FACTORS + " With a formula (text with a ~) logreg "
+               "fits R's glm(formula, binomial) by iteratively reweighted least squares and returns "
+               "that generalized linear model, as glm(t, formula, family = \"binomial\") does: the "
+               "same coefficients, standard errors and p values as R, R's summary(glm) printout, "
+               "glm's fields (separation among them) and its warnings; it takes no l2 (R's glm has "
+               "no penalty), and max_iter counts its iterations (25 unless given). " + FORMULA)
 def logreg(X, y, names=None, l2=0.0, max_iter=1000.0):
     refuse_tracked("logreg", (X, y))
+    if isinstance(X, Table) and F.is_formula(y):
+        return _logistic_glm(X, formula=y, names=names, l2=l2, max_iter=max_iter)
     if isinstance(X, Table):
         X, y, names, _ = _from_table(X, response=y, predictors=names, fn="logreg")
     with trains("logreg"):
         return M.logreg(X, y=y, l2=l2, max_iter=max_iter, names=names)
+
+
+def _logistic_glm(t: Table, formula: str, names, l2, max_iter):
+    """logreg of a formula: R's glm(formula, binomial, t), by IRLS (stats/glm.py)."""
+    if names is not None:
+        raise LaminaError("TypeError", "logreg with a formula takes its predictors from the formula, "
+                          "so it takes no list of predictor names besides; add them to the formula.")
+    if l2 != 0:
+        raise LaminaError("ValueError", "logreg with a formula fits R's glm(formula, binomial), which "
+                          "has no penalty; for l2 > 0 give the predictors as a list of columns: "
+                          "logreg(t, \"y\", [\"x\"], l2 = 0.1).")
+    return G.glm(t, y=formula, family="binomial", max_iter=G.MAX_ITER if max_iter == 1000.0 else max_iter,
+                 fn="logreg")
 
 
 @builtin("kmeans", pure="a record", tracked="refuses", category=CATEGORY,

@@ -42,7 +42,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m|⧛|⧚")
 
 @dataclass(frozen=True, eq=False)
 class Design:
-    text: str               # the formula as the program wrote it
+    formula: str            # the formula as the program wrote it
     response: str           # R's name of the response ("mpg", "log(y)")
     y: np.ndarray
     X: np.ndarray           # the model matrix, its intercept column first when it has one
@@ -96,7 +96,7 @@ def new_matrix(d: Design, table, fn: str) -> np.ndarray:
     missing = [v for v in d.variables if v not in table.names]
     if missing:
         raise LaminaError("ValueError", f"{fn}'s new data has no column {', '.join(map(repr, missing))}, "
-                          f"which the formula \"{d.text}\" reads.")
+                          f"which the formula \"{d.formula}\" reads.")
     frame = _frame(table, d.variables, fn)
     for name, (kind, state) in d.spec.encoder_state.items():
         if name in frame and kind.value == "categorical":
@@ -110,8 +110,8 @@ def new_matrix(d: Design, table, fn: str) -> np.ndarray:
         X = d.spec.get_model_matrix(frame, context=_context(), na_action="ignore")
     if any("categories outside" in str(w.message) for w in caught):
         raise LaminaError("ValueError", f"{fn}'s new data holds a level the fit never saw, in a "
-                          f"factor of the formula \"{d.text}\".")
-    return _finite(X.to_numpy(dtype=np.float64)[:, d.order], d.columns, d.text, fn)
+                          f"factor of the formula \"{d.formula}\".")
+    return _finite(X.to_numpy(dtype=np.float64)[:, d.order], d.columns, d.formula, fn)
 
 
 # -- reading the formula -----------------------------------------------------------------------

@@ -166,7 +166,7 @@ RESIDUALS = ["Min", "1Q", "Median", "3Q", "Max"]
 
 def _linreg_parts(m) -> tuple:
     preds = m.terms[1:] if m.has_intercept else m.terms
-    formula = m.formula.text if m.formula is not None else \
+    formula = m.formula.formula if m.formula is not None else \
         f"{m.response} ~ {' + '.join(preds) or ('1' if m.has_intercept else '0')}"
     title = f"Linear regression: {formula}  (n = {m.fitted.size})"
     # As print(summary(lm)): quantiles zapped to 5 digits of the largest, printed to 4 together.
