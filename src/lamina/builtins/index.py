@@ -50,6 +50,9 @@ BY_MODULE = {
     "linalg": (
         "det", "dot", "inv", "kron", "norm", "outer", "solve", "trace",
     ),
+    "logic": (
+        "all", "any", "isfinite", "isinf", "isnan",
+    ),
     "losses": (
         "binary_cross_entropy", "cross_entropy", "mae", "mse",
     ),
@@ -57,9 +60,8 @@ BY_MODULE = {
         "lr_adaptive", "lr_cosine", "lr_plateau", "lr_step",
     ),
     "mathfns": (
-        "abs", "all", "any", "ceil", "clamp", "cos", "exp", "expm1", "floor", "isfinite",
-        "isinf", "isnan", "log", "log10", "log1p", "log2", "max", "mean", "min", "mod", "prod",
-        "round", "sign", "sin", "sqrt", "sum",
+        "abs", "ceil", "clamp", "cos", "exp", "expm1", "floor", "log", "log10", "log1p", "log2",
+        "max", "mean", "min", "mod", "prod", "round", "sign", "sin", "sqrt", "sum",
     ),
     "metrics": (
         "accuracy", "confusion_matrix", "f1", "precision", "r2_score", "recall",
@@ -72,8 +74,8 @@ BY_MODULE = {
         "save_model",
     ),
     "nn": (
-        "dense", "dropout", "gelu", "leaky_relu", "log_softmax_rows", "relu", "sigmoid",
-        "softmax_rows", "tanh",
+        "dense", "dropout", "gelu", "leaky_relu", "log_softmax", "log_softmax_rows", "relu",
+        "sigmoid", "silu", "softmax", "softmax_rows", "tanh",
     ),
     "optimizers": (
         "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "nesterov_sgd",
