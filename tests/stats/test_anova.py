@@ -76,17 +76,15 @@ def test_the_larger_model_first_gives_negative_changes_and_the_same_test():
 
 
 def test_the_sequential_table_of_a_model_without_intercept_is_r_s():
-    # R: anova(lm(mpg ~ wt + hp - 1, mtcars)). R 4.2 prints the sums of squares 10105.7, 95.0 and
-    # 3841.6 (its zapsmall rounds to digits - log10(max) = 0.995 decimals, which round() takes as
-    # 1); R >= 4.4's zapsmall rounds to digits - ceiling(log10(max)) = 0 decimals, as
-    # summary.zapsmall does: 10106, 95 and 3842. The other columns are the same in both.
+    # R: anova(lm(mpg ~ wt + hp - 1, mtcars)); zapsmall keeps one decimal of 10105.7 (5 - log10 of
+    # it is 0.995, which R's round() takes as 1)
     printed, it = run("a = anova(linreg(hcat(wt, hp), mpg, names = [\"wt\", \"hp\"], intercept = false))\nprint(a)")
     assert printed.splitlines()[:3] == ["Analysis of Variance Table", "", "Response: y"]
     assert _numbers(printed.split("---")[0]) == _numbers("""
               Df  Sum Sq Mean Sq F value    Pr(>F)
-    wt         1   10106   10106 78.9176 6.684e-10 ***
-    hp         1      95      95  0.7419    0.3959
-    Residuals 30    3842     128""")
+    wt         1 10105.7 10105.7 78.9176 6.684e-10 ***
+    hp         1    95.0    95.0  0.7419    0.3959
+    Residuals 30  3841.6   128.1""")
     a = value(it, "a")
     np.testing.assert_allclose(a.get("sum_sq"), [10105.69394, 95.00439117, 3841.611666], rtol=1e-9)
     np.testing.assert_allclose(a.get("p")[:2], [6.684156432e-10, 0.3958820726], rtol=1e-8)
@@ -201,3 +199,15 @@ def test_a_formula_fit_s_terms_group_its_columns():
     np.testing.assert_allclose(a.get("sum_sq"), [847.72525, 95.26328987, 27.16984731, 155.8888004], rtol=1e-9)
     np.testing.assert_allclose(a.get("F")[:3], [141.3883258, 7.94427031, 2.265769024], rtol=1e-8)
     np.testing.assert_allclose(a.get("p")[:3], [5.132753021e-12, 0.002029623739, 0.1238570261], rtol=1e-8)
+
+
+@pytest.mark.parametrize("values, r_gives", [
+    ([10105.69394, 95.00439117, 3841.611666], [10105.7, 95.0, 3841.6]),   # R: zapsmall(x, 5)
+    ([2.16861724, 0.198511582], [2.16862, 0.19851]),
+    ([167.3148, 130.6936, 85.7716], [167.315, 130.694, 85.772]),
+    ([847.72525, 95.26328987, 155.8888004], [847.73, 95.26, 155.89]),
+    ([1e-20, 5.0], [0.0, 5.0]),
+])
+def test_anova_zaps_as_r_s_zapsmall(values, r_gives):
+    from lamina.stats.anova_table import zapsmall
+    assert zapsmall(np.array(values), 5).tolist() == r_gives

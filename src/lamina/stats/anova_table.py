@@ -1,5 +1,5 @@
 """The table anova returns, printed as R's print.anova prints one (printCoefmat with digits 5):
-sums of squares and deviances zapped to 5 digits and formatted together, degrees of freedom as
+sums of squares and deviances zapped to 5 digits (R's zapsmall) and formatted together, degrees of freedom as
 they are, test statistics rounded to 4 decimals, p-values by format.pval to 4 digits, nothing
 where R has NA, and stars (with their legend) when any p < 0.1."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 
 from ..printing import html_table
 from ..values import LibObject
-from .summary import SIGNIF, joint, layout, p_values, stars, zapsmall
+from .summary import SIGNIF, joint, layout, p_values, stars
 
 DIGITS = 5                          # print.anova's max(getOption("digits") - 2, 3)
 
@@ -72,10 +72,21 @@ def _column(header: str, values: np.ndarray) -> list[str]:
         texts = joint(np.round(kept, DIGITS - 1), DIGITS)
     else:
         if not header.endswith("Df"):
-            kept = np.array(zapsmall(kept, DIGITS))
+            kept = zapsmall(kept, DIGITS)
         texts = joint(kept, DIGITS)
         # printCoefmat: a number that is not 0 but formats as 0 is shown alone, to 4 digits
         texts = [joint([v], DIGITS - 1)[0] if v != 0 and float(t) == 0 else t for v, t in zip(kept, texts)]
     for i, text in zip(np.flatnonzero(there), texts):
         out[i] = text
     return out
+
+
+def zapsmall(x: np.ndarray, digits: int) -> np.ndarray:
+    """R's zapsmall: x rounded to digits - log10(max |x|) decimals, a number R's round() takes to
+    the nearest whole one (floor(d + 0.5)): 167.3 to 5 digits keeps 3 decimals (5 - 2.22 = 2.78),
+    10105.7 keeps 1 (0.995). summary.zapsmall rounds log10 up instead, which keeps one decimal
+    fewer when the largest number's leading digits are below 3.16 (167.3 there keeps 2)."""
+    largest = float(np.max(np.abs(x[np.isfinite(x)]), initial=0.0))
+    if largest == 0:
+        return x
+    return np.round(x, max(0, int(np.floor(digits - np.log10(largest) + 0.5))))
