@@ -180,7 +180,7 @@ CASES = {
     "layer_extra": (setter(["layers", 0, "shape"], 1), "its header's layers[0] has a field 'shape' that it never has (its fields are kind, settings)."),
     "activation": (setter(["layers", 0, "settings", "activation"], "__import__"),
                    'its header\'s layers[0] (dense): dense has no activation "__import__"; the activations are '
-                   'none, relu, leaky_relu, sigmoid, tanh, softmax, gelu.'),
+                   'none, relu, leaky_relu, sigmoid, tanh, softmax, gelu, silu.'),
     "units_inf": (setter(["layers", 1, "settings", "units"], float("inf")), "its header's layers[1] (dense): "),
     "missing": (remover(["loss"]), "its header lacks the field 'loss'."),
     "unknown": (setter(["comment"], "hi"), "its header has a field 'comment' that it never has (its fields are "

@@ -75,8 +75,8 @@ def _steps_words(spec) -> str:
 def as_given(out: np.ndarray, X, spec) -> np.ndarray:
     """predict's result in the form X came in: a last layer's sequences (m x (steps * units)) as
     the m x steps x units array when X was an array of rank 3, else the matrix as it is."""
-    last = spec.shapes[-1]
-    if last.steps and np.ndim(value_of(X)) > 2:
+    last, given = spec.shapes[-1], value_of(X)
+    if last.steps and isinstance(given, np.ndarray) and given.ndim > 2:
         return out.reshape(out.shape[0], last.steps, last.features)
     return out
 
