@@ -147,6 +147,19 @@ def test_new_matrix_refuses_a_missing_column_or_an_unseen_level(new, message):
     assert info.value.message == message
 
 
+def test_new_matrix_names_an_unseen_level_of_a_factor_expression():
+    d = design(small(), "y ~ factor(x) + C(g, Treatment(\"B\"))", "linreg")
+    with pytest.raises(LaminaError) as info:
+        new_matrix(d, Table({"x": np.array([2.0, 6.0]), "g": ["A", "B"]}), "predict")
+    assert info.value.message == ("predict's new data gives '6', a level the fit never saw, in a factor of the "
+                                  "formula \"y ~ factor(x) + C(g, Treatment(\"B\"))\".")
+    d = design(small(), "y ~ factor(x)", "linreg")
+    with pytest.raises(LaminaError) as info:
+        new_matrix(d, Table({"x": np.array([2.0, 6.0])}), "predict")
+    assert info.value.message == ("predict's new data gives '6', a level the fit never saw, in factor(x) "
+                                  "(levels: 1, 2, 3, 4, 5, 7).")
+
+
 def test_r_names_of_formulaic_names():
     assert [r_name(s) for s in ["Intercept", "g[T.B]", "x:g[T.B]", "g[A]:h[T.v]", "I(x ** 2)",
                                 "poly(x, 2)[1]", "C(g, Treatment('b'))[T.a]", "I(x / 2)"]] == \

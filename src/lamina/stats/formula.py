@@ -108,9 +108,15 @@ def new_matrix(d: Design, table, fn: str) -> np.ndarray:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         X = d.spec.get_model_matrix(frame, context=_context(), na_action="ignore")
-    if any("categories outside" in str(w.message) for w in caught):
-        raise LaminaError("ValueError", f"{fn}'s new data holds a level the fit never saw, in a "
-                          f"factor of the formula \"{d.formula}\".")
+    for w in caught:
+        found = re.search(r"categories outside.*?: \{(.*?)\}", str(w.message))
+        if found:       # a factor of an expression (factor(cyl)): formulaic names the values alone
+            made = [(r_name(name), state["categories"]) for name, (kind, state) in d.spec.encoder_state.items()
+                    if kind.value == "categorical" and name not in frame]
+            where = f"{made[0][0]} (levels: {', '.join(map(str, made[0][1]))})" if len(made) == 1 else \
+                f"a factor of the formula \"{d.formula}\""
+            raise LaminaError("ValueError", f"{fn}'s new data gives {found.group(1)}, a level the fit never "
+                              f"saw, in {where}.")
     return _finite(X.to_numpy(dtype=np.float64)[:, d.order], d.columns, d.formula, fn)
 
 
