@@ -212,16 +212,3 @@ def family_and_link(family, link, fn: str) -> tuple[Family, Link]:
                           f"(as R's does), not {shown}.")
     return fam, _links()[name]
 
-
-@dataclass(frozen=True)
-class FamilyLink:
-    """A family with its link: what a fitted model's residuals, intervals and tests read."""
-    family: Family
-    link: Link
-
-    def variance(self, mu):
-        return self.family.variance(mu)
-
-    @property
-    def estimates_dispersion(self) -> bool:
-        return not self.family.fixed_dispersion

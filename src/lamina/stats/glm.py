@@ -31,7 +31,7 @@ from ..printing import html_table
 from ..values import LibObject, as_float, as_int, describe, format_number
 from ..warnings import warn
 from .args import matrix, same_rows, vector
-from .families import Family, FamilyLink, Link
+from .families import Family, Link
 from .linreg import finite
 from .separation import separation
 from .summary import coefficient_table, joint, layout
@@ -125,11 +125,6 @@ class GeneralizedLinearModel(LibObject):
             foot += ["", f"The fit did not converge in {self.iterations} iterations: these numbers are "
                      "where it stopped."]
         return head, header, rows, foot
-
-
-def family_of(family: Family, link: Link) -> FamilyLink:
-    """A fit's family and link as one (its .link, .variance, .estimates_dispersion)."""
-    return FamilyLink(family, link)
 
 
 def fit(X: np.ndarray, y: np.ndarray, family: Family, link: Link, weights: np.ndarray,
