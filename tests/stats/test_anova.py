@@ -211,3 +211,104 @@ def test_a_formula_fit_s_terms_group_its_columns():
 def test_anova_zaps_as_r_s_zapsmall(values, r_gives):
     from lamina.stats.anova_table import zapsmall
     assert zapsmall(np.array(values), 5).tolist() == r_gives
+
+
+# -- GLMs: R 4.2.2's anova(..., test = "Chisq") and (..., test = "F"), the tests R >= 4.4 picks itself --
+GLMS = ("t = read_csv(\"tests/stats/data/mtcars.csv\")\n"
+        "g1 = glm(t, \"am ~ wt\", family = \"binomial\")\ng2 = glm(t, \"am ~ wt + hp\", family = \"binomial\")\n"
+        "q1 = glm(t, \"mpg ~ wt\", family = \"gamma\", link = \"log\")\n"
+        "q2 = glm(t, \"mpg ~ wt + hp\", family = \"gamma\", link = \"log\")\n")
+R_BINOMIAL = """Analysis of Deviance Table
+
+Model: binomial, link: logit
+
+Response: am
+
+Terms added sequentially (first to last)
+
+
+     Df Deviance Resid. Df Resid. Dev  Pr(>Chi)
+NULL                    31     43.230
+wt    1   24.054        30     19.176 9.369e-07 ***
+hp    1    9.117        29     10.059  0.002532 **
+---"""
+R_GAMMA = """Analysis of Deviance Table
+
+Model: Gamma, link: log
+
+Response: mpg
+
+Terms added sequentially (first to last)
+
+
+     Df Deviance Resid. Df Resid. Dev       F    Pr(>F)
+NULL                    31    2.73529
+wt    1  2.16862        30    0.56667 162.860 2.003e-13 ***
+hp    1  0.19851        29    0.36816  14.908 0.0005826 ***
+---"""
+R_GAMMA_TWO = """Analysis of Deviance Table
+
+Model 1: mpg ~ wt
+Model 2: mpg ~ wt + hp
+  Resid. Df Resid. Dev Df Deviance      F    Pr(>F)
+1        30    0.56667
+2        29    0.36816  1  0.19851 14.908 0.0005826 ***
+---"""
+R_BINOMIAL_TWO = """Analysis of Deviance Table
+
+Model 1: am ~ wt
+Model 2: am ~ wt + hp
+  Resid. Df Resid. Dev Df Deviance Pr(>Chi)
+1        30     19.176
+2        29     10.059  1    9.117 0.002532 **
+---"""
+R_POISSON = """Analysis of Deviance Table
+
+Model: poisson, link: log
+
+Response: count
+
+Terms added sequentially (first to last)
+
+
+      Df Deviance Resid. Df Resid. Dev  Pr(>Chi)
+NULL                     71     409.04
+spray  5   310.71        66      98.33 < 2.2e-16 ***
+---"""
+
+
+@pytest.mark.parametrize("call, r_text", [
+    ("anova(g2)", R_BINOMIAL), ("anova(q2)", R_GAMMA), ("anova(q1, q2)", R_GAMMA_TWO),
+    ("anova(g1, g2)", R_BINOMIAL_TWO),
+    ("anova(glm(read_csv(\"tests/stats/data/insectsprays.csv\"), \"count ~ spray\", family = \"poisson\"))", R_POISSON)])
+def test_a_glm_s_analysis_of_deviance_prints_what_r_prints(call, r_text):
+    printed, _ = run(GLMS + f"print({call})")
+    assert _words(printed.split("---")[0] + "---") == _words(r_text)
+
+
+def test_a_glm_s_tests_are_r_s_to_ten_digits():
+    _, it = run(GLMS + "b = anova(g2)\ng = anova(q2)\nf = anova(g1, g2, test = \"F\")\nc = anova(q1, q2, test = \"Chisq\")")
+    b, g = value(it, "b"), value(it, "g")
+    # R: sprintf("%.10g") of anova(g2, test = "Chisq") and anova(q2, test = "F")
+    np.testing.assert_allclose(b.get("deviance")[1:], [24.05364847, 9.116974335], rtol=1e-8)
+    np.testing.assert_allclose(b.get("p")[1:], [9.368857375e-07, 0.002532484812], rtol=1e-7)
+    np.testing.assert_allclose(g.get("deviance")[1:], [2.16861724, 0.198511582], rtol=1e-8)
+    np.testing.assert_allclose(g.get("F")[1:], [162.8595793, 14.90789252], rtol=1e-7)
+    np.testing.assert_allclose(g.get("p")[1:], [2.002770361e-13, 0.0005826154478], rtol=1e-6)
+    assert b.get("rows") == ["NULL", "wt", "hp"] and list(b.get("res_df")) == [31, 30, 29]
+    # an F test of a fixed dispersion has infinite denominator df: the chi-squared p of F * df
+    from scipy import stats
+    f, c = value(it, "f"), value(it, "c")
+    assert f.get("p")[1] == pytest.approx(stats.chi2.sf(f.get("F")[1], 1), rel=1e-12)
+    assert c.get("p")[1] == pytest.approx(stats.chi2.sf(c.get("deviance")[1] / value(it, "q2").dispersion, 1), rel=1e-12)
+
+
+def test_glms_of_different_families_or_kinds_are_not_compared():
+    with pytest.raises(LaminaError) as e:
+        run(GLMS + "anova(glm(t, \"am ~ wt\", family = \"binomial\", link = \"probit\"), g2)")
+    assert e.value.message == ("anova compares GLMs of one family and link, but model 1 is binomial with link "
+                               "probit and model 2 is binomial with link logit.")
+    with pytest.raises(LaminaError) as e:
+        run(GLMS + "anova(linreg(t, \"am ~ wt\"), g2)")
+    assert e.value.message == ("anova compares models of one kind, but got a generalized linear model and a "
+                               "linear model; fit a linear model with glm(..., family = \"gaussian\") to compare it with a GLM.")

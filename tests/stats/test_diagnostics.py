@@ -135,3 +135,60 @@ def test_plot_of_a_fit_needs_a_figure_of_its_own(lam):
     lam.run(MTCARS + "figure()\nplot(f1)")     # an empty figure is taken over
     assert len(figures._state["fig"].axes) == 4
     figures.close()
+
+
+# -- GLMs --
+from test_anova import GLMS  # noqa: E402
+
+
+def test_a_glm_s_residuals_and_influence_are_r_s():
+    _, it = run(GLMS + "d = residuals(q2)\np = residuals(q2, type = \"pearson\")\nw = residuals(q2, type = \"working\")\n"
+                "r = residuals(q2, type = \"response\")\ninf = influence(q2)\nb = residuals(g1)\nbi = influence(g1)")
+    q2 = value(it, "q2")
+    # R: residuals(q2, "deviance" / "pearson" / "working"), rstandard, cooks.distance, hatvalues, rows 1-3
+    np.testing.assert_allclose(value(it, "d")[:3], [-0.09219249459, -0.04308784418, -0.09546731472], rtol=1e-8)
+    np.testing.assert_allclose(value(it, "p")[:3], [-0.08938137791, -0.04247122496, -0.09245379059], rtol=1e-8)
+    np.testing.assert_allclose(value(it, "w")[:3], [-0.08938137791, -0.04247122496, -0.09245379059], rtol=1e-8)
+    np.testing.assert_allclose(value(it, "r"), q2.y - q2.fitted)
+    inf = value(it, "inf")
+    np.testing.assert_allclose(inf.get("std_resid")[:3], [-0.8172308067, -0.3811926027, -0.8533995562], rtol=1e-7)
+    np.testing.assert_allclose(inf.get("cooks")[:3], [0.009694299618, 0.001985678565, 0.01458451916], rtol=1e-6)
+    np.testing.assert_allclose(inf.get("leverage")[:3], [0.04427691482, 0.04048668656, 0.06020097242], rtol=1e-7)
+    # R: glm(am ~ wt, binomial, mtcars): residuals (deviance), rstandard, cooks.distance, hatvalues
+    np.testing.assert_allclose(value(it, "b")[:3], [0.6353853984, 0.9848344331, 0.3598458390], rtol=1e-7)
+    bi = value(it, "bi")
+    np.testing.assert_allclose(bi.get("std_resid")[:3], [0.6795581633, 1.0428462929, 0.3785303791], rtol=1e-6)
+    np.testing.assert_allclose(bi.get("cooks")[:3], [0.018405615691, 0.042434911096, 0.003942789343], rtol=1e-6)
+    np.testing.assert_allclose(bi.get("leverage")[:3], [0.12577908459, 0.10816226129, 0.09628499959], rtol=1e-6)
+
+
+def test_a_glm_s_residuals_equal_statsmodels():
+    """statsmodels' Gamma family computes the residuals at Lamina's fitted means (the two IRLS stop
+    by different rules, so their own fits differ in the fifth digit). A log link's working weights
+    are mu'(eta)^2 / V(mu) = mu^2 / mu^2 = 1 for the Gamma family, so its leverage is that of the
+    least-squares hat matrix of X."""
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(9)
+    X = rng.uniform(0, 2, size=(50, 2))
+    y = rng.gamma(3.0, np.exp(0.5 + X @ [0.4, -0.2]) / 3.0)
+    family = sm.families.Gamma(sm.families.links.Log())
+    _, it = run(f"g = glm({mat(X)}, {y.tolist()}, family = \"gamma\", link = \"log\")\n"
+                "d = residuals(g)\np = residuals(g, type = \"pearson\")\nw = residuals(g, type = \"working\")\n"
+                "h = influence(g).leverage")
+    mu = value(it, "g").fitted
+    np.testing.assert_allclose(value(it, "d"), family.resid_dev(y, mu), rtol=1e-12)   # signed
+    np.testing.assert_allclose(value(it, "p"), (y - mu) / np.sqrt(family.variance(mu)), rtol=1e-12)
+    np.testing.assert_allclose(value(it, "w"), (y - mu) * family.link.deriv(mu), rtol=1e-12)
+    A = sm.add_constant(X)
+    np.testing.assert_allclose(value(it, "h"), np.diag(A @ np.linalg.solve(A.T @ A, A.T)), rtol=1e-10)
+
+
+def test_plot_of_a_glm_draws_r_s_glm_panels(lam):
+    lam.run(GLMS + "plot(g2)")
+    fig = figures._state["fig"]
+    assert [ax.get_xlabel() for ax in fig.axes] == ["Predicted values", "Theoretical Quantiles", "Predicted values", "Leverage"]
+    assert [ax.get_ylabel() for ax in fig.axes] == ["Residuals", "Std. deviance resid.", "\u221a|Std. Pearson resid.|",
+                                                    "Std. Pearson resid."]
+    g2 = lam.interp.get("g2")
+    np.testing.assert_allclose(fig.axes[0].collections[0].get_offsets()[:, 0], g2.linear_predictor)
+    figures.close()

@@ -130,7 +130,7 @@ def test_a_fit_from_a_table_s_columns_predicts_a_table_with_those_columns():
     ("predict(big, table({wt = [3]}))",
      "predict's new data has no column 'cyl', which the formula \"mpg ~ wt * factor(cyl)\" reads."),
     ("predict(big, table({wt = [3], cyl = [5]}))",
-     "predict's new data holds a level the fit never saw, in a factor of the formula \"mpg ~ wt * factor(cyl)\"."),
+     "predict's new data gives '5', a level the fit never saw, in factor(cyl) (levels: 4, 6, 8)."),
     ("predict(big, [3, 4])",
      "predict of a model fitted from the formula \"mpg ~ wt * factor(cyl)\" takes its new data as a table "
      "with the columns the formula reads (cyl, wt), not a vector of length 2."),
@@ -152,4 +152,69 @@ def test_a_fit_from_a_table_s_columns_predicts_a_table_with_those_columns():
 def test_bad_new_data_and_settings_are_clear_errors(code, message):
     with pytest.raises(LaminaError) as e:
         run(FORMULAS + code)
+    assert e.value.message == message
+
+
+# -- GLMs --
+from test_anova import GLMS  # noqa: E402
+
+Q_NEW = "nd = table({wt = [2.5, 3.5], hp = [100, 200]})\n"
+
+
+def test_a_glm_predicts_on_the_link_and_response_scales_as_r():
+    _, it = run(GLMS + Q_NEW + "r = predict(q2, nd, type = \"response\", se = true)\n"
+                "l = predict(q2, nd, se = true)\nv = predict(q2, nd)\nown = predict(q2)")
+    r, l = value(it, "r"), value(it, "l")
+    # R: predict(q2, nd, type = "response" / "link", se.fit = TRUE)
+    np.testing.assert_allclose(r.get("fit"), [23.98414519, 16.85076095], rtol=1e-8)
+    np.testing.assert_allclose(r.get("se"), [0.6239118159, 0.4501554291], rtol=1e-7)
+    np.testing.assert_allclose(l.get("fit"), [3.177392995, 2.824395816], rtol=1e-9)
+    np.testing.assert_allclose(l.get("se"), [0.02601351063, 0.02671424931], rtol=1e-7)
+    np.testing.assert_allclose(value(it, "v"), l.get("fit"))
+    np.testing.assert_allclose(value(it, "own"), value(it, "q2").linear_predictor)
+
+
+def test_a_glm_s_prediction_equals_statsmodels():
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0, 2, size=(60, 2))
+    y = rng.poisson(np.exp(0.3 + X @ [0.8, -0.5]))
+    X0 = rng.uniform(0, 2, size=(3, 2))
+    res = sm.GLM(y, sm.add_constant(X), family=sm.families.Poisson()).fit()
+    frame = res.get_prediction(sm.add_constant(X0, has_constant="add")).summary_frame()
+    link = res.get_prediction(sm.add_constant(X0, has_constant="add"), which="linear").summary_frame()
+    _, it = run(f"g = glm({mat(X)}, {y.astype(float).tolist()}, family = \"poisson\")\n"
+                f"r = predict(g, {mat(X0)}, type = \"response\", se = true)\nl = predict(g, {mat(X0)}, se = true)\n"
+                f"ci = confint(g)")
+    np.testing.assert_allclose(value(it, "r").get("fit"), frame["mean"], rtol=1e-8)
+    # statsmodels stops its IRLS by another rule than R's (Lamina's): the last digits differ
+    np.testing.assert_allclose(value(it, "r").get("se"), frame["mean_se"], rtol=1e-5)
+    np.testing.assert_allclose(value(it, "l").get("se"), link["se"], rtol=1e-5)
+    np.testing.assert_allclose(value(it, "ci").get("lower"), res.conf_int()[:, 0], rtol=1e-6)
+
+
+def test_confint_of_a_glm_is_r_s_confint_default():
+    printed, it = run(GLMS + "ci = confint(q2)\nprint(ci)")
+    ci = value(it, "ci")
+    # R: confint.default(q2)
+    np.testing.assert_allclose(ci.get("lower"), [3.686441477, -0.2521667345, -0.002347577269], rtol=1e-7)
+    np.testing.assert_allclose(ci.get("upper"), [3.965298869, -0.1418065974, -0.0007726329884], rtol=1e-7)
+    assert printed.splitlines()[0] == ("95% confidence intervals (Wald, normal quantiles): a table of term, "
+                                       "lower, upper")
+
+
+@pytest.mark.parametrize("code, message", [
+    ("predict(q2, nd, interval = \"confidence\")",
+     "predict gives a GLM's predictions with their standard errors (se = true), not intervals: interval = "
+     "\"confidence\" and \"prediction\" are for linear models. For a Wald interval of the link take fit +- "
+     "1.96 se with type = \"link\"."),
+    ("predict(q2, nd, type = \"mean\")", "predict's type is \"link\" or \"response\", not \"mean\"."),
+    ("predict(q2, nd, se = 1)", "predict's se must be true or false, not a number."),
+    ("predict(glm(t, \"mpg ~ wt\", family = \"gaussian\", offset = \"hp\"), nd)",
+     "predict cannot give new rows the offset this GLM was fitted with (a vector for the fit's own rows); "
+     "predict(fit) gives the fit's rows, or refit without the offset."),
+])
+def test_bad_glm_predictions_are_clear_errors(code, message):
+    with pytest.raises(LaminaError) as e:
+        run(GLMS + Q_NEW + code)
     assert e.value.message == message
