@@ -165,10 +165,25 @@ def test_cumsum_runs_along_any_axis_and_reads_an_array_row_major_without_one(x):
     np.testing.assert_array_equal(interp.get("flat"), np.cumsum(x))
 
 
+@pytest.mark.parametrize("x", [R3, R4], ids=["rank3", "rank4"])
+@pytest.mark.parametrize("name, ref", [("argmax", np.argmax), ("argmin", np.argmin)])
+def test_argmax_and_argmin_along_any_axis_keep_it_with_length_1(x, name, ref):
+    axes = list(range(-x.ndim, x.ndim))
+    y = x.copy()
+    y[1, 0, 0] = np.nan
+    interp, _ = run("".join(f"r{i} = {name}(x, axis = {a})\n" for i, a in enumerate(axes)) +
+                    f"flat = {name}(x)\nskip = {name}(y, axis = 0, skipnan = true)", x=x, y=y)
+    for i, a in enumerate(axes):
+        np.testing.assert_array_equal(interp.get(f"r{i}"), np.expand_dims(ref(x, axis=a), a))
+    assert interp.get("flat") == ref(x)             # row-major, the last axis fastest
+    np.testing.assert_array_equal(interp.get("skip"), np.expand_dims(ref(np.where(np.isnan(y), (
+        -np.inf if name == "argmax" else np.inf), y), axis=0), 0))
+
+
 @pytest.mark.parametrize("call", ["sum(x, axis = {a})", "mean(x, axis = {a})", "max(x, axis = {a})",
                                   "median(x, axis = {a})", "var(x, axis = {a})", "any(x, axis = {a})",
                                   "quantile(x, 0.5, axis = {a})", "cumsum(x, axis = {a})",
-                                  "softmax(x, axis = {a})"])
+                                  "softmax(x, axis = {a})", "argmin(x, axis = {a})"])
 def test_an_axis_out_of_range_names_the_axis_and_the_shape(call):
     name = call.split("(")[0]
     for a in (3, -4):

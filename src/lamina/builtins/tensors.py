@@ -235,7 +235,8 @@ def _arg_extreme(x, axis, skipnan, name: str):
     if v.size == 0 and (k is None or v.shape[k] == 0):   # 0 rows searched along each row: 0 results
         raise LaminaError("ValueError", f"{name} of an empty {shape_str(v.shape)} is undefined.")
     if skipnan and np.isnan(v).all(axis=k).any():
-        where = "x" if k is None else ("a column" if k == 0 else "a row")
+        where = ("x" if k is None else f"a slice along axis {k}" if v.ndim > 2 else
+                 "a column" if k == 0 else "a row")
         raise LaminaError("ValueError", f"{name}(x, skipnan = true) is undefined where {where} holds only "
                           f"NaN: there is no element left to pick.")
     if k is None:
@@ -247,27 +248,29 @@ def _arg_doc(name: str, what: str):
     return dict(category=CATEGORY,
                 shapes=[Shape(f"{name}(x)", "tensor", "number",
                               f"The index of the {what} element (row-major for a matrix)."),
-                        Shape(f"{name}(x, axis = k)", "matrix, 0 or 1", "row or column",
+                        Shape(f"{name}(x, axis = k)", "tensor, axis", "row, column or array",
                               f"The index of the {what} in each column (axis 0, a 1 x n row) or row "
-                              f"(axis 1, an m x 1 column)."),
+                              f"(axis 1, an m x 1 column); on any rank along axis k, kept with length 1."),
                         Shape(f"{name}(x, skipnan = true)", "tensor", "number",
                               f"The index of the {what} element that is not NaN.")],
                 summary=f"Where the {what} element is: a 0-based index.",
                 examples=[f"print({name}([3, 9, 1]), {name}([1, 5; 7, 2]), {name}([1, 5; 7, 2], axis = 1))",
                           f"v = [4, NaN, 8, 1]\nprint({name}(v), {name}(v, skipnan = true))"],
-                notes="The first occurrence wins on ties. For a matrix without an axis the index "
-                      "counts row by row. Along an axis the result keeps its orientation, as sum's "
-                      "does. A NaN counts as the extreme (its index is returned, as NumPy does); "
+                notes="The first occurrence wins on ties. For a matrix (or an array of any rank) "
+                      "without an axis the index counts row by row, the last axis fastest. Along an "
+                      "axis the result keeps its orientation, as sum's does: axis = k keeps axis k "
+                      "with length 1 on any rank, and a negative k counts from the end. A NaN counts as the extreme (its index is returned, as NumPy does); "
                       "skipnan = true passes over NaNs, and a slice of NaNs only is then a ValueError. "
                       "Indices are returned as numbers; they pass no gradient.")
 
 
-@builtin("argmax", pure="a value", tracked="constant", probes=["argmax(p)"], **_arg_doc("argmax", "largest"))
+@builtin("argmax", pure="a value", tracked="constant", any_rank=True, probes=["argmax(p)"],
+         **_arg_doc("argmax", "largest"))
 def argmax(x, axis=None, *, skipnan=False):
     return _arg_extreme(x, axis, skipnan, "argmax")
 
 
-@builtin("argmin", pure="a value", tracked="constant", probes=["argmin(q, axis = 0)"],
+@builtin("argmin", pure="a value", tracked="constant", any_rank=True, probes=["argmin(q, axis = 0)"],
          float64_results=(WHOLE_NUMBERS, ("result",)), **_arg_doc("argmin", "smallest"))
 def argmin(x, axis=None, *, skipnan=False):
     return _arg_extreme(x, axis, skipnan, "argmin")
