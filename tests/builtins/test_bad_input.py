@@ -39,7 +39,10 @@ ARGS = ["0", "1", "-1", "2.5", "0 / 0", "1 / 0", "true", "none", '"text"', '""',
         # masks (logical tensors, from comparisons): a vector, a matrix, all false, a column
         "[1, 2, 3] > 1", "[1, 2; 3, 4] > 2", "[1, 2] > 5", "[1; 2] > 1",
         # numbers of every kind (a NumPy routine handed one as a 0-d array once failed inside)
-        "float32(0.3)", "param(float32(0.3))", "track(float32(0.3))"]
+        "float32(0.3)", "param(float32(0.3))", "track(float32(0.3))",
+        # arrays of rank 3 and 4: every builtin computes on them or refuses them clearly
+        "reshape(range(24), 2, 3, 4)", "param(ones(2, 1, 3))", "zeros(2, 0, 3)", "ones(1, 2, 1, 2) > 0",
+        "randn(2, 2, 2, 2)"]
 NUMBERS = ["0.3", "float32(0.3)", "param(0.3)", "param(float32(0.3))", "track(float32(0.3))", "true"]
 KEYWORDS = ["axis", "seed", "lr", "epochs", "activation", "loss", "from", "skipnan", "ddof", "wrt", "digits"]
 SKIP = {"help", "show"}   # print whole pages / open windows: covered by their own tests
