@@ -26,7 +26,7 @@ def convert(x, dtype, name: str):
     return astype(x, dtype)
 
 
-@builtin("float32", pure="a new float32 value", category=CATEGORY,
+@builtin("float32", any_rank=True, pure="a new float32 value", category=CATEGORY,
          shapes=[Shape("float32(x)", "tensor", "tensor", "A float32 copy of x."),
                  Shape("float32(values)", "list or record", "same structure",
                        "Every tensor in it converted; numbers stay numbers.")],
@@ -38,12 +38,13 @@ def convert(x, dtype, name: str):
                "same float32, so print looks the same and dtype() tells them apart. " + RULE +
                " Differentiable: the gradient passes through, converted back to x's dtype. "
                "A number stays a number (float64).",
-         grad=[GradCase(((3,),), rounds=True), GradCase(((2, 3),), rounds=True)])
+         grad=[GradCase(((3,),), rounds=True), GradCase(((2, 3),), rounds=True),
+               GradCase(((2, 3, 2),), rounds=True), GradCase(((1, 2, 2, 2),), rounds=True)])
 def float32(x):
     return convert(x, np.float32, "float32")
 
 
-@builtin("float64", pure="a new float64 value", category=CATEGORY,
+@builtin("float64", any_rank=True, pure="a new float64 value", category=CATEGORY,
          float64_results=("it converts to float64: that is what it is for", ("result",)),
          shapes=[Shape("float64(x)", "tensor", "tensor", "A float64 copy of x."),
                  Shape("float64(values)", "list or record", "same structure",
@@ -53,12 +54,12 @@ def float32(x):
          examples=["v = float32([1.5, 2.5])\nprint(dtype(float64(v)))"],
          notes="Exact: every float32 is a float64. Differentiable: the gradient passes through, "
                "converted back to x's dtype. " + RULE,
-         grad=[GradCase(((3,),)), GradCase(((2, 3),))])
+         grad=[GradCase(((3,),)), GradCase(((2, 3),)), GradCase(((2, 3, 2),)), GradCase(((1, 2, 2, 2),))])
 def float64(x):
     return convert(x, np.float64, "float64")
 
 
-@builtin("dtype", pure="a string", tracked="constant", category=CATEGORY,
+@builtin("dtype", any_rank=True, pure="a string", tracked="constant", category=CATEGORY,
          probes=["dtype(p)"],
          shapes=[Shape("dtype(x)", "number or tensor", "string", '"float32", "float64" or "logical".')],
          summary='The precision of a number or tensor: "float32" or "float64".',
