@@ -170,7 +170,10 @@ def _reduction(name: str, what: str, example: str, notes: str):
                               f"{what} of the elements that are not NaN.")],
                 summary=f"{what} of the elements of a tensor, or along some of its axes.",
                 examples=[example, f"m = [1, 3; 2, 2]    # axis -1 is the last; [0, 1] both, kept as 1 x 1\n"
-                                   f"print({name}(m, axis = -1), {name}(m, axis = [0, 1]))"],
+                                   f"print({name}(m, axis = -1), {name}(m, axis = [0, 1]))",
+                          f"x = reshape(range(1, 25), 2, 3, 4)\n"
+                          f"print(size({name}(x, axis = 1)), size({name}(x, axis = [0, 2])))\n"
+                          f"print({name}(x, axis = [0, 2]))"],
                 notes=f"{notes} {ORIENTATION} {SKIPNAN}")
 
 
@@ -214,7 +217,8 @@ def _extreme(name: str, what: str, pair: str):
                 summary=f"The {what} element of a tensor, or with two operands their elementwise "
                         f"{what} ({pair}).",
                 examples=[f"print({name}([3, 1, 2]), {name}([1, 5; 7, 2], axis = 0), {name}([1, 5; 7, 2], axis = [0, 1]))",
-                          f"print({name}([-1.5, 0.5, 2.0], 0), {name}([4, NaN, 1], skipnan = true))"],
+                          f"print({name}([-1.5, 0.5, 2.0], 0), {name}([4, NaN, 1], skipnan = true))",
+                          f"x = reshape(range(1, 25), 2, 3, 4)\nprint({name}(x, axis = [0, 2]))"],
                 notes=f"With one operand the gradient goes to the {what} element (the first one "
                       f"on ties); a NaN element makes the result NaN unless skipnan = true leaves "
                       f"NaNs out (a slice of NaNs only then gives NaN). {ORIENTATION} With two "

@@ -160,7 +160,9 @@ AXIS_NOTE = ("axis = -1 (the default) is the last axis: each row of a matrix, th
                  "over each slice. Numerically stable, any rank; differentiable.",
          examples=["scores = [2.0, 1.0, 0.1; 0.5, 0.5, 0.5]\nprint(round(softmax(scores), 4))\n"
                    "print(round(softmax(scores, axis = 0), 4))",
-                   "print(softmax([1000.0, 0.0]))"],
+                   "print(softmax([1000.0, 0.0]))",
+                   "x = reshape(range(0, 12), 2, 2, 3) / 4    # b x t x d scores\n"
+                   "s = softmax(x)\nprint(round(s, 3))\nprint(sum(s, axis = -1))"],
          notes="Each slice is shifted by its maximum before exp, which changes nothing "
                "mathematically but keeps exp from overflowing, so scores like [1000, 0] are fine "
                "(a slice of -Inf only gives NaN, as in torch). " + AXIS_NOTE + " softmax(m) of a "

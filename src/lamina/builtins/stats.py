@@ -42,7 +42,8 @@ def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
          summary="The middle value of the data: half the elements are at most the median, half at least.",
          examples=["print(median([3, 1, 4, 1, 5]), median([1, 2, 3, 4]))",
                    "m = [1, 5; 2, 8; 9, 0]\nprint(median(m, axis = 0), median(m, axis = 1))",
-                   "x = [1, 0 / 0, 3]    # 0 / 0 is NaN\nprint(median(x), median(x, skipnan = true))"],
+                   "x = [1, 0 / 0, 3]    # 0 / 0 is NaN\nprint(median(x), median(x, skipnan = true))",
+                   "x = reshape(range(1, 25), 2, 3, 4)\nprint(median(x, axis = -1))"],
          notes="With an even count the median is the mean of the two middle values, computed as "
                "quantile(x, 0.5) computes it (so it does not overflow near the largest float). "
                + AXIS_NOTE + " " + NAN_NOTE + " " + ORDER_NOTE,
