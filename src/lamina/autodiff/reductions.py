@@ -200,17 +200,23 @@ def _extreme(a, axis, arg, what: str, skipnan: bool):
             full.reshape(-1)[i] = 0.0 if empty else g
             return full
         return record(out, (a,), (vjp,))
-    # the reduced axes merged into the last one: the first extreme in their row-major order wins
-    merged, back = gathered(x, axes)
-    idx = arg(gathered(key, axes)[0], axis=-1)[..., None]
-    out_shape = kept_shape(shape, axes)
-    out = np.where(empty, np.nan, np.take_along_axis(merged, idx, -1).reshape(out_shape))
+    if len(axes) == 1:
+        along, k, back, keys = x, axes[0], _same, key
+    else:       # the axes merged into the last one: the first extreme in their row-major order wins
+        (along, back), k = gathered(x, axes), -1
+        keys = along if key is x else gathered(key, axes)[0]
+    idx = np.expand_dims(arg(keys, axis=k), k)
+    out = np.where(empty, np.nan, np.take_along_axis(along, idx, k).reshape(kept_shape(shape, axes)))
 
     def vjp_axes(g):
-        full = np.zeros(merged.shape, dtype=x.dtype)
-        np.put_along_axis(full, idx, np.where(empty, 0.0, g).reshape(idx.shape), -1)
+        full = np.zeros(along.shape, dtype=x.dtype)
+        np.put_along_axis(full, idx, np.where(empty, 0.0, g).reshape(idx.shape), k)
         return back(full)
     return record(out, (a,), (vjp_axes,))
+
+
+def _same(y):
+    return y
 
 
 def prod(a, axis=None, skipnan=False):
