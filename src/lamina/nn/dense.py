@@ -46,7 +46,7 @@ def dense_last_axis(x, w, b=None):
     n = wv.shape[1]
     bv = None if b is None else value_of(b)
     if bv is not None and np.ndim(bv) != 0 and np.shape(bv) != (1, n):
-        row = f" (b' makes the vector that row)" if np.shape(bv) == (n,) else ""
+        row = " (b' makes the vector that row)" if np.shape(bv) == (n,) else ""
         raise LaminaError("ShapeError", f"dense(x, w, b) on {describe_shape(xv.shape)} adds b to each unit "
                           f"of the last axis, so b must be a number or a 1 x {n} row{row}, not "
                           f"{describe_shape(np.shape(bv))}.")
