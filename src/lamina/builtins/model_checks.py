@@ -12,6 +12,11 @@ CATEGORY = "Statistics"
 FITS = "takes fitted models, which hold no tracked values"
 DATA = ("x = [1.2, 2.0, 2.9, 4.1, 5.0, 6.2, 6.8, 8.1, 9.0, 9.8]\n"
         "y = [2.3, 3.1, 5.8, 6.2, 8.9, 9.7, 12.8, 13.1, 15.9, 16.2]\n")
+PLOTS = ("t = table({variety = [\"a\", \"a\", \"a\", \"a\", \"a\", \"b\", \"b\", \"b\", \"b\", \"b\", "
+         "\"c\", \"c\", \"c\", \"c\", \"c\"],\n"
+         "           nitrogen = [0, 40, 80, 120, 160, 0, 40, 80, 120, 160, 0, 40, 80, 120, 160],\n"
+         "           yield = [3.0, 3.23, 4.19, 4.41, 5.63, 3.44, 4.67, 5.68, 5.51, 7.01, 4.2, 5.22, 6.55, 6.83, 8.38],\n"
+         "           aphids = [5, 8, 4, 4, 14, 3, 1, 3, 6, 8, 8, 6, 9, 6, 9]})\n")
 ONE_FIT = ("fit is what linreg or glm returned (a logistic regression from logreg: fit it with glm(t, "
            "\"y ~ x\", family = \"binomial\") for these).")
 
@@ -28,7 +33,9 @@ ONE_FIT = ("fit is what linreg or glm returned (a logistic regression from logre
                  "table as R's anova prints it.",
          examples=[DATA + "x2 = x .^ 2\nsmall = linreg(x, y, names = [\"x\"])\nbig = linreg(hcat(x, x2), y, names = [\"x\", \"x2\"])\n"
                    "a = anova(small, big)\nprint(a)\nprint(round(a.p, 4))",
-                   DATA + "print(anova(linreg(hcat(x, x .^ 2), y, names = [\"x\", \"x2\"])))"],
+                   DATA + "print(anova(linreg(hcat(x, x .^ 2), y, names = [\"x\", \"x2\"])))",
+                   PLOTS + "print(anova(linreg(t, \"yield ~ nitrogen * variety\")))\n"
+                   "print(anova(glm(t, \"aphids ~ nitrogen + variety\", family = \"poisson\")))"],
          notes="Several models, in either order: each row is a model with its residual degrees of "
                "freedom and residual sum of squares (Res.Df, RSS; for GLMs Resid. Df and Resid. Dev), "
                "then what it changes from the row before (Df, Sum of Sq or Deviance) and the test. "
@@ -61,7 +68,8 @@ def anova(*fits, test=None):
                  Shape("confint(fit, level = 0.9)", "fitted model, probability", "table", "At another level.")],
          summary="Confidence intervals of a fitted model's coefficients: exact t intervals for a "
                  "linear model, Wald intervals for a GLM or logistic regression.",
-         examples=[DATA + "ci = confint(linreg(x, y))\nprint(ci)\nprint(round(ci.upper - ci.lower, 4))"],
+         examples=[DATA + "ci = confint(linreg(x, y))\nprint(ci)\nprint(round(ci.upper - ci.lower, 4))",
+                   PLOTS + "print(confint(glm(t, \"aphids ~ nitrogen\", family = \"poisson\"), level = 0.9))"],
          notes="coef +- q se, with q the (1 + level) / 2 quantile of Student's t on the residual "
                "degrees of freedom for a linear model (R's confint.lm) and of the normal "
                "distribution for a GLM or a logistic regression (Wald intervals, R's confint.default; "
@@ -83,7 +91,10 @@ def confint(fit, level=0.95):
          summary="The residuals of a fitted model, one per row of its data, of the type R's "
                  "residuals gives.",
          examples=[DATA + "fit = linreg(x, y)\nprint(round(residuals(fit), 4))\n"
-                   "print(round(sum(residuals(fit) .^ 2), 4))"],
+                   "print(round(sum(residuals(fit) .^ 2), 4))",
+                   PLOTS + "counts = glm(t, \"aphids ~ nitrogen\", family = \"poisson\")\n"
+                   "print(round(residuals(counts, type = \"pearson\")[0:4], 4))\n"
+                   "print(round(sum(residuals(counts) .^ 2), 6), round(counts.deviance, 6))"],
          notes="With y the response, mu the fitted mean, eta the linear predictor, w the prior weights, "
                "V the family's variance and d its unit deviance: response y - mu; working (y - mu) / "
                "(dmu/deta); pearson (y - mu) sqrt(w / V(mu)); deviance sign(y - mu) sqrt(w d(y, mu)), "

@@ -221,7 +221,12 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                    "p = predict(net, X)\nprint(size(p))\nprint(round(p))",
                    "x = [1.2, 2.0, 2.9, 4.1, 5.0, 6.2, 6.8, 8.1, 9.0, 9.8]\n"
                    "y = [2.3, 3.1, 5.8, 6.2, 8.9, 9.7, 12.8, 13.1, 15.9, 16.2]\nfit = linreg(x, y)\n"
-                   "print(predict(fit, [5; 12], interval = \"prediction\"))"],
+                   "print(predict(fit, [5; 12], interval = \"prediction\"))",
+                   "t = table({yield = [3.0, 3.23, 4.19, 4.41, 5.63, 3.44, 4.67, 5.68, 5.51, 7.01],\n"
+                   "           nitrogen = [0, 40, 80, 120, 160, 0, 40, 80, 120, 160],\n"
+                   "           variety = [\"a\", \"a\", \"a\", \"a\", \"a\", \"b\", \"b\", \"b\", \"b\", \"b\"]})\n"
+                   "fit = linreg(t, \"yield ~ nitrogen + variety\")\n"
+                   "print(predict(fit, table({nitrogen = [100, 100], variety = [\"a\", \"b\"]}), interval = \"confidence\"))"],
          notes="A network's result is always a matrix with one column per output unit, also for one "
                "unit (m x 1), with dropout off. The "
                "computation is off the tape (plain NumPy), so it does not disturb tracked values. "
