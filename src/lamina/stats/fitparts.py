@@ -37,10 +37,6 @@ class Parts:
         """R of W^1/2 X = QR: (X'WX)^-1 = R^-1 R^-T."""
         return np.linalg.qr(self.X * np.sqrt(self.weights)[:, None], mode="r")
 
-    def unscaled_cov(self) -> np.ndarray:
-        inverse = np.linalg.inv(self.r_factor())
-        return inverse @ inverse.T
-
     def leverage(self) -> np.ndarray:
         """The diagonal of the hat matrix: the squared row norms of W^1/2 X R^-1."""
         from scipy.linalg import solve_triangular
