@@ -125,15 +125,17 @@ def test_plot_of_a_fit_draws_r_s_four_panels(lam, tmp_path):
     figures.close()
 
 
-def test_plot_of_a_fit_needs_a_figure_of_its_own(lam):
-    assert lam.error(MTCARS + "plot([1, 2])\nplot(f1)").message.startswith(
-        "plot of a fitted model draws its four panels in a figure of their own, but the current figure has drawings on it")
+def test_plot_of_a_fit_starts_a_figure_of_its_own(lam, capsys):
+    lam.run(MTCARS + "plot([1, 2])\nplot(f1)")
+    assert len(figures._state["fig"].axes) == 4
+    assert "plot of a fitted model draws its four panels in a figure of their own, so the figure drawn " \
+           "before it, never saved or shown, is dropped" in capsys.readouterr().err
     figures.close()
     assert lam.error(MTCARS + "plot(f1, xlabel = \"x\")").message == (
         "plot of a fitted model draws four panels, each with its own axis labels; it takes only title = \"...\" "
         "(the figure's title).")
-    lam.run(MTCARS + "figure()\nplot(f1)")     # an empty figure is taken over
-    assert len(figures._state["fig"].axes) == 4
+    lam.run(MTCARS + "figure()\nplot(f1)")     # an empty figure is taken over without a word
+    assert len(figures._state["fig"].axes) == 4 and capsys.readouterr().err == ""
     figures.close()
 
 

@@ -53,7 +53,7 @@ X_KINDS = ("x may be dates or date-times (a date column, t.day): they go on a da
                    'fit = linreg(x, [2.3, 3.1, 5.8, 6.2, 8.9, 9.7, 12.8, 13.1, 15.9, 16.2])\n'
                    'plot(fit, title = "y ~ x")\nsavefig("plot_fit.png")\nprint(round(fit.r2, 4))'],
          notes="plot(fit) of a linear model (linreg) or GLM (glm) draws R's plot.lm panels in a "
-               "figure of their own (2 x 2; the open figure must be empty): residuals against fitted "
+               "figure of their own (2 x 2), as R's plot starts a new page (a figure drawn before it and not saved is dropped, with a warning): residuals against fitted "
                "values (a GLM's deviance residuals against its linear predictor), the normal Q-Q plot "
                "of the standardized residuals, the square root of their size against the fitted "
                "values, and the standardized residuals (a GLM's standardized Pearson residuals) "

@@ -260,15 +260,15 @@ def plot(x, y=None, label=None, title=None, xlabel=None, ylabel=None, style="-")
 
 def _plot_fit(fit, label, title, xlabel, ylabel):
     """R's four diagnostic panels of a linear model or GLM (diagnostic_plots.py), in a figure of
-    their own: the one open is taken over only while nothing is drawn on it."""
+    their own, as R's plot starts a new page: a figure open with drawings on it, never saved or
+    shown, is dropped with a warning."""
     if label is not None or xlabel is not None or ylabel is not None:
         raise LaminaError("TypeError", "plot of a fitted model draws four panels, each with its own "
                           "axis labels; it takes only title = \"...\" (the figure's title).")
     fig = _state["fig"]
     if fig is not None and any(ax.has_data() for ax in fig.axes):
-        raise LaminaError("ValueError", "plot of a fitted model draws its four panels in a figure of "
-                          "their own, but the current figure has drawings on it; savefig or show it "
-                          "first, or start afresh with figure().")
+        warn("plot of a fitted model draws its four panels in a figure of their own, so the figure "
+             "drawn before it, never saved or shown, is dropped; savefig it first to keep it.")
     from .diagnostic_plots import draw
     close()
     fig, grid = pyplot().subplots(2, 2, figsize=(9.6, 8.4))
