@@ -6,6 +6,9 @@ BY_MODULE = {
     "arrays": (
         "cat", "fill", "ndims", "permute", "squeeze", "stack", "unsqueeze",
     ),
+    "attention": (
+        "attention",
+    ),
     "autodiff": (
         "detach", "grad", "param", "tape_limit", "tape_reset", "tape_size", "track",
     ),

@@ -1,0 +1,166 @@
+"""Scaled dot-product attention, multi-head, as ONE tape entry with a fused backward.
+
+    attention(q, k, v, heads, mask, causal):  q ... x t x d,  k ... x s x d,  v ... x s x e
+
+The leading axes (none for one sequence, b for a batch, b x h for heads already split) are the
+batch and must agree. The last axes of q, k (d) and v (e) are cut into `heads` equal parts, head
+j taking columns j * d / heads to (j + 1) * d / heads, as torch's nn.MultiheadAttention and Keras
+cut them after their projections. Per head, with dk = d / heads:
+
+    S = Q K' / sqrt(dk),   S[i, j] = -Inf where query i may not attend to key j,
+    P = softmax(S) along the keys,   O = P V
+
+and the heads' outputs side by side again: ... x t x e. `mask` (true = may attend) broadcasts
+against ... x t x s, the heads sharing it: a t x s matrix for every sequence, a b x t x s array
+per sequence, a b x 1 x s array to hide padded keys; `causal` lets query i see keys 0 to i (the
+lower-left triangle, torch's is_causal). A query that may attend to no key gets weights of 0 and
+so an output of 0 (torch's scaled_dot_product_attention gives NaN there).
+
+The backward is written out rather than left to a chain of generic ops: given dO,
+    dV = P' dO,   dP = dO V',   dS = P .* (dP - rowsum(dO .* O)),
+    dQ = dS K / sqrt(dk),   dK = dS' Q / sqrt(dk)
+with rowsum(dP .* P) = rowsum(dO .* O) (each query's output is its weights times V), so the t x s
+arrays are touched only by the two products and one in-place update. The three VJPs share it.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autodiff.tape import record
+from ..errors import LaminaError, shape_str
+from ..values import as_int, describe, numeric, numeric_or_tracked, tensor_dtype
+
+
+def _sequences(x, name: str, dtype):
+    v = numeric(x, f"attention's {name}")
+    if np.ndim(v) < 2:
+        raise LaminaError("ShapeError", f"attention's {name} must be a matrix (one sequence, a row per "
+                          f"step) or an array with batch axes first, not {describe(x)}.")
+    return v if v.dtype == dtype else v.astype(dtype)
+
+
+def _check_shapes(q, k, v, heads: int) -> None:
+    shapes = f"q {shape_str(q.shape)}, k {shape_str(k.shape)}, v {shape_str(v.shape)}"
+    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]):
+        raise LaminaError("ShapeError", f"attention needs q, k and v to have the same batch axes (all "
+                          f"but the last two), but it got {shapes}.")
+    if k.shape[-1] != q.shape[-1]:
+        raise LaminaError("ShapeError", f"attention compares each query with each key, so q and k need "
+                          f"the same width (last axis), but it got {shapes}.")
+    if k.shape[-2] != v.shape[-2]:
+        raise LaminaError("ShapeError", f"attention needs a value for each key, so k and v need the same "
+                          f"number of steps (second-to-last axis), but it got {shapes}.")
+    if q.shape[-1] == 0:
+        raise LaminaError("ShapeError", f"attention needs queries and keys of at least one feature, but "
+                          f"it got {shapes}.")
+    for name, width in (("q and k", q.shape[-1]), ("v", v.shape[-1])):
+        if width % heads:
+            raise LaminaError("ShapeError", f"attention with {heads} heads cuts the width of {name} into "
+                              f"{heads} equal parts, but {width} is not a multiple of {heads} ({shapes}).")
+
+
+def _allowed(mask, causal: bool, lead: tuple, t: int, s: int):
+    """Where query i may attend to key j, as a bool array broadcasting against lead x 1 x t x s (the
+    1 for the heads), or None when every query may attend to every key."""
+    allowed = None
+    if mask is not None:
+        m = numeric(mask, "attention's mask") if not isinstance(mask, (bool, np.ndarray)) else mask
+        m = np.asarray(m)
+        if m.dtype != bool:
+            if np.any((m != 0) & (m != 1)):
+                raise LaminaError("ValueError", "attention's mask must be logical (true where a query may "
+                                  "attend to a key) or hold only 0 and 1, but it holds other numbers.")
+            m = m != 0
+        want = lead + (t, s)
+        try:
+            np.broadcast_shapes(m.shape, want)
+            fits = m.ndim <= len(want) and np.broadcast_shapes(m.shape, want) == want
+        except ValueError:
+            fits = False
+        if not fits:
+            hint = ""
+            if m.ndim == 2 and lead and m.shape == (lead[0], s):
+                hint = (f" To hide padded keys per sequence, give a {lead[0]} x 1 x {s} mask "
+                        f"(reshape(mask, {lead[0]}, 1, {s})).")
+            raise LaminaError("ShapeError", f"attention's mask must broadcast against the scores, "
+                              f"{shape_str(want) if len(want) > 1 else want} (queries x keys, after the "
+                              f"batch axes), but it is {describe(m)}.{hint}")
+        allowed = m.reshape(m.shape[:-2] + (1,) + m.shape[-2:]) if m.ndim >= 2 else m
+    if causal:
+        tri = np.tri(t, s, dtype=bool)
+        allowed = tri if allowed is None else allowed & tri
+    return allowed
+
+
+def _split(x: np.ndarray, heads: int) -> np.ndarray:
+    """... x n x w as ... x heads x n x (w / heads), contiguous."""
+    if heads == 1:
+        return x[..., None, :, :]
+    n, w = x.shape[-2:]
+    parts = x.reshape(x.shape[:-1] + (heads, w // heads))
+    return np.ascontiguousarray(np.moveaxis(parts, -2, -3))
+
+
+def _join(x: np.ndarray) -> np.ndarray:
+    """... x heads x n x c as ... x n x (heads * c), the inverse of _split."""
+    heads, n, c = x.shape[-3:]
+    if heads == 1:
+        return x[..., 0, :, :]
+    return np.ascontiguousarray(np.moveaxis(x, -3, -2)).reshape(x.shape[:-3] + (n, heads * c))
+
+
+def attention(q, k, v, heads=1.0, mask=None, causal=False):
+    """softmax(Q K' / sqrt(dk) + mask) V per head, as one tape entry (see the module's docstring)."""
+    q = numeric_or_tracked(q, "attention's q")
+    k = numeric_or_tracked(k, "attention's k")
+    v = numeric_or_tracked(v, "attention's v")
+    if not isinstance(causal, bool):
+        raise LaminaError("TypeError", f"attention's causal must be true or false, not {describe(causal)}.")
+    h = as_int(heads, "attention's heads", minimum=1)
+    dtype = tensor_dtype(q, k, v)
+    qv, kv, vv = (_sequences(x, name, dtype) for x, name in ((q, "q"), (k, "k"), (v, "v")))
+    _check_shapes(qv, kv, vv, h)
+    lead, (t, d), s = qv.shape[:-2], qv.shape[-2:], kv.shape[-2]
+    allowed = _allowed(mask, causal, lead, t, s)
+    scale = 1.0 / math.sqrt(d // h)
+
+    Q, K, V = _split(qv, h), _split(kv, h), _split(vv, h)
+    Qs = Q * dtype(scale)
+    P = Qs @ np.swapaxes(K, -1, -2)                       # the scores, then the weights in place
+    if allowed is not None:
+        np.putmask(P, ~np.broadcast_to(allowed, P.shape), -np.inf)
+    top = P.max(axis=-1, keepdims=True) if s else np.zeros(P.shape[:-1] + (1,), dtype)
+    if allowed is not None:
+        top[~np.isfinite(top)] = 0.0                      # a row with no key: exp(-Inf) = 0 throughout
+    P -= top
+    np.exp(P, out=P)
+    total = P.sum(axis=-1, keepdims=True)
+    if allowed is not None or not s:
+        total[total == 0] = 1.0                           # its weights stay 0, its output 0
+    P /= total
+    O = P @ V
+    memo = {}
+
+    def d_out(g):
+        """dO, split by heads, once per backward sweep (the three VJPs get the same g)."""
+        if memo.get("g") is not g:
+            memo.clear()
+            memo["g"], memo["dO"] = g, _split(np.asarray(g, dtype=dtype), h)
+        return memo["dO"]
+
+    def d_scores(g):
+        """dS = P .* (dO V' - rowsum(dO .* O)), for q's and k's gradients, once per sweep."""
+        dO = d_out(g)
+        if "dS" not in memo:
+            dS = dO @ np.swapaxes(V, -1, -2)
+            dS -= np.sum(dO * O, axis=-1, keepdims=True)
+            dS *= P
+            memo["dS"] = dS
+        return memo["dS"]
+
+    return record(_join(O), (q, k, v),
+                  (lambda g: _join(d_scores(g) @ K) * dtype(scale),
+                   lambda g: _join(np.swapaxes(d_scores(g), -1, -2) @ Qs),
+                   lambda g: _join(np.swapaxes(P, -1, -2) @ d_out(g))))
