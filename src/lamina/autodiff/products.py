@@ -9,7 +9,7 @@ result. Each operand's gradient is the product of the output's gradient with the
 (transposed), summed over the batch axes that operand was stretched along.
 
 einsum contracts by subscripts ("bij,bjk->bik"). Each pairwise step is one batched matrix
-product (np.matmul, so BLAS, as torch.einsum uses bmm): the letters both operands keep are the
+product (bmm.py: BLAS, as torch.einsum uses bmm): the letters both operands keep are the
 batch, the letters they share and drop are summed by the product, and a letter only one operand
 has and drops is summed first. Three operands or more are contracted pairwise in the order
 NumPy's einsum_path (greedy) chooses. Operand i's gradient is the einsum of the output's
@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import LaminaError, describe_shape
 from ..values import tensor_dtype, value_of
+from .bmm import bmm
 from .tape import record, record2
 
 
@@ -86,10 +87,10 @@ def _axes(shape: tuple) -> str:
 
 def _matmul(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """X @ Y; a batch times one matrix is one matrix product of the batch's rows stacked (a
-    single BLAS call instead of one per batch item)."""
+    single BLAS call instead of one per batch item), two batches of one shape are bmm's."""
     if X.ndim > 2 and Y.ndim == 2 and X.flags.c_contiguous:
         return (X.reshape(-1, X.shape[-1]) @ Y).reshape(X.shape[:-1] + Y.shape[-1:])
-    return np.matmul(X, Y)
+    return bmm(X, Y)
 
 
 def _sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
@@ -210,7 +211,7 @@ def _pair_product(la: str, A: np.ndarray, lb: str, B: np.ndarray, keep: str) -> 
     nb, nl, nr, ns = (math.prod(size[c] for c in part) for part in (batch, left, right, summed))
     A3 = A.transpose([la.index(c) for c in batch + left + summed]).reshape(nb, nl, ns)
     B3 = B.transpose([lb.index(c) for c in batch + summed + right]).reshape(nb, ns, nr)
-    C = (A3[0] @ B3[0])[None] if nb == 1 else np.matmul(A3, B3)
+    C = (A3[0] @ B3[0])[None] if nb == 1 else bmm(A3, B3)
     C = C.reshape([size[c] for c in batch + left + right])
     order = batch + left + right
     if order != list(keep):

@@ -1,0 +1,73 @@
+"""The batched matrix product: np.matmul of two stacks of matrices, the batch split over threads.
+
+OpenBLAS threads each matrix product of a batch on its own: np.matmul of 64 pairs of 128 x 64
+and 64 x 128 matrices is 64 rounds of waking its threads and waiting for them, each product too
+small to share well, and while another process wants the cores its threads spin and wait a
+scheduler slice at every product (bench/NOTES.md, "Batched products"). torch's bmm splits the
+batch instead: each thread multiplies its share of the matrices alone. So does `bmm`: a batch of
+two products or more, and at least PARALLEL_MIN multiply-adds in all, is cut into one chunk per
+BLAS thread (as many as OpenBLAS would use now, so that OPENBLAS_NUM_THREADS=1 or threadpoolctl's
+limits keep everything on one thread); the calling thread multiplies the first chunk and a pool's
+threads the others, each by np.matmul (which lets go of the GIL) with OpenBLAS held to one
+thread meanwhile (threadpoolctl, as stats/models.py does for small fits).
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+PARALLEL_MIN = 1 << 20          # multiply-adds below which one np.matmul is cheaper than threads
+
+_state = {"blas": None, "pool": None, "workers": 0}
+
+
+def bmm(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """np.matmul(X, Y) of X ... x m x k and Y ... x k x n (NumPy's result, dtype included)."""
+    batch = X.shape[:-2]
+    count = math.prod(batch)
+    m, k, n = X.shape[-2], X.shape[-1], Y.shape[-1]
+    if X.ndim < 3 or Y.shape[:-2] != batch or count < 2 or count * m * k * n < PARALLEL_MIN:
+        return np.matmul(X, Y)
+    threads = min(_blas_threads(), count)
+    if threads < 2:
+        return np.matmul(X, Y)
+    X3, Y3 = X.reshape(count, m, k), Y.reshape(count, k, n)
+    out = np.empty((count, m, n), dtype=np.result_type(X, Y))
+    bounds = [count * i // threads for i in range(threads + 1)]
+    chunks = list(zip(bounds[:-1], bounds[1:]))
+    with _state["blas"].limit(limits=1, user_api="blas"):
+        pool = _pool(threads - 1)
+        waiting = [pool.submit(np.matmul, X3[lo:hi], Y3[lo:hi], out=out[lo:hi]) for lo, hi in chunks[1:]]
+        lo, hi = chunks[0]
+        np.matmul(X3[lo:hi], Y3[lo:hi], out=out[lo:hi])
+        for job in waiting:
+            job.result()
+    return out.reshape(batch + (m, n))
+
+
+def _blas_threads() -> int:
+    """How many threads NumPy's BLAS would use for one product now."""
+    if _state["blas"] is None:
+        from threadpoolctl import ThreadpoolController   # here: only large batched products need it
+        _state["blas"] = ThreadpoolController()
+    libs = _state["blas"].select(user_api="blas").lib_controllers
+    return max((lib.num_threads for lib in libs), default=1)
+
+
+def _pool(workers: int):
+    if _state["pool"] is None or _state["workers"] < workers:
+        from concurrent.futures import ThreadPoolExecutor
+        if _state["pool"] is not None:
+            _state["pool"].shutdown(wait=False)
+        _state["pool"], _state["workers"] = ThreadPoolExecutor(workers, "lamina-bmm"), workers
+    return _state["pool"]
+
+
+def _forget_pool() -> None:
+    """After a fork the child has none of the parent's threads: it starts a pool of its own."""
+    _state["pool"], _state["workers"] = None, 0
+
+
+os.register_at_fork(after_in_child=_forget_pool)
