@@ -159,10 +159,10 @@ class StepScale(Layer):
     activation = "none"
 
     def parameters(self, data: DataShape) -> dict:
-        return {"s": (1, data.width)}
+        return {"s": (1, *data.shape)}
 
     def init(self, data, rng) -> list:
-        return [rng.uniform(0.5, 1.5, (1, data.width))]
+        return [rng.uniform(0.5, 1.5, (1, *data.shape))]
 
     def forward(self, x, params, data, training, rng, logits=False):
         return ops.emul(x, params[0])

@@ -9,14 +9,17 @@ from lamina.autodiff.grad import grad
 from lamina.autodiff.gradcheck import check
 from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
-from lamina.models.layer import DataShape
+from lamina.models.layer import DataShape, reshaped
 from lamina.models.layers.embedding import Embedding
 
 TOKENS = np.array([[0.0, 4.0, 4.0, 1.0], [2.0, 2.0, 2.0, 3.0], [4.0, 0.0, 1.0, 0.0]])
 
 
 def forward(layer, tokens, table):
-    return layer.forward(tokens, [table], DataShape(tokens.shape[1]), training=False, rng=None)
+    """The layer on m x n tokens (it gives m x n x dim), as the m x (n * dim) matrix of rows."""
+    out = layer.forward(tokens, [table], DataShape((tokens.shape[1],)), training=False, rng=None)
+    assert np.shape(getattr(out, "value", out)) == (*tokens.shape, layer.dim)
+    return reshaped(out, (tokens.shape[0], -1))
 
 
 def test_each_token_becomes_its_row_step_after_step():
@@ -72,8 +75,8 @@ def test_shapes_through_a_spec(run):
                         'print(s.outputs)\nprint(s.layers[0])')
     assert lines == ["12", '{kind="embedding", vocab=5, dim=3}']
     s, t = interp.get("s"), interp.get("t")
-    assert s.shapes[1] == DataShape(12, 4)                  # 4 steps of 3
-    assert t.shapes[1] == DataShape(24, 4)                  # 4 steps of 2 tokens * 3
+    assert s.shapes[1] == DataShape((4, 3))                 # 4 steps of 3
+    assert t.shapes[1] == DataShape((4, 6))                 # 4 steps of 2 tokens * 3
     assert t.parameter_counts()[:2] == [21, 3 * (2 * 6 + 2 * 2 + 2)]
 
 

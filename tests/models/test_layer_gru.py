@@ -10,7 +10,7 @@ from lamina.autodiff.grad import grad
 from lamina.autodiff.gradcheck import check
 from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
-from lamina.models.layer import DataShape
+from lamina.models.layer import DataShape, reshaped
 from lamina.models.layers.gru import GRU
 from lamina.nn.gru import FIELDS, gru_forward
 from lamina.values import Record
@@ -41,9 +41,12 @@ def weights(rng, n_in=I, n_h=H):
     return {f: rng.normal(scale=0.5, size=(n_h, {"w": n_in, "u": n_h, "b": 1}[f[0]])) for f in FIELDS}
 
 
-def forward(layer, X, w, steps=T):
-    data = DataShape(T * I, steps)
-    return layer.forward(X, [w[f] for f in FIELDS], data, training=False, rng=None)
+def forward(layer, X, w):
+    """The layer on X, m x (T * I) rows, as the m x T x I batch it reads; its output as the matrix
+    of its rows (m x (T * H) with return_sequences)."""
+    data = DataShape((T, I))
+    out = layer.forward(reshaped(X, (M, T, I)), [w[f] for f in FIELDS], data, training=False, rng=None)
+    return reshaped(out, (M, -1))
 
 
 @pytest.mark.parametrize("return_sequences", [False, True])
@@ -70,8 +73,8 @@ def test_gradients_match_finite_differences(return_sequences):
     layer = GRU(H, return_sequences)
     shapes = [{"w": (H, I), "u": (H, H), "b": (H, 1)}[f[0]] for f in FIELDS]
     problems = check(f"gru_layer:{return_sequences}",
-                     lambda x, *ws: layer.forward(x, list(ws), DataShape(T * I, T), False, None),
-                     GradCase(((M, T * I), *shapes)))
+                     lambda x, *ws: layer.forward(x, list(ws), DataShape((T, I)), False, None),
+                     GradCase(((M, T, I), *shapes)))
     assert not problems, problems
 
 
@@ -80,7 +83,7 @@ def test_the_whole_batch_is_one_tape_entry():
     TAPE.reset()
     w = {f: TAPE.leaf(v, True) for f, v in weights(rng).items()}
     before = TAPE.size()
-    forward(GRU(H), rng.standard_normal((M, T * I)), w)
+    GRU(H).forward(rng.standard_normal((M, T, I)), [w[f] for f in FIELDS], DataShape((T, I)), False, None)
     assert TAPE.size() - before == 1
     TAPE.reset()
 

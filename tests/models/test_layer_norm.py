@@ -14,7 +14,7 @@ from lamina.models.layers.layer_norm import LayerNorm
 
 
 def forward(x, gain, bias, width=6):
-    return LayerNorm().forward(x, [gain, bias], DataShape(width), training=False, rng=None)
+    return LayerNorm().forward(x, [gain, bias], DataShape((width,)), training=False, rng=None)
 
 
 def test_matches_the_formula_by_hand():
@@ -31,7 +31,7 @@ def test_matches_the_formula_by_hand():
 
 def test_rows_come_out_with_mean_0_and_variance_1_at_the_start():
     x = np.random.default_rng(1).standard_normal((5, 6)) * 10
-    out = forward(x, *LayerNorm().init(DataShape(6), None))
+    out = forward(x, *LayerNorm().init(DataShape((6,)), None))
     np.testing.assert_allclose(out.mean(axis=1), 0, atol=1e-12)
     np.testing.assert_allclose(out.var(axis=1), 1, rtol=1e-5)
 
@@ -65,7 +65,7 @@ def test_in_a_spec_it_keeps_the_shape_and_has_a_gain_and_a_bias(run):
                         'net = s |> compile(seed = 1)\nprint(s.layers[1])\nprint(net.weights[1])')
     assert lines == ['{kind="layer_norm"}', "{gain=[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1;], "
                      "bias=[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0;]}"]     # 1 x 12 rows
-    assert interp.get("s").shapes[2] == DataShape(12, 4)
+    assert interp.get("s").shapes[2] == DataShape((4, 3))
 
 
 def test_errors(run):

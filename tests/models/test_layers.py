@@ -54,7 +54,7 @@ def test_one_tape_entry_per_dense_layer():
 
 
 def test_glorot_uniform_init_and_zero_bias():
-    w, b = Dense(300, "relu").init(DataShape(200), np.random.default_rng(0))
+    w, b = Dense(300, "relu").init(DataShape((200,)), np.random.default_rng(0))
     limit = np.sqrt(6 / 500)
     assert w.shape == (200, 300) and b.shape == (1, 300) and not b.any()
     assert np.abs(w).max() <= limit and np.abs(w).max() > 0.99 * limit
@@ -64,7 +64,7 @@ def test_glorot_uniform_init_and_zero_bias():
 def test_dropout_is_active_only_while_training():
     layer = Dropout(0.5)
     x = np.ones((50, 40))
-    data = DataShape(40)
+    data = DataShape((40,))
     assert layer.forward(x, [], data, training=False, rng=None) is x
     out = layer.forward(x, [], data, training=True, rng=np.random.default_rng(0))
     assert set(np.unique(out)) == {0.0, 2.0} and 0.4 < (out == 0).mean() < 0.6
@@ -114,4 +114,4 @@ def test_layer_errors(run, source, kind, words):
 def test_dense_layer_needs_a_spec():
     with pytest.raises(LaminaError, match="model spec"):
         dense_layer("x", 3)
-    assert isinstance(dense_layer(ModelSpec(2), 3.0, "relu"), ModelSpec)
+    assert isinstance(dense_layer(ModelSpec((2,)), 3.0, "relu"), ModelSpec)

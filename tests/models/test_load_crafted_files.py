@@ -276,7 +276,7 @@ def test_a_model_of_many_layers_loads_in_time_linear_in_its_layers(tmp_path, mon
     from lamina.models.spec import ModelSpec
     n = 400
     layers = (Dense(2, "tanh"),) * (n - 1) + (Dense(1, "none"),)
-    net = compile_model(ModelSpec(2, layers), "adam", "mse", 1.0)
+    net = compile_model(ModelSpec((2,), layers), "adam", "mse", 1.0)
     path = str(tmp_path / "deep.npz")
     save_model(net, path)
     asked = []

@@ -31,7 +31,7 @@ class Kernel(Layer):
     kind = "kernel4"
 
     def output(self, data: DataShape) -> DataShape:
-        return DataShape(KERNEL[0])
+        return DataShape((KERNEL[0],))
 
     def parameters(self, data: DataShape) -> dict:
         return {"k": KERNEL}

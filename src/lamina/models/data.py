@@ -1,17 +1,17 @@
 """Checking and shaping X and Y for fit, predict and evaluate.
 
 Rows of X and Y are examples. X is m x n for a model made with input(n) (a
-vector of m is taken as m x 1 when n is 1), and for one made with input(steps, features)
-either the m x steps x features array or the m x (steps * features) matrix, each row a
-sequence step after step: the array is that matrix's rows folded, and becomes it (a view,
-no copy), so every layer reads rows and both forms give the same numbers. The first layer
-may check X further (embedding: tokens). Y has one column per output unit;
+vector of m is taken as m x 1 when n is 1), and for one whose examples have a shape of rank 2
+or more (input(steps, features), input(28, 28, 1)) either the m x *shape array or the matrix of
+its rows, each example's numbers one after another (m x (steps * features), m x 784): the
+matrix becomes the array (a view, no copy), the batch form every layer reads (layer.py), so
+both forms give the same numbers. The first layer may check X further (embedding: tokens). Y has one column per output unit;
 a vector of m is one target per example, the m x 1 matrix, when the last layer
 has one unit. For cross_entropy, Y may instead be a vector of m class indices
 (0 to units - 1), which becomes the m x units one-hot matrix (fit keeps the indices and
-one-hots each batch's rows). A model whose last layer gives sequences takes Y as the
-m x steps x units array too, and predict gives it back in that form when X was an array
-(`as_given`).
+one-hots each batch's rows). A model whose last layer gives examples of rank 2 or more
+(sequences) takes Y as the m x *shape array too, and predict gives its outputs back in that
+form when X was an array of rank 3 or more (`as_given`), as the matrix of their rows otherwise.
 """
 from __future__ import annotations
 
@@ -24,18 +24,18 @@ from .layer import steps_text
 
 
 def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
-    """X as an m x inputs matrix of the model's `dtype` for the model spec `spec`, checked by its
-    first layer."""
+    """X as the m x *shape array of the model's `dtype` for the model spec `spec` (shape: one
+    example's, spec.shape), checked by its first layer."""
     inputs = spec.inputs
     x = as_tensor(X, f"{who}'s X")
     if x.ndim == 1 and inputs == 1:
         x = x.reshape(-1, 1)
     given = x
     if x.ndim > 2:
-        x = _sequence_rows(x, spec, who)
+        x = _example_rows(x, spec, who)
     if x.ndim != 2 or x.shape[1] != inputs:
         one = " (for one example, write x' to make it a 1 x n row)" if x.ndim == 1 else ""
-        array = f", or is an m x {spec.steps} x {inputs // spec.steps} array" if spec.steps else ""
+        array = f", or is an {_array_text(spec)} array" if len(spec.shape) > 1 else ""
         raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes "
                           f"{_input_call(spec)}: X needs {inputs} column{'s' * (inputs != 1)}"
                           f"{_steps_words(spec)}, one row per example{one}{array}.")
@@ -43,17 +43,17 @@ def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
         raise LaminaError("ValueError", f"{who}: X has no rows (examples).")
     if spec.layers:
         spec.layers[0].check_input(given, who)
-    return np.ascontiguousarray(x, dtype=dtype)
+    x = np.ascontiguousarray(x, dtype=dtype)
+    return x if x.shape[1:] == spec.shape else x.reshape(x.shape[0], *spec.shape)
 
 
-def _sequence_rows(x: np.ndarray, spec, who: str) -> np.ndarray:
-    """An m x steps x features array X as the m x (steps * features) matrix of its rows (a view),
-    for a model made with input(steps, features); any other array of rank 3 or more is an error
-    naming the input layer and both shapes."""
-    if spec.steps and x.shape[1:] == (spec.steps, spec.inputs // spec.steps):
+def _example_rows(x: np.ndarray, spec, who: str) -> np.ndarray:
+    """An m x *shape array X as it is, for a model whose examples have that shape; any other array
+    of rank 3 or more is an error naming the input layer and both shapes."""
+    if x.shape[1:] == spec.shape:
         return x.reshape(x.shape[0], spec.inputs)
-    if spec.steps:
-        want = f"m x {spec.steps} x {spec.inputs // spec.steps} (example x step x feature)"
+    if len(spec.shape) > 1:
+        want = _array_text(spec) + (" (example x step x feature)" if len(spec.shape) == 2 else "")
         raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes "
                           f"{_input_call(spec)}: an array X must be {want}, or a matrix of "
                           f"{spec.inputs} columns{_steps_words(spec)}, one row per example.")
@@ -63,35 +63,44 @@ def _sequence_rows(x: np.ndarray, spec, who: str) -> np.ndarray:
                       f"m x steps x features array; reshape(X, {x.shape[0]}, -1) makes each example a row).")
 
 
+def _array_text(spec) -> str:
+    """`m x 20 x 8`, `m x 28 x 28 x 1`."""
+    return " x ".join(["m", *map(str, spec.shape)])
+
+
 def _input_call(spec) -> str:
-    """The input layer as it was written: `input(6)`, `input(20, 8)`."""
-    return f"input({spec.steps}, {spec.inputs // spec.steps})" if spec.steps else f"input({spec.inputs})"
+    """The input layer as it was written: `input(6)`, `input(20, 8)`, `input(28, 28, 1)`."""
+    return f"input({', '.join(map(str, spec.shape))})"
 
 
 def _steps_words(spec) -> str:
-    return f" ({steps_text(spec.steps)} of {spec.inputs // spec.steps}, step after step)" if spec.steps else ""
+    if spec.steps:
+        return f" ({steps_text(spec.steps)} of {spec.inputs // spec.steps}, step after step)"
+    return f" ({' x '.join(map(str, spec.shape))}, row-major)" if len(spec.shape) > 2 else ""
 
 
 def as_given(out: np.ndarray, X, spec) -> np.ndarray:
-    """predict's result in the form X came in: a last layer's sequences (m x (steps * units)) as
-    the m x steps x units array when X was an array of rank 3, else the matrix as it is."""
-    last, given = spec.shapes[-1], value_of(X)
-    if last.steps and isinstance(given, np.ndarray) and given.ndim > 2:
-        return out.reshape(out.shape[0], last.steps, last.features)
+    """predict's result in the form X came in: the model's m x *shape outputs as they are when X
+    was an array of rank 3 or more, else (X a matrix of rows) as the m x width matrix of theirs."""
+    given = value_of(X)
+    if out.ndim > 2 and not (isinstance(given, np.ndarray) and given.ndim > 2):
+        return out.reshape(out.shape[0], -1)
     return out
 
 
-def targets(Y, m: int, units: int, loss, who: str, dtype=np.float64, indices: bool = False,
-            steps: int | None = None) -> np.ndarray:
-    """Y as an m x units matrix of the model's `dtype` (class indices become one-hot rows).
-    With `indices`, class indices stay a vector of m int64s (fit's batches one-hot their own
-    rows, see `one_hot`), so the m x units matrix is never made. `steps`: the last layer gives
-    sequences of that many steps, and Y may be the m x steps x (units / steps) array of them."""
+def targets(Y, m: int, out, loss, who: str, dtype=np.float64, indices: bool = False) -> np.ndarray:
+    """Y as an m x units matrix of the model's `dtype` (class indices become one-hot rows), units
+    the width of `out`, the last layer's DataShape. With `indices`, class indices stay a vector of
+    m int64s (fit's batches one-hot their own rows, see `one_hot`), so the m x units matrix is
+    never made. When the last layer gives examples of rank 2 or more (sequences), Y may be the
+    m x *shape array of them."""
+    units = out.width
     y = as_tensor(Y, f"{who}'s Y")
-    if y.ndim == 3 and steps and y.shape[1:] == (steps, units // steps):
+    if y.ndim > 2 and out.rank > 1 and y.shape[1:] == out.shape:
         y = y.reshape(y.shape[0], units)
     if y.ndim != 2 and y.ndim != 1:
-        array = f", or an m x {steps} x {units // steps} array (the last layer's sequences)" if steps else ""
+        array = (f", or an m x {' x '.join(map(str, out.shape))} array (the last layer's "
+                 f"{'sequences' if out.rank == 2 else 'outputs'})") if out.rank > 1 else ""
         raise LaminaError("ShapeError", f"{who}: Y must be a vector or matrix{array}, not "
                           f"{describe_shape(y.shape)}.")
     if y.shape[0] != m:

@@ -19,7 +19,7 @@ def evaluate(model, X, Y) -> Record:
     """{loss} for mse and mae; {loss, accuracy} for the classification losses."""
     model = check_model(model, "evaluate")
     x, y = data_of(model, X, Y, "evaluate")
-    scores = model.forward(x, model.params, training=False, logits=model.fused_logits)
+    scores = model.scores(x, model.params, training=False)
     fields = {"loss": float(model.loss.fn(scores, y))}
     if model.loss.name == "cross_entropy":
         fields["accuracy"] = _share(scores.argmax(axis=1) == y.argmax(axis=1), scores)

@@ -71,8 +71,7 @@ def data_of(model: Model, X, Y, who: str, indices: bool = False):
     """(x, y) checked and shaped for `model` (models/data.py); `indices`: class indices stay
     a vector of int64s."""
     x = features(X, model.spec, who, model.dtype)
-    return x, targets(Y, x.shape[0], model.spec.outputs, model.loss, who, model.dtype, indices,
-                      model.spec.shapes[-1].steps)
+    return x, targets(Y, x.shape[0], model.spec.shapes[-1], model.loss, who, model.dtype, indices)
 
 
 def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0,

@@ -104,7 +104,8 @@ def spec(meta: dict, weight_arrays: int) -> ModelSpec:
     if weighted > weight_arrays:
         raise Bad(f"its header describes {len(described)} layers, {weighted} of them with weights, but "
                   f"it holds {weight_arrays} weight array{'s' * (weight_arrays != 1)} (param0, param1, ...)")
-    layers, data = [], DataShape(inputs, steps)
+    shape = (inputs,) if steps is None else (steps, inputs // steps)
+    layers, data = [], DataShape(shape)
     for i, d in enumerate(described):
         field = f"layers[{i}]"
         if not isinstance(d, dict):
@@ -117,7 +118,7 @@ def spec(meta: dict, weight_arrays: int) -> ModelSpec:
         except LaminaError as e:
             raise Bad(f"its header's {field} ({kind}): {e.message.rstrip('.')}") from None
         layers.append(layer)
-    return ModelSpec(inputs, tuple(layers), steps)
+    return ModelSpec(shape, tuple(layers))
 
 
 def _has_weights(described) -> bool:

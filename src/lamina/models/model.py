@@ -33,6 +33,7 @@ import numpy as np
 
 from ..optim.base import Optimizer
 from ..values import LibObject, Record, value_of
+from .layer import reshaped
 from .losses import Loss
 from .spec import ModelSpec, summary_html, summary_table
 
@@ -106,7 +107,8 @@ class Model(LibObject):
         return self.loss.logits_of is not None
 
     def forward(self, x, params, training: bool, rng=None, logits: bool = False):
-        """The outputs for a batch x (rows are examples), on the tape when params are tracked.
+        """The outputs for a batch x (m x *spec.shape, examples along the first axis), m x *the
+        last layer's shape, on the tape when params are tracked.
 
         logits = true leaves out the last layer's activation (for the fused losses)."""
         h = x
@@ -119,10 +121,16 @@ class Model(LibObject):
     def predict(self, x: np.ndarray) -> np.ndarray:
         return self.forward(x, self.params, training=False)
 
+    def scores(self, x, params, training: bool, rng=None):
+        """What the loss reads for a batch x: the m x width matrix of the outputs' rows (the
+        pre-activations for a fused loss)."""
+        return reshaped(self.forward(x, params, training, rng, logits=self.fused_logits),
+                        (-1, self.spec.outputs))
+
     def batch_loss(self, x, y, params, training: bool, rng=None):
         """The loss on one batch (a tracked number when params are tracked); y is fit's, checked
         and shaped by data.py."""
-        out = self.forward(x, params, training, rng, logits=self.fused_logits)
+        out = self.scores(x, params, training, rng)
         checked = self.loss.of_checked
         if checked is not None and np.shape(value_of(out)) == y.shape:
             return checked(out, y)

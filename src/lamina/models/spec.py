@@ -1,14 +1,16 @@
 """A model spec: the input's shape and the layers, before compile gives it weights.
 
 `input(n)` starts one whose examples are rows of n numbers; `input(steps, features)`
-one whose examples are sequences, each row `steps` steps of `features` numbers one
-after another (X may also be the m x steps x features array of those rows). Each layer builtin (`dense(spec, units, ...)`, `dropout(spec, rate)`,
+one whose examples are sequences, steps x features (X is the m x steps x features array,
+or the matrix of its rows, each `steps` steps of `features` numbers one after another).
+The shape of one example (a tuple, layer.DataShape) is what the layers are asked about. Each layer builtin (`dense(spec, units, ...)`, `dropout(spec, rate)`,
 `gru`, `embedding`, `layer_norm`) returns a new spec with one more layer (specs are
 immutable values, so a spec can be the start of several models). Everything about
 the layers is asked through the layer protocol (layer.py).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -20,9 +22,8 @@ from .layer import DataShape, Layer, steps_text
 
 @dataclass(frozen=True, eq=False)
 class ModelSpec(LibObject):
-    inputs: int                   # the width of X (steps * features for sequences)
+    shape: tuple                  # one example's shape: (n,), (steps, features), (28, 28, 1)
     layers: tuple = ()
-    steps: int | None = None      # for sequence input, the number of steps
 
     type_name = "model spec"
 
@@ -41,12 +42,22 @@ class ModelSpec(LibObject):
     def with_layer(self, layer: Layer) -> ModelSpec:
         """The spec with `layer` appended; the layer's LaminaError when it cannot take the data."""
         layer.output(self.shapes[-1])
-        return ModelSpec(self.inputs, self.layers + (layer,), self.steps)
+        return ModelSpec(self.shape, self.layers + (layer,))
+
+    @property
+    def inputs(self) -> int:
+        """The numbers in one example (X's columns when X is given as a matrix of rows)."""
+        return self.shapes[0].width
+
+    @property
+    def steps(self) -> int | None:
+        """For sequence input (an example of rank 2), the number of steps."""
+        return self.shapes[0].steps
 
     @cached_property
     def shapes(self) -> list[DataShape]:
         """The shape of the data before the first layer and after each layer."""
-        out = [DataShape(self.inputs, self.steps)]
+        out = [DataShape(self.shape)]
         for layer in self.layers:
             out.append(layer.output(out[-1]))
         return out
@@ -73,7 +84,7 @@ class ModelSpec(LibObject):
         return tuple(slices)
 
     def parameter_counts(self) -> list[int]:
-        return [sum(r * c for r, c in shapes.values()) for shapes in self.parameter_shapes()]
+        return [sum(math.prod(shape) for shape in shapes.values()) for shapes in self.parameter_shapes()]
 
     def input_text(self) -> str:
         """`2 inputs`, or `160 inputs (20 steps of 8)` for sequences."""
@@ -132,7 +143,7 @@ def input_spec(n, features=None) -> ModelSpec:
     sequences of `steps` steps of `features` features (X has steps * features columns, or
     is m x steps x features)."""
     if features is None:
-        return ModelSpec(as_int(n, "input's width", minimum=1))
+        return ModelSpec((as_int(n, "input's width", minimum=1),))
     steps = as_int(n, "input's steps", minimum=1)
     per_step = as_int(features, "input's features", minimum=1)
-    return ModelSpec(steps * per_step, (), steps)
+    return ModelSpec((steps, per_step))

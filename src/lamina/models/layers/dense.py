@@ -5,6 +5,10 @@ row: the language's broadcasting would add a vector to each row's *example*, not
 each unit). The activation's forward and backward come from the one activation
 table (nn/activation_table.py). The VJPs share one dz = dL/d(x @ w + b), computed
 once per backward sweep.
+
+On examples of rank 2 or more (sequences, images) the layer reads each example whole, its
+numbers one after another in row-major order (w is width x units), as it did before examples
+had a shape; flatten() before it says so in the spec.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from ...autodiff.tape import record
 from ...errors import LaminaError
 from ...nn.activation_table import ACTIVATIONS
 from ...values import as_int, as_str, value_of
-from ..layer import DataShape, Layer, no_options, register
+from ..layer import DataShape, Layer, no_options, register, reshaped
 from ..spec import check_spec
 
 
@@ -58,7 +62,7 @@ class Dense(Layer):
         return cls(as_int(units, "dense's units", minimum=1), act)
 
     def output(self, data: DataShape) -> DataShape:
-        return DataShape(self.units)
+        return DataShape((self.units,))
 
     def parameters(self, data: DataShape) -> dict:
         return {"w": (data.width, self.units), "b": (1, self.units)}
@@ -70,7 +74,7 @@ class Dense(Layer):
 
     def forward(self, x, params, data, training, rng, logits=False):
         w, b = params
-        return dense_act(x, w, b, "none" if logits else self.activation)
+        return dense_act(reshaped(x, (-1, data.width)), w, b, "none" if logits else self.activation)
 
     def label(self) -> str:
         return f"dense({self.units}, activation = \"{self.activation}\")"

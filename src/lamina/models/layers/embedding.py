@@ -2,9 +2,10 @@
 row of `dim` numbers, looked up in a vocab x dim table.
 
 An example is a row of tokens, one per step (for input(steps, k), k tokens per step);
-the output row is their table rows one after another, so m x steps tokens become an
-m x (steps * dim) matrix of sequences, `steps` steps of `dim` features (of k * dim
-for k tokens per step), which a gru layer reads step by step. The table starts
+each becomes its table row, so m x steps tokens become an m x steps x dim array of
+sequences, `steps` steps of `dim` features (of k * dim, the k rows side by side, for k
+tokens per step), which a gru layer reads step by step. (An example of rank 3 or more,
+h x w x k tokens, becomes h x w x (k * dim) the same way: the last axis's rows side by side.) The table starts
 standard normal, as PyTorch's nn.Embedding does. The layer is one primitive on the
 tape: the table's gradient adds each output gradient into its token's row (a
 scatter-add); tokens get no gradient.
@@ -36,12 +37,12 @@ def tokens_of(x: np.ndarray, vocab: int, where: str) -> np.ndarray:
     return x.astype(np.int64)
 
 
-def embed(tokens: np.ndarray, table):
-    """The rows table[tokens[i, j]] side by side: an m x (k * dim) matrix, one tape entry."""
+def embed(tokens: np.ndarray, table, shape: tuple):
+    """The rows table[tokens[...]] arranged as m x *shape (shape: the output's DataShape's), one
+    tape entry."""
     tv = value_of(table)
     vocab, dim = tv.shape
-    m = tokens.shape[0]
-    out = tv[tokens].reshape(m, -1)
+    out = tv[tokens].reshape(tokens.shape[0], *shape)
 
     def d_table(g):
         d = np.zeros((vocab, dim), dtype=tv.dtype)
@@ -64,7 +65,10 @@ class Embedding(Layer):
         return cls(as_int(vocab, "embedding's vocab", minimum=1), as_int(dim, "embedding's dim", minimum=1))
 
     def output(self, data: DataShape) -> DataShape:
-        return DataShape(data.width * self.dim, data.steps or data.width)
+        """(n,) tokens give (n, dim); (..., k) tokens give (..., k * dim)."""
+        if data.rank == 1:
+            return DataShape((data.width, self.dim))
+        return DataShape((*data.shape[:-1], data.features * self.dim))
 
     def parameters(self, data: DataShape) -> dict:
         return {"table": (self.vocab, self.dim)}
@@ -76,7 +80,7 @@ class Embedding(Layer):
         tokens_of(x, self.vocab, f"{who}'s X")
 
     def forward(self, x, params, data, training, rng, logits=False):
-        return embed(tokens_of(value_of(x), self.vocab, "its input"), params[0])
+        return embed(tokens_of(value_of(x), self.vocab, "its input"), params[0], self.output(data).shape)
 
     def label(self) -> str:
         return f"embedding({self.vocab}, {self.dim})"

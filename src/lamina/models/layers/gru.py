@@ -1,14 +1,14 @@
 """The gru layer: a gated recurrent unit run over each example's sequence, batch-major.
 
-Its input is sequences (input(steps, features), or an embedding): each row of the
-m x (steps * features) batch is one sequence, step after step. Every step computes
+Its input is sequences (input(steps, features), or an embedding): the batch is the
+m x steps x features array, one sequence per example. Every step computes
 (Cho et al. 2014, the equations of gru_cell and gru_forward)
 
     z = sigmoid(wz*x + uz*h + bz),  r = sigmoid(wr*x + ur*h + br)
     hh = tanh(wh*x + uh*(r .* h) + bh),  h' = (1 - z) .* h + z .* hh
 
 from h = 0. The output is the last state (m x units) or, with return_sequences, every
-state step after step (m x (steps * units), sequences again, for another gru). The
+state (m x steps x units, sequences again, for another gru). The
 weights are gru_init's nine: w* units x features, u* units x units, b* units x 1.
 
 The whole batch of sequences is ONE tape entry: nn.gru_core's fused forward, and its
@@ -30,20 +30,20 @@ from ..layer import DataShape, Layer, no_options, register
 from ..spec import check_spec
 
 
-def gru_sequences(x, weights: list, steps: int, return_sequences: bool):
-    """The GRU over each row of x (m x (steps * features)) from a zero state, as one tape
+def gru_sequences(x, weights: list, return_sequences: bool):
+    """The GRU over each sequence of x (m x steps x features) from a zero state, as one tape
     entry; weights are the nine of FIELDS in order (each tracked or plain)."""
     xv = value_of(x)
     w = dict(zip(FIELDS, (value_of(v) for v in weights)))
-    m, n_h = xv.shape[0], w["uz"].shape[0]
-    n_in = xv.shape[1] // steps
+    m, steps, n_in = xv.shape
+    n_h = w["uz"].shape[0]
     W = np.vstack([w["w" + gate] for gate in GATES])                  # (3H, I)
     U = np.vstack([w["u" + gate] for gate in GATES])                  # (3H, H)
     b = np.concatenate([w["b" + gate].reshape(-1) for gate in GATES])  # (3H,)
-    xs = np.ascontiguousarray(xv.reshape(m, steps, n_in).transpose(1, 0, 2))   # (T, m, I)
+    xs = np.ascontiguousarray(xv.transpose(1, 0, 2))                   # (T, m, I)
     hs, gates = gru_core.forward(xs, np.zeros((m, n_h)), W, U, b)
     if return_sequences:
-        out = np.ascontiguousarray(hs[1:].transpose(1, 0, 2)).reshape(m, steps * n_h)
+        out = np.ascontiguousarray(hs[1:].transpose(1, 0, 2))          # (m, T, H)
     else:
         out = hs[steps].copy()
     need_x = is_live(x)
@@ -62,7 +62,7 @@ def gru_sequences(x, weights: list, steps: int, return_sequences: bool):
                 rows = slice(i * n_h, (i + 1) * n_h)
                 grads["w" + gate], grads["u" + gate] = dW[rows], dU[rows]
                 grads["b" + gate] = db[rows].reshape(n_h, 1)
-            dx = np.ascontiguousarray(dxs.transpose(1, 0, 2)).reshape(m, -1) if need_x else None
+            dx = np.ascontiguousarray(dxs.transpose(1, 0, 2)) if need_x else None
             memo["g"], memo["grads"] = g, [dx] + [grads[f] for f in FIELDS]
         return memo["grads"]
 
@@ -89,13 +89,16 @@ class GRU(Layer):
         return cls(as_int(units, "gru's units", minimum=1), return_sequences)
 
     def output(self, data: DataShape) -> DataShape:
-        if not data.steps:
+        if data.rank == 1:
             raise LaminaError("ShapeError", f"gru reads sequences, but its input is {data.width} "
                               f"number{'s' * (data.width != 1)} per example with no steps: start the "
                               f"model with input(steps, features) (X then has steps * features "
                               f"columns, step after step), or put embedding(vocab, dim) before gru.")
-        return DataShape(data.steps * self.units, data.steps) if self.return_sequences \
-            else DataShape(self.units)
+        if data.rank > 2:
+            raise LaminaError("ShapeError", f"gru reads sequences (steps x features per example), "
+                              f"but its input is {data.describe()} per example.")
+        return DataShape((data.steps, self.units)) if self.return_sequences \
+            else DataShape((self.units,))
 
     def parameters(self, data: DataShape) -> dict:
         n_in, n_h = data.features, self.units
@@ -106,7 +109,7 @@ class GRU(Layer):
         return list(init_weights(rng, data.features, self.units).values())
 
     def forward(self, x, params, data, training, rng, logits=False):
-        return gru_sequences(x, params, data.steps, self.return_sequences)
+        return gru_sequences(x, params, self.return_sequences)
 
     def label(self) -> str:
         return f"gru({self.units}" + (", return_sequences = true)" if self.return_sequences else ")")

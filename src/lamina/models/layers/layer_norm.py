@@ -9,6 +9,8 @@ and eps = 1e-5 inside the square root. gain starts as ones and bias as zeros, ea
     dxhat = g .* gain
     dx = (dxhat - mean(dxhat) - xhat .* mean(dxhat .* xhat)) / sqrt(var + eps)
 with the means over each row, and dgain, dbias the column sums of g .* xhat and g.
+An example of rank 2 or more (a sequence, an image) is normalised whole, every number of it
+together, gain and bias a 1 x width row as for its row of numbers.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import numpy as np
 
 from ...autodiff.tape import record
 from ...values import value_of
-from ..layer import DataShape, Layer, no_options, register
+from ..layer import DataShape, Layer, no_options, register, reshaped
 from ..spec import check_spec
 
 EPS = 1e-5
@@ -59,7 +61,7 @@ class LayerNorm(Layer):
 
     def forward(self, x, params, data, training, rng, logits=False):
         gain, bias = params
-        return layer_norm_op(x, gain, bias)
+        return reshaped(layer_norm_op(reshaped(x, (-1, data.width)), gain, bias), (-1, *data.shape))
 
     def label(self) -> str:
         return "layer_norm()"
