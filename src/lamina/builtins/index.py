@@ -7,10 +7,13 @@ BY_MODULE = {
         "cat", "fill", "ndims", "permute", "squeeze", "stack", "unsqueeze",
     ),
     "attention": (
-        "attention",
+        "attention", "positional_embedding", "transformer_block",
     ),
     "autodiff": (
         "detach", "grad", "param", "tape_limit", "tape_reset", "tape_size", "track",
+    ),
+    "conv": (
+        "avg_pool", "conv1d", "conv2d", "global_avg_pool", "max_pool",
     ),
     "core": (
         "append", "assert", "clock", "concat", "filter", "has", "help", "keys", "length", "map",
@@ -48,7 +51,7 @@ BY_MODULE = {
         "t_test", "wilcox_test",
     ),
     "layers": (
-        "embedding", "gru", "layer_norm",
+        "embedding", "flatten", "gru", "layer_norm",
     ),
     "linalg": (
         "det", "dot", "inv", "kron", "norm", "outer", "solve", "trace",
@@ -95,6 +98,9 @@ BY_MODULE = {
     ),
     "random": (
         "rand", "randn", "seed",
+    ),
+    "recurrent": (
+        "batch_norm", "lstm_cell", "lstm_forward",
     ),
     "regression": (
         "kmeans", "linreg", "logreg", "pca", "polyfit", "polyval",
