@@ -140,8 +140,8 @@ def test_an_array_for_a_model_of_rows_is_refused_with_the_reshape_that_makes_row
         who = e.value.message.split(":")[0]
         assert e.value.kind == "ShapeError" and e.value.message == (
             f"{who}: X is a 12x5x3 array, but the model takes input(15): X needs 15 columns, one row per "
-            "example (only a model made with input(steps, features) takes an m x steps x features array; "
-            "reshape(X, 12, -1) makes each example a row).")
+            "example (only a model made with input(steps, features) or input(height, width, channels) "
+            "takes an array of examples; reshape(X, 12, -1) makes each example a row).")
 
 
 def test_y_of_rank_3_for_a_model_of_rows_is_refused():

@@ -168,6 +168,14 @@ def remover(path):
     return edit
 
 
+def version_2(inputs, steps):
+    """An edit that makes the header version 2's: the input's width and steps for its shape."""
+    def edit(meta):
+        rest = {k: v for k, v in meta.items() if k not in ("format", "version", "shape")}
+        return {"format": meta["format"], "version": 2, "inputs": inputs, "steps": steps, **rest}
+    return edit
+
+
 CASES = {
     "epochs_inf": (setter(["epochs"], float("inf")), "its header's epochs is Infinity, not a whole number of at least 0."),
     "epochs_nan": (setter(["epochs"], float("nan")), "its header's epochs is NaN, not a whole number of at least 0."),
@@ -184,7 +192,7 @@ CASES = {
     "units_inf": (setter(["layers", 1, "settings", "units"], float("inf")), "its header's layers[1] (dense): "),
     "missing": (remover(["loss"]), "its header lacks the field 'loss'."),
     "unknown": (setter(["comment"], "hi"), "its header has a field 'comment' that it never has (its fields are "
-                "format, version, inputs, steps, layers, loss, seed, epochs, weights_epoch, optimizer, schedule)."),
+                "format, version, shape, layers, loss, seed, epochs, weights_epoch, optimizer, schedule)."),
     "weights_epoch_past_the_end": (setter(["weights_epoch"], 99), "its header's weights_epoch is 99, but only 3 epochs were trained."),
     "weights_epoch_fraction": (setter(["weights_epoch"], 0.5), "its header's weights_epoch is 0.5, not a whole number of at least 0."),
     "loss_number": (setter(["loss"], 3), "its header's loss is 3, not a loss's name."),
@@ -221,8 +229,20 @@ CASES = {
                        "that lr_plateau never keeps (it keeps best, wait)."),
     "schedule_state_text": (setter(["schedule", "state", "best"], "low"), "its header's schedule.state.best is \"low\", not a number."),
     "schedule_wait": (setter(["schedule", "state", "wait"], 0.5), "its header's schedule.state.wait is 0.5, not a whole number of epochs."),
-    "version_text": (setter(["version"], "2"), "it is version \"2\", and this Lamina reads version 2."),
-    "steps": (setter(["steps"], 0), "its header's steps is 0, not a whole number of at least 1."),
+    "version_text": (setter(["version"], "2"), "it is version \"2\", and this Lamina reads versions 2 and 3."),
+    "shape_zero": (setter(["shape"], [0]), "its header's shape[0] is 0, not a whole number of at least 1."),
+    "shape_fraction": (setter(["shape"], [2, 1.5]), "its header's shape[1] is 1.5, not a whole number of at least 1."),
+    "shape_number": (setter(["shape"], 2), "its header's shape is 2, not a list of 1 to 8 sizes."),
+    "shape_empty": (setter(["shape"], []), "its header's shape is [], not a list of 1 to 8 sizes."),
+    "shape_rank_9": (setter(["shape"], [1] * 9), "its header's shape is [1, 1, 1, 1, 1, 1, 1, 1, 1], not a list of 1 to 8 sizes."),
+    "shape_wrong": (setter(["shape"], [3]), "the weights' shapes do not match the layers: param0 (the weight 'w' "
+                    "of layer 0, dense(3, activation = \"relu\")) is 2x3, but it must be 3x3."),
+    "v2_steps": (version_2(2, 0), "its header's steps is 0, not a whole number of at least 1."),
+    "v2_inputs": (version_2(0, None), "its header's inputs is 0, not a whole number of at least 1."),
+    "v2_not_whole_steps": (version_2(3, 2), "its header's inputs (3) is not a whole number of steps (2)."),
+    "v2_with_shape": (lambda meta: {**version_2(2, None)(meta), "shape": [2]}, "its header has a field "
+                      "'shape' that it never has (its fields are format, version, inputs, steps, layers, loss, "
+                      "seed, epochs, weights_epoch, optimizer, schedule)."),
 }
 
 

@@ -119,7 +119,8 @@ def test_fit_predict_and_evaluate_take_an_array_of_sequences_in_a_program(run):
      "step x feature), or a matrix of 12 columns (4 steps of 3, step after step), one row per example."),
     ("evaluate(flat, X3, Y)", "evaluate: X is a 10x4x3 array, but the model takes input(12): X needs 12 "
                               "columns, one row per example (only a model made with input(steps, features) "
-                              "takes an m x steps x features array; reshape(X, 10, -1) makes each example a row)."),
+                              "or input(height, width, channels) takes an array of examples; reshape(X, 10, -1) "
+                              "makes each example a row)."),
     ("fit(net, X3, reshape(Y, 10, 1, 1), verbose = 0)", "fit: Y must be a vector or matrix, not a 10x1x1 array."),
     ("predict(linreg([1, 2, 3], [2, 4, 7]), X3)", "predict of a linear model takes its new rows as a matrix "
                                                   "or a table, not a 10x4x3 array."),

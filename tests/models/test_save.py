@@ -7,6 +7,7 @@ import pytest
 
 from lamina.errors import LaminaError
 from lamina.models.fit import fit
+from lamina.models.layer import KINDS
 from lamina.models.save import load_model, save_model
 
 
@@ -152,13 +153,13 @@ def test_sequence_input_round_trip(tmp_path, run):
     assert back.spec.inputs == 6 and back.spec.steps == 3
 
 
-def test_version_2_is_checked_part_by_part(tmp_path, run):
+def test_version_3_is_checked_part_by_part(tmp_path, run):
     _, interp = run('net = input(4) |> embedding(5, 3) |> gru(2) |> dense(1) |> compile(seed = 1)')
     good = tmp_path / "good.npz"
     save_model(interp.get("net"), str(good))
     with np.load(good) as data:
         meta = json.loads(str(data["meta"]))
-    assert meta["version"] == 2 and meta["layers"][1] == {"kind": "gru", "settings": {
+    assert meta["version"] == 3 and meta["shape"] == [4] and meta["layers"][1] == {"kind": "gru", "settings": {
         "units": 2, "return_sequences": False}}
 
     def rewrite(name, change):
@@ -176,8 +177,8 @@ def test_version_2_is_checked_part_by_part(tmp_path, run):
         return lambda m, a: m["layers"].__setitem__(i, value)
 
     expect_error(rewrite("v1.npz", lambda m, a: m.update(version=1)), "version 1 of the format")
-    expect_error(rewrite("kind.npz", layer(1, {"kind": "lstm", "settings": {"units": 2}})),
-                 "its header's layers[1].kind is \"lstm\", and the layer kinds are dense, dropout")
+    expect_error(rewrite("kind.npz", layer(1, {"kind": "capsule", "settings": {"units": 2}})),
+                 "its header's layers[1].kind is \"capsule\", and the layer kinds are " + ", ".join(KINDS))
     expect_error(rewrite("units.npz", layer(1, {"kind": "gru", "settings": {"units": 0, "return_sequences": False}})),
                  "its header's layers[1] (gru): gru's units must be at least 1")
     expect_error(rewrite("lack.npz", layer(1, {"kind": "gru", "settings": {"units": 2}})),
@@ -188,10 +189,11 @@ def test_version_2_is_checked_part_by_part(tmp_path, run):
                  "its header's layers[1] (gru): gru reads sequences")
     expect_error(rewrite("odd.npz", layer(0, ["embedding", 5, 3])),
                  "its header's layers[0] is [\"embedding\", 5, 3], not a record of a kind and settings")
-    expect_error(rewrite("inputs.npz", lambda m, a: m.update(inputs=0)),
-                 "its header's inputs is 0, not a whole number of at least 1")
-    expect_error(rewrite("steps.npz", lambda m, a: m.update(steps=3)),
-                 "its header's inputs (4) is not a whole number of steps (3)")
+    expect_error(rewrite("shape.npz", lambda m, a: m.update(shape=[0])),
+                 "its header's shape[0] is 0, not a whole number of at least 1")
+    expect_error(rewrite("image.npz", lambda m, a: m.update(shape=[2, 2, 1])),
+                 "its header's layers[1] (gru): gru reads sequences (steps x features per example), but its "
+                 "input is 2 x 2 x 3 per example")
     expect_error(rewrite("table.npz", lambda m, a: a.update(param0=np.zeros((4, 3)))),
                  "param0 (the weight 'table' of layer 0, embedding(5, 3)) is 4x3, but it must be 5x3")
     expect_error(rewrite("uz.npz", lambda m, a: a.update(param2=np.zeros((2, 3)))),

@@ -37,6 +37,6 @@ def test_a_version_2_file_loads_and_goes_on_as_it_did(expected, name, dtype):
 def test_the_version_2_files_hold_what_their_program_made():
     seqs = load_model(str(DATA / "v2_sequences.npz"))
     assert [layer.kind for layer in seqs.spec.layers] == ["embedding", "layer_norm", "gru", "dropout", "dense"]
-    assert seqs.spec.shape == (4,) and seqs.epochs == 3 and seqs.schedule is not None
+    assert seqs.spec.example == (4,) and seqs.epochs == 3 and seqs.schedule is not None
     rnn = load_model(str(DATA / "v2_gru.npz"))
-    assert rnn.spec.shape == (3, 2) and rnn.loss.name == "binary_cross_entropy"
+    assert rnn.spec.example == (3, 2) and rnn.loss.name == "binary_cross_entropy"

@@ -1,12 +1,15 @@
-"""Layer builtins of the model API: gru, embedding and layer_norm, each appending its layer
-(lamina.models.layers) to a model spec. The layer forms of dense and dropout are overloads
+"""Layer builtins of the model API: gru, embedding, layer_norm and flatten, each appending its
+layer (lamina.models.layers) to a model spec (flatten is a tensor op too). The layer forms of dense and dropout are overloads
 of those builtins in nn.py; input, compile, fit and the rest are in models.py."""
 from __future__ import annotations
 
+from ..errors import LaminaError
 from ..models.layers.embedding import embedding_layer
+from ..models.layers.flatten import flatten_layer, flatten_rows
 from ..models.layers.gru import gru_layer
 from ..models.layers.layer_norm import layer_norm_layer
-from .registry import Shape, builtin
+from ..values import LibObject
+from .registry import GradCase, Shape, builtin
 
 CATEGORY = "Models"
 SEQUENCES = ("A batch of sequences is an m x steps x features array, or the m x (steps * features) "
@@ -98,3 +101,35 @@ def embedding(spec, vocab=None, dim=None, **options):
                "hand-written gradient.")
 def layer_norm(spec, **options):
     return layer_norm_layer(spec, **options)
+
+
+@builtin("flatten", pure="a value", any_rank=True, category=CATEGORY,
+         shapes=[Shape("flatten(x)", "tensor m x ...", "m x n matrix",
+                       "Keeps the first axis and makes the others one: row i holds x's slice i, "
+                       "row-major."),
+                 Shape("spec |> flatten()", "model spec", "model spec",
+                       "The layer form: appends a layer that makes each example (a sequence, an "
+                       "image, a conv layer's feature maps) one row of numbers, for a dense layer "
+                       "after it.")],
+         summary="Flattens each example: keeps the first axis (examples) and lays the other axes "
+                 "out as one row, as Keras's Flatten and torch's flatten(x, 1) do. As a layer it "
+                 "goes between convolutions and a dense layer.",
+         examples=["x = reshape(range(1, 13), 2, 3, 2)\nprint(flatten(x))",
+                   "spec = input(6, 6, 1) |> flatten() |> dense(3, activation = \"softmax\")\nprint(spec)",
+                   "w = param(reshape(range(1, 9), 2, 2, 2))\n"
+                   "print(grad(sum(flatten(w) * [1; 2; 3; 4]), wrt = w))\ntape_reset()"],
+         notes="On an array of shape m x a x b x ... the result is the m x (a * b * ...) matrix with "
+               "the same numbers in the same (row-major) order, so row i is x's slice i, its last "
+               "axis fastest: for an image batch n x h x w x c, each pixel's channels, then the "
+               "next pixel of the row. A matrix stays as it is, a vector of m becomes the m x 1 "
+               "matrix, and a number is a ShapeError. The gradient reshapes back. The layer form "
+               "has no weights; its output shape is one number per example, height * width * "
+               "channels for an image, and the whole model still takes X in either form (the "
+               "m x ... array or the matrix of its rows).",
+         grad=[GradCase(((4,),)), GradCase(((3, 2),)), GradCase(((2, 3, 4),)), GradCase(((2, 1, 2, 3),))])
+def flatten(x, **options):
+    if isinstance(x, LibObject) and x.type_name == "model spec":
+        return flatten_layer(x, **options)
+    if options:
+        raise LaminaError("TypeError", f"flatten(x) takes no keyword '{next(iter(options))}'.")
+    return flatten_rows(x)

@@ -49,10 +49,14 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
                        "The start of a model whose examples have n features."),
                  Shape("input(steps, features)", "number of steps, features per step", "model spec",
                        "The start of a model whose examples are sequences: X is m x steps x features, "
-                       "or the matrix of steps * features columns, each row one sequence step after step.")],
+                       "or the matrix of steps * features columns, each row one sequence step after step."),
+                 Shape("input(height, width, channels)", "an image's sizes", "model spec",
+                       "The start of a model whose examples are images, channels last: X is "
+                       "m x height x width x channels, or the matrix of their rows (m x 784 for "
+                       "input(28, 28, 1)). Any number of sizes gives examples of that shape.")],
          summary="Starts a model spec: the input layer of a network whose examples (rows of X) have "
-                 "n features, or are sequences of steps steps. Add layers with |> dense(...) and "
-                 "finish with |> compile(...).",
+                 "n features, are sequences of steps steps, or are images. Add layers with "
+                 "|> dense(...) and finish with |> compile(...).",
          examples=["spec = input(3) |> dense(4, activation = \"relu\") |> dense(2, activation = \"softmax\")\n"
                    "print(spec.inputs, spec.outputs)\nprint(spec)",
                    "spec = input(20, 8) |> gru(32) |> dense(1)    # X: one row of 20 * 8 numbers per sequence\n"
@@ -62,7 +66,12 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
                    "net = input(6, 2) |> gru(8) |> dense(1) |> compile(optimizer = adam(lr = 0.03), seed = 2)\n"
                    "net = net.fit(X, Y, epochs = 30, verbose = 0)\n"
                    "print(size(predict(net, X)), all(predict(net, X) == predict(net, reshape(X, 200, -1))))\n"
-                   "print(net.loss_history[29] < 0.1 * net.loss_history[0])"],
+                   "print(net.loss_history[29] < 0.1 * net.loss_history[0])",
+                   "spec = input(28, 28, 1) |> flatten() |> dense(10, activation = \"softmax\")\n"
+                   "print(spec.inputs)\nprint(spec)\n"
+                   "net = spec |> compile(loss = \"cross_entropy\", seed = 1)\n"
+                   "images = rand(5, 28, 28, 1)\n"
+                   "print(size(predict(net, images)), all(predict(net, images) == predict(net, reshape(images, 5, 784))))"],
          notes="A model spec is an immutable value with the fields inputs, outputs and layers; each "
                "layer builtin returns a new spec, so one spec can start several models. It has no "
                "weights until compile gives it some. n must be a whole number of at least 1. "
@@ -73,9 +82,14 @@ MODEL_NOTE = ("A model is an immutable value: fit returns a new one. Its fields:
                "steps * features. Any other array is a ShapeError naming input(...) and both shapes, "
                "as is an array for a model made with input(n). Layers that read sequences (gru) need "
                "such an input, or an embedding before them; dense reads the whole example (every "
-               "step) at once.")
-def input_(n, features=None):
-    return input_spec(n, features)
+               "step) at once. input(height, width, channels) takes images channels last, as Keras "
+               "does: X is m x height x width x channels, or the m x (height * width * channels) "
+               "matrix of its rows (reshape(X, m, -1): row-major, so the channels of a pixel, then "
+               "the next pixel of the row); inside the model the batch is the m x height x width x "
+               "channels array, which conv2d and max_pool read. Any number of sizes works the same "
+               "way (input(4, 4, 4, 2)). Each size must be a whole number of at least 1.")
+def input_(*dims):
+    return input_spec(*dims)
 
 
 @builtin("compile", pure="a model", tracked="constant", category=CATEGORY,

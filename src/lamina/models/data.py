@@ -25,7 +25,7 @@ from .layer import steps_text
 
 def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
     """X as the m x *shape array of the model's `dtype` for the model spec `spec` (shape: one
-    example's, spec.shape), checked by its first layer."""
+    example's, spec.example), checked by its first layer."""
     inputs = spec.inputs
     x = as_tensor(X, f"{who}'s X")
     if x.ndim == 1 and inputs == 1:
@@ -35,7 +35,7 @@ def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
         x = _example_rows(x, spec, who)
     if x.ndim != 2 or x.shape[1] != inputs:
         one = " (for one example, write x' to make it a 1 x n row)" if x.ndim == 1 else ""
-        array = f", or is an {_array_text(spec)} array" if len(spec.shape) > 1 else ""
+        array = f", or is an {_array_text(spec)} array" if len(spec.example) > 1 else ""
         raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes "
                           f"{_input_call(spec)}: X needs {inputs} column{'s' * (inputs != 1)}"
                           f"{_steps_words(spec)}, one row per example{one}{array}.")
@@ -44,39 +44,40 @@ def features(X, spec, who: str, dtype=np.float64) -> np.ndarray:
     if spec.layers:
         spec.layers[0].check_input(given, who)
     x = np.ascontiguousarray(x, dtype=dtype)
-    return x if x.shape[1:] == spec.shape else x.reshape(x.shape[0], *spec.shape)
+    return x if x.shape[1:] == spec.example else x.reshape(x.shape[0], *spec.example)
 
 
 def _example_rows(x: np.ndarray, spec, who: str) -> np.ndarray:
     """An m x *shape array X as it is, for a model whose examples have that shape; any other array
     of rank 3 or more is an error naming the input layer and both shapes."""
-    if x.shape[1:] == spec.shape:
+    if x.shape[1:] == spec.example:
         return x.reshape(x.shape[0], spec.inputs)
-    if len(spec.shape) > 1:
-        want = _array_text(spec) + (" (example x step x feature)" if len(spec.shape) == 2 else "")
+    if len(spec.example) > 1:
+        want = _array_text(spec) + (" (example x step x feature)" if len(spec.example) == 2 else "")
         raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes "
                           f"{_input_call(spec)}: an array X must be {want}, or a matrix of "
                           f"{spec.inputs} columns{_steps_words(spec)}, one row per example.")
     raise LaminaError("ShapeError", f"{who}: X is {describe_shape(x.shape)}, but the model takes "
                       f"{_input_call(spec)}: X needs {spec.inputs} column{'s' * (spec.inputs != 1)}, "
-                      f"one row per example (only a model made with input(steps, features) takes an "
-                      f"m x steps x features array; reshape(X, {x.shape[0]}, -1) makes each example a row).")
+                      f"one row per example (only a model made with input(steps, features) or "
+                      f"input(height, width, channels) takes an array of examples; reshape(X, {x.shape[0]}, -1) "
+                      f"makes each example a row).")
 
 
 def _array_text(spec) -> str:
     """`m x 20 x 8`, `m x 28 x 28 x 1`."""
-    return " x ".join(["m", *map(str, spec.shape)])
+    return " x ".join(["m", *map(str, spec.example)])
 
 
 def _input_call(spec) -> str:
     """The input layer as it was written: `input(6)`, `input(20, 8)`, `input(28, 28, 1)`."""
-    return f"input({', '.join(map(str, spec.shape))})"
+    return f"input({', '.join(map(str, spec.example))})"
 
 
 def _steps_words(spec) -> str:
     if spec.steps:
         return f" ({steps_text(spec.steps)} of {spec.inputs // spec.steps}, step after step)"
-    return f" ({' x '.join(map(str, spec.shape))}, row-major)" if len(spec.shape) > 2 else ""
+    return f" ({' x '.join(map(str, spec.example))}, row-major)" if len(spec.example) > 2 else ""
 
 
 def as_given(out: np.ndarray, X, spec) -> np.ndarray:

@@ -19,9 +19,12 @@ from .layer import KINDS as LAYERS
 from .layer import DataShape, Layer
 from .spec import ModelSpec
 
-FORMAT, VERSION = "lamina-model", 2
-FIELDS = ("format", "version", "inputs", "steps", "layers", "loss", "seed", "epochs",
-          "weights_epoch", "optimizer", "schedule")
+FORMAT, VERSION = "lamina-model", 3
+FIELDS = ("format", "version", "shape", "layers", "loss", "seed", "epochs", "weights_epoch",
+          "optimizer", "schedule")
+# Version 2 (before examples had a shape) held the input as its width and, for sequences, steps.
+FIELDS_2 = ("format", "version", "inputs", "steps", *FIELDS[3:])
+MAX_RANK = 8        # the most axes an example's shape may have in a file
 
 
 def shown(value) -> str:
@@ -48,11 +51,26 @@ def parse(text: str) -> dict:
                   f"{FORMAT} format")
     version = meta.get("version")
     if version == 1:
-        raise Bad(f"it is version 1 of the format, written by an earlier Lamina, and this Lamina "
-                  f"reads version {VERSION} only; build, fit and save the model again")
+        raise Bad("it is version 1 of the format, written by an earlier Lamina, and this Lamina "
+                  "reads versions 2 and 3; build, fit and save the model again")
+    if version == 2:
+        return _from_version_2(record(meta, "", FIELDS_2))
     if version != VERSION:
-        raise Bad(f"it is version {shown(version)}, and this Lamina reads version {VERSION}")
+        raise Bad(f"it is version {shown(version)}, and this Lamina reads versions 2 and {VERSION}")
     return record(meta, "", FIELDS)
+
+
+def _from_version_2(meta: dict) -> dict:
+    """A version 2 header as version 3's fields: its inputs and steps as the example's shape."""
+    inputs, steps = whole(meta["inputs"], "inputs", 1), meta["steps"]
+    if steps is None:
+        shape = [inputs]
+    elif inputs % whole(steps, "steps", 1) != 0:
+        raise Bad(f"its header's inputs ({inputs}) is not a whole number of steps ({steps})")
+    else:
+        shape = [steps, inputs // steps]
+    return {"format": FORMAT, "version": VERSION, "shape": shape,
+            **{name: meta[name] for name in FIELDS[3:]}}
 
 
 def record(value, field: str, fields) -> dict:
@@ -92,10 +110,7 @@ def spec(meta: dict, weight_arrays: int) -> ModelSpec:
     """The model spec the header describes, every layer checked as its builtin checks it, in
     time linear in the layers; a header that describes more layers with weights than the file
     holds weight arrays (`weight_arrays`) is refused before any layer is built."""
-    inputs, steps, described = meta["inputs"], meta["steps"], meta["layers"]
-    whole(inputs, "inputs", 1)
-    if steps is not None and inputs % whole(steps, "steps", 1) != 0:
-        raise Bad(f"its header's inputs ({inputs}) is not a whole number of steps ({steps})")
+    shape, described = example_shape(meta["shape"]), meta["layers"]
     if not isinstance(described, list):
         raise Bad(f"its header's layers is {shown(described)}, not a list")
     if not described:
@@ -104,7 +119,6 @@ def spec(meta: dict, weight_arrays: int) -> ModelSpec:
     if weighted > weight_arrays:
         raise Bad(f"its header describes {len(described)} layers, {weighted} of them with weights, but "
                   f"it holds {weight_arrays} weight array{'s' * (weight_arrays != 1)} (param0, param1, ...)")
-    shape = (inputs,) if steps is None else (steps, inputs // steps)
     layers, data = [], DataShape(shape)
     for i, d in enumerate(described):
         field = f"layers[{i}]"
@@ -119,6 +133,13 @@ def spec(meta: dict, weight_arrays: int) -> ModelSpec:
             raise Bad(f"its header's {field} ({kind}): {e.message.rstrip('.')}") from None
         layers.append(layer)
     return ModelSpec(shape, tuple(layers))
+
+
+def example_shape(value) -> tuple:
+    """The shape of one example: a list of 1 to MAX_RANK whole numbers of at least 1."""
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_RANK:
+        raise Bad(f"its header's shape is {shown(value)}, not a list of 1 to {MAX_RANK} sizes")
+    return tuple(whole(size, f"shape[{i}]", 1) for i, size in enumerate(value))
 
 
 def _has_weights(described) -> bool:

@@ -107,7 +107,7 @@ class Model(LibObject):
         return self.loss.logits_of is not None
 
     def forward(self, x, params, training: bool, rng=None, logits: bool = False):
-        """The outputs for a batch x (m x *spec.shape, examples along the first axis), m x *the
+        """The outputs for a batch x (m x *spec.example, examples along the first axis), m x *the
         last layer's shape, on the tape when params are tracked.
 
         logits = true leaves out the last layer's activation (for the fused losses)."""

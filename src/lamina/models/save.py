@@ -1,7 +1,7 @@
 """save_model and load_model: one NumPy .npz file holding the arrays and a JSON header.
 
 The header ("meta") names the format and version and holds everything that is
-not an array: the input's width and steps, the layers (each its kind and its
+not an array: the shape of one example (a list of sizes), the layers (each its kind and its
 settings, as the layer protocol gives them), the loss, the seed, the epochs
 trained, the optimizer's name, settings and step count, and the schedule with its
 state. The arrays are the weights (param0, param1, ... in the optimizer's order:
@@ -11,8 +11,10 @@ weights and state are float32 (all of one dtype, the model's), everything else f
 Loading gives back a model equal in every number and dtype, so fitting it further goes on
 exactly as the saved model would have.
 
-This is version 2 of the format. Version 1 (written before layers were a protocol,
-with each layer's settings beside its kind) is not read: loading one is a
+This is version 3 of the format. Version 2 (written before examples had a shape, with
+the input's width and, for sequences, its steps in place of the shape) is read as the
+version 3 header it stands for (header.py). Version 1 (written before layers were a
+protocol, with each layer's settings beside its kind) is not read: loading one is a
 ValueError that says so. Everything read is checked (archive.py reads the arrays
 without trusting their headers; header.py reads the JSON header field by field;
 here the arrays are matched to the layers and the histories to the epochs): each
@@ -46,7 +48,7 @@ def save_model(model, path) -> None:
     path = expand_home(as_str(path, "save_model's path"))
     opt = model.optimizer
     meta = {
-        "format": FORMAT, "version": VERSION, "inputs": model.spec.inputs, "steps": model.spec.steps,
+        "format": FORMAT, "version": VERSION, "shape": list(model.spec.example),
         "layers": [{"kind": layer.kind, "settings": layer.settings()} for layer in model.spec.layers],
         "loss": model.loss.name, "seed": model.seed, "epochs": model.epochs,
         "weights_epoch": model.weights_epoch,

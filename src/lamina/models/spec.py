@@ -2,7 +2,9 @@
 
 `input(n)` starts one whose examples are rows of n numbers; `input(steps, features)`
 one whose examples are sequences, steps x features (X is the m x steps x features array,
-or the matrix of its rows, each `steps` steps of `features` numbers one after another).
+or the matrix of its rows, each `steps` steps of `features` numbers one after another);
+`input(28, 28, 1)` one whose examples are images, height x width x channels (X is the
+m x 28 x 28 x 1 array, or the m x 784 matrix of its rows), and so on for any rank.
 The shape of one example (a tuple, layer.DataShape) is what the layers are asked about. Each layer builtin (`dense(spec, units, ...)`, `dropout(spec, rate)`,
 `gru`, `embedding`, `layer_norm`) returns a new spec with one more layer (specs are
 immutable values, so a spec can be the start of several models). Everything about
@@ -22,7 +24,7 @@ from .layer import DataShape, Layer, steps_text
 
 @dataclass(frozen=True, eq=False)
 class ModelSpec(LibObject):
-    shape: tuple                  # one example's shape: (n,), (steps, features), (28, 28, 1)
+    example: tuple                # one example's shape: (n,), (steps, features), (28, 28, 1)
     layers: tuple = ()
 
     type_name = "model spec"
@@ -42,7 +44,7 @@ class ModelSpec(LibObject):
     def with_layer(self, layer: Layer) -> ModelSpec:
         """The spec with `layer` appended; the layer's LaminaError when it cannot take the data."""
         layer.output(self.shapes[-1])
-        return ModelSpec(self.shape, self.layers + (layer,))
+        return ModelSpec(self.example, self.layers + (layer,))
 
     @property
     def inputs(self) -> int:
@@ -57,7 +59,7 @@ class ModelSpec(LibObject):
     @cached_property
     def shapes(self) -> list[DataShape]:
         """The shape of the data before the first layer and after each layer."""
-        out = [DataShape(self.shape)]
+        out = [DataShape(self.example)]
         for layer in self.layers:
             out.append(layer.output(out[-1]))
         return out
@@ -87,9 +89,11 @@ class ModelSpec(LibObject):
         return [sum(math.prod(shape) for shape in shapes.values()) for shapes in self.parameter_shapes()]
 
     def input_text(self) -> str:
-        """`2 inputs`, or `160 inputs (20 steps of 8)` for sequences."""
+        """`2 inputs`, `160 inputs (20 steps of 8)` for sequences, `784 inputs (28 x 28 x 1)`."""
         text = f"{self.inputs} input{'s' * (self.inputs != 1)}"
-        return text + (f" ({steps_text(self.steps)} of {self.inputs // self.steps})" if self.steps else "")
+        if self.steps:
+            return text + f" ({steps_text(self.steps)} of {self.inputs // self.steps})"
+        return text + (f" ({' x '.join(map(str, self.example))})" if len(self.example) > 2 else "")
 
     def describe(self) -> str:
         return "\n".join([f"Model spec: {self.input_text()} (not compiled yet)", *summary_table(self)])
@@ -138,12 +142,17 @@ def check_spec(spec, who: str) -> ModelSpec:
     return spec
 
 
-def input_spec(n, features=None) -> ModelSpec:
+def input_spec(*dims) -> ModelSpec:
     """`input(n)`: examples of n features (X has n columns). `input(steps, features)`:
-    sequences of `steps` steps of `features` features (X has steps * features columns, or
-    is m x steps x features)."""
-    if features is None:
-        return ModelSpec((as_int(n, "input's width", minimum=1),))
-    steps = as_int(n, "input's steps", minimum=1)
-    per_step = as_int(features, "input's features", minimum=1)
-    return ModelSpec((steps, per_step))
+    sequences of `steps` steps of `features` features (X is m x steps x features, or has
+    steps * features columns). `input(height, width, channels)`, and any rank: examples of that
+    shape (X is m x *shape, or the matrix of its rows)."""
+    if not dims:
+        raise LaminaError("TypeError", "input needs the shape of one example: input(n) for rows of n "
+                          "numbers, input(steps, features) for sequences, input(height, width, "
+                          "channels) for images.")
+    names = DIM_NAMES.get(len(dims)) or [f"size {i}" for i in range(len(dims))]
+    return ModelSpec(tuple(as_int(d, f"input's {name}", minimum=1) for d, name in zip(dims, names)))
+
+
+DIM_NAMES = {1: ["width"], 2: ["steps", "features"], 3: ["height", "width", "channels"]}
