@@ -135,10 +135,10 @@ def test_diagnostics_appear_on_open_and_change_and_clear_when_fixed(client):
     assert [(d["range"], d["code"], d["message"]) for d in found] == [
         (rng(1, 10, 11), "NameError", "Undefined variable 'y'."),
         (rng(1, 13, 16), "TypeError", "'sum' takes from 1 to 2 arguments but 3 were given. "
-                                      "Call shapes: sum(x), sum(x, axis), sum(x, skipnan = true)."),
+                                      "Call shapes: sum(x), sum(x, axis), sum(x, axis = [j, k]), sum(x, skipnan = true)."),
         (rng(1, 39, 43), "TypeError", "'mean' got an unexpected keyword argument 'axes'. Did you mean "
                                       "'axis'? Call shapes: mean(x), mean(x, axis), "
-                                      "mean(x, skipnan = true)."),
+                                      "mean(x, axis = [j, k]), mean(x, skipnan = true)."),
     ]
     assert open_doc(client, 'print("unclosed)\n')[0]["message"].startswith("This string is never closed")
     assert open_doc(client, PROGRAM) == []
@@ -186,7 +186,8 @@ def test_document_symbols_are_the_functions_and_top_level_variables(client):
 def test_signature_help_inside_a_call(client):
     open_doc(client, "x = sum([1, 2; 3, 4], \n")
     helped = client.request("textDocument/signatureHelp", at(0, 22))
-    assert [s["label"] for s in helped["signatures"]] == ["sum(x)", "sum(x, axis)", "sum(x, skipnan = true)"]
+    assert [s["label"] for s in helped["signatures"]] == ["sum(x)", "sum(x, axis)", "sum(x, axis = [j, k])",
+                                                          "sum(x, skipnan = true)"]
     assert helped["activeSignature"] == 1 and helped["activeParameter"] == 1
     assert [p["label"] for p in helped["signatures"][1]["parameters"]] == ["x", "axis"]
     open_doc(client, PROGRAM + "scale(1, by = ")
@@ -415,7 +416,7 @@ def test_one_syntax_error_does_not_hide_the_others_nor_the_problems_of_the_rest(
         (1, "NameError", "Undefined variable 'undefined_a'."),
         (3, "NameError", "Undefined variable 'undefined_b'."),      # `a`, in the failed header, is no alarm
         (8, "TypeError", "'sum' takes from 1 to 2 arguments but 3 were given. "
-                         "Call shapes: sum(x), sum(x, axis), sum(x, skipnan = true)."),
+                         "Call shapes: sum(x), sum(x, axis), sum(x, axis = [j, k]), sum(x, skipnan = true)."),
     ]
     assert open_doc(client, PROGRAM) == []
 
