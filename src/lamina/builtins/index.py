@@ -77,7 +77,7 @@ BY_MODULE = {
     ),
     "models": (
         "compile", "evaluate", "fit", "input", "load_model", "predict", "quick_mlp",
-        "save_model",
+        "save_model", "summary",
     ),
     "nn": (
         "dense", "dropout", "gelu", "leaky_relu", "log_softmax", "log_softmax_rows", "relu",

@@ -28,7 +28,8 @@ import math
 
 import numpy as np
 
-from ..autodiff.tape import record
+from ..autodiff.bmm import bmm
+from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
 from ..values import as_int, describe, numeric, numeric_or_tracked, tensor_dtype
 
@@ -61,7 +62,7 @@ def _check_shapes(q, k, v, heads: int) -> None:
                               f"{heads} equal parts, but {width} is not a multiple of {heads} ({shapes}).")
 
 
-def _allowed(mask, causal: bool, lead: tuple, t: int, s: int):
+def allowed_keys(mask, causal: bool, lead: tuple, t: int, s: int):
     """Where query i may attend to key j, as a bool array broadcasting against lead x 1 x t x s (the
     1 for the heads), or None when every query may attend to every key."""
     allowed = None
@@ -94,8 +95,8 @@ def _allowed(mask, causal: bool, lead: tuple, t: int, s: int):
     return allowed
 
 
-def _split(x: np.ndarray, heads: int) -> np.ndarray:
-    """... x n x w as ... x heads x n x (w / heads), contiguous."""
+def split_heads(x: np.ndarray, heads: int) -> np.ndarray:
+    """... x n x w as ... x heads x n x (w / heads): head j takes columns j w/heads to (j + 1) w/heads."""
     if heads == 1:
         return x[..., None, :, :]
     n, w = x.shape[-2:]
@@ -103,12 +104,51 @@ def _split(x: np.ndarray, heads: int) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(parts, -2, -3))
 
 
-def _join(x: np.ndarray) -> np.ndarray:
-    """... x heads x n x c as ... x n x (heads * c), the inverse of _split."""
+def join_heads(x: np.ndarray) -> np.ndarray:
+    """... x heads x n x c as ... x n x (heads * c), the inverse of split_heads."""
     heads, n, c = x.shape[-3:]
     if heads == 1:
         return x[..., 0, :, :]
     return np.ascontiguousarray(np.moveaxis(x, -3, -2)).reshape(x.shape[:-3] + (n, heads * c))
+
+
+def _t(x: np.ndarray) -> np.ndarray:
+    return np.swapaxes(x, -1, -2)
+
+
+def attend(Q: np.ndarray, K: np.ndarray, V: np.ndarray, allowed, scale: float):
+    """The forward on split heads (... x heads x n x c): (O, P, Qs), P the weights and Qs the
+    scaled queries, which attend_backward reads. `allowed` is None or a bool array broadcasting
+    against the scores ... x heads x t x s."""
+    dtype = Q.dtype.type
+    s = K.shape[-2]
+    Qs = Q * dtype(scale)
+    P = bmm(Qs, _t(K))                                    # the scores, then the weights in place
+    if allowed is not None:
+        np.putmask(P, ~np.broadcast_to(allowed, P.shape), -np.inf)
+    top = P.max(axis=-1, keepdims=True) if s else np.zeros(P.shape[:-1] + (1,), dtype)
+    if allowed is not None:
+        top[~np.isfinite(top)] = 0.0                      # a row with no key: exp(-Inf) = 0 throughout
+    P -= top
+    np.exp(P, out=P)
+    total = P.sum(axis=-1, keepdims=True)
+    if allowed is not None or not s:
+        total[total == 0] = 1.0                           # its weights stay 0, its output 0
+    P /= total
+    return bmm(P, V), P, Qs
+
+
+def attend_backward(dO: np.ndarray, Qs, K, V, O, P, scale: float, need=(True, True, True)):
+    """(dQ, dK, dV) on split heads from dO, the gradient of O (None for a gradient not in `need`)."""
+    dV = bmm(_t(P), dO) if need[2] else None
+    if not (need[0] or need[1]):
+        return None, None, dV
+    dS = bmm(dO, _t(V))                                   # dP, then dS in place
+    dS -= np.sum(dO * O, axis=-1, keepdims=True)
+    dS *= P
+    dQ = bmm(dS, K) * dS.dtype.type(scale) if need[0] else None
+    dK = bmm(_t(dS), Qs) if need[1] else None
+    return dQ, dK, dV
 
 
 def attention(q, k, v, heads=1.0, mask=None, causal=False):
@@ -122,45 +162,23 @@ def attention(q, k, v, heads=1.0, mask=None, causal=False):
     dtype = tensor_dtype(q, k, v)
     qv, kv, vv = (_sequences(x, name, dtype) for x, name in ((q, "q"), (k, "k"), (v, "v")))
     _check_shapes(qv, kv, vv, h)
-    lead, (t, d), s = qv.shape[:-2], qv.shape[-2:], kv.shape[-2]
-    allowed = _allowed(mask, causal, lead, t, s)
-    scale = 1.0 / math.sqrt(d // h)
-
-    Q, K, V = _split(qv, h), _split(kv, h), _split(vv, h)
-    Qs = Q * dtype(scale)
-    P = Qs @ np.swapaxes(K, -1, -2)                       # the scores, then the weights in place
-    if allowed is not None:
-        np.putmask(P, ~np.broadcast_to(allowed, P.shape), -np.inf)
-    top = P.max(axis=-1, keepdims=True) if s else np.zeros(P.shape[:-1] + (1,), dtype)
-    if allowed is not None:
-        top[~np.isfinite(top)] = 0.0                      # a row with no key: exp(-Inf) = 0 throughout
-    P -= top
-    np.exp(P, out=P)
-    total = P.sum(axis=-1, keepdims=True)
-    if allowed is not None or not s:
-        total[total == 0] = 1.0                           # its weights stay 0, its output 0
-    P /= total
-    O = P @ V
+    lead, t, s = qv.shape[:-2], qv.shape[-2], kv.shape[-2]
+    scale = 1.0 / math.sqrt(qv.shape[-1] // h)
+    K, V = split_heads(kv, h), split_heads(vv, h)
+    O, P, Qs = attend(split_heads(qv, h), K, V, allowed_keys(mask, causal, lead, t, s), scale)
+    need = tuple(is_live(x) for x in (q, k, v))
     memo = {}
 
-    def d_out(g):
-        """dO, split by heads, once per backward sweep (the three VJPs get the same g)."""
+    def grads(g):
+        """(dq, dk, dv), computed once per backward sweep (the three VJPs get the same g)."""
         if memo.get("g") is not g:
-            memo.clear()
-            memo["g"], memo["dO"] = g, _split(np.asarray(g, dtype=dtype), h)
-        return memo["dO"]
+            dO = split_heads(np.asarray(g, dtype=dtype), h)
+            d = attend_backward(dO, Qs, K, V, O, P, scale, need)
+            memo["g"], memo["d"] = g, [None if x is None else join_heads(x) for x in d]
+        return memo["d"]
 
-    def d_scores(g):
-        """dS = P .* (dO V' - rowsum(dO .* O)), for q's and k's gradients, once per sweep."""
-        dO = d_out(g)
-        if "dS" not in memo:
-            dS = dO @ np.swapaxes(V, -1, -2)
-            dS -= np.sum(dO * O, axis=-1, keepdims=True)
-            dS *= P
-            memo["dS"] = dS
-        return memo["dS"]
+    return record(join_heads(O), (q, k, v), tuple(_pick(grads, i) for i in range(3)))
 
-    return record(_join(O), (q, k, v),
-                  (lambda g: _join(d_scores(g) @ K) * dtype(scale),
-                   lambda g: _join(np.swapaxes(d_scores(g), -1, -2) @ Qs),
-                   lambda g: _join(np.swapaxes(P, -1, -2) @ d_out(g))))
+
+def _pick(grads, i):
+    return lambda g: grads(g)[i]
