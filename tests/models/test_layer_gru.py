@@ -173,10 +173,10 @@ def test_a_sequence_of_one_step_is_printed_as_one_step(run):
     # was "3 inputs (1 steps of 3)" and "1 steps x 3"
     out, _ = run("print(input(1, 3) |> gru(2, return_sequences = true))")
     assert out == ["Model spec: 3 inputs (1 step of 3) (not compiled yet)",
-                   "  #  layer                                output  parameters",
-                   "  ----------------------------------------------------------",
-                   "     input                            1 step x 3           0",
-                   "  0  gru(2, return_sequences = true)  1 step x 2          36",
+                   "  #  layer                            output shape  parameters",
+                   "  ------------------------------------------------------------",
+                   "     input(1, 3)                      m x 1 x 3              0",
+                   "  0  gru(2, return_sequences = true)  m x 1 x 2             36",
                    "  total parameters: 36"]
 
 

@@ -48,3 +48,50 @@ def test_a_layer_that_cannot_take_the_shape_says_so(run):
 def test_data_shape(dims, text):
     d = DataShape(dims)
     assert d.describe() == text and d.rank == len(dims) and d.features == dims[-1]
+
+
+IMAGE_NET = ('net = input(28, 28, 1) |> flatten() |> dense(32, activation = "relu") |> dropout(0.2) |>\n'
+             '      dense(10, activation = "softmax") |> compile(loss = "cross_entropy", seed = 1)\n')
+
+
+def test_print_and_summary_show_each_layers_output_shape_and_parameters(run):
+    lines, interp = run(IMAGE_NET + "print(net)\nprint(summary(net))")
+    table = ["Model: 784 inputs (28 x 28 x 1) -> 10 outputs, loss cross_entropy, optimizer adam(lr = 0.001), seed 1",
+             "  #  layer                              output shape     parameters",
+             "  -----------------------------------------------------------------",
+             "     input(28, 28, 1)                   m x 28 x 28 x 1           0",
+             "  0  flatten()                          m x 784                   0",
+             "  1  dense(32, activation = \"relu\")     m x 32                25120",
+             "  2  dropout(0.2)                       m x 32                    0",
+             "  3  dense(10, activation = \"softmax\")  m x 10                  330",
+             "  total parameters: 25450",
+             "  not trained yet"]
+    assert lines == table + table
+    weights = interp.get("net").get("weights")
+    assert 784 * 32 + 32 + 32 * 10 + 10 == sum(w.size for r in weights for w in r.fields.values()) == 25450
+
+
+def test_the_summarys_fields_and_html(run):
+    _, interp = run(IMAGE_NET + "s = summary(net)\nt = summary(input(20, 8) |> gru(16, return_sequences = true))")
+    s, t = interp.get("s"), interp.get("t")
+    assert s.get("layer") == ["input(28, 28, 1)", "flatten()", 'dense(32, activation = "relu")', "dropout(0.2)",
+                              'dense(10, activation = "softmax")']
+    assert [list(o) for o in s.get("output")] == [[28, 28, 1], [784], [32], [32], [10]]
+    assert list(s.get("parameters")) == [0, 0, 25120, 0, 330] and s.get("total") == 25450
+    assert t.describe().splitlines() == [
+        "Model spec: 160 inputs (20 steps of 8) (not compiled yet)",
+        "  #  layer                             output shape  parameters",
+        "  -------------------------------------------------------------",
+        "     input(20, 8)                      m x 20 x 8             0",
+        "  0  gru(16, return_sequences = true)  m x 20 x 16         1200",
+        "  total parameters: 1200"]
+    html = s.html()
+    assert "<th style=\"text-align: left\">output shape</th>" in html and "m x 28 x 28 x 1" in html
+    assert "total parameters: 25450" in html
+
+
+def test_summary_of_something_else(run):
+    with pytest.raises(LaminaError) as e:
+        run("s = summary(3)")
+    assert e.value.kind == "TypeError" and e.value.message == (
+        "summary takes a model or a model spec (input(n) |> layers |> compile(...)), not a number.")

@@ -342,6 +342,36 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
                             dtype=dtype)
 
 
+@builtin("summary", pure="a model summary", tracked="constant", category=CATEGORY,
+         probes="takes a model or a model spec",
+         shapes=[Shape("summary(net)", "model or model spec", "model summary",
+                       "Each layer with the shape of its output and its parameter count, and the total.")],
+         summary="A model's summary, as Keras's model.summary() shows it: each layer, the shape of "
+                 "its output for a batch of m examples, its number of parameters, and the total.",
+         examples=["net = input(8, 8, 1) |> flatten() |> dense(16, activation = \"relu\") |>\n"
+                   "      dense(3, activation = \"softmax\") |> compile(loss = \"cross_entropy\", seed = 1)\n"
+                   "summary(net)\n"
+                   "s = summary(net)\nprint(s.parameters, s.total)\nprint(s.layer[2], s.output[2])",
+                   "print(summary(input(20, 8) |> gru(16, return_sequences = true) |> gru(4) |> dense(1)))"],
+         notes="summary(net) shows what print(net) shows: the heading (inputs, outputs, loss, optimizer, "
+               "seed), one row per layer, the input first, and the total, then how far the model has "
+               "trained; for a model spec, the same without the training. The output shape is written "
+               "as Lamina writes shapes, m x 26 x 26 x 32 for a batch of m images of 26 x 26 with 32 "
+               "channels (Keras writes (None, 26, 26, 32)): it is the shape of what the layer gives when "
+               "the model runs on m examples, predict's for the last layer. A layer's parameters count "
+               "every number of its weights (net.weights). At the prompt or as a notebook cell's last "
+               "line the summary shows itself; its fields are layer (each row's label, input(...) "
+               "first), output (each row's shape of one example, a vector), parameters (a vector, 0 for "
+               "the input) and total.")
+def summary(net):
+    from ..models.model import Model
+    from ..models.spec import ModelSpec
+    if not isinstance(net, (Model, ModelSpec)):
+        raise LaminaError("TypeError", f"summary takes a model or a model spec (input(n) |> layers "
+                          f"|> compile(...)), not {describe(net)}.")
+    return net.summary()
+
+
 @builtin("save_model", any_rank=True, tracked="constant", category=CATEGORY,
          probes="takes a model and a path",
          shapes=[Shape("save_model(model, path)", "model, file path", "no output",

@@ -35,7 +35,7 @@ from ..optim.base import Optimizer
 from ..values import LibObject, Record, value_of
 from .layer import reshaped
 from .losses import Loss
-from .spec import ModelSpec, summary_html, summary_table
+from .spec import ModelSpec, Summary
 
 EMPTY = np.zeros(0)
 
@@ -138,11 +138,13 @@ class Model(LibObject):
 
     # -- printing ---------------------------------------------------------------
     def describe(self) -> str:
-        head, tail = self._report()
-        return "\n".join([head, *summary_table(self.spec), "  " + tail])
+        return self.summary().describe()
 
     def html(self) -> str:
-        return summary_html(self.spec, *self._report())
+        return self.summary().html()
+
+    def summary(self) -> Summary:
+        return Summary(self.spec, *self._report())
 
     def _report(self) -> tuple[str, str]:
         """The heading (input, outputs, loss, optimizer, seed) and the line about training."""

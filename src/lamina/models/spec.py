@@ -96,22 +96,30 @@ class ModelSpec(LibObject):
         return text + (f" ({' x '.join(map(str, self.example))})" if len(self.example) > 2 else "")
 
     def describe(self) -> str:
-        return "\n".join([f"Model spec: {self.input_text()} (not compiled yet)", *summary_table(self)])
+        return self.summary().describe()
 
     def html(self) -> str:
-        return summary_html(self, f"Model spec: {self.input_text()} (not compiled yet)", "")
+        return self.summary().html()
+
+    def summary(self) -> Summary:
+        return Summary(self, f"Model spec: {self.input_text()} (not compiled yet)", "")
 
 
-SUMMARY_HEADER = ("#", "layer", "output", "parameters")
+SUMMARY_HEADER = ("#", "layer", "output shape", "parameters")
+
+
+def batch_text(data: DataShape) -> str:
+    """A batch's shape as Lamina writes shapes, m the number of examples: `m x 26 x 26 x 32`."""
+    return " x ".join(["m", *map(str, data.shape)])
 
 
 def summary_rows(spec: ModelSpec) -> tuple[list[tuple], str]:
-    """The rows of the layer table (layer, output shape, parameters, like Keras's summary) and
-    the line with the total."""
+    """The rows of the layer table (layer, the shape of a batch of m examples after it, its
+    parameters, like Keras's summary) and the line with the total."""
     counts = spec.parameter_counts()
-    rows = [("", "input", spec.shapes[0].describe(), "0")]
+    rows = [("", f"input({', '.join(map(str, spec.example))})", batch_text(spec.shapes[0]), "0")]
     for i, layer in enumerate(spec.layers):
-        rows.append((str(i), layer.label(), spec.shapes[i + 1].describe(), str(counts[i])))
+        rows.append((str(i), layer.label(), batch_text(spec.shapes[i + 1]), str(counts[i])))
     return rows, f"total parameters: {sum(counts)}"
 
 
@@ -120,7 +128,7 @@ def summary_table(spec: ModelSpec) -> list[str]:
     body, total = summary_rows(spec)
     rows = [SUMMARY_HEADER] + body
     size = [max(len(r[k]) for r in rows) for k in range(4)]
-    lines = ["  " + "  ".join(r[k].ljust(size[k]) if k < 2 else r[k].rjust(size[k]) for k in range(4))
+    lines = ["  " + "  ".join(r[k].ljust(size[k]) if k < 3 else r[k].rjust(size[k]) for k in range(4))
              for r in rows]
     lines.insert(1, "  " + "-" * (len(lines[0]) - 2))
     lines.append(f"  {total}")
@@ -130,8 +138,41 @@ def summary_table(spec: ModelSpec) -> list[str]:
 def summary_html(spec: ModelSpec, head: str, tail: str) -> str:
     """The layer table as HTML, under `head` and above `tail`."""
     body, total = summary_rows(spec)
-    return html_table(list(SUMMARY_HEADER), [list(r) for r in body], [False, False, True, True],
+    return html_table(list(SUMMARY_HEADER), [list(r) for r in body], [False, False, False, True],
                       caption=head, footer=[total, tail])
+
+
+@dataclass(frozen=True, eq=False)
+class Summary(LibObject):
+    """What summary(net) gives: prints as print(net) does (the heading, the layer table, the
+    total), and holds the table's columns as fields."""
+    spec: ModelSpec
+    head: str
+    tail: str
+
+    type_name = "model summary"
+
+    def field_names(self) -> list[str]:
+        return ["layer", "output", "parameters", "total"]
+
+    def get(self, name: str):
+        import numpy as np
+        counts = [0, *self.spec.parameter_counts()]
+        if name == "layer":
+            return [row[1] for row in summary_rows(self.spec)[0]]
+        if name == "output":
+            return [np.array(s.shape, dtype=float) for s in self.spec.shapes]
+        if name == "parameters":
+            return np.array(counts, dtype=float)
+        if name == "total":
+            return float(sum(counts))
+        return super().get(name)
+
+    def describe(self) -> str:
+        return "\n".join([self.head, *summary_table(self.spec), *(["  " + self.tail] if self.tail else [])])
+
+    def html(self) -> str:
+        return summary_html(self.spec, self.head, self.tail)
 
 
 def check_spec(spec, who: str) -> ModelSpec:
