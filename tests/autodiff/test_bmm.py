@@ -72,3 +72,14 @@ def test_a_forked_child_multiplies_without_its_parent_s_threads():
     assert queue.get(timeout=60) is True
     child.join(timeout=60)
     assert child.exitcode == 0
+
+
+@pytest.mark.parametrize("batch, m", [((16,), 64), ((2,), 3)])        # threaded, and one np.matmul
+def test_the_result_owns_its_memory_in_the_shape_asked(batch, m):
+    # grad hands out a gradient without copying only when it is no view (autodiff/grad.py)
+    x, y = RNG.standard_normal(batch + (m, 64)), RNG.standard_normal(batch + (64, 32))
+    plain = batched.bmm(x, y)
+    assert plain.base is None and plain.shape == batch + (m, 32)
+    shaped = batched.bmm(x, y, (int(np.prod(batch)) * m, 32))
+    assert shaped.base is None
+    np.testing.assert_allclose(shaped, np.matmul(x, y).reshape(-1, 32), rtol=1e-12)

@@ -132,7 +132,7 @@ def test_the_batched_contraction_is_one_batched_matrix_product(monkeypatch):
     # each pair of operands is one batched matrix product (BLAS), not NumPy's C einsum loop
     calls = []
     real = products.bmm
-    monkeypatch.setattr(products, "bmm", lambda x, y: calls.append((x.shape, y.shape)) or real(x, y))
+    monkeypatch.setattr(products, "bmm", lambda x, y, *shape: calls.append((x.shape, y.shape)) or real(x, y, *shape))
     a, b = RNG.standard_normal((4, 3, 5)), RNG.standard_normal((4, 5, 2))
     np.testing.assert_allclose(products.einsum("bij,bjk->bik", [a, b]), a @ b, rtol=1e-12)
     assert calls == [((4, 3, 5), (4, 5, 2))]
@@ -161,3 +161,20 @@ def test_the_batched_contraction_is_one_batched_matrix_product(monkeypatch):
     ('einsum(3, zeros(2))', "TypeError: einsum's subscripts must be a string, not a number.")])
 def test_a_wrong_einsum_is_a_clear_error(code, message):
     assert _error(f"print({code})") == message
+
+
+@pytest.mark.parametrize("sa, sb", [((4, 32, 64), (4, 64, 32)), ((4, 32, 64), (64, 32)), ((32, 64), (64, 8))])
+def test_matmul_gradients_are_handed_out_without_a_copy(sa, sb, monkeypatch):
+    # grad copies a gradient that is a view (autodiff/grad.py), a copy per gradient per step
+    from lamina.autodiff import grad as sweep
+    from lamina.autodiff import ops, reductions
+    from lamina.autodiff.tape import TAPE
+    a, b = TAPE.leaf(RNG.standard_normal(sa), False), TAPE.leaf(RNG.standard_normal(sb), False)
+    copies = []
+    real = sweep.np.array
+    monkeypatch.setattr(sweep.np, "array", lambda *x, **k: copies.append(1) or real(*x, **k))
+    ga, gb = sweep.grad(reductions.sum(ops.emul(products.matmul(a, b), 2.0)), [a, b])
+    monkeypatch.undo()
+    assert copies == []
+    twos = np.full(np.matmul(a.value, b.value).shape, 2.0)
+    np.testing.assert_allclose(ga, np.matmul(twos, np.swapaxes(b.value, -1, -2)), rtol=1e-12)

@@ -1,9 +1,10 @@
 """The batched matrix product: np.matmul of two stacks of matrices, the batch split over threads.
 
 OpenBLAS threads each matrix product of a batch on its own: np.matmul of 64 pairs of 128 x 64
-and 64 x 128 matrices is 64 rounds of waking its threads and waiting for them, each product too
-small to share well, and while another process wants the cores its threads spin and wait a
-scheduler slice at every product (bench/NOTES.md, "Batched products"). torch's bmm splits the
+and 64 x 128 float32 matrices is 64 rounds of waking its threads and waiting for them, each
+product too small to share well (1.2 ms on two cores where torch's bmm took 0.7 ms), and while
+another process wants the cores its threads spin and wait a scheduler slice at every product
+(10 ms and more; bench/cases/products.py measures it). torch's bmm splits the
 batch instead: each thread multiplies its share of the matrices alone. So does `bmm`: a batch of
 two products or more, and at least PARALLEL_MIN multiply-adds in all, is cut into one chunk per
 BLAS thread (as many as OpenBLAS would use now, so that OPENBLAS_NUM_THREADS=1 or threadpoolctl's
@@ -23,28 +24,33 @@ PARALLEL_MIN = 1 << 20          # multiply-adds below which one np.matmul is che
 _state = {"blas": None, "pool": None, "workers": 0}
 
 
-def bmm(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """np.matmul(X, Y) of X ... x m x k and Y ... x k x n (NumPy's result, dtype included)."""
+def bmm(X: np.ndarray, Y: np.ndarray, shape: tuple | None = None) -> np.ndarray:
+    """np.matmul(X, Y) of X ... x m x k and Y ... x k x n (NumPy's result, dtype included), in
+    `shape` when given (the same elements): an array that owns its memory, never a view, so that
+    grad can hand it out as it is."""
     batch = X.shape[:-2]
+    if Y.shape[:-2] != batch:                     # broadcast batches: NumPy's loop
+        out = np.matmul(X, Y)
+        return out if shape is None else out.reshape(shape).copy()
     count = math.prod(batch)
     m, k, n = X.shape[-2], X.shape[-1], Y.shape[-1]
-    if X.ndim < 3 or Y.shape[:-2] != batch or count < 2 or count * m * k * n < PARALLEL_MIN:
-        return np.matmul(X, Y)
-    threads = min(_blas_threads(), count)
-    if threads < 2:
-        return np.matmul(X, Y)
+    out = np.empty(batch + (m, n) if shape is None else shape, dtype=np.result_type(X, Y))
+    flat = out.reshape(count, m, n)
     X3, Y3 = X.reshape(count, m, k), Y.reshape(count, k, n)
-    out = np.empty((count, m, n), dtype=np.result_type(X, Y))
+    threads = min(_blas_threads(), count) if count >= 2 and count * m * k * n >= PARALLEL_MIN else 1
+    if threads < 2:
+        np.matmul(X3, Y3, out=flat)
+        return out
     bounds = [count * i // threads for i in range(threads + 1)]
     chunks = list(zip(bounds[:-1], bounds[1:]))
     with _state["blas"].limit(limits=1, user_api="blas"):
         pool = _pool(threads - 1)
-        waiting = [pool.submit(np.matmul, X3[lo:hi], Y3[lo:hi], out=out[lo:hi]) for lo, hi in chunks[1:]]
+        waiting = [pool.submit(np.matmul, X3[lo:hi], Y3[lo:hi], out=flat[lo:hi]) for lo, hi in chunks[1:]]
         lo, hi = chunks[0]
-        np.matmul(X3[lo:hi], Y3[lo:hi], out=out[lo:hi])
+        np.matmul(X3[lo:hi], Y3[lo:hi], out=flat[lo:hi])
         for job in waiting:
             job.result()
-    return out.reshape(batch + (m, n))
+    return out
 
 
 def _blas_threads() -> int:

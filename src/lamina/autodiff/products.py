@@ -50,14 +50,20 @@ def matmul(a, b):
 
     def vjp_a(g):
         G = _grad_array(g, dtype).reshape(full)
-        return _sum_to(_matmul(G, np.swapaxes(Y, -1, -2)), X.shape).reshape(x.shape)
+        return _shaped(_sum_to(_matmul(G, np.swapaxes(Y, -1, -2)), X.shape), x.shape)
 
     def vjp_b(g):
         G = _grad_array(g, dtype).reshape(full)
         if Y.ndim == 2 and X.ndim > 2:       # one matrix for the whole batch: one product
-            return (X.reshape(-1, X.shape[-1]).T @ G.reshape(-1, G.shape[-1])).reshape(y.shape)
-        return _sum_to(_matmul(np.swapaxes(X, -1, -2), G), Y.shape).reshape(y.shape)
+            return _shaped(X.reshape(-1, X.shape[-1]).T @ G.reshape(-1, G.shape[-1]), y.shape)
+        return _shaped(_sum_to(_matmul(np.swapaxes(X, -1, -2), G), Y.shape), y.shape)
     return record2(out, a, b, vjp_a, vjp_b)
+
+
+def _shaped(g: np.ndarray, shape: tuple) -> np.ndarray:
+    """A gradient in its operand's shape, reshaped only where it must be (a reshape is a view,
+    which grad copies before handing it out)."""
+    return g if g.shape == shape else g.reshape(shape)
 
 
 def _grad_array(g, dtype) -> np.ndarray:
@@ -89,7 +95,11 @@ def _matmul(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """X @ Y; a batch times one matrix is one matrix product of the batch's rows stacked (a
     single BLAS call instead of one per batch item), two batches of one shape are bmm's."""
     if X.ndim > 2 and Y.ndim == 2 and X.flags.c_contiguous:
-        return (X.reshape(-1, X.shape[-1]) @ Y).reshape(X.shape[:-1] + Y.shape[-1:])
+        out = np.empty(X.shape[:-1] + Y.shape[-1:], dtype=np.result_type(X, Y))
+        np.matmul(X.reshape(-1, X.shape[-1]), Y, out=out.reshape(-1, Y.shape[-1]))
+        return out
+    if X.ndim < 3 and Y.ndim < 3:
+        return np.matmul(X, Y)
     return bmm(X, Y)
 
 
@@ -211,8 +221,7 @@ def _pair_product(la: str, A: np.ndarray, lb: str, B: np.ndarray, keep: str) -> 
     nb, nl, nr, ns = (math.prod(size[c] for c in part) for part in (batch, left, right, summed))
     A3 = A.transpose([la.index(c) for c in batch + left + summed]).reshape(nb, nl, ns)
     B3 = B.transpose([lb.index(c) for c in batch + summed + right]).reshape(nb, ns, nr)
-    C = (A3[0] @ B3[0])[None] if nb == 1 else bmm(A3, B3)
-    C = C.reshape([size[c] for c in batch + left + right])
+    C = bmm(A3, B3, tuple(size[c] for c in batch + left + right))
     order = batch + left + right
     if order != list(keep):
         C = np.ascontiguousarray(C.transpose([order.index(c) for c in keep]))
