@@ -37,9 +37,9 @@ def batches_with(monkeypatch, at_call: int, how: str) -> list:
             raise KeyboardInterrupt
         if len(done) + 1 == at_call:
             os.kill(os.getpid(), signal.SIGINT)
-        loss, new = real(model, opt, xb, yb, rng, **held)
+        loss, new, buffers = real(model, opt, xb, yb, rng, **held)
         done.append(new)
-        return loss, new
+        return loss, new, buffers
     monkeypatch.setattr(fit_module, "train_step", step)
     return done
 
@@ -208,11 +208,11 @@ def test_weights_that_are_no_longer_finite_stop_fit_at_the_epoch_end(rows, build
     real, calls = fit_module.train_step, []
 
     def step(model, opt, xb, yb, rng, **held):
-        loss, new = real(model, opt, xb, yb, rng, **held)
+        loss, new, buffers = real(model, opt, xb, yb, rng, **held)
         calls.append(1)
         if len(calls) == 3:                       # the last batch of epoch 0
             new.params[0][0, 0] = np.nan
-        return loss, new
+        return loss, new, buffers
     monkeypatch.setattr(fit_module, "train_step", step)
     with pytest.raises(LaminaError) as e:
         fit(build([(1, "none")], seed=2), x, y, epochs=3, batch_size=4, verbose=0)

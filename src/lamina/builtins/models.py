@@ -12,7 +12,8 @@ from ..models.evaluate import evaluate as evaluate_model
 from ..models.evaluate import predict as predict_model
 from ..models.fit import fit as fit_model
 from ..models.quick import quick_mlp as quick_mlp_fn
-from ..models.spec import input_spec
+from ..models.model import Model
+from ..models.spec import ModelSpec, input_spec
 from ..stats.data import as_matrix
 from ..stats.fitparts import is_fit
 from ..stats.intervals import predict as predict_fit
@@ -364,8 +365,6 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
                "first), output (each row's shape of one example, a vector), parameters (a vector, 0 for "
                "the input) and total.")
 def summary(net):
-    from ..models.model import Model
-    from ..models.spec import ModelSpec
     if not isinstance(net, (Model, ModelSpec)):
         raise LaminaError("TypeError", f"summary takes a model or a model spec (input(n) |> layers "
                           f"|> compile(...)), not {describe(net)}.")

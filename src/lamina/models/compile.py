@@ -46,7 +46,8 @@ def compile_model(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"
     opt, schedule = optimizer_of(optimizer)
     dt = dtype_of(dtype, "compile's dtype")
     weights = [w.astype(dt) for w in initial_weights(spec, n)]     # drawn in float64, then rounded
-    return Model(spec, kind, n, opt.bind(weights, "the model's weights"), schedule)
+    return Model(spec, kind, n, opt.bind(weights, "the model's weights"), schedule,
+                 buffers=tuple(b.astype(dt) for b in initial_buffers(spec)))
 
 
 def loss_for(spec: ModelSpec, loss: str):
@@ -74,3 +75,15 @@ def initial_weights(spec: ModelSpec, seed: int) -> list:
                               f"{[np.shape(w) for w in made]}, but its parameters are {shapes}.")
         weights.extend(made)
     return weights
+
+
+def initial_buffers(spec: ModelSpec) -> list:
+    """Every layer's first buffers (layer.py), layer after layer."""
+    buffers = []
+    for layer, data, shapes in zip(spec.layers, spec.shapes, spec.buffer_shapes()):
+        made = layer.init_buffers(data)
+        if [np.shape(b) for b in made] != list(shapes.values()):
+            raise LaminaError("InternalError", f"The layer {layer.label()} made buffers of shapes "
+                              f"{[np.shape(b) for b in made]}, but its buffers are {shapes}.")
+        buffers.extend(made)
+    return buffers

@@ -51,6 +51,7 @@ class Run:
         # updates in place (the model fit was given, and every snapshot, stays as it is),
         # with scratch arrays for the update's temporaries (dropped from the model fit returns).
         self.optimizer = model.optimizer.private(scratch=True)
+        self.buffers = model.buffers     # the layers' buffers after the last completed batch
         self.first_epoch = model.epochs  # epochs count over every fit of the model
         self.stop = False                # a callback sets it to end training after this epoch
         self.interrupted = False         # Ctrl-C: training ended in the middle of an epoch or after it
@@ -117,11 +118,12 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                         break
                     xb, yb = batches.get(order, start, min(start + size, m))
                     try:
-                        loss, optimizer = train_step(model, run.optimizer, xb, yb, rng, held=held)
+                        loss, optimizer, buffers = train_step(model, run.optimizer, xb, yb, rng, held=held,
+                                                              buffers=run.buffers)
                     except KeyboardInterrupt:    # a second Ctrl-C (or one fit could not catch): the batch is dropped
                         run.interrupted = True
                         break
-                    run.optimizer = optimizer
+                    run.optimizer, run.buffers = optimizer, buffers
                     if not math.isfinite(loss):
                         _blame_data(data)
                         raise LaminaError("ValueError", f"fit stopped in epoch {epoch}, batch {b} (both "
@@ -133,7 +135,7 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
                     _check_weights(run.optimizer, epoch, data)
                     logs["loss"] = total / m
                     if val is not None:
-                        logs["val_loss"] = _validation_loss(model, val, run.optimizer, epoch, data)
+                        logs["val_loss"] = _validation_loss(model, val, run, epoch, data)
                     _fire(callbacks, "on_epoch_end", run, epoch, logs)
                 # a Ctrl-C in the epoch's last batch (or after it) stops before the next epoch
                 run.interrupted = run.interrupted or (ctrl_c.requested and e < n_epochs - 1)
@@ -147,17 +149,21 @@ def fit(model, X, Y, epochs=1, batch_size=32, shuffle=True, validation_split=0.0
         done = run.changes.get("epochs", model.epochs) - model.epochs
         warn(f"fit stopped by Ctrl-C after {done} complete epoch{'s' * (done != 1)}; it returns the model "
              f"trained so far (interrupted = true).")
-    return model.evolve(optimizer=run.optimizer.without_scratch(), interrupted=run.interrupted, **run.changes)
+    return model.evolve(optimizer=run.optimizer.without_scratch(), interrupted=run.interrupted,
+                        buffers=run.buffers, **run.changes)
 
 
-def train_step(model: Model, opt: Optimizer, xb, yb, rng, held=None):
-    """One batch: (the batch's loss, the optimizer after one step); `held` guards the update
-    against Ctrl-C (StopRequest.update)."""
+def train_step(model: Model, opt: Optimizer, xb, yb, rng, held=None, buffers=()):
+    """One batch: (the batch's loss, the optimizer after one step, the layers' buffers after it);
+    `held` guards the update against Ctrl-C (StopRequest.update). `buffers` is left as it is (a
+    batch that does not complete changes none)."""
     # The gradients are not checked for NaN or Inf: one with a finite loss makes the next
     # batch's loss (checked) or the weights at the epoch's end (checked) non-finite.
-    loss, opt = shared_step(opt, lambda leaves: model.batch_loss(xb, yb, leaves, training=True, rng=rng),
+    after = list(buffers)
+    loss, opt = shared_step(opt, lambda leaves: model.batch_loss(xb, yb, leaves, training=True, rng=rng,
+                                                                 buffers=after),
                             held, check_finite=False)
-    return loss.value, opt
+    return loss.value, opt, tuple(after)
 
 
 def _blame_data(data: list) -> None:
@@ -176,8 +182,8 @@ def _check_weights(opt: Optimizer, epoch: int, data: list) -> None:
                               f"the loss was finite). A smaller learning rate, or standardized X, often helps.")
 
 
-def _validation_loss(model: Model, val, opt: Optimizer, epoch: int, data: list) -> float:
-    loss = float(model.batch_loss(*val, opt.params, training=False))
+def _validation_loss(model: Model, val, run: Run, epoch: int, data: list) -> float:
+    loss = float(model.batch_loss(*val, run.optimizer.params, training=False, buffers=list(run.buffers)))
     if not math.isfinite(loss):
         _blame_data(data)
         # The weights and the validation rows are finite: the loss overflowed. A NaN would pass

@@ -26,6 +26,19 @@ X was given in (models/data.py reshapes X once, a view, before the first layer).
                           `rng` the model's generator (fit only), `logits` true for the last
                           layer when the loss reads its pre-activation. It computes in the
                           dtype of x and the weights (float32 or float64) and keeps it.
+    buffers(data)         optional: {name: shape} of arrays it keeps that training does not
+                          learn by gradient (running statistics, as PyTorch's buffers and Keras's
+                          non-trainable weights); {} for most layers. A layer with buffers has
+    init_buffers(data)    their first values, float64 (compile rounds them to its dtype), and
+    forward_buffers(x, params, buffers, data, training, rng, logits)
+                          in place of forward: (the outputs, the buffers after this batch). fit
+                          keeps what a training batch gives (once its step is done: a batch that
+                          Ctrl-C drops changes nothing), predict, evaluate and fit's validation
+                          pass training = false and the model's buffers, which the layer reads and
+                          gives back unchanged. It returns new arrays and never writes into the
+                          ones it is given (early stopping keeps an epoch's buffers as they are).
+                          save_model writes them, load_model reads them, net.weights shows them
+                          after the layer's weights.
     activation            the name of its output activation, or None for a layer without one;
                           compile pairs the last layer's with the loss
     label()               how the summary table and print(net) show it
@@ -125,6 +138,16 @@ class Layer:
         return []
 
     def forward(self, x, params: list, data: DataShape, training: bool, rng, logits: bool = False):
+        raise NotImplementedError
+
+    def buffers(self, data: DataShape) -> dict[str, tuple[int, ...]]:
+        return {}
+
+    def init_buffers(self, data: DataShape) -> list[np.ndarray]:
+        return []
+
+    def forward_buffers(self, x, params: list, buffers: list, data: DataShape, training: bool, rng,
+                        logits: bool = False) -> tuple:
         raise NotImplementedError
 
     def label(self) -> str:

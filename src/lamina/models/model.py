@@ -14,7 +14,8 @@ Fields a program reads (`net.loss_history`, ...):
     weights              a list with one record per layer that has weights, in order,
                          with that layer's names: {w, b} for dense (w is in x units, b
                          the 1 x units bias row), {table} for embedding, {gain, bias}
-                         for layer_norm, {wz, uz, bz, wr, ur, br, wh, uh, bh} for gru
+                         for layer_norm, {wz, uz, bz, wr, ur, br, wh, uh, bh} for gru;
+                         a layer's buffers (running statistics) follow its weights
     loss, seed, optimizer, schedule (none without one)
     dtype                "float32" or "float64": the weights' precision, which fit, predict and
                          evaluate compute in (X and Y are converted to it)
@@ -54,6 +55,7 @@ class Model(LibObject):
     lr_history: np.ndarray = field(default_factory=lambda: EMPTY)
     weights_epoch: int | None = None     # the epoch whose weights it holds; None: the last one
     interrupted: bool = False            # Ctrl-C stopped the fit that returned it
+    buffers: tuple = ()                  # every layer's buffers (layer.py), flat, in the weights' dtype
 
     type_name = "model"
 
@@ -65,8 +67,10 @@ class Model(LibObject):
         if name in ("inputs", "outputs", "layers"):
             return self.spec.get(name)
         if name == "weights":
-            return [Record({k: p.copy() for k, p in zip(names, ps)})
-                    for names, ps in zip(self.spec.parameter_shapes(), self.layer_params()) if ps]
+            return [Record({**{k: p.copy() for k, p in zip(names, ps)}, **{k: b.copy() for k, b in zip(bnames, bs)}})
+                    for names, ps, bnames, bs in zip(self.spec.parameter_shapes(), self.layer_params(),
+                                                     self.spec.buffer_shapes(), self.layer_buffers())
+                    if ps or bs]
         if name == "loss":
             return self.loss.name
         if name == "dtype":
@@ -97,6 +101,10 @@ class Model(LibObject):
         flat = list(self.params if params is None else params)
         return [flat[part] for part in self.spec.parameter_slices]
 
+    def layer_buffers(self) -> list[tuple]:
+        """The flat buffers split per layer, as many as each layer's `buffers` names."""
+        return [self.buffers[part] for part in self.spec.buffer_slices]
+
     def evolve(self, **changes) -> Model:
         return replace(self, **changes)
 
@@ -106,31 +114,42 @@ class Model(LibObject):
         """Whether the loss reads the last layer's pre-activation (see losses.py)."""
         return self.loss.logits_of is not None
 
-    def forward(self, x, params, training: bool, rng=None, logits: bool = False):
+    def forward(self, x, params, training: bool, rng=None, logits: bool = False, buffers=None):
         """The outputs for a batch x (m x *spec.example, examples along the first axis), m x *the
         last layer's shape, on the tape when params are tracked.
 
-        logits = true leaves out the last layer's activation (for the fused losses)."""
+        logits = true leaves out the last layer's activation (for the fused losses). `buffers`: a
+        list of the flat buffers to use instead of the model's; a training pass writes each
+        layer's new buffers into it (fit's, see layer.py)."""
         h = x
-        last = len(self.spec.layers) - 1
-        for i, (layer, p) in enumerate(zip(self.spec.layers, self.layer_params(params))):
-            h = layer.forward(h, p, self.spec.shapes[i], training=training, rng=rng,
-                              logits=logits and i == last)
+        spec = self.spec
+        last = len(spec.layers) - 1
+        flat = self.buffers if buffers is None else buffers
+        for i, (layer, p) in enumerate(zip(spec.layers, self.layer_params(params))):
+            part = spec.buffer_slices[i]
+            if part.start == part.stop:
+                h = layer.forward(h, p, spec.shapes[i], training=training, rng=rng,
+                                  logits=logits and i == last)
+                continue
+            h, new = layer.forward_buffers(h, p, list(flat[part]), spec.shapes[i], training=training,
+                                           rng=rng, logits=logits and i == last)
+            if training and buffers is not None:
+                buffers[part] = new
         return h
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return self.forward(x, self.params, training=False)
 
-    def scores(self, x, params, training: bool, rng=None):
+    def scores(self, x, params, training: bool, rng=None, buffers=None):
         """What the loss reads for a batch x: the m x width matrix of the outputs' rows (the
         pre-activations for a fused loss)."""
-        return reshaped(self.forward(x, params, training, rng, logits=self.fused_logits),
+        return reshaped(self.forward(x, params, training, rng, logits=self.fused_logits, buffers=buffers),
                         (-1, self.spec.outputs))
 
-    def batch_loss(self, x, y, params, training: bool, rng=None):
+    def batch_loss(self, x, y, params, training: bool, rng=None, buffers=None):
         """The loss on one batch (a tracked number when params are tracked); y is fit's, checked
-        and shaped by data.py."""
-        out = self.scores(x, params, training, rng)
+        and shaped by data.py; `buffers` as forward takes them."""
+        out = self.scores(x, params, training, rng, buffers)
         checked = self.loss.of_checked
         if checked is not None and np.shape(value_of(out)) == y.shape:
             return checked(out, y)

@@ -6,8 +6,10 @@ settings, as the layer protocol gives them), the loss, the seed, the epochs
 trained, the optimizer's name, settings and step count, and the schedule with its
 state. The arrays are the weights (param0, param1, ... in the optimizer's order:
 layer after layer, each layer's in the order its `parameters` names them), the
-optimizer's running state (state0_m, ...) and the three histories; a float32 model's
-weights and state are float32 (all of one dtype, the model's), everything else float64.
+optimizer's running state (state0_m, ...), the layers' buffers (buffer0, buffer1, ...:
+running statistics, layer after layer in the order each layer's `buffers` names them) and
+the three histories; a float32 model's weights, state and buffers are float32 (all of one
+dtype, the model's), everything else float64.
 Loading gives back a model equal in every number and dtype, so fitting it further goes on
 exactly as the saved model would have.
 
@@ -62,6 +64,7 @@ def save_model(model, path) -> None:
     for i, (w, state) in enumerate(zip(opt.params, opt.state)):
         arrays[f"param{i}"] = w
         arrays.update({f"state{i}_{slot}": np.asarray(v) for slot, v in state.items()})
+    arrays.update({f"buffer{i}": b for i, b in enumerate(model.buffers)})
     arrays.update(loss_history=model.loss_history, val_loss_history=model.val_loss_history,
                   lr_history=model.lr_history)
     try:
@@ -106,11 +109,15 @@ def _rebuild(arrays: dict) -> Model:
     sched, sched_state = schedule(meta["schedule"], opt)
     expected = [(i, name, shape) for i, shapes in enumerate(model_spec.parameter_shapes())
                 for name, shape in shapes.items()]
+    kept = [(i, name, shape) for i, shapes in enumerate(model_spec.buffer_shapes())
+            for name, shape in shapes.items()]
     known = {TEXT_MEMBER, *HISTORIES, *(f"param{k}" for k in range(len(expected))),
-             *(f"state{k}_{s}" for k in range(len(expected)) for s in opt.rule.slots)}
+             *(f"state{k}_{s}" for k in range(len(expected)) for s in opt.rule.slots),
+             *(f"buffer{k}" for k in range(len(kept)))}
     extra = sorted(k for k in arrays if k not in known)
     if extra:
-        weights = f"its layers have {len(expected)} weights, and {opt.rule.name} keeps " + (
+        weights = f"its layers have {len(expected)} weights" + (
+            f" and {len(kept)} buffer{'s' * (len(kept) != 1)}" if kept else "") + f", and {opt.rule.name} keeps " + (
             ", ".join(opt.rule.slots) if opt.rule.slots else "no state")
         raise Bad(f"it holds an array '{extra[0]}' that its model does not have ({weights})")
     params = []
@@ -121,8 +128,12 @@ def _rebuild(arrays: dict) -> Model:
     state = tuple({s: _weight(arrays, f"state{k}_{s}", params[k].shape, f"state{k}_{s}", params[k].dtype)
                    for s in opt.rule.slots} for k in range(len(params)))
     opt = replace(opt, state=state, t=t)
+    dtype = params[0].dtype if params else None
+    buffers = tuple(_weight(arrays, f"buffer{k}", shape, f"buffer{k} (the buffer '{name}' of layer {i}, "
+                            f"{model_spec.layers[i].label()})", dtype) for k, (i, name, shape) in enumerate(kept))
     histories = [_history(arrays, name, epochs) for name in HISTORIES]
-    return Model(model_spec, loss, seed, opt, sched, sched_state, epochs, *histories, weights_epoch=held)
+    return Model(model_spec, loss, seed, opt, sched, sched_state, epochs, *histories, weights_epoch=held,
+                 buffers=buffers)
 
 
 def _weight(arrays: dict, key: str, shape: tuple, where: str, dtype=None) -> np.ndarray:

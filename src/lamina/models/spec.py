@@ -85,8 +85,24 @@ class ModelSpec(LibObject):
             start += len(shapes)
         return tuple(slices)
 
+    def buffer_shapes(self) -> list[dict]:
+        """Each layer's {name: shape} of buffers (running statistics), in order; {} for most."""
+        return [layer.buffers(data) for layer, data in zip(self.layers, self.shapes)]
+
+    @cached_property
+    def buffer_slices(self) -> tuple[slice, ...]:
+        """Each layer's slice of the model's flat buffer list."""
+        slices, start = [], 0
+        for shapes in self.buffer_shapes():
+            slices.append(slice(start, start + len(shapes)))
+            start += len(shapes)
+        return tuple(slices)
+
     def parameter_counts(self) -> list[int]:
         return [sum(math.prod(shape) for shape in shapes.values()) for shapes in self.parameter_shapes()]
+
+    def buffer_counts(self) -> list[int]:
+        return [sum(math.prod(shape) for shape in shapes.values()) for shapes in self.buffer_shapes()]
 
     def input_text(self) -> str:
         """`2 inputs`, `160 inputs (20 steps of 8)` for sequences, `784 inputs (28 x 28 x 1)`."""
@@ -120,7 +136,9 @@ def summary_rows(spec: ModelSpec) -> tuple[list[tuple], str]:
     rows = [("", f"input({', '.join(map(str, spec.example))})", batch_text(spec.shapes[0]), "0")]
     for i, layer in enumerate(spec.layers):
         rows.append((str(i), layer.label(), batch_text(spec.shapes[i + 1]), str(counts[i])))
-    return rows, f"total parameters: {sum(counts)}"
+    kept = sum(spec.buffer_counts())
+    return rows, f"total parameters: {sum(counts)}" + (
+        f" (and {kept} numbers of running statistics, not trained)" if kept else "")
 
 
 def summary_table(spec: ModelSpec) -> list[str]:

@@ -4,7 +4,7 @@ Each piece is one small class in its own file: History records the per-epoch
 numbers, EarlyStopping ends training when the monitored loss stops improving,
 ScheduleCallback changes the learning rate between epochs, Progress draws the
 bar. A hook receives the `Run` (fit.py), the state of the fit in progress, and
-may change it: `run.optimizer` (weights, state and lr), `run.stop`.
+may change it: `run.optimizer` (weights, state and lr), `run.buffers` (the layers'), `run.stop`.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ class EarlyStopping(Callback):
 
     An epoch improves when its loss is below the best so far. After `patience`
     epochs without improvement training stops, and the model keeps the weights
-    (and optimizer state) of its best epoch, with the learning rate the schedule has reached
+    (and optimizer state, and the layers' buffers) of its best epoch, with the learning rate the schedule has reached
     (as Keras restores weights alone); the histories keep every epoch run.
     """
 
@@ -21,11 +21,13 @@ class EarlyStopping(Callback):
     def on_train_begin(self, run) -> None:
         # fit updates run.optimizer in place: the best epoch's is kept as a private copy
         self.best, self.wait, self.best_optimizer, self.best_epoch = math.inf, 0, run.model.optimizer, None
+        self.best_buffers = run.buffers        # a tuple of arrays no batch writes into (layer.py)
 
     def on_epoch_end(self, run, epoch: int, logs: dict) -> None:
         loss = logs.get("val_loss", logs["loss"])
         if loss < self.best:
             self.best, self.wait, self.best_optimizer, self.best_epoch = loss, 0, run.optimizer.private(), epoch
+            self.best_buffers = run.buffers
             return
         self.wait += 1
         if self.wait >= self.patience:
@@ -33,6 +35,7 @@ class EarlyStopping(Callback):
             # The best epoch's weights and state, at the rate this epoch used: the rate is the
             # schedule's (schedule.py), whose rule takes it next, and whose state goes on.
             run.optimizer = self.best_optimizer.with_hp(lr=run.optimizer.hp["lr"])
+            run.buffers = self.best_buffers
 
     def on_train_end(self, run) -> None:
         if run.stop and self.best_epoch is not None:
