@@ -100,7 +100,7 @@ BY_MODULE = {
         "rand", "randn", "seed",
     ),
     "recurrent": (
-        "batch_norm", "lstm_cell", "lstm_forward",
+        "batch_norm", "lstm", "lstm_cell", "lstm_forward",
     ),
     "regression": (
         "kmeans", "linreg", "logreg", "pca", "polyfit", "polyval",

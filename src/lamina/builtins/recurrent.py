@@ -1,12 +1,16 @@
-"""Normalisation and recurrence builtins: batch_norm, lstm_cell, lstm_forward (the math is in
-lamina.nn.batch_norm and lamina.nn.lstm)."""
+"""Normalisation and recurrence builtins: batch_norm (the tape op and the layer), lstm_cell,
+lstm_forward and the lstm layer (the math is in lamina.nn.batch_norm and lamina.nn.lstm, the
+layers in lamina.models.layers)."""
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import LaminaError
+from ..models.layers.batch_norm import batch_norm_layer
+from ..models.layers.lstm import lstm_layer
 from ..nn import batch_norm as BN
 from ..nn import lstm as L
-from ..values import Record
+from ..values import LibObject, Record
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Neural nets"
@@ -34,7 +38,10 @@ RUNNING = {"mean": np.array([0.5, -1.0, 0.25, 2.0]), "var": np.array([1.5, 0.5, 
                        "record {y, running}", "Training mode, moving the given running statistics."),
                  Shape("batch_norm(x, gamma, beta, training = false, running = stats)",
                        "the same, running {mean, var}", "y, x's shape",
-                       "Inference mode: normalises with the running statistics.")],
+                       "Inference mode: normalises with the running statistics."),
+                 Shape("spec |> batch_norm()", "model spec", "model spec",
+                       "The layer form: appends a batch normalisation layer (gamma and beta learnt, the "
+                       "running statistics kept in the model).")],
          summary="Batch normalisation (Ioffe and Szegedy 2015), as PyTorch's BatchNorm: each channel "
                  "(the last axis) normalised to mean 0 and variance 1 over the batch, then scaled by "
                  "gamma and shifted by beta. Differentiable for x, gamma and beta.",
@@ -80,6 +87,17 @@ RUNNING = {"mean": np.array([0.5, -1.0, 0.25, 2.0]), "var": np.array([1.5, 0.5, 
                GradCase(((3, 2, 4), (4,), (4,)), {"training": False, "running": Const(Record(RUNNING))}),
                GradCase(((2, 1, 2, 4), (), (4,)), {"training": False, "running": Const(Record(RUNNING))})])
 def batch_norm(x, gamma=None, beta=None, training=True, running=None, momentum=BN.MOMENTUM, eps=BN.EPS):
+    if isinstance(x, LibObject) and x.type_name == "model spec":
+        # The layer overload batch_norm(model_spec) (lamina.models.layers.batch_norm).
+        given = [name for name, v, default in (("gamma", gamma, None), ("beta", beta, None),
+                                               ("training", training, True), ("running", running, None),
+                                               ("momentum", momentum, BN.MOMENTUM), ("eps", eps, BN.EPS))
+                 if v is not default]
+        if given:
+            raise LaminaError("TypeError", f"The layer batch_norm(spec) takes no {given[0]}: fit normalises "
+                              f"with each batch's statistics and keeps the running ones itself; the "
+                              f"arguments belong to the tape op batch_norm(x, gamma, beta, ...).")
+        return batch_norm_layer(x)
     return BN.batch_norm(x, gamma=gamma, beta=beta, training=training, running=running,
                          momentum=momentum, eps=eps)
 
@@ -155,3 +173,37 @@ def lstm_cell(x, h=None, c=None, w_ih=None, w_hh=None, b=None):
                GradCase(((2, 2, 3, I), W_IH, W_HH, B, (H,), (2, 2, H)))])
 def lstm_forward(X, w_ih=None, w_hh=None, b=None, h0=None, c0=None):
     return L.lstm_forward(X, w_ih=w_ih, w_hh=w_hh, b=b, h0=h0, c0=c0)
+
+
+@builtin("lstm", pure="a model spec", tracked="constant", category="Models",
+         probes="appends a layer to a model spec; its arguments are sizes and settings",
+         shapes=[Shape("spec |> lstm(units)", "model spec of sequences, units", "model spec",
+                       "Appends an LSTM layer that gives each sequence's last hidden state (units "
+                       "numbers per example)."),
+                 Shape("spec |> lstm(units, return_sequences = true)", "the same, true", "model spec",
+                       "Gives every step's hidden state (steps x units per example): sequences "
+                       "again, for another lstm.")],
+         summary="A long short-term memory layer: runs an LSTM over each example's sequence and "
+                 "gives its last hidden state (or all of them). Its input must be sequences, from "
+                 "input(steps, features), an embedding or another recurrent layer.",
+         examples=["spec = input(20, 8) |> lstm(32) |> dense(1)\nprint(spec)",
+                   "seed(1)\nX = randn(256, 8, 1)                # 256 sequences of 8 steps, 1 feature\n"
+                   "Y = sum(X, axis = 1)[:, :, 0] .* (X[:, 0, :] > 0)  # the sum when the first step is positive\n"
+                   "net = input(8, 1) |> lstm(16) |> dense(1) |> compile(optimizer = adam(lr = 0.02), seed = 2)\n"
+                   "net = net.fit(X, Y, epochs = 40, verbose = 0)\n"
+                   "print(net.loss_history[39] < 0.1 * net.loss_history[0])\n"
+                   "print(size(net.weights[0].w_ih), size(net.weights[0].w_hh), size(net.weights[0].b))"],
+         notes="Each step computes the equations of lstm_cell and lstm_forward (PyTorch's, the gates "
+               f"in its order input, forget, cell, output): {GATES}, from h = c = 0. The input is m x "
+               "steps x features (or the m x (steps * features) matrix of its rows); the output is m "
+               "x units, the last hidden state, or m x steps x units with return_sequences = true. "
+               "Its weights, in net.weights as a record {w_ih, w_hh, b}, are lstm_forward's: w_ih 4 "
+               "units x features, w_hh 4 units x units, b 4 units, so they carry over to and from "
+               "PyTorch's weight_ih_l0 and weight_hh_l0 unchanged (PyTorch's two biases summed). They "
+               "start much as Keras's LSTM starts them: each gate's block of w_ih Glorot-uniform, of "
+               "w_hh orthogonal, and b zero but for the forget gate's 1 (Jozefowicz et al. 2015). The whole "
+               "batch of sequences is one operation on the tape, lstm_forward's fused computation and "
+               "its hand-written backpropagation through time. lstm after a layer whose output is not "
+               "a sequence is a ShapeError that says to start with input(steps, features).")
+def lstm(spec, units=None, return_sequences=False, **options):
+    return lstm_layer(spec, units=units, return_sequences=return_sequences, **options)

@@ -91,9 +91,9 @@ def _unrows(d, like):
     return np.ascontiguousarray(d).reshape(np.shape(like))
 
 
-def run(X, w_ih, w_hh, b, h0, c0, who: str, sequences: bool):
-    """The LSTM over X (batch... x T x I) as one fused tape entry: a Record {hs, h, c}, or
-    {h, c} when not `sequences` (lstm_cell)."""
+def run(X, w_ih, w_hh, b, h0, c0, who: str, results=("hs", "h", "c")):
+    """The LSTM over X (batch... x T x I) as one fused tape entry: a Record of the `results`
+    asked for, among hs (every hidden state), h and c (the last hidden and cell states)."""
     xv = numeric(X, f"{who}'s input")
     if np.ndim(xv) < 2:
         raise LaminaError("ShapeError", f"{who}'s input must be steps x features (one sequence) or "
@@ -103,7 +103,8 @@ def run(X, w_ih, w_hh, b, h0, c0, who: str, sequences: bool):
         raise LaminaError("ShapeError", f"{who} needs at least one step, but its input is "
                           f"{describe_shape(xv.shape)}.")
     n_h, vih, vhh, vb = _weights(w_ih, w_hh, b, n_in, who)
-    hv, cv = _state(h0, batch, n_h, "h0" if sequences else "h", who), _state(c0, batch, n_h, "c0" if sequences else "c", who)
+    first = "0" if who == "lstm_forward" else ""     # lstm_cell calls them h and c
+    hv, cv = _state(h0, batch, n_h, "h" + first, who), _state(c0, batch, n_h, "c" + first, who)
     dtype = tensor_dtype(xv, vih, vhh, *(v for v in (vb, hv, cv) if v is not None))
     B = int(np.prod(batch, dtype=np.int64))
     xs = np.ascontiguousarray(np.asarray(xv, dtype=dtype).reshape(B, T, n_in).transpose(1, 0, 2))
@@ -132,11 +133,13 @@ def run(X, w_ih, w_hh, b, h0, c0, who: str, sequences: bool):
     inputs = [X, w_ih, w_hh, b, h0, c0]
     fused = record(hs, inputs, [_pick(all_grads, k) for k in range(len(inputs))])
     out = {}
-    if sequences:
+    if "hs" in results:
         out["hs"] = record(np.ascontiguousarray(hs[1:].transpose(2, 0, 1)).reshape(batch + (T, n_h)),
                            [fused], [lambda g: SequenceGrads(hs=g)])
-    out["h"] = record(states(hs[T]), [fused], [lambda g: SequenceGrads(h=g)])
-    out["c"] = record(states(cs[T]), [fused], [lambda g: SequenceGrads(c=g)])
+    if "h" in results:
+        out["h"] = record(states(hs[T]), [fused], [lambda g: SequenceGrads(h=g)])
+    if "c" in results:
+        out["c"] = record(states(cs[T]), [fused], [lambda g: SequenceGrads(c=g)])
     return Record(out)
 
 
@@ -147,7 +150,7 @@ def _pick(all_grads, k):
 def lstm_forward(X, w_ih, w_hh, b=None, h0=None, c0=None) -> Record:
     """{hs, h, c}: every hidden state (batch... x steps x hidden), the last hidden state and
     the last cell state (batch... x hidden)."""
-    return run(X, w_ih, w_hh, b, h0, c0, "lstm_forward", sequences=True)
+    return run(X, w_ih, w_hh, b, h0, c0, "lstm_forward")
 
 
 def lstm_cell(x, h, c, w_ih, w_hh, b=None) -> Record:
@@ -166,4 +169,4 @@ def _cell(x, xv, h, c, w_ih, w_hh, b):
     its own, so the gradient for x keeps x's shape)."""
     shape = np.shape(xv)
     one = record(np.asarray(xv).reshape(shape[:-1] + (1, shape[-1])), [x], [lambda g: np.reshape(g, shape)])
-    return run(one, w_ih, w_hh, b, h, c, "lstm_cell", sequences=False)
+    return run(one, w_ih, w_hh, b, h, c, "lstm_cell", results=("h", "c"))
