@@ -150,3 +150,18 @@ def test_fit_predict_evaluate_and_a_save_load_round_trip(run, tmp_path, dtype):
     np.testing.assert_array_equal(p, q)
     assert interp.get("e").get("loss") == pytest.approx(net.loss_history[-1], rel=0.5)
     assert [r.fields["kind"] for r in interp.get("back").get("layers")] == ["attention", "flatten", "dense"]
+
+
+def test_split_over_threads_it_gives_the_one_thread_answer(monkeypatch):
+    import lamina.models.layers.attention as attention_module
+    rng = np.random.default_rng(9)
+    x, weights, g = rng.standard_normal((5, 4, 6)), random_weights(rng, 6, 3, 2), rng.standard_normal((5, 4, 6))
+    monkeypatch.setattr(attention_module, "threads_for_work", lambda: 1)
+    one_value, one_grads = ours(Attention(3, 2, True), x, weights, g)
+    monkeypatch.setattr(attention_module, "threads_for_work", lambda: 2)
+    monkeypatch.setattr(attention_module, "SPLIT_MIN", 0)
+    assert attention_module.pieces_for(5, 1) == 2
+    value, grads = ours(Attention(3, 2, True), x, weights, g)
+    np.testing.assert_allclose(value, one_value, rtol=1e-13, atol=1e-14)
+    for mine, other in zip(grads, one_grads):
+        np.testing.assert_allclose(mine, other, rtol=1e-12, atol=1e-13)

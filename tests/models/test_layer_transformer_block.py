@@ -143,7 +143,7 @@ q = predict(back, X)
 def test_fit_predict_evaluate_and_a_save_load_round_trip(run, tmp_path, dtype):
     path = tmp_path / "block.npz"
     _, interp = run(PROGRAM.format(dtype=dtype, path=path))
-    net, p, q = interp.get("net"), interp.get("p"), interp.get("q")
+    p, q = interp.get("p"), interp.get("q")
     assert interp.get("e").get("accuracy") > 0.9
     assert p.dtype == np.dtype(dtype) and p.shape == (192, 1)
     np.testing.assert_array_equal(p, q)
@@ -151,3 +151,34 @@ def test_fit_predict_evaluate_and_a_save_load_round_trip(run, tmp_path, dtype):
     assert layers[2].fields == {"kind": "transformer_block", "heads": 2.0, "key_dim": 4.0, "ff_units": 16.0,
                                 "dropout": 0.05, "causal": False}
     assert all(w.dtype == np.dtype(dtype) for w in interp.get("back").get("weights")[2].fields.values())
+
+
+@pytest.mark.parametrize("pieces", [2, 3])
+def test_split_over_threads_it_gives_the_one_thread_answer(monkeypatch, pieces):
+    import lamina.models.layers.attention as attention_module
+    rng = np.random.default_rng(8)
+    block = TransformerBlock(2, 3, 10, dropout=0.2, causal=True)
+    x, g = rng.standard_normal((5, 4, 6)), rng.standard_normal((5, 4, 6))
+    weights = random_weights(block, 6, rng)
+
+    def run():
+        TAPE.reset()
+        leaves = [TAPE.leaf(a.copy(), True) for a in [x, *weights]]
+        out = block.forward(leaves[0], leaves[1:], DataShape((4, 6)), True, np.random.default_rng(3))
+        grads = grad(reductions.sum(ops.emul(out, g)), leaves)
+        TAPE.reset()
+        return out.value, grads
+
+    monkeypatch.setattr(attention_module, "threads_for_work", lambda: 1)
+    one_value, one_grads = run()
+    monkeypatch.setattr(attention_module, "threads_for_work", lambda: pieces)
+    monkeypatch.setattr(attention_module, "SPLIT_MIN", 0)
+    split = []
+    real = attention_module.pieces_for
+    monkeypatch.setattr("lamina.models.layers.transformer_block.pieces_for",
+                        lambda m, work: split.append(real(m, work)) or split[-1])
+    value, grads = run()
+    assert split == [pieces]
+    np.testing.assert_allclose(value, one_value, rtol=1e-13, atol=1e-14)
+    for mine, other in zip(grads, one_grads):
+        np.testing.assert_allclose(mine, other, rtol=1e-12, atol=1e-13)

@@ -15,6 +15,7 @@ runs once per sweep for all nine VJPs (x and the eight weights).
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -23,51 +24,86 @@ import numpy as np
 from ...autodiff.tape import is_live, record
 from ...errors import LaminaError
 from ...nn.attention import attend, attend_backward, join_heads
+from ...nn.split import parts, split_work, threads_for_work
 from ...values import as_int, describe, value_of
 from ..layer import DataShape, Layer, no_options, register
 from ..spec import check_spec
 
 WEIGHTS = ("wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo")
+SPLIT_MIN = 1 << 22          # multiply-adds of the projections below which one thread does it all
+
+
+class Projections:
+    """The eight weights as the products use them: W = [wq, wk, wv] (d x 3hk), b = [bq, bk, bv]."""
+
+    def __init__(self, values: list, heads: int):
+        wq, bq, wk, bk, wv, bv, self.wo, self.bo = values
+        self.W = np.concatenate([wq, wk, wv], axis=1)
+        self.b = np.concatenate([bq, bk, bv], axis=1)
+        self.hk = wq.shape[1]
+        self.heads, self.kd = heads, self.hk // heads
+        self.scale = 1.0 / math.sqrt(self.kd)
+
+    def grads(self, dW, db, dwo, dbo) -> list:
+        """The gradients of the eight weights in WEIGHTS' order from those of W, b, wo, bo."""
+        hk = self.hk
+        out = []
+        for i in range(3):
+            out += [dW[:, i * hk:(i + 1) * hk], db[:, i * hk:(i + 1) * hk]]
+        return [np.ascontiguousarray(d) for d in out + [dwo, dbo]]
+
+
+def attention_rows(X: np.ndarray, t: int, p: Projections, causal: bool):
+    """Self-attention of the (m t) x d rows X of m examples of t steps: (Y, cache), Y (m t) x d."""
+    m = X.shape[0] // t
+    QKV = X @ p.W
+    QKV += p.b
+    Q, K, V = np.ascontiguousarray(QKV.reshape(m, t, 3, p.heads, p.kd).transpose(2, 0, 3, 1, 4))
+    O, P, Qs = attend(Q, K, V, np.tri(t, dtype=bool) if causal else None, p.scale)
+    A = join_heads(O).reshape(m * t, p.hk)
+    Y = A @ p.wo
+    Y += p.bo
+    return Y, (X, K, V, O, P, Qs, A)
+
+
+def attention_rows_backward(G: np.ndarray, cache, p: Projections, need_x: bool):
+    """(dX, dW, db, dwo, dbo) for the gradient G of attention_rows' Y."""
+    X, K, V, O, P, Qs, A = cache
+    m, heads, t, kd = O.shape
+    dO = np.ascontiguousarray((G @ p.wo.T).reshape(m, t, heads, kd).transpose(0, 2, 1, 3))
+    dQKV = np.empty((m, t, 3, heads, kd), dtype=G.dtype)
+    for i, part in enumerate(attend_backward(dO, Qs, K, V, O, P, p.scale)):
+        dQKV[:, :, i] = part.transpose(0, 2, 1, 3)
+    dQKV = dQKV.reshape(m * t, 3 * p.hk)
+    dX = dQKV @ p.W.T if need_x else None
+    return dX, X.T @ dQKV, dQKV.sum(axis=0, keepdims=True), A.T @ G, G.sum(axis=0, keepdims=True)
+
+
+def pieces_for(m: int, work: int) -> int:
+    """Into how many parts to split m examples whose work is `work` multiply-adds."""
+    return min(threads_for_work(), m) if m >= 2 and work >= SPLIT_MIN else 1
 
 
 def self_attention(x, weights: list, heads: int, causal: bool):
     """Multi-head self-attention of x (m x t x d) with the eight WEIGHTS (tracked or plain), as
-    one tape entry: m x t x d."""
+    one tape entry: m x t x d. The examples are split over the BLAS threads (nn/split.py)."""
     xv = value_of(x)
-    wq, bq, wk, bk, wv, bv, wo, bo = (value_of(w) for w in weights)
     m, t, d = xv.shape
-    hk = wq.shape[1]
-    kd = hk // heads
-    scale = 1.0 / math.sqrt(kd)
+    p = Projections([value_of(w) for w in weights], heads)
     X = xv.reshape(m * t, d)
-    W = np.concatenate([wq, wk, wv], axis=1)              # d x 3hk: one product for q, k and v
-    QKV = X @ W
-    QKV += np.concatenate([bq, bk, bv], axis=1)
-    Q, K, V = np.ascontiguousarray(QKV.reshape(m, t, 3, heads, kd).transpose(2, 0, 3, 1, 4))
-    allowed = np.tri(t, dtype=bool) if causal else None
-    O, P, Qs = attend(Q, K, V, allowed, scale)
-    A = join_heads(O).reshape(m * t, hk)
-    Y = A @ wo
-    Y += bo
+    spans = [(lo * t, hi * t) for lo, hi in parts(m, pieces_for(m, m * t * d * 4 * p.hk))]
+    done = split_work([functools.partial(attention_rows, X[lo:hi], t, p, causal) for lo, hi in spans])
+    Y = np.concatenate([y for y, _ in done]) if len(done) > 1 else done[0][0]
     need_x = is_live(x)
     memo = {}
 
     def grads(g):
         if memo.get("g") is not g:
             G = np.asarray(g, dtype=Y.dtype).reshape(m * t, d)
-            dA = G @ wo.T
-            dO = np.ascontiguousarray(dA.reshape(m, t, heads, kd).transpose(0, 2, 1, 3))
-            dQ, dK, dV = attend_backward(dO, Qs, K, V, O, P, scale)
-            dQKV = np.empty((m, t, 3, heads, kd), dtype=Y.dtype)
-            for i, part in enumerate((dQ, dK, dV)):
-                dQKV[:, :, i] = part.transpose(0, 2, 1, 3)
-            dQKV = dQKV.reshape(m * t, 3 * hk)
-            dW = X.T @ dQKV
-            db = dQKV.sum(axis=0, keepdims=True)
-            parts = [dW[:, :hk], db[:, :hk], dW[:, hk:2 * hk], db[:, hk:2 * hk], dW[:, 2 * hk:],
-                     db[:, 2 * hk:], A.T @ G, G.sum(axis=0, keepdims=True)]
-            dx = (dQKV @ W.T).reshape(m, t, d) if need_x else None
-            memo["g"], memo["grads"] = g, [dx] + [np.ascontiguousarray(p) for p in parts]
+            each = split_work([functools.partial(attention_rows_backward, G[lo:hi], cache, p, need_x)
+                               for (lo, hi), (_, cache) in zip(spans, done)])
+            dX = np.concatenate([e[0] for e in each]).reshape(m, t, d) if need_x else None
+            memo["g"], memo["grads"] = g, [dX] + p.grads(*(sum(e[k] for e in each) for k in range(1, 5)))
         return memo["grads"]
 
     return record(Y.reshape(m, t, d), [x, *weights], [_pick(grads, i) for i in range(1 + len(WEIGHTS))])

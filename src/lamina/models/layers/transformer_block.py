@@ -8,50 +8,122 @@ With x one example (steps x d) and every norm and dense applied at each step alo
 as torch's TransformerEncoderLayer(norm_first = true, activation = "gelu") (Xiong et al. 2020:
 pre-norm trains without a learning-rate warm-up). The attention is the attention layer's (its
 eight projections, Keras's MultiHeadAttention), the layer norms normalise each step's d features
-(eps 1e-5, gain ones and bias zeros, as the layer_norm layer does a whole example), the first
-dense is Glorot-uniform d x ff_units and the second ff_units x d, with zero bias rows. dropout
-(fit only) drops from the two branches before they are added back, torch's dropout1 and dropout2.
+(nn/row_norm.py: eps 1e-5, gain ones and bias zeros), the first dense is Glorot-uniform
+d x ff_units and the second ff_units x d, with zero bias rows, gelu the activation table's.
+dropout (fit only) drops from the two branches before they are added back, torch's dropout1 and
+dropout2.
 
-Each piece is one tape entry with its own backward: layer_norm_op, self_attention, dense_act
-(gelu fused into the product's entry) and the residual sums, on the (m * steps) x d matrix of
-the batch's steps.
+The whole block is ONE tape entry: its forward and backward are written out on the
+(m * steps) x d rows of the batch, and since examples do not meet in a block, the batch is split
+into one part per BLAS thread (nn/split.py), each part's products on one thread: NumPy would
+otherwise run the half of the block that is elementwise (norms, gelu, softmax, residuals) on one
+thread. The weights' gradients are the parts' sums.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...autodiff import ops
+from ...autodiff.tape import is_live, record
 from ...errors import LaminaError
+from ...nn import row_norm
+from ...nn.activation_table import ACTIVATIONS
 from ...nn.dropout import check_rate, dropout_mask
+from ...nn.split import parts, split_work
 from ...values import as_int, value_of
-from ..layer import DataShape, Layer, no_options, register, reshaped
+from ..layer import DataShape, Layer, no_options, register
 from ..spec import check_spec
-from .attention import (check_causal, check_heads, check_sequences, glorot, projection_shapes,
-                        projection_weights, self_attention)
-from .dense import dense_act
-from .layer_norm import layer_norm_op
+from .attention import (Projections, attention_rows, attention_rows_backward, check_causal, check_heads,
+                        check_sequences, glorot, pieces_for, projection_shapes, projection_weights)
+
+GELU = ACTIVATIONS["gelu"]
+
+
+class Weights:
+    """The block's 16 weights in parameters' order, as its products use them."""
+
+    def __init__(self, values: list, heads: int):
+        self.g1, self.b1, *attention, self.g2, self.b2, self.w1, self.c1, self.w2, self.c2 = values
+        self.attention = Projections(attention, heads)
+
+
+def block_rows(X: np.ndarray, t: int, w: Weights, causal: bool, keep: tuple):
+    """The block on the (m t) x d rows X of m examples: (Y, cache). keep: the two dropout masks
+    (rows of X's shape) or (None, None)."""
+    H1, xhat1, rstd1 = row_norm.forward(X, w.g1, w.b1)
+    A, attention = attention_rows(H1, t, w.attention, causal)
+    if keep[0] is not None:
+        A *= keep[0]
+    X1 = A
+    X1 += X
+    H2, xhat2, rstd2 = row_norm.forward(X1, w.g2, w.b2)
+    Z = H2 @ w.w1
+    Z += w.c1
+    U = GELU.forward(Z.copy())
+    F = U @ w.w2
+    F += w.c2
+    if keep[1] is not None:
+        F *= keep[1]
+    F += X1
+    return F, (attention, xhat1, rstd1, H2, xhat2, rstd2, Z, U)
+
+
+def block_rows_backward(G: np.ndarray, cache, w: Weights, keep: tuple, need_x: bool) -> list:
+    """[dX, then the 16 weights' gradients in order] for the gradient G of block_rows' Y."""
+    attention, xhat1, rstd1, H2, xhat2, rstd2, Z, U = cache
+    dF = G if keep[1] is None else G * keep[1]
+    dU = dF @ w.w2.T
+    dw2, dc2 = U.T @ dF, dF.sum(axis=0, keepdims=True)
+    dZ = GELU.backward(dU, Z, U)
+    dw1, dc1 = H2.T @ dZ, dZ.sum(axis=0, keepdims=True)
+    dX1, dg2, db2 = row_norm.backward(dZ @ w.w1.T, w.g2, xhat2, rstd2)
+    dX1 += G
+    dA = dX1 if keep[0] is None else dX1 * keep[0]
+    dH1, dW, db, dwo, dbo = attention_rows_backward(dA, attention, w.attention, True)
+    dX, dg1, db1 = row_norm.backward(dH1, w.g1, xhat1, rstd1)
+    dX += dX1
+    return [dX if need_x else None, dg1, db1, dW, db, dwo, dbo, dg2, db2, dw1, dc1, dw2, dc2]
 
 
 def transformer_step(x, params: list, heads: int, causal: bool, rate: float, rng):
-    """One block on x (m x t x d) with its 16 weights in parameters' order; rate > 0 with a
-    generator drops from both branches (fit)."""
-    g1, b1, *att, g2, b2, w1, c1, w2, c2 = params
-    m, t, d = value_of(x).shape
-    rows = reshaped(x, (m * t, d))
-    a = self_attention(reshaped(layer_norm_op(rows, g1, b1), (m, t, d)), att, heads, causal)
-    rows = ops.add(rows, _dropped(reshaped(a, (m * t, d)), rate, rng))
-    f = dense_act(dense_act(layer_norm_op(rows, g2, b2), w1, c1, "gelu"), w2, c2, "none")
-    rows = ops.add(rows, _dropped(f, rate, rng))
-    return reshaped(rows, (m, t, d))
+    """One block on x (m x t x d) with its 16 weights in parameters' order (tracked or plain), as
+    one tape entry; rate > 0 with a generator drops from both branches (fit)."""
+    xv = value_of(x)
+    m, t, d = xv.shape
+    w = Weights([value_of(p) for p in params], heads)
+    X = xv.reshape(m * t, d)
+    masks = (None, None)
+    if rate > 0.0 and rng is not None:
+        masks = tuple(dropout_mask(rng, X.shape, rate, X.dtype) for _ in range(2))
+    work = m * t * d * (4 * w.attention.hk + 2 * w.w1.shape[1])
+    spans = [(lo * t, hi * t) for lo, hi in parts(m, pieces_for(m, work))]
+
+    def keep(lo, hi):
+        return tuple(None if k is None else k[lo:hi] for k in masks)
+
+    done = split_work([functools.partial(block_rows, X[lo:hi], t, w, causal, keep(lo, hi)) for lo, hi in spans])
+    Y = np.concatenate([y for y, _ in done]) if len(done) > 1 else done[0][0]
+    need_x = is_live(x)
+    memo = {}
+
+    def grads(g):
+        if memo.get("g") is not g:
+            G = np.asarray(g, dtype=Y.dtype).reshape(m * t, d)
+            each = split_work([functools.partial(block_rows_backward, G[lo:hi], cache, w, keep(lo, hi), need_x)
+                               for (lo, hi), (_, cache) in zip(spans, done)])
+            total = [sum(e[k] for e in each) for k in range(1, 13)]
+            dX = np.concatenate([e[0] for e in each]).reshape(m, t, d) if need_x else None
+            dg1, db1, dW, db, dwo, dbo = total[:6]
+            memo["g"], memo["grads"] = g, [dX, dg1, db1, *w.attention.grads(dW, db, dwo, dbo), *total[6:]]
+        return memo["grads"]
+
+    return record(Y.reshape(m, t, d), [x, *params], [_pick(grads, i) for i in range(1 + len(params))])
 
 
-def _dropped(x, rate: float, rng):
-    if rate == 0.0 or rng is None:
-        return x
-    v = value_of(x)
-    return ops.emul(x, dropout_mask(rng, v.shape, rate, v.dtype))
+def _pick(grads, i):
+    return lambda g: grads(g)[i]
 
 
 @register
