@@ -89,6 +89,25 @@ def test_pooling_equals_torch_value_and_gradient(kind, dims, seed):
     np.testing.assert_allclose(got_dx, want_dx, **TOL)
 
 
+@pytest.mark.parametrize("shape, size", [((2, 8, 6, 3), 2.0), ((2, 7, 7, 2), 2.0), ((3, 9, 2), 3.0),
+                                         ((1, 6, 7, 2), np.array([3.0, 2.0]))])
+@pytest.mark.parametrize("relu", [False, True])
+def test_windows_that_tile_the_input_equal_torch(shape, size, relu):
+    """The tiled path (stride = size, no padding), the rows no window reaches included; after a
+    relu most windows tie at 0, and the first zero takes the gradient."""
+    rng = np.random.default_rng(len(shape))
+    x = rng.standard_normal(shape)
+    if relu:
+        x = np.maximum(x - 0.5, 0.0)
+    sizes = tuple(int(k) for k in np.broadcast_to(size, (len(shape) - 2,)))
+    out_shape = torch_value_and_grad("max", x, np.zeros(1), sizes, sizes, 0)[0].shape
+    g = rng.standard_normal(out_shape)
+    want, want_dx = torch_value_and_grad("max", x, g, sizes, sizes, 0)
+    got, got_dx = lamina_value_and_grad(max_pool, x, g, size)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_dx, want_dx)
+
+
 def test_ties_send_the_gradient_to_the_first_maximum_and_nan_wins():
     x = np.array([[1.0, 3.0, 3.0, 2.0], [0.0, 3.0, 5.0, 5.0]]).reshape(1, 2, 4, 1)
     out, dx = lamina_value_and_grad(max_pool, x, np.ones((1, 1, 2, 1)), 2.0)

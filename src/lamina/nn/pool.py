@@ -43,8 +43,11 @@ def max_pool(x, size, stride=None, padding="valid"):
         view = win.view(xp, offset)
         y = view.copy() if y is None else np.maximum(y, view, out=y)
     has_nan = bool(np.isnan(y).any())
+    tiled = xp is xv and win.stride == win.size
 
     def vjp(g):
+        if tiled:
+            return _tiled_max_grad(xv, y, g, win, has_nan)
         dxp = np.zeros(xp.shape, dtype=xv.dtype)
         free = np.ones(y.shape, dtype=bool)      # outputs whose gradient is not placed yet
         for offset in win.offsets():
@@ -59,6 +62,32 @@ def max_pool(x, size, stride=None, padding="valid"):
         return _cropped(dxp, xv.shape, win)
 
     return record(y, (x,), (vjp,))
+
+
+def _tiled_max_grad(xv, y, g, win, has_nan):
+    """max_pool's gradient when the windows tile the input (stride = size, no padding): the input
+    seen as n x (out, size per axis) x c, a view, compared with its window's maximum in one pass;
+    where a window holds its maximum more than once (relu's zeros), each hit past the window's
+    first is cleared, offset by offset over that boolean array; then times g."""
+    inside = (slice(None), *(slice(0, o * k) for o, k in zip(win.out, win.size)), slice(None))
+    tiles = (xv.shape[0], *(d for o, k in zip(win.out, win.size) for d in (o, k)), xv.shape[-1])
+    spread = (xv.shape[0], *(d for o in win.out for d in (o, 1)), xv.shape[-1])
+    x_tiles = xv[inside].reshape(tiles)
+    hit = x_tiles == y.reshape(spread)
+    if has_nan:
+        hit |= np.isnan(x_tiles)
+    if np.count_nonzero(hit) != y.size:          # ties: keep the first hit of each window
+        free = np.ones(y.shape, dtype=bool)
+        for offset in win.offsets():
+            first = hit[(slice(None), *(i for k in offset for i in (slice(None), k)), slice(None))]
+            first &= free
+            free ^= first
+    grads = np.multiply(hit, np.reshape(g, spread), dtype=xv.dtype)
+    if grads.size == xv.size:
+        return grads.reshape(xv.shape)
+    dx = np.zeros(xv.shape, dtype=xv.dtype)      # the rows and columns no window reached stay 0
+    dx[inside] = grads.reshape(dx[inside].shape)
+    return dx
 
 
 def avg_pool(x, size, stride=None, padding="valid"):
