@@ -150,9 +150,11 @@ def attention(q, k=None, v=None, /, heads=None, mask=None, causal=False, **optio
                "from the two branches while fit trains; causal = true lets each step attend to the "
                "steps up to it only. Its weights, in net.weights: ln1_gain, ln1_bias, wq, bq, wk, bk, "
                "wv, bv, wo, bo, ln2_gain, ln2_bias, ff_w1, ff_b1, ff_w2, ff_b2 (gains ones, biases "
-               "zero rows, kernels Glorot-uniform). Each piece is one operation on the tape with its "
-               "own gradient: the layer norms, the attention with its projections, each dense with "
-               "its activation.")
+               "zero rows, kernels Glorot-uniform). The whole block is one operation on the tape, its "
+               "forward and backward written out, the batch's examples split over the threads "
+               "NumPy's BLAS uses (each part's products on one thread), as torch runs its block. "
+               "Its value and gradients equal torch's to rounding (tests/models/"
+               "test_layer_transformer_block.py).")
 def transformer_block(spec, heads=None, key_dim=None, ff_units=None, **options):
     return transformer_block_layer(spec, heads=heads, key_dim=key_dim, ff_units=ff_units, **options)
 
