@@ -195,7 +195,7 @@ CASES = {
                 "format, version, shape, layers, loss, seed, epochs, weights_epoch, optimizer, schedule)."),
     "weights_epoch_past_the_end": (setter(["weights_epoch"], 99), "its header's weights_epoch is 99, but only 3 epochs were trained."),
     "weights_epoch_fraction": (setter(["weights_epoch"], 0.5), "its header's weights_epoch is 0.5, not a whole number of at least 0."),
-    "loss_number": (setter(["loss"], 3), "its header's loss is 3, not a loss's name."),
+    "loss_number": (setter(["loss"], 3), "its header's loss is 3, not a loss's name or a saved function."),
     "loss_mismatch": (setter(["loss"], "cross_entropy"), "its header's loss: cross_entropy needs a last layer of at "
                       "least 2 units (one per class); for two classes with one unit use binary_cross_entropy."),
     "optimizer_list": (setter(["optimizer"], [1]), "its header's optimizer is [1], not a record of fields."),

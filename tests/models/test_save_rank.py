@@ -157,7 +157,7 @@ def test_the_builtins_take_such_a_model_and_name_an_array_given_for_a_model(kern
     path = str(tmp_path / "kernel.npz")
     net = trained("float32")
     builtins["save_model"].fn(net, path)
-    back = builtins["load_model"].fn(path)
+    back = builtins["load_model"].fn(None, path)      # scoped: no program (so no functions to compile)
     assert back.optimizer.params[0].shape == KERNEL and back.optimizer.params[0].dtype == np.float32
     np.testing.assert_array_equal(back.optimizer.params[0], net.optimizer.params[0])
     with pytest.raises(LaminaError) as e:

@@ -12,6 +12,7 @@ from ..models.evaluate import evaluate as evaluate_model
 from ..models.evaluate import predict as predict_model
 from ..models.fit import fit as fit_model
 from ..models.quick import quick_mlp as quick_mlp_fn
+from ..models.functions import SAVED_PERMISSIONS
 from ..models.model import Model
 from ..models.spec import ModelSpec, input_spec
 from ..stats.data import as_matrix
@@ -103,7 +104,9 @@ def input_(*dims):
                  Shape("compile(spec, optimizer = lr_plateau(lr = 0.1, patience = 5), ...)",
                        "a schedule", "model", "The rate changes between epochs."),
                  Shape("compile(spec, ..., dtype = \"float32\")", "\"float32\" or \"float64\"", "model",
-                       "Weights, optimizer state and training in single precision.")],
+                       "Weights, optimizer state and training in single precision."),
+                 Shape("compile(spec, loss = my_loss, ...)", "a function (prediction, target) -> number",
+                       "model", "Your own loss, written in Lamina (or a builtin such as mae).")],
          summary="Turns a model spec into a model: draws the weights from the seed, and fixes the "
                  "optimizer (a name, an optimizer value or a learning-rate schedule) and the loss "
                  "(mse, mae, cross_entropy or binary_cross_entropy).",
@@ -116,7 +119,13 @@ def input_(*dims):
                    "print(a.weights[0].w == b.weights[0].w)",
                    "spec = input(2) |> dense(3, activation = \"softmax\")\n"
                    "net = compile(spec, loss = \"cross_entropy\", seed = 5, dtype = \"float32\")\n"
-                   "print(net.dtype, dtype(net.weights[0].w))"],
+                   "print(net.dtype, dtype(net.weights[0].w))",
+                   "seed(1)\nX = randn(64, 2)\nY = X * [1; -1] + 0.3 * (randn(64, 1) .^ 3)      # a few outliers\n"
+                   "function huber(p, y)\n    d = abs(p - y)\n"
+                   "    return mean((d < 1) .* 0.5 .* d .^ 2 + (d >= 1) .* (d - 0.5))\nend function\n"
+                   "net = input(2) |> dense(1) |> compile(optimizer = adam(lr = 0.1), loss = huber, seed = 3)\n"
+                   "net = net.fit(X, Y, epochs = 30, verbose = 0)\n"
+                   "print(net.loss, round(net.weights[0].w, 1))\nprint(round(evaluate(net, X, Y).loss, 3))"],
          notes="Weights are drawn layer by layer from the model's own NumPy generator seeded by "
                "seed, each layer drawing its own: a dense layer's w is Glorot-uniform, uniform in "
                "+-sqrt(6 / (in + units)), and its bias a 1 x units row of zeros (one per unit) (the "
@@ -133,7 +142,16 @@ def input_(*dims):
                "an error here, before any training. dtype = \"float32\" makes a single-precision "
                "model: its weights are drawn as in float64 and rounded, and fit, predict and "
                "evaluate convert X and Y to float32 and compute in it (optimizer state included); "
-               "predictions are float32, and net.dtype says which a model is. " + MODEL_NOTE)
+               "predictions are float32, and net.dtype says which a model is. loss may be a "
+               "function of (prediction, target) that returns the batch's loss, one number: written in "
+               "Lamina (function f(p, y) ... end function, or (p, y) -> ...) or a builtin such as mae. "
+               "prediction is the model's output for a batch, m x units (m x steps x units, and so "
+               "on, for outputs of higher rank), after the last layer's activation, tracked while fit "
+               "trains so that fit differentiates through the function; target is the batch's rows "
+               "of Y in the same shape. evaluate gives {loss} for it, net.loss is the function, and "
+               "print(net) names it. save_model saves the function's source with the model (a "
+               "function that reads the program's other variables or functions cannot be saved, and "
+               "says which it reads), and load_model compiles it again. " + MODEL_NOTE)
 def compile_(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"):
     return compile_model(spec, optimizer=optimizer, loss=loss, seed=seed, dtype=dtype)
 
@@ -351,7 +369,7 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
                  "its output for a batch of m examples, its number of parameters, and the total.",
          examples=["net = input(8, 8, 1) |> flatten() |> dense(16, activation = \"relu\") |>\n"
                    "      dense(3, activation = \"softmax\") |> compile(loss = \"cross_entropy\", seed = 1)\n"
-                   "summary(net)\n"
+                   "print(summary(net))\n"
                    "s = summary(net)\nprint(s.parameters, s.total)\nprint(s.layer[2], s.output[2])",
                    "print(summary(input(20, 8) |> gru(16, return_sequences = true) |> gru(4) |> dense(1)))"],
          notes="summary(net) shows what print(net) shows: the heading (inputs, outputs, loss, optimizer, "
@@ -401,7 +419,7 @@ def save_model(model, path):
 
 
 @builtin("load_model", any_rank=True, pure="a model", tracked="constant", category=CATEGORY,
-         probes="takes a path",
+         probes="takes a path", scoped=True,
          shapes=[Shape("load_model(path)", "file path", "model", "The model save_model wrote.")],
          summary="Reads a model saved by save_model: every weight, setting and history exactly as "
                  "saved, so predictions match and further fitting continues the same way.",
@@ -418,12 +436,24 @@ def save_model(model, path):
                "optimizer, schedule or loss this Lamina does not have, a count that is not a whole "
                "number, NaN or Infinity where a number must be finite), weights or optimizer state "
                "whose shapes (or dtypes) do not fit the layers, or histories that do not match the epochs. Files "
-               "are version 2 of the format (each layer's kind and settings); files of version 1, "
-               "written by earlier versions of Lamina, are not read: fit and save the model again. "
+               "are version 3 of the format (the example's shape, each layer's kind and settings); "
+               "version 2 files (written before input took shapes of any rank) are read as well; files "
+               "of version 1, written by earlier versions of Lamina, are not read: fit and save the "
+               "model again. A model whose loss (compile(loss = f)) or custom layer holds Lamina "
+               "functions holds their source: each must parse as exactly one definition of its "
+               "function, nothing else in it runs, and the functions run with no permission to read "
+               "or write files. "
                "Under lamina --allow-read or --sandbox, a file outside the allowed folders is a "
                "PermissionError.")
-def load_model(path):
+def load_model(scope, /, path):
     from ..models.save import (
         load_model as load,  # zipfile and json: loaded on first use
     )
-    return load(path)
+    host = scope.host if scope is not None else None
+
+    def compile_fn(text: str, name: str):
+        """A saved function's source, compiled by a fresh Interpreter of the program's kind."""
+        interp = host.make(None, SAVED_PERMISSIONS)
+        interp.run(text, f"<{name}, read from {path}>")
+        return interp.get(name)
+    return load(path, compile_fn if host is not None else None)

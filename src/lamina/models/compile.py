@@ -18,9 +18,9 @@ from ..errors import LaminaError
 from ..optim.base import Optimizer
 from ..optim.registry import get
 from ..rng import generator
-from ..values import as_int, as_str, describe
+from ..values import as_int, describe, is_function
 from .callbacks.schedule import Schedule
-from .losses import get_loss
+from .losses import function_loss, get_loss
 from .model import Model
 from .spec import ModelSpec
 
@@ -41,7 +41,13 @@ def compile_model(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"
         what = "a compiled model (compile takes the spec it was made from)" \
             if isinstance(spec, Model) else describe(spec)
         raise LaminaError("TypeError", f"compile needs a model spec, input(n) |> dense(...), not {what}.")
-    kind = loss_for(spec, as_str(loss, "compile's loss"))
+    if is_function(loss):
+        kind = function_loss(loss, has_layers(spec).shapes[-1].shape)
+    elif isinstance(loss, str):
+        kind = loss_for(spec, loss)
+    else:
+        raise LaminaError("TypeError", f"compile's loss must be a loss's name such as \"mse\", or a "
+                          f"function of (prediction, target) that returns a number, not {describe(loss)}.")
     n = int(generator().integers(2**31)) if seed is None else as_int(seed, "compile's seed", minimum=0)
     opt, schedule = optimizer_of(optimizer)
     dt = dtype_of(dtype, "compile's dtype")
@@ -52,16 +58,30 @@ def compile_model(spec, optimizer="adam", loss="mse", seed=None, dtype="float64"
 
 def loss_for(spec: ModelSpec, loss: str):
     """The loss named, if a model of this spec can be compiled with it (load_model asks too)."""
-    if not spec.layers or spec.layers[-1].activation is None:
-        ends = f"; this one ends with {spec.layers[-1].label()}" if spec.layers else ""
-        raise LaminaError("ValueError", "compile needs a model that ends with a dense layer (the "
-                          "output layer, or another layer with an activation): input(n) |> "
-                          f"dense(units, activation = ...) |> compile(...){ends}.")
+    check_ends(spec)
     kind = get_loss(loss, spec.layers[-1].activation)
     if kind.name == "cross_entropy" and spec.outputs < 2:
         raise LaminaError("ValueError", "cross_entropy needs a last layer of at least 2 units (one per "
                           "class); for two classes with one unit use binary_cross_entropy.")
     return kind
+
+
+def has_layers(spec: ModelSpec) -> ModelSpec:
+    """A spec with a layer at least (a function loss reads whatever the last one gives)."""
+    if not spec.layers:
+        raise LaminaError("ValueError", "compile needs a model with a layer at least: input(n) |> "
+                          "dense(units, ...) |> compile(...).")
+    return spec
+
+
+def check_ends(spec: ModelSpec) -> None:
+    """A model's last layer is its output layer: one with an activation (dense, or a layer whose
+    output is its own)."""
+    if not spec.layers or spec.layers[-1].activation is None:
+        ends = f"; this one ends with {spec.layers[-1].label()}" if spec.layers else ""
+        raise LaminaError("ValueError", "compile needs a model that ends with a dense layer (the "
+                          "output layer, or another layer with an activation): input(n) |> "
+                          f"dense(units, activation = ...) |> compile(...){ends}.")
 
 
 def initial_weights(spec: ModelSpec, seed: int) -> list:

@@ -107,7 +107,7 @@ def targets(Y, m: int, out, loss, who: str, dtype=np.float64, indices: bool = Fa
     if y.shape[0] != m:
         raise LaminaError("ShapeError", f"{who}: X has {m} rows (examples) but Y is {describe_shape(y.shape)}; "
                           f"they need one row per example each.")
-    if loss.name == "cross_entropy" and (y.ndim == 1 or (y.shape[1] == 1 and units > 1)):
+    if loss.builtin == "cross_entropy" and (y.ndim == 1 or (y.shape[1] == 1 and units > 1)):
         # class indices: a vector, or one column (as argmax(P, axis = 1) gives them)
         idx = _class_indices(y.reshape(-1), units, who)
         return idx if indices else one_hot(idx, units, dtype)
@@ -120,7 +120,7 @@ def targets(Y, m: int, out, loss, who: str, dtype=np.float64, indices: bool = Fa
         raise LaminaError("ShapeError", f"{who}: Y is {describe_shape(y.shape)}, but the last layer has {units} "
                           f"unit{'s' * (units != 1)}; Y needs {units} column{'s' * (units != 1)} "
                           f"({m}x{units}" + (", or a vector of m" if units == 1 else "")
-                          + (", or a vector of class indices" if loss.name == "cross_entropy" else "")
+                          + (", or a vector of class indices" if loss.builtin == "cross_entropy" else "")
                           + ").")
     if loss.classification and (np.any(y < 0) or np.any(y > 1)):
         raise LaminaError("ValueError", f"{who}: {loss.name} needs targets from 0 to 1 (probabilities "

@@ -21,9 +21,9 @@ def evaluate(model, X, Y) -> Record:
     x, y = data_of(model, X, Y, "evaluate")
     scores = model.scores(x, model.params, training=False)
     fields = {"loss": float(model.loss.fn(scores, y))}
-    if model.loss.name == "cross_entropy":
+    if model.loss.builtin == "cross_entropy":
         fields["accuracy"] = _share(scores.argmax(axis=1) == y.argmax(axis=1), scores)
-    elif model.loss.name == "binary_cross_entropy":
+    elif model.loss.builtin == "binary_cross_entropy":
         # scores are logits here: logit >= 0 is probability >= 0.5
         fields["accuracy"] = _share((scores >= 0.0) == (y >= 0.5), scores)
     return Record(fields)

@@ -13,6 +13,7 @@ from ..errors import LaminaError
 from ..optim.base import Optimizer
 from ..optim.registry import RULES, get
 from .archive import Bad
+from .functions import rebuild
 from .callbacks.schedule import KINDS as SCHEDULES
 from .callbacks.schedule import Schedule, make
 from .layer import KINDS as LAYERS
@@ -106,7 +107,7 @@ def name_in(value, field: str, names, what: str) -> str:
     return value
 
 
-def spec(meta: dict, weight_arrays: int) -> ModelSpec:
+def spec(meta: dict, weight_arrays: int, compile_fn=None) -> ModelSpec:
     """The model spec the header describes, every layer checked as its builtin checks it, in
     time linear in the layers; a header that describes more layers with weights than the file
     holds weight arrays (`weight_arrays`) is refused before any layer is built."""
@@ -127,7 +128,7 @@ def spec(meta: dict, weight_arrays: int) -> ModelSpec:
         record(d, field, ("kind", "settings"))
         kind = name_in(d["kind"], f"{field}.kind", LAYERS, "layer kinds")
         try:
-            layer = LAYERS[kind].from_settings(d["settings"])
+            layer = LAYERS[kind].from_settings(decoded(d["settings"], compile_fn, "settings"))
             data = layer.output(data)        # what ModelSpec.with_layer checks, without a spec per layer
         except LaminaError as e:
             raise Bad(f"its header's {field} ({kind}): {e.message.rstrip('.')}") from None
@@ -140,6 +141,15 @@ def example_shape(value) -> tuple:
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_RANK:
         raise Bad(f"its header's shape is {shown(value)}, not a list of 1 to {MAX_RANK} sizes")
     return tuple(whole(size, f"shape[{i}]", 1) for i, size in enumerate(value))
+
+
+def decoded(settings, compile_fn, where: str):
+    """A layer's settings as read, each saved function ({"function", "source"} or {"builtin"},
+    functions.py) compiled back into a function."""
+    if not isinstance(settings, dict):
+        return settings
+    return {k: rebuild(v, compile_fn, f"{where}.{k}") if isinstance(v, dict) and ("source" in v or "builtin" in v)
+            else decoded(v, compile_fn, f"{where}.{k}") for k, v in settings.items()}
 
 
 def _has_weights(described) -> bool:

@@ -16,7 +16,8 @@ Fields a program reads (`net.loss_history`, ...):
                          the 1 x units bias row), {table} for embedding, {gain, bias}
                          for layer_norm, {wz, uz, bz, wr, ur, br, wh, uh, bh} for gru;
                          a layer's buffers (running statistics) follow its weights
-    loss, seed, optimizer, schedule (none without one)
+    loss                 the loss's name, or compile(loss = f)'s function f
+    seed, optimizer, schedule (none without one)
     dtype                "float32" or "float64": the weights' precision, which fit, predict and
                          evaluate compute in (X and Y are converted to it)
     epochs               epochs trained so far (over every fit)
@@ -72,7 +73,7 @@ class Model(LibObject):
                                                      self.spec.buffer_shapes(), self.layer_buffers())
                     if ps or bs]
         if name == "loss":
-            return self.loss.name
+            return self.loss.name if self.loss.function is None else self.loss.function
         if name == "dtype":
             return np.dtype(self.dtype).name
         if name in ("seed", "epochs"):

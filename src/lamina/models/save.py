@@ -38,8 +38,10 @@ from ..values import as_str
 from . import layers  # noqa: F401  (registers the layer kinds)
 from .archive import TEXT_MEMBER, Bad, read_arrays
 from .compile import loss_for
+from .functions import rebuild, saved
 from .fit import check_model
 from .header import FORMAT, VERSION, optimizer, parse, schedule, spec, whole
+from .losses import function_loss
 from .model import Model
 
 HISTORIES = ("loss_history", "val_loss_history", "lr_history")
@@ -52,7 +54,9 @@ def save_model(model, path) -> None:
     meta = {
         "format": FORMAT, "version": VERSION, "shape": list(model.spec.example),
         "layers": [{"kind": layer.kind, "settings": layer.settings()} for layer in model.spec.layers],
-        "loss": model.loss.name, "seed": model.seed, "epochs": model.epochs,
+        "loss": model.loss.name if model.loss.function is None else saved(
+            model.loss.function, f"the model's loss ({model.loss.name})"),
+        "seed": model.seed, "epochs": model.epochs,
         "weights_epoch": model.weights_epoch,
         "optimizer": {"name": opt.rule.name, "hp": opt.hp, "t": opt.t},
         "schedule": None if model.schedule is None else {
@@ -73,11 +77,13 @@ def save_model(model, path) -> None:
         raise LaminaError("ValueError", f"save_model could not write '{path}': {e.strerror or e}.") from None
 
 
-def load_model(path) -> Model:
+def load_model(path, compile_fn=None) -> Model:
+    """The model saved at `path`; `compile_fn(text, name)` compiles the Lamina functions it holds
+    (functions.rebuild), None where the caller cannot (a file that holds one is then refused)."""
     path = expand_home(as_str(path, "load_model's path"))
     try:
         with open_read(path, "load_model") as f:
-            return _rebuild(read_arrays(f))
+            return _rebuild(read_arrays(f), compile_fn)
     except FileNotFoundError:
         raise LaminaError("ValueError", f"load_model: there is no file '{path}'.") from None
     except IsADirectoryError:
@@ -89,17 +95,21 @@ def load_model(path) -> Model:
                           f"it is damaged: {e}.") from None
 
 
-def _rebuild(arrays: dict) -> Model:
+def _rebuild(arrays: dict, compile_fn) -> Model:
     if TEXT_MEMBER not in arrays:
         raise Bad(f"it has no '{TEXT_MEMBER}' header")
     meta = parse(arrays[TEXT_MEMBER])
-    model_spec = spec(meta, sum(k.startswith("param") for k in arrays))
+    model_spec = spec(meta, sum(k.startswith("param") for k in arrays), compile_fn)
     try:
-        loss = loss_for(model_spec, meta["loss"]) if isinstance(meta["loss"], str) else None
+        if isinstance(meta["loss"], dict):
+            loss = function_loss(rebuild(meta["loss"], compile_fn, "its header's loss"), model_spec.shapes[-1].shape)
+        else:
+            loss = loss_for(model_spec, meta["loss"]) if isinstance(meta["loss"], str) else None
     except LaminaError as e:
-        raise Bad(f"its header's loss: {e.message.rstrip('.')}") from None
+        raise Bad(e.message.rstrip(".") if e.message.startswith("its header's loss")
+                  else f"its header's loss: {e.message.rstrip('.')}") from None
     if loss is None:
-        raise Bad(f"its header's loss is {meta['loss']!r}, not a loss's name")
+        raise Bad(f"its header's loss is {meta['loss']!r}, not a loss's name or a saved function")
     seed, epochs = whole(meta["seed"], "seed"), whole(meta["epochs"], "epochs")
     held = meta["weights_epoch"]
     if held is not None and whole(held, "weights_epoch") >= epochs:
