@@ -63,7 +63,7 @@ def _inferred(arr: np.ndarray, shape: tuple, what: str) -> tuple:
                           f"may be -1 (the one inferred from the element count).")
     rest = math.prod(n for n in shape if n != -1)
     if rest == 0 or arr.size % rest:
-        why = (f"the other sizes hold no element" if rest == 0 else
+        why = ("the other sizes hold no element" if rest == 0 else
                f"{arr.size} is not a multiple of {rest}")
         raise LaminaError("ShapeError", f"{what} keeps every element: {describe_shape(arr.shape)} has "
                           f"{arr.size}, which no shape {asked} holds ({why}).")
