@@ -27,7 +27,7 @@ MINE = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ in (*MODELS, lr_
 def test_the_builtins_are_registered():
     assert MINE == sorted(["input", "compile", "fit", "predict", "evaluate", "quick_mlp",
                            "save_model", "load_model", "lr_plateau", "lr_adaptive", "lr_step", "lr_cosine",
-                           "gru", "embedding", "layer_norm", "flatten", "summary"])
+                           "gru", "embedding", "layer_norm", "flatten", "summary", "custom_layer"])
     assert any(s.code.startswith("dense(spec, units") for s in REGISTRY["dense"].shapes)
     assert any(s.code == "input(steps, features)" for s in REGISTRY["input"].shapes)
     assert any(s.code == "input(height, width, channels)" for s in REGISTRY["input"].shapes)

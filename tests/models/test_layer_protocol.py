@@ -15,6 +15,9 @@ from lamina.errors import LaminaError
 from lamina.models.compile import compile_model
 from lamina.models.evaluate import evaluate, predict
 from lamina.models.fit import fit
+from lamina.files import EVERYTHING
+from lamina.interpreter import Interpreter
+from lamina.models.header import decoded
 from lamina.models.layer import KINDS, DataShape, Layer, register
 from lamina.models.layers.dense import dense_layer
 from lamina.models.save import load_model, save_model
@@ -103,6 +106,13 @@ def test_compile_needs_a_last_layer_with_an_activation(scale_kind):
     assert e.value.kind == "ValueError" and "ends with scale(1)" in e.value.message
 
 
+def compile_fn(text, name):
+    """A saved function's source compiled back (what the load_model builtin does)."""
+    interp = Interpreter(None, EVERYTHING)
+    interp.run(text, f"<{name}>")
+    return interp.get(name)
+
+
 # The layer kinds of lamina/models/layers/ (this file registers one of its own for a test).
 LAYERS = {kind: cls for kind, cls in KINDS.items() if cls.__module__.startswith("lamina.models.layers.")}
 RECIPE = "docs/ARCHITECTURE.md, recipe 'A model layer'"
@@ -135,7 +145,8 @@ def test_settings_survive_json_and_the_record_names_the_kind(run, kind):
     _, interp = run(f"s = {LAYERS[kind].example}")
     layer = interp.get("s").layers[-1]
     settings = json.loads(json.dumps(layer.settings()))
-    assert type(layer).from_settings(settings) == layer
+    back = type(layer).from_settings(decoded(settings, compile_fn, "settings"))     # functions compiled again
+    assert back == layer or back.settings() == layer.settings()
     assert layer.record_fields()["kind"] == kind == layer.kind
     with pytest.raises(LaminaError, match="has no setting 'extra'"):
         type(layer).from_settings({**settings, "extra": 1})

@@ -51,7 +51,7 @@ BY_MODULE = {
         "t_test", "wilcox_test",
     ),
     "layers": (
-        "embedding", "flatten", "gru", "layer_norm",
+        "custom_layer", "embedding", "flatten", "gru", "layer_norm",
     ),
     "linalg": (
         "det", "dot", "inv", "kron", "norm", "outer", "solve", "trace",

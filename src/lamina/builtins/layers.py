@@ -4,6 +4,7 @@ of those builtins in nn.py; input, compile, fit and the rest are in models.py.""
 from __future__ import annotations
 
 from ..errors import LaminaError
+from ..models.layers.custom import custom_layer as custom_layer_of
 from ..models.layers.embedding import embedding_layer
 from ..models.layers.flatten import flatten_layer, flatten_rows
 from ..models.layers.gru import gru_layer
@@ -133,3 +134,51 @@ def flatten(x, **options):
     if options:
         raise LaminaError("TypeError", f"flatten(x) takes no keyword '{next(iter(options))}'.")
     return flatten_rows(x)
+
+
+@builtin("custom_layer", pure="a model spec", tracked="constant", category=CATEGORY,
+         probes="appends a layer to a model spec; its arguments are a name, shapes and functions",
+         shapes=[Shape("spec |> custom_layer(name, params = {w = [1, n]}, forward = (p, x) -> ...)",
+                       "model spec, name, a record of weight shapes, a function of (weights, batch)",
+                       "model spec", "Appends a layer written in Lamina."),
+                 Shape("custom_layer(..., params = {w = s -> [s[-1], 8]}, init = {w = \"zeros\"})",
+                       "shapes as functions of the input's shape, a record of init rules", "model spec",
+                       "A weight whose shape follows the input, and how each weight starts.")],
+         summary="A layer written in Lamina: its weights' shapes, how they start, and a forward "
+                 "function of the weights and the batch. It trains with fit, predicts, prints and "
+                 "saves like a built-in layer.",
+         examples=["scale = custom_layer(input(3), \"scale\", params = {w = [1, 3]}, init = {w = \"ones\"},\n"
+                   "                     forward = (p, x) -> x .* p.w)\nprint(scale)",
+                   "seed(1)\nX = randn(200, 4)\nY = X * [2; -1; 0; 0.5] + 0.5\n"
+                   "function affine(p, x)\n    return x * p.w + p.b\nend function\n"
+                   "net = input(4) |> custom_layer(\"affine\", params = {w = s -> [s[0], 1], b = [1, 1]},\n"
+                   "                               init = {b = \"zeros\"}, forward = affine) |>\n"
+                   "      compile(optimizer = adam(lr = 0.1), seed = 2)\n"
+                   "net = net.fit(X, Y, epochs = 40, verbose = 0)\n"
+                   "print(round(net.weights[0].w, 2), round(net.weights[0].b, 2))",
+                   "net = input(2) |> custom_layer(\"square\", forward = (p, x) -> x .^ 2) |> dense(1) |> "
+                   "compile(seed = 1)\nsave_model(net, \"square.npz\")\n"
+                   "print(predict(load_model(\"square.npz\"), [1, 2; 3, 4]) == predict(net, [1, 2; 3, 4]))"],
+         notes="name labels the layer (print(net), net.layers, a saved file). params is a record with "
+               "one field per weight: its shape as a vector of sizes, or a function of the shape of one "
+               "example the layer receives (a vector, s[-1] the last size) that gives one, as Keras's "
+               "build(input_shape) sizes its weights. init says how each starts: \"glorot_uniform\" "
+               "(the default, uniform in +-sqrt(6 / (fan_in + fan_out)) with Keras's fans: a vector's "
+               "size both ways, a matrix's rows and columns, a kernel's last two sizes times the "
+               "others), \"zeros\", \"ones\", \"normal\" (standard deviation 0.05) or a number. forward "
+               "is a function (p, x) -> y written in Lamina (or a builtin): p is the record of the "
+               "layer's weights, tracked while fit trains, x the batch, m x the input's shape (m x 3 "
+               "after input(3), m x 28 x 28 x 1 after input(28, 28, 1)); it returns the batch's "
+               "outputs, m x anything, and fit differentiates through it as grad does. Mind the "
+               "broadcasting rule: a weight that multiplies each example's features is a 1 x n row "
+               "(params = {w = [1, n]}), since a vector acts as a column (one number per example). "
+               "When the layer is appended its forward runs once on a batch of two zero examples, "
+               "to learn its output shape (each later batch must keep it); an error there is the "
+               "function's own. The layer has no activation: a model may end with it, its output "
+               "then being what the loss reads. It works in float32 (the output is converted to the "
+               "model's dtype) and float64. save_model saves its name, shapes, rules and its "
+               "functions' source; a function that reads the program's other variables or functions "
+               "cannot be saved (save_model says which), so write a saved layer's functions to use "
+               "their parameters and builtins only. load_model compiles them again (see load_model).")
+def custom_layer(spec, name=None, params=None, forward=None, init=None, **options):
+    return custom_layer_of(spec, name=name, params=params, forward=forward, init=init, **options)
