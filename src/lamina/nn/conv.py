@@ -90,8 +90,11 @@ def conv(op: str, dims: int, x, w, b=None, stride=1.0, padding="valid", dilation
         dxp = np.zeros(xp.shape, dtype=dtype)
         for k, offset in enumerate(win.offsets()):
             view = win.view(dxp, offset)
-            grouped = view.reshape(*view.shape[:-1], G, cg)
-            grouped += np.moveaxis(dcols[..., k, :], 0, -2)
+            if G == 1:
+                view += dcols[0, ..., k, :]
+            else:
+                grouped = view.reshape(*view.shape[:-1], G, cg)
+                grouped += np.moveaxis(dcols[..., k, :], 0, -2)
         dx = dxp if dxp.shape == xv.shape else dxp[win.inside()].copy()
         return dx.reshape(x_shape)
 
