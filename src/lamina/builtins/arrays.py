@@ -26,7 +26,7 @@ def _axes(order, what: str) -> tuple:
     return (as_int(order, what),)
 
 
-@builtin("fill", pure="a value", category=CATEGORY, any_rank=True,
+@builtin("fill", pure="a value", category=CATEGORY,
          shapes=[Shape("fill(v, n)", "number, length", "vector", "A vector of n copies of v."),
                  Shape("fill(v, r, c)", "number, rows, columns", "matrix", "An r x c matrix of v."),
                  Shape("fill(v, d0, d1, d2, ...)", "number, sizes", "array",
@@ -115,7 +115,7 @@ def squeeze(x, *, axis=None):
                "tensor of its own rank, so a length-d vector beside a b x t x d array is written "
                "reshape(v, 1, 1, d), or unsqueeze(unsqueeze(v, 0), 0). The gradient is reshaped back.",
          grad=[GradCase(((2, 3, 4), Const(1.0))), GradCase(((2, 3, 4), Const(-1.0))),
-               GradCase(((3,), Const(0.0)))])
+               GradCase(((2, 1, 3, 2), Const(4.0))), GradCase(((3,), Const(0.0)))])
 def unsqueeze(x, k):
     return shaping.unsqueeze(numeric_or_tracked(x, "unsqueeze's argument"), as_int(k, "unsqueeze's position"))
 
@@ -152,6 +152,7 @@ def cat(*args, axis=0.0):
                "Each piece's gradient is its slice of the result's gradient.",
          grad=[GradCase(((2, 3, 4), (2, 3, 4)), {"axis": 0.0}),
                GradCase(((2, 3, 4), (2, 3, 4), (2, 3, 4)), {"axis": -1.0}),
+               GradCase(((2, 1, 3, 2), (2, 1, 3, 2)), {"axis": 2.0}),
                GradCase(((2, 3), (2, 3)), {"axis": 1.0}), GradCase(((), ()))])
 def stack(*args, axis=0.0):
     return shaping.stack(pieces(args, "stack"), as_int(axis, "stack's axis"))

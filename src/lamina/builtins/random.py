@@ -43,7 +43,7 @@ def seed(n):
 def _draw_doc(name: str, what: str, summary: str, example: str) -> dict:
     """The page of rand and randn: sizes as numbers or as one vector of them."""
     return dict(
-        category=RANDOM, any_rank=True, tracked="constant", probes="its arguments are sizes and counts",
+        category=RANDOM, tracked="constant", probes="its arguments are sizes and counts",
         shapes=[Shape(f"{name}()", "no input", "number", f"One {what} number."),
                 Shape(f"{name}(n)", "length", "vector", f"n {what} numbers."),
                 Shape(f"{name}(r, c)", "rows, columns", "matrix", f"An r x c matrix of {what} numbers."),

@@ -30,7 +30,7 @@ def _filled(value: float, dims: tuple, name: str, dtype="float64"):
 def _constructor_doc(name: str, what: str, example: str, note: str) -> dict:
     """The page of zeros and ones: sizes as numbers or as one vector of them."""
     return dict(
-        category=CATEGORY, any_rank=True, probes="its arguments are sizes",
+        category=CATEGORY, probes="its arguments are sizes",
         shapes=[Shape(f"{name}(n)", "length", "vector", f"A vector of n {what}."),
                 Shape(f"{name}(r, c)", "rows, columns", "matrix", f"An r x c matrix of {what}."),
                 Shape(f"{name}(d0, d1, d2, ...)", "sizes", "array",
@@ -162,7 +162,8 @@ def _end(x, what: str):
          grad=[GradCase(((6,), Const(2.0), Const(3.0))), GradCase(((2, 3), Const(6.0))),
                GradCase(((2, 3), Const(3.0), Const(2.0))),
                GradCase(((2, 3, 4), Const(4.0), Const(-1.0))),
-               GradCase(((24,), Const(np.array([2.0, 3.0, 2.0, 2.0]))))])
+               GradCase(((24,), Const(np.array([2.0, 3.0, 2.0, 2.0])))),
+               GradCase(((2, 3, 2, 2), Const(6.0), Const(-1.0)))])
 def reshape(x, *dims):
     if not dims:
         raise LaminaError("TypeError", "reshape needs the new shape: reshape(x, 2, 3), or reshape(x, -1) "
