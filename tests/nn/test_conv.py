@@ -47,7 +47,7 @@ def same_pads(sizes, kernel, stride, dilation):
 
 def torch_value_and_grads(dims, x, w, b, g, stride, padding, dilation, groups):
     """The same through torch, channels first: x n x c x ..., w c_out x c_in/g x ...; "same" as
-    an explicit F.pad (torch's own "same" takes no stride and pads the odd one on the other side)."""
+    an explicit F.pad (torch's own "same" takes no stride)."""
     to_first = (0, dims + 1, *range(1, dims + 1))
     kernel_first = (dims + 1, dims, *range(dims))
     tx = torch.tensor(np.ascontiguousarray(x.transpose(to_first)), requires_grad=True)

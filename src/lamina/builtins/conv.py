@@ -176,7 +176,10 @@ def _pool(op: str, fn, x, size, stride, padding, options):
                    "x = param(reshape([1, 3, 3, 2, 0, 5], 1, 6, 1))    # 1-D: windows of 2 steps\n"
                    "print(max_pool(x, 2)[0, :, 0]')\n"
                    "print(grad(sum(max_pool(x, 3, stride = 1)), wrt = x)[0, :, 0]')   # ties: the first\n"
-                   "tape_reset()"],
+                   "tape_reset()",
+                   "net = input(28, 28, 1) |> conv2d(8, 3, activation = \"relu\") |> max_pool(2) |>\n"
+                   "      conv2d(16, 3, activation = \"relu\") |> max_pool(2, stride = 1, padding = \"same\")\n"
+                   "print(net)"],
          notes=POOL_NOTES + " The padding is -Inf, never the largest. The gradient of each output "
                "goes to its window's largest element; where several are equal, to the first in "
                "the window (row by row), as PyTorch chooses; a window holding NaN gives NaN, its "
@@ -197,7 +200,9 @@ def max_pool(x, size=None, stride=None, padding="valid", **options):
                  "avg_pool layer.",
          examples=["img = reshape(range(0, 16), 1, 4, 4, 1)\n"
                    "print(avg_pool(img, 2)[0, :, :, 0])           # each 2 x 2 block's mean\n"
-                   "print(avg_pool(img, 3, stride = 1, padding = \"same\")[0, :, :, 0])"],
+                   "print(avg_pool(img, 3, stride = 1, padding = \"same\")[0, :, :, 0])",
+                   "net = input(100, 2) |> conv1d(8, 5, activation = \"relu\") |> avg_pool(4) |> flatten() |> dense(1)\n"
+                   "print(net)"],
          notes=POOL_NOTES + " A window's mean counts only the elements inside the input, never the "
                "padding (as Keras's \"same\" and PyTorch's count_include_pad = false), so edge "
                "windows average fewer numbers. The gradient of each output is shared equally by its "
