@@ -9,6 +9,7 @@ from lamina.autodiff import ops, reductions
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
+from lamina.nn import lstm_core
 from lamina.nn.lstm import lstm_cell, lstm_forward
 
 TOL = 1e-10
@@ -239,3 +240,29 @@ def test_a_training_loop_in_lamina(run):
         "end for\n"
         "print(losses[149] < losses[0] / 10)")
     assert lines == ["true"]
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_long_batch_split_over_threads_equals_torch(monkeypatch, threads):
+    """A pass of 2^22 multiply-adds or more runs its batch in chunks side by side (lstm_core)."""
+    monkeypatch.setattr(lstm_core, "_blas_threads", lambda: threads)
+    rng = np.random.default_rng(30 + threads)
+    B, T, n_in, n_h = 35, 130, 3, 16
+    assert len(lstm_core._chunks(B, T, n_h)) == threads
+    w_ih, w_hh, b = weights(rng, n_in, n_h, scale=0.3)
+    X, h0 = rng.standard_normal((B, T, n_in)), rng.standard_normal((B, n_h))
+    Rs, Rc = rng.standard_normal((B, T, n_h)), rng.standard_normal((B, n_h))
+    TAPE.reset()
+    args = tracked(X, w_ih, w_hh, b, h0)
+    out = lstm_forward(*args)
+    grads = grad(ops.add(weighted(out.fields["hs"], Rs), weighted(out.fields["c"], Rc)), args)
+    values = out.fields["hs"].value, out.fields["c"].value
+    TAPE.reset()
+    m = torch_lstm(w_ih, w_hh, b)
+    tx, th = torch.tensor(X, requires_grad=True), torch.tensor(h0[None], requires_grad=True)
+    ths, (_, cn) = m(tx, (th, torch.zeros(1, B, n_h, dtype=torch.float64)))
+    ((ths * torch.tensor(Rs)).sum() + (cn[0] * torch.tensor(Rc)).sum()).backward()
+    close(values[0], ths)
+    close(values[1], cn[0])
+    for got, want in zip(grads, (tx.grad, m.weight_ih_l0.grad, m.weight_hh_l0.grad, m.bias_ih_l0.grad, th.grad[0])):
+        close(got, want)

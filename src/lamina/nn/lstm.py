@@ -107,40 +107,38 @@ def run(X, w_ih, w_hh, b, h0, c0, who: str, results=("hs", "h", "c")):
     hv, cv = _state(h0, batch, n_h, "h" + first, who), _state(c0, batch, n_h, "c" + first, who)
     dtype = tensor_dtype(xv, vih, vhh, *(v for v in (vb, hv, cv) if v is not None))
     B = int(np.prod(batch, dtype=np.int64))
-    xs = np.ascontiguousarray(np.asarray(xv, dtype=dtype).reshape(B, T, n_in).transpose(1, 0, 2))
+    rows = np.ascontiguousarray(np.asarray(xv, dtype=dtype).reshape(B, T, n_in))
     W, U = np.asarray(vih, dtype=dtype), np.asarray(vhh, dtype=dtype)
     bias = np.zeros(4 * n_h, dtype=dtype) if vb is None else np.asarray(vb, dtype=dtype)
-    hs, cs, gates, tcs = lstm_core.forward(xs, _as_rows(hv, B, n_h, dtype), _as_rows(cv, B, n_h, dtype), W, U, bias)
-
-    def states(s):                      # core columns (H, B) -> batch... x H
-        return np.ascontiguousarray(s.T).reshape(batch + (n_h,))
-
+    passed = lstm_core.forward(rows, _as_rows(hv, B, n_h, dtype), _as_rows(cv, B, n_h, dtype), W, U, bias)
     memo = {}
 
     def all_grads(g):
         if memo.get("g") is not g:
-            dhs = None if g.hs is None else np.ascontiguousarray(
-                np.asarray(g.hs, dtype=dtype).reshape(B, T, n_h).transpose(1, 2, 0))
-            ends = [None if v is None else np.asarray(v, dtype=dtype).reshape(B, n_h).T for v in (g.h, g.c)]
+            dhs = None if g.hs is None else np.asarray(g.hs, dtype=dtype).reshape(B, T, n_h)
+            ends = [None if v is None else np.asarray(v, dtype=dtype).reshape(B, n_h) for v in (g.h, g.c)]
             need_x = is_live(X)
-            dxs, dh0, dc0, dW, dU, db = lstm_core.backward(dhs, *ends, xs, W, U, hs, cs, gates, tcs, need_x)
-            dx = np.ascontiguousarray(dxs.transpose(1, 0, 2)).reshape(xv.shape) if need_x else None
+            dX, dh0, dc0, dW, dU, db = lstm_core.backward(passed, dhs, *ends, rows, W, U, need_x)
             memo["g"] = g
-            memo["grads"] = [dx, dW, dU, db, None if hv is None else _unrows(dh0, hv),
-                             None if cv is None else _unrows(dc0, cv)]
+            memo["grads"] = [dX.reshape(xv.shape) if need_x else None, dW, dU, db,
+                             None if hv is None else _unrows(dh0, hv), None if cv is None else _unrows(dc0, cv)]
         return memo["grads"]
 
     inputs = [X, w_ih, w_hh, b, h0, c0]
-    fused = record(hs, inputs, [_pick(all_grads, k) for k in range(len(inputs))])
+    fused = record(passed, inputs, [_pick(all_grads, k) for k in range(len(inputs))])
     out = {}
     if "hs" in results:
-        out["hs"] = record(np.ascontiguousarray(hs[1:].transpose(2, 0, 1)).reshape(batch + (T, n_h)),
+        out["hs"] = record(lstm_core.hidden_states(passed, B).reshape(batch + (T, n_h)),
                            [fused], [lambda g: SequenceGrads(hs=g)])
-    if "h" in results:
-        out["h"] = record(states(hs[T]), [fused], [lambda g: SequenceGrads(h=g)])
-    if "c" in results:
-        out["c"] = record(states(cs[T]), [fused], [lambda g: SequenceGrads(c=g)])
+    for name in ("h", "c"):
+        if name in results:
+            out[name] = record(lstm_core.last_state(passed, B, cell=name == "c").reshape(batch + (n_h,)),
+                               [fused], [_result_vjp(name)])
     return Record(out)
+
+
+def _result_vjp(name):
+    return lambda g: SequenceGrads(**{name: g})
 
 
 def _pick(all_grads, k):

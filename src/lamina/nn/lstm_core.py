@@ -7,28 +7,39 @@ and c the previous states:
     g = tanh(Wg x + Ug h + bg),     o = sigmoid(Wo x + Uo h + bo)
     c' = f .* c + i .* g,           h' = o .* tanh(c')
 
-The weights come stacked in PyTorch's order of the gates, (i, f, g, o): W (4H, I), U (4H, H),
-b (4H,). Inside, a step works on examples as COLUMNS: its gates are one (4H, B) array whose
-blocks (H, B) are contiguous, since NumPy runs an elementwise operation on a contiguous block
-several times faster than on a column slice of (B, 4H) rows. The core's order of the blocks is
-(g, i, f, o), so that the forward's tanh covers all four gates at once (the sigmoid gates'
-rows halved beforehand, sigmoid(z) = (1 + tanh(z / 2)) / 2: tanh is a third of the cost of
-NumPy's exp, and halving is exact) and the backward's three gates whose gradient is the cell
-state's times a factor are one block.
+The caller's arrays are batch first: X (B, T, I), states (B, H), and the weights stacked in
+PyTorch's order of the gates (i, f, g, o): W (4H, I), U (4H, H), b (4H,).
 
-    xs (T, B, I) the inputs as rows; h0, c0 (B, H); states come back as columns:
-    hs, cs (T + 1, H, B) with hs[0] = h0', cs[0] = c0'.
+How it is fast in NumPy:
+- The batch is cut into chunks, one per BLAS thread, and each chunk's whole recurrence runs in
+  a thread of its own with OpenBLAS held to one thread (NumPy lets go of the GIL in its loops
+  and products). A step's products are small (4H x H times H x B): OpenBLAS threading each
+  one wakes and waits for its threads a hundred times a sequence, and spins when another
+  process wants the cores; torch splits its work the same way.
+- Inside a chunk a step works on examples as COLUMNS: its gates are one (4H, B) array whose
+  blocks (H, B) are contiguous, since NumPy runs an elementwise operation on a contiguous
+  block several times faster than on a column slice of (B, 4H) rows.
+- The chunk's order of the gate blocks is (g, i, f, o), so that the forward's one tanh covers
+  all four gates (the sigmoid gates' rows halved beforehand: sigmoid(z) = (1 + tanh(z / 2)) / 2,
+  tanh costing a third of NumPy's exp, and halving being exact) and the backward's three gates
+  whose gradient is the cell state's times a factor are one block.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-ORDER = [2, 0, 1, 3]          # the core's blocks (g, i, f, o), as positions in (i, f, g, o)
-BACK = [1, 2, 0, 3]           # the inverse: PyTorch's blocks as positions in the core's
+ORDER = [2, 0, 1, 3]          # the chunk's blocks (g, i, f, o), as positions in (i, f, g, o)
+BACK = [1, 2, 0, 3]           # the inverse: PyTorch's blocks as positions in the chunk's
+PARALLEL_MIN = 1 << 22        # multiply-adds of a whole pass below which one thread is cheaper
+CHUNK_MIN = 8                 # examples in a chunk, at least
+
+_state = {"blas": None, "pool": None, "workers": 0}
 
 
 def _to_core(a: np.ndarray) -> np.ndarray:
-    """Stacked gate rows (4H, ...) in PyTorch's order (i, f, g, o) -> the core's (g, i, f, o)."""
+    """Stacked gate rows (4H, ...) in PyTorch's order (i, f, g, o) -> the chunk's (g, i, f, o)."""
     H = a.shape[0] // 4
     return a.reshape((4, H) + a.shape[1:])[ORDER].reshape(a.shape)
 
@@ -38,17 +49,28 @@ def _from_core(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a.reshape((4, H) + a.shape[1:])[BACK].reshape(a.shape))
 
 
-def forward(xs, h0, c0, W, U, b):
-    """(hs, cs, gates, tcs): the states hs and cs (T + 1, H, B), the activated gates
-    (T, 4H, B) = [g; i; f; o] and tanh of each new cell state (T, H, B)."""
-    T, B, I = xs.shape
+# -- the forward pass -------------------------------------------------------------
+def forward(X, h0, c0, W, U, b) -> list:
+    """The pass over the batch, one record per chunk: (lo, hi, hs, cs, gates, tcs) for the
+    examples lo:hi, with the states hs and cs (T + 1, H, hi - lo), hs[0] = h0[lo:hi]', the
+    activated gates (T, 4H, hi - lo) = [g; i; f; o] and tanh of each new cell state."""
     H = U.shape[1]
-    half = np.ones((4 * H, 1), dtype=xs.dtype)
+    half = np.ones((4 * H, 1), dtype=X.dtype)
     half[H:] = 0.5                  # the sigmoid gates' pre-activations, halved for tanh
     Wc, Uc, bc = _to_core(W) * half, _to_core(U) * half, _to_core(b.reshape(-1, 1)) * half
+
+    def chunk(lo, hi):
+        return (lo, hi) + _forward_chunk(X[lo:hi], h0[lo:hi], c0[lo:hi], Wc, Uc, bc)
+
+    return _side_by_side(chunk, _chunks(X.shape[0], X.shape[1], H))
+
+
+def _forward_chunk(X, h0, c0, Wc, Uc, bc):
+    B, T, _ = X.shape
+    H = Uc.shape[1]
     # The input side of every gate for every step at once, into the buffer that then holds
     # the gates.
-    gates = np.matmul(Wc, np.ascontiguousarray(xs.transpose(0, 2, 1)))
+    gates = np.matmul(Wc, np.ascontiguousarray(X.transpose(1, 2, 0)))
     gates += bc
     hs = np.empty((T + 1, H, B), dtype=gates.dtype)     # float32 in, float32 throughout
     cs = np.empty((T + 1, H, B), dtype=gates.dtype)
@@ -67,44 +89,153 @@ def forward(xs, h0, c0, W, U, b):
     return hs, cs, gates, tcs
 
 
-def backward(dhs, dh_last, dc_last, xs, W, U, hs, cs, gates, tcs, need_x=True):
-    """Gradients (dxs (T, B, I), dh0 (B, H), dc0 (B, H), dW, dU, db), the weights' in
-    PyTorch's order, given the gradients from outside the recurrence: dhs (T, H, B) for every
-    hidden state (or None), dh_last and dc_last (H, B) for the last hidden and cell states
-    (or None)."""
-    T, B, I = xs.shape
-    H = U.shape[1]
+def hidden_states(run: list, B: int) -> np.ndarray:
+    """Every hidden state after the first, (B, T, H)."""
+    T, H = run[0][2].shape[0] - 1, run[0][2].shape[1]
+    out = np.empty((B, T, H), dtype=run[0][2].dtype)
+    for lo, hi, hs, *_ in run:
+        out[lo:hi] = hs[1:].transpose(2, 0, 1)
+    return out
+
+
+def last_state(run: list, B: int, cell: bool) -> np.ndarray:
+    """The last hidden state (or cell state), (B, H)."""
+    k = 3 if cell else 2
+    T, H = run[0][k].shape[0] - 1, run[0][k].shape[1]
+    out = np.empty((B, H), dtype=run[0][k].dtype)
+    for part in run:
+        out[part[0]:part[1]] = part[k][T].T
+    return out
+
+
+# -- the backward pass ------------------------------------------------------------
+def backward(run, dhs, dh_last, dc_last, X, W, U, need_x=True):
+    """Gradients (dX (B, T, I) or None, dh0 (B, H), dc0 (B, H), dW, dU, db) of the pass `run`,
+    given the gradients from outside the recurrence: dhs (B, T, H) of every hidden state (or
+    None), dh_last and dc_last (B, H) of the last hidden and cell states (or None)."""
+    Wc, UcT = _to_core(W), np.ascontiguousarray(_to_core(U).T)
+
+    def chunk(part):
+        lo, hi = part[:2]
+        return _backward_chunk(part, None if dhs is None else dhs[lo:hi],
+                               None if dh_last is None else dh_last[lo:hi],
+                               None if dc_last is None else dc_last[lo:hi], X[lo:hi], Wc, UcT, need_x)
+
+    parts = _side_by_side(chunk, [(part,) for part in run])
+    B = X.shape[0]
+    dX = np.empty(X.shape, dtype=X.dtype) if need_x else None
+    dh0 = np.empty((B, U.shape[1]), dtype=X.dtype)
+    dc0 = np.empty_like(dh0)
+    for part, (dXk, dhk, dck, *_) in zip(run, parts):
+        lo, hi = part[:2]
+        dh0[lo:hi], dc0[lo:hi] = dhk.T, dck.T
+        if need_x:
+            dX[lo:hi] = dXk
+    dW, dU, db = (_from_core(sum(p[k] for p in parts[1:]) + parts[0][k]) for k in (3, 4, 5))
+    return dX, dh0, dc0, dW, dU, db
+
+
+def _backward_chunk(part, dhs, dh_last, dc_last, X, Wc, UcT, need_x):
+    """One chunk's gradients (dX, dh0 (H, B), dc0 (H, B), dW, dU, db), the weights' in the
+    chunk's order of the gates."""
+    _, _, hs, cs, gates, tcs = part
+    B, T, I = X.shape
+    H = hs.shape[1]
+    dt = hs.dtype
     g, i, f, o = (gates[:, k * H:(k + 1) * H] for k in range(4))
-    # Every factor that does not depend on the incoming gradient, for all steps at once, so
-    # that each step of the loop below is a handful of operations. With dh and dc the
-    # gradients of the step's new states:
+    # Every factor that does not depend on the incoming gradient, for all steps at once and in
+    # place, so that each step of the loop below is a handful of operations. With dh and dc
+    # the gradients of the step's new states:
     #   dc += dh .* o .* (1 - tanh(c')^2);  d(o pre) = dh .* tanh(c') .* o .* (1 - o)
     #   d(g pre) = dc .* i .* (1 - g^2),  d(i pre) = dc .* g .* i .* (1 - i),
     #   d(f pre) = dc .* c .* f .* (1 - f);  dc_prev = dc .* f,  dh_prev = U' d(pre).
-    to_c = o * (1.0 - tcs * tcs)
-    to_o = tcs * o * (1.0 - o)
-    to_gif = np.empty((T, 3, H, B), dtype=hs.dtype)
-    np.multiply(i, 1.0 - g * g, out=to_gif[:, 0])
-    np.multiply(g * i, 1.0 - i, out=to_gif[:, 1])
-    np.multiply(cs[:-1] * f, 1.0 - f, out=to_gif[:, 2])
-    Uc = _to_core(U)
-    UcT = np.ascontiguousarray(Uc.T)
-    dA = np.empty((T, 4, H, B), dtype=hs.dtype)        # gradients of the gates' pre-activations
-    dh = np.zeros((H, B), dtype=hs.dtype) if dh_last is None else np.array(dh_last, dtype=hs.dtype)
-    dc = np.zeros((H, B), dtype=hs.dtype) if dc_last is None else np.array(dc_last, dtype=hs.dtype)
+    to_c = np.multiply(tcs, tcs)
+    np.subtract(1.0, to_c, out=to_c)
+    to_c *= o
+    to_o = np.subtract(1.0, o)
+    to_o *= o
+    to_o *= tcs
+    to_gif = np.empty((T, 3, H, B), dtype=dt)
+    for k, (gate, by) in enumerate(((i, None), (i, g), (f, cs[:-1]))):
+        out = to_gif[:, k]
+        if by is None:                  # i .* (1 - g^2)
+            np.multiply(g, g, out=out)
+            np.subtract(1.0, out, out=out)
+        else:                           # gate .* (1 - gate) .* by
+            np.subtract(1.0, gate, out=out)
+            out *= by
+        out *= gate
+    dA = np.empty((T, 4, H, B), dtype=dt)           # gradients of the gates' pre-activations
+    dh = np.zeros((H, B), dtype=dt) if dh_last is None else np.array(dh_last.T, dtype=dt)
+    dc = np.zeros((H, B), dtype=dt) if dc_last is None else np.array(dc_last.T, dtype=dt)
+    step = None if dhs is None else np.ascontiguousarray(np.asarray(dhs, dtype=dt).transpose(1, 2, 0))
     for t in range(T - 1, -1, -1):
-        if dhs is not None:
-            dh += dhs[t]
+        if step is not None:
+            dh += step[t]
         dc += dh * to_c[t]
         d = dA[t]
         np.multiply(dc, to_gif[t], out=d[:3])
         np.multiply(dh, to_o[t], out=d[3])
         dc *= f[t]
         dh = UcT @ d.reshape(4 * H, B)
-    # Weight gradients for all steps at once: the steps side by side as columns.
-    cols = dA.transpose(1, 2, 0, 3).reshape(4 * H, T * B)
-    dW = _from_core(cols @ xs.reshape(T * B, I))
-    dU = _from_core(cols @ hs[:-1].transpose(0, 2, 1).reshape(T * B, H))
-    db = _from_core(cols.sum(axis=1))
-    dxs = (cols.T @ _to_core(W)).reshape(T, B, I) if need_x else None
-    return dxs, dh.T, dc.T, dW, dU, db
+    # Weight gradients for all steps at once: the (example, step) pairs side by side as
+    # columns, in the order of X's rows.
+    cols = dA.transpose(1, 2, 3, 0).reshape(4 * H, B * T)
+    dW = cols @ X.reshape(B * T, I)
+    dU = cols @ hs[:-1].transpose(2, 0, 1).reshape(B * T, H)
+    db = cols.sum(axis=1)
+    dX = (cols.T @ Wc).reshape(B, T, I) if need_x else None
+    return dX, dh, dc, dW, dU, db
+
+
+# -- chunks side by side ----------------------------------------------------------
+def _chunks(B: int, T: int, H: int) -> list:
+    """(lo, hi) of each chunk: one per BLAS thread for a pass of PARALLEL_MIN multiply-adds or
+    more, each of CHUNK_MIN examples at least; one chunk otherwise."""
+    threads = 1
+    if 4 * H * H * B * T >= PARALLEL_MIN and B >= 2 * CHUNK_MIN:
+        threads = min(_blas_threads(), B // CHUNK_MIN)
+    bounds = [B * k // threads for k in range(threads + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _side_by_side(fn, jobs: list) -> list:
+    """[fn(*job) for job in jobs], the first in this thread and the others in the pool's, with
+    OpenBLAS held to one thread meanwhile."""
+    if len(jobs) == 1:
+        return [fn(*jobs[0])]
+    with _controller().limit(limits=1, user_api="blas"):
+        pool = _pool(len(jobs) - 1)
+        waiting = [pool.submit(fn, *job) for job in jobs[1:]]
+        first = fn(*jobs[0])
+        return [first] + [job.result() for job in waiting]
+
+
+def _blas_threads() -> int:
+    """How many threads NumPy's BLAS would use for one product now."""
+    libs = _controller().select(user_api="blas").lib_controllers
+    return max((lib.num_threads for lib in libs), default=1)
+
+
+def _controller():
+    if _state["blas"] is None:
+        from threadpoolctl import ThreadpoolController   # here: only large sequences need it
+        _state["blas"] = ThreadpoolController()
+    return _state["blas"]
+
+
+def _pool(workers: int):
+    if _state["pool"] is None or _state["workers"] < workers:
+        from concurrent.futures import ThreadPoolExecutor
+        if _state["pool"] is not None:
+            _state["pool"].shutdown(wait=False)
+        _state["pool"], _state["workers"] = ThreadPoolExecutor(workers, "lamina-lstm"), workers
+    return _state["pool"]
+
+
+def _forget_pool() -> None:
+    """After a fork the child has none of the parent's threads: it starts a pool of its own."""
+    _state["pool"], _state["workers"] = None, 0
+
+
+os.register_at_fork(after_in_child=_forget_pool)
