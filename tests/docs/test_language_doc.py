@@ -1,4 +1,5 @@
-"""Every lamina block in the README, docs/language.md, docs/tables.md and docs/models.md prints what the page says.
+"""Every lamina block in the README, docs/language.md, docs/tables.md, docs/models.md and docs/networks.md prints
+what the page says.
 
 A lamina block whose first line is `# file: NAME.lam` is a module: it is written into the
 folder each example runs in (a fresh one per example), so `import NAME` finds it.
@@ -16,7 +17,8 @@ from lamina.errors import LaminaError, ProgramExit
 from lamina.interpreter import Interpreter
 
 ROOT = pathlib.Path(__file__).parents[2]
-PAGES = [ROOT / "README.md", ROOT / "docs" / "language.md", ROOT / "docs" / "tables.md", ROOT / "docs" / "models.md"]
+PAGES = [ROOT / "README.md", ROOT / "docs" / "language.md", ROOT / "docs" / "tables.md", ROOT / "docs" / "models.md",
+         ROOT / "docs" / "networks.md"]
 BLOCK = re.compile(r"```lamina\n((?:(?!```).)*)```\n```(output|error)\n(.*?)```", re.S)
 FILE = re.compile(r"```lamina\n# file: (\S+)\n(.*?)```", re.S)
 
