@@ -63,7 +63,14 @@ RUNNING = {"mean": np.array([0.5, -1.0, 0.25, 2.0]), "var": np.array([1.5, 0.5, 
                    "print(round(stats.mean, 1), round(stats.var, 1))\n"
                    "p = opt.params\n"
                    "print(round(batch_norm([5.0, -1.0, 0.0]', p.gamma, p.beta, training = false, "
-                   "running = stats), 2))"],
+                   "running = stats), 2))",
+                   "# the layer: features of very different scales, the running statistics kept in the model\n"
+                   "seed(3)\nX = randn(200, 4) .* [1.0, 10.0, 100.0, 0.1]' + [0.0, 5.0, 0.0, 1.0]'\n"
+                   "Y = X * [1.0; 0.1; 0.01; 10.0]\n"
+                   "net = input(4) |> batch_norm() |> dense(1) |> compile(optimizer = adam(lr = 0.05), seed = 1)\n"
+                   "net = net.fit(X, Y, epochs = 30, verbose = 0)\n"
+                   "w = net.weights[0]\nprint(keys(w))\nprint(round(w.mean, 1), round(sqrt(w.var), 1))\n"
+                   "print(net.loss_history[29] < 0.01 * net.loss_history[0])"],
          notes="x is batch x channels, or an array with the channels last (n x t x c for sequences, "
                "n x h x w x c for images, as Keras lays them out); every axis but the last is "
                "averaged over, m values per channel. gamma and beta are numbers or vectors of c "
@@ -79,7 +86,14 @@ RUNNING = {"mean": np.array([0.5, -1.0, 0.25, 2.0]), "var": np.array([1.5, 0.5, 
                "TypeError): no gradient flows through them, as through PyTorch's buffers. "
                "momentum = 0.1 and eps = 1e-5 by default. Training mode needs more than one value "
                "per channel (a batch of one has no variance). To compare with PyTorch's BatchNorm2d "
-               "(channels first), permute x with permute(x, [0, 3, 1, 2]).",
+               "(channels first), permute x with permute(x, [0, 3, 1, 2]).\n\n"
+               "The layer form spec |> batch_norm() normalises the last axis of each example (each "
+               "feature of input(n), each channel of input(h, w, c)). Its gamma and beta start at "
+               "ones and zeros and are learnt; its running mean and variance are kept in the model "
+               "(net.weights shows {gamma, beta, mean, var}) and saved with it. fit normalises each "
+               "batch with its own statistics and moves the running ones (momentum 0.1, eps 1e-5, as "
+               "PyTorch's defaults); predict, evaluate and fit's validation normalise with the "
+               "running ones.",
          grad=[GradCase(((4, 3), (3,), (3,)), {"momentum": 0.0}),
                GradCase(((5, 2), (1, 2), ()), {"momentum": 0.0}),
                GradCase(((2, 3, 4), (4,), (4,)), {"momentum": 0.0}),

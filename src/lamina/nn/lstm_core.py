@@ -178,13 +178,13 @@ def _backward_chunk(part, dhs, dh_last, dc_last, X, Wc, UcT, need_x):
         np.multiply(dh, to_o[t], out=d[3])
         dc *= f[t]
         dh = UcT @ d.reshape(4 * H, B)
-    # Weight gradients for all steps at once: the (example, step) pairs side by side as
-    # columns, in the order of X's rows.
-    cols = dA.transpose(1, 2, 3, 0).reshape(4 * H, B * T)
-    dW = cols @ X.reshape(B * T, I)
-    dU = cols @ hs[:-1].transpose(2, 0, 1).reshape(B * T, H)
+    # Weight gradients for all steps at once: the (step, example) pairs side by side as
+    # columns, step after step (so that each copy below moves runs of B contiguous numbers).
+    cols = dA.transpose(1, 2, 0, 3).reshape(4 * H, T * B)
+    dW = cols @ X.transpose(1, 0, 2).reshape(T * B, I)
+    dU = cols @ hs[:-1].transpose(0, 2, 1).reshape(T * B, H)
     db = cols.sum(axis=1)
-    dX = (cols.T @ Wc).reshape(B, T, I) if need_x else None
+    dX = (cols.T @ Wc).reshape(T, B, I).transpose(1, 0, 2) if need_x else None
     return dX, dh, dc, dW, dU, db
 
 
