@@ -177,6 +177,21 @@ def _torch_cnn():
     return run
 
 
+def one_thread(make, peer: str):
+    """A peer's repetition run with one thread: OpenBLAS held to one (Lamina, NumPy), or
+    torch.set_num_threads(1). On a machine whose cores other processes want, every peer's
+    threads wait on them (torch's most), so this pair compares the work itself."""
+    def setup():
+        if peer == "torch":
+            import torch
+            torch.set_num_threads(1)
+        else:
+            from threadpoolctl import ThreadpoolController
+            ThreadpoolController().limit(limits=1, user_api="blas")   # kept for the process
+        return make()
+    return lazy(setup)
+
+
 def cases() -> list[dict]:
     out = []
     for mode, what in (("forward", "forward"), ("backward", "forward + backward (w, b)"),
@@ -188,4 +203,13 @@ def cases() -> list[dict]:
     out.append({"name": "cnn: fit one epoch on the digits", "sizes": CNN_SIZES, "dtype": "float32",
                 "repeat": 12, "rounds": 4, "goal": {"peer": "torch float32", "within": 1.2},
                 "impls": {"lamina": lamina_cnn(), "torch float32": torch_cnn()}})
+    single = "; one thread on every side (torch.set_num_threads(1), OpenBLAS held to one)"
+    out.append({"name": "conv2d: forward + backward (w, b), one thread", "sizes": CONV_SIZES + single,
+                "dtype": "float32", "repeat": 60, "rounds": 4, "goal": {"peer": "torch float32", "within": 1.2},
+                "impls": {"lamina": one_thread(lambda: lamina_conv("backward"), "lamina"),
+                          "torch float32": needs("torch") or one_thread(lambda: torch_conv("backward"), "torch")}})
+    out.append({"name": "cnn: fit one epoch on the digits, one thread", "sizes": CNN_SIZES + single,
+                "dtype": "float32", "repeat": 12, "rounds": 4, "goal": {"peer": "torch float32", "within": 1.2},
+                "impls": {"lamina": one_thread(lamina_cnn, "lamina"),
+                          "torch float32": needs("torch") or one_thread(torch_cnn, "torch")}})
     return out
