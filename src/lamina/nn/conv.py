@@ -158,6 +158,17 @@ def _im2col(xp: np.ndarray, win, G: int, cg: int, bias: bool) -> np.ndarray:
     after offset, cg channels each, then a 1 when there is a bias."""
     n, K = xp.shape[0], win.count * cg
     N = n * math.prod(win.out)
+    if G == 1 and cg == 1:
+        # One channel (a grey image): each offset's numbers fill a row of cols' transpose, written
+        # in one contiguous pass instead of one number in every K + 1; the products read the
+        # transpose as they read cols (im2col 64 us against 134 us for 32 x 28 x 28 x 1, 3 x 3).
+        rows = np.empty((K + bias, N), dtype=xp.dtype)
+        gathered = rows[:K].reshape(K, n, *win.out, 1)
+        for k, offset in enumerate(win.offsets()):
+            gathered[k] = win.view(xp, offset)
+        if bias:
+            rows[K] = 1.0
+        return rows.T[None]
     cols = np.empty((G, N, K + bias), dtype=xp.dtype)
     # A view of cols as (G x) n x out x offsets x cg; with one group, without the group axis
     # (an assignment through a moved axis of length 1 is half as fast).
