@@ -153,14 +153,14 @@ def test_fit_predict_evaluate_and_a_save_load_round_trip(run, tmp_path, dtype):
 
 
 def test_split_over_threads_it_gives_the_one_thread_answer(monkeypatch):
-    import lamina.models.layers.attention as attention_module
+    import lamina.nn.split as split_module
     rng = np.random.default_rng(9)
     x, weights, g = rng.standard_normal((5, 4, 6)), random_weights(rng, 6, 3, 2), rng.standard_normal((5, 4, 6))
-    monkeypatch.setattr(attention_module, "threads_for_work", lambda: 1)
+    monkeypatch.setattr(split_module, "threads_for_work", lambda: 1)
     one_value, one_grads = ours(Attention(3, 2, True), x, weights, g)
-    monkeypatch.setattr(attention_module, "threads_for_work", lambda: 2)
-    monkeypatch.setattr(attention_module, "SPLIT_MIN", 0)
-    assert attention_module.pieces_for(5, 1) == 2
+    monkeypatch.setattr(split_module, "threads_for_work", lambda: 2)
+    monkeypatch.setattr(split_module, "SPLIT_MIN", 0)
+    assert split_module.pieces_for(5, 1) == 2
     value, grads = ours(Attention(3, 2, True), x, weights, g)
     np.testing.assert_allclose(value, one_value, rtol=1e-13, atol=1e-14)
     for mine, other in zip(grads, one_grads):

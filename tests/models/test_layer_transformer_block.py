@@ -155,7 +155,7 @@ def test_fit_predict_evaluate_and_a_save_load_round_trip(run, tmp_path, dtype):
 
 @pytest.mark.parametrize("pieces", [2, 3])
 def test_split_over_threads_it_gives_the_one_thread_answer(monkeypatch, pieces):
-    import lamina.models.layers.attention as attention_module
+    import lamina.nn.split as split_module
     rng = np.random.default_rng(8)
     block = TransformerBlock(2, 3, 10, dropout=0.2, causal=True)
     x, g = rng.standard_normal((5, 4, 6)), rng.standard_normal((5, 4, 6))
@@ -169,12 +169,12 @@ def test_split_over_threads_it_gives_the_one_thread_answer(monkeypatch, pieces):
         TAPE.reset()
         return out.value, grads
 
-    monkeypatch.setattr(attention_module, "threads_for_work", lambda: 1)
+    monkeypatch.setattr(split_module, "threads_for_work", lambda: 1)
     one_value, one_grads = run()
-    monkeypatch.setattr(attention_module, "threads_for_work", lambda: pieces)
-    monkeypatch.setattr(attention_module, "SPLIT_MIN", 0)
+    monkeypatch.setattr(split_module, "threads_for_work", lambda: pieces)
+    monkeypatch.setattr(split_module, "SPLIT_MIN", 0)
     split = []
-    real = attention_module.pieces_for
+    real = split_module.pieces_for
     monkeypatch.setattr("lamina.models.layers.transformer_block.pieces_for",
                         lambda m, work: split.append(real(m, work)) or split[-1])
     value, grads = run()

@@ -256,3 +256,21 @@ def test_the_builtin_in_a_program_with_heads_a_padding_mask_and_its_gradients():
 def test_the_builtin_without_keys_and_values_says_what_it_needs():
     with pytest.raises(LaminaError, match=r"attention\(q, k, v\) needs the queries, the keys and the values"):
         run("x = ones(1, 2, 2)\ny = attention(x)")
+
+
+@pytest.mark.parametrize("pieces", [2, 3])
+def test_split_over_threads_the_batch_gives_torch_s_answer(monkeypatch, pieces):
+    import lamina.nn.split as split_module
+    monkeypatch.setattr(split_module, "threads_for_work", lambda: pieces)
+    monkeypatch.setattr(split_module, "SPLIT_MIN", 0)
+    rng = np.random.default_rng(14)
+    q, k, v = rng.standard_normal((2, 3, 4, 6)), rng.standard_normal((2, 3, 5, 6)), rng.standard_normal((2, 3, 5, 4))
+    mask = rng.random((2, 3, 1, 5)) < 0.7
+    mask[..., 0] = True
+    g = rng.standard_normal((2, 3, 4, 4))
+    assert split_module.pieces_for(6, 1) == pieces
+    ours, our_grads = lamina_value_and_grads(q, k, v, g, heads=2.0, mask=mask, causal=True)
+    theirs, their_grads = torch_value_and_grads(q, k, v, g, 2, mask, True)
+    np.testing.assert_allclose(ours, theirs, **TOL)
+    for mine, other in zip(our_grads, their_grads):
+        np.testing.assert_allclose(mine, other, **TOL)

@@ -24,6 +24,7 @@ arrays are touched only by the two products and one in-place update. The three V
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -32,6 +33,7 @@ from ..autodiff.bmm import bmm
 from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
 from ..values import as_int, describe, numeric, numeric_or_tracked, tensor_dtype
+from .split import parts, pieces_for, split_work
 
 
 def _sequences(x, name: str, dtype):
@@ -164,20 +166,39 @@ def attention(q, k, v, heads=1.0, mask=None, causal=False):
     _check_shapes(qv, kv, vv, h)
     lead, t, s = qv.shape[:-2], qv.shape[-2], kv.shape[-2]
     scale = 1.0 / math.sqrt(qv.shape[-1] // h)
-    K, V = split_heads(kv, h), split_heads(vv, h)
-    O, P, Qs = attend(split_heads(qv, h), K, V, allowed_keys(mask, causal, lead, t, s), scale)
+    # The batch axes as one, B sequences, cut into a part per thread (nn/split.py).
+    B = math.prod(lead)
+    Q, K, V = (split_heads(x, h).reshape((B, h, x.shape[-2], x.shape[-1] // h)) for x in (qv, kv, vv))
+    allowed = allowed_keys(mask, causal, lead, t, s)
+    if allowed is not None and allowed.ndim > 2:            # per sequence: B x 1 x t x s
+        allowed = np.broadcast_to(allowed, lead + (1, t, s)).reshape((B, 1, t, s))
+    spans = parts(B, pieces_for(B, B * t * s * (qv.shape[-1] + vv.shape[-1])))
+
+    def rows(x, lo, hi):
+        return x if x is None or x.ndim < 4 else x[lo:hi]
+
+    done = split_work([functools.partial(attend, Q[lo:hi], K[lo:hi], V[lo:hi], rows(allowed, lo, hi), scale)
+                       for lo, hi in spans])
     need = tuple(is_live(x) for x in (q, k, v))
     memo = {}
 
     def grads(g):
         """(dq, dk, dv), computed once per backward sweep (the three VJPs get the same g)."""
         if memo.get("g") is not g:
-            dO = split_heads(np.asarray(g, dtype=dtype), h)
-            d = attend_backward(dO, Qs, K, V, O, P, scale, need)
-            memo["g"], memo["d"] = g, [None if x is None else join_heads(x) for x in d]
+            dO = split_heads(np.asarray(g, dtype=dtype), h).reshape(Q.shape[:-1] + (V.shape[-1],))
+            each = split_work([functools.partial(attend_backward, dO[lo:hi], Qs, K[lo:hi], V[lo:hi], O, P, scale,
+                                                 need) for (lo, hi), (O, P, Qs) in zip(spans, done)])
+            memo["g"], memo["d"] = g, [None if each[0][i] is None else
+                                       join_heads(_stacked([e[i] for e in each]).reshape(lead + each[0][i].shape[1:]))
+                                       for i in range(3)]
         return memo["d"]
 
+    O = _stacked([o for o, _, _ in done]).reshape(lead + (h, t, V.shape[-1]))
     return record(join_heads(O), (q, k, v), tuple(_pick(grads, i) for i in range(3)))
+
+
+def _stacked(arrays: list) -> np.ndarray:
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def _pick(grads, i):

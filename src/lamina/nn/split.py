@@ -12,17 +12,29 @@ from __future__ import annotations
 
 import os
 
+SPLIT_MIN = 1 << 22          # multiply-adds below which one thread does the whole of a piece of work
+
 _state = {"blas": None, "pool": None, "workers": 0}
 
 
 def threads_for_work() -> int:
     """How many threads work may be split over now: as many as NumPy's BLAS would use for one
     product (1 under OPENBLAS_NUM_THREADS=1, and inside split_work)."""
+    libs = _controller().select(user_api="blas").lib_controllers
+    return max((lib.num_threads for lib in libs), default=1)
+
+
+def _controller():
     if _state["blas"] is None:
         from threadpoolctl import ThreadpoolController   # here: only large layers need it
         _state["blas"] = ThreadpoolController()
-    libs = _state["blas"].select(user_api="blas").lib_controllers
-    return max((lib.num_threads for lib in libs), default=1)
+    return _state["blas"]
+
+
+def pieces_for(count: int, work: int) -> int:
+    """Into how many parts to split `count` independent items (examples, sequences) whose work is
+    `work` multiply-adds in all: one per thread, unless the work is too small to share."""
+    return min(threads_for_work(), count) if count >= 2 and work >= SPLIT_MIN else 1
 
 
 def parts(count: int, pieces: int) -> list[tuple[int, int]]:
@@ -37,8 +49,7 @@ def split_work(jobs: list) -> list:
     meanwhile. A job's exception is raised here once every job has finished."""
     if len(jobs) < 2:
         return [job() for job in jobs]
-    threads_for_work()                    # the controller, on first use
-    with _state["blas"].limit(limits=1, user_api="blas"):
+    with _controller().limit(limits=1, user_api="blas"):
         pool = _pool(len(jobs) - 1)
         waiting = [pool.submit(job) for job in jobs[1:]]
         try:

@@ -24,13 +24,12 @@ import numpy as np
 from ...autodiff.tape import is_live, record
 from ...errors import LaminaError
 from ...nn.attention import attend, attend_backward, join_heads
-from ...nn.split import parts, split_work, threads_for_work
+from ...nn.split import parts, pieces_for, split_work
 from ...values import as_int, describe, value_of
 from ..layer import DataShape, Layer, no_options, register
 from ..spec import check_spec
 
 WEIGHTS = ("wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo")
-SPLIT_MIN = 1 << 22          # multiply-adds of the projections below which one thread does it all
 
 
 class Projections:
@@ -77,11 +76,6 @@ def attention_rows_backward(G: np.ndarray, cache, p: Projections, need_x: bool):
     dQKV = dQKV.reshape(m * t, 3 * p.hk)
     dX = dQKV @ p.W.T if need_x else None
     return dX, X.T @ dQKV, dQKV.sum(axis=0, keepdims=True), A.T @ G, G.sum(axis=0, keepdims=True)
-
-
-def pieces_for(m: int, work: int) -> int:
-    """Into how many parts to split m examples whose work is `work` multiply-adds."""
-    return min(threads_for_work(), m) if m >= 2 and work >= SPLIT_MIN else 1
 
 
 def self_attention(x, weights: list, heads: int, causal: bool):

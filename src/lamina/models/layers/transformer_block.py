@@ -31,12 +31,12 @@ from ...errors import LaminaError
 from ...nn import row_norm
 from ...nn.activation_table import ACTIVATIONS
 from ...nn.dropout import check_rate, dropout_mask
-from ...nn.split import parts, split_work
+from ...nn.split import parts, pieces_for, split_work
 from ...values import as_int, value_of
 from ..layer import DataShape, Layer, no_options, register
 from ..spec import check_spec
 from .attention import (Projections, attention_rows, attention_rows_backward, check_causal, check_heads,
-                        check_sequences, glorot, pieces_for, projection_shapes, projection_weights)
+                        check_sequences, glorot, projection_shapes, projection_weights)
 
 GELU = ACTIVATIONS["gelu"]
 
