@@ -9,7 +9,7 @@ from lamina.autodiff import ops, reductions
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
-from lamina.nn import lstm_core
+from lamina.nn import lstm_core, split
 from lamina.nn.lstm import lstm_cell, lstm_forward
 
 TOL = 1e-10
@@ -245,7 +245,7 @@ def test_a_training_loop_in_lamina(run):
 @pytest.mark.parametrize("threads", [2, 3])
 def test_a_long_batch_split_over_threads_equals_torch(monkeypatch, threads):
     """A pass of 2^22 multiply-adds or more runs its batch in chunks side by side (lstm_core)."""
-    monkeypatch.setattr(lstm_core, "_blas_threads", lambda: threads)
+    monkeypatch.setattr(split, "threads_for_work", lambda: threads)
     rng = np.random.default_rng(30 + threads)
     B, T, n_in, n_h = 35, 130, 3, 16
     assert len(lstm_core._chunks(B, T, n_h)) == threads

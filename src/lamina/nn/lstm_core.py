@@ -12,10 +12,10 @@ PyTorch's order of the gates (i, f, g, o): W (4H, I), U (4H, H), b (4H,).
 
 How it is fast in NumPy:
 - The batch is cut into chunks, one per BLAS thread, and each chunk's whole recurrence runs in
-  a thread of its own with OpenBLAS held to one thread (NumPy lets go of the GIL in its loops
-  and products). A step's products are small (4H x H times H x B): OpenBLAS threading each
-  one wakes and waits for its threads a hundred times a sequence, and spins when another
-  process wants the cores; torch splits its work the same way.
+  a thread of its own with OpenBLAS held to one thread (nn/split.py; NumPy lets go of the GIL
+  in its loops and products). A step's products are small (4H x H times H x B): OpenBLAS
+  threading each one wakes and waits for its threads a hundred times a sequence, and spins
+  when another process wants the cores.
 - Inside a chunk a step works on examples as COLUMNS: its gates are one (4H, B) array whose
   blocks (H, B) are contiguous, since NumPy runs an elementwise operation on a contiguous
   block several times faster than on a column slice of (B, 4H) rows.
@@ -26,16 +26,13 @@ How it is fast in NumPy:
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from . import split
 
 ORDER = [2, 0, 1, 3]          # the chunk's blocks (g, i, f, o), as positions in (i, f, g, o)
 BACK = [1, 2, 0, 3]           # the inverse: PyTorch's blocks as positions in the chunk's
-PARALLEL_MIN = 1 << 22        # multiply-adds of a whole pass below which one thread is cheaper
 CHUNK_MIN = 8                 # examples in a chunk, at least
-
-_state = {"blas": None, "pool": None, "workers": 0}
 
 
 def _to_core(a: np.ndarray) -> np.ndarray:
@@ -60,9 +57,9 @@ def forward(X, h0, c0, W, U, b) -> list:
     Wc, Uc, bc = _to_core(W) * half, _to_core(U) * half, _to_core(b.reshape(-1, 1)) * half
 
     def chunk(lo, hi):
-        return (lo, hi) + _forward_chunk(X[lo:hi], h0[lo:hi], c0[lo:hi], Wc, Uc, bc)
+        return lambda: (lo, hi) + _forward_chunk(X[lo:hi], h0[lo:hi], c0[lo:hi], Wc, Uc, bc)
 
-    return _side_by_side(chunk, _chunks(X.shape[0], X.shape[1], H))
+    return split.split_work([chunk(lo, hi) for lo, hi in _chunks(X.shape[0], X.shape[1], H)])
 
 
 def _forward_chunk(X, h0, c0, Wc, Uc, bc):
@@ -117,11 +114,11 @@ def backward(run, dhs, dh_last, dc_last, X, W, U, need_x=True):
 
     def chunk(part):
         lo, hi = part[:2]
-        return _backward_chunk(part, None if dhs is None else dhs[lo:hi],
-                               None if dh_last is None else dh_last[lo:hi],
-                               None if dc_last is None else dc_last[lo:hi], X[lo:hi], Wc, UcT, need_x)
+        return lambda: _backward_chunk(part, None if dhs is None else dhs[lo:hi],
+                                       None if dh_last is None else dh_last[lo:hi],
+                                       None if dc_last is None else dc_last[lo:hi], X[lo:hi], Wc, UcT, need_x)
 
-    parts = _side_by_side(chunk, [(part,) for part in run])
+    parts = split.split_work([chunk(part) for part in run])
     B = X.shape[0]
     dX = np.empty(X.shape, dtype=X.dtype) if need_x else None
     dh0 = np.empty((B, U.shape[1]), dtype=X.dtype)
@@ -190,52 +187,6 @@ def _backward_chunk(part, dhs, dh_last, dc_last, X, Wc, UcT, need_x):
 
 # -- chunks side by side ----------------------------------------------------------
 def _chunks(B: int, T: int, H: int) -> list:
-    """(lo, hi) of each chunk: one per BLAS thread for a pass of PARALLEL_MIN multiply-adds or
+    """(lo, hi) of each chunk: one per BLAS thread for a pass of split.SPLIT_MIN multiply-adds or
     more, each of CHUNK_MIN examples at least; one chunk otherwise."""
-    threads = 1
-    if 4 * H * H * B * T >= PARALLEL_MIN and B >= 2 * CHUNK_MIN:
-        threads = min(_blas_threads(), B // CHUNK_MIN)
-    bounds = [B * k // threads for k in range(threads + 1)]
-    return list(zip(bounds[:-1], bounds[1:]))
-
-
-def _side_by_side(fn, jobs: list) -> list:
-    """[fn(*job) for job in jobs], the first in this thread and the others in the pool's, with
-    OpenBLAS held to one thread meanwhile."""
-    if len(jobs) == 1:
-        return [fn(*jobs[0])]
-    with _controller().limit(limits=1, user_api="blas"):
-        pool = _pool(len(jobs) - 1)
-        waiting = [pool.submit(fn, *job) for job in jobs[1:]]
-        first = fn(*jobs[0])
-        return [first] + [job.result() for job in waiting]
-
-
-def _blas_threads() -> int:
-    """How many threads NumPy's BLAS would use for one product now."""
-    libs = _controller().select(user_api="blas").lib_controllers
-    return max((lib.num_threads for lib in libs), default=1)
-
-
-def _controller():
-    if _state["blas"] is None:
-        from threadpoolctl import ThreadpoolController   # here: only large sequences need it
-        _state["blas"] = ThreadpoolController()
-    return _state["blas"]
-
-
-def _pool(workers: int):
-    if _state["pool"] is None or _state["workers"] < workers:
-        from concurrent.futures import ThreadPoolExecutor
-        if _state["pool"] is not None:
-            _state["pool"].shutdown(wait=False)
-        _state["pool"], _state["workers"] = ThreadPoolExecutor(workers, "lamina-lstm"), workers
-    return _state["pool"]
-
-
-def _forget_pool() -> None:
-    """After a fork the child has none of the parent's threads: it starts a pool of its own."""
-    _state["pool"], _state["workers"] = None, 0
-
-
-os.register_at_fork(after_in_child=_forget_pool)
+    return split.parts(B, split.pieces_for(B // CHUNK_MIN, 4 * H * H * B * T))
