@@ -21,6 +21,9 @@ The backward is written out rather than left to a chain of generic ops: given dO
     dQ = dS K / sqrt(dk),   dK = dS' Q / sqrt(dk)
 with rowsum(dP .* P) = rowsum(dO .* O) (each query's output is its weights times V), so the t x s
 arrays are touched only by the two products and one in-place update. The three VJPs share it.
+The sequences (all batch axes as one) are split into a part per BLAS thread (nn/split.py), so
+the softmax and the copies run on every thread, as the products do. `attend` and
+`attend_backward` work on heads already split; the attention layer calls them too.
 """
 from __future__ import annotations
 

@@ -11,7 +11,9 @@ another sequence layer; with d = features, h = heads and k = key_dim,
 wq, wk, wv are d x h k and wo h k x d, Glorot-uniform (as Keras draws them); the biases are
 1 x n rows of zeros. The layer is ONE tape entry (`self_attention`): the three projections are
 one product with [wq, wk, wv] side by side, the heads are split by one copy, and the backward
-runs once per sweep for all nine VJPs (x and the eight weights).
+runs once per sweep for all nine VJPs (x and the eight weights). The examples are split into a
+part per BLAS thread (nn/split.py), each part's products on one thread, the weights' gradients
+the parts' sums.
 """
 from __future__ import annotations
 
