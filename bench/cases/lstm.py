@@ -21,15 +21,17 @@ from lamina.nn.lstm import lstm_forward
 
 INPUT, HIDDEN, SEQ, BATCH = 32, 128, 100, 32
 SIZES = f"input {INPUT}, hidden {HIDDEN}, seq {SEQ}, batch {BATCH}"
-NOTE = ("Lamina cuts the batch into one chunk per BLAS thread and runs each chunk's recurrence "
-        "and BPTT in a thread of its own (OpenBLAS held to one thread). "
-        "Measured on an idle two-core machine: Lamina's NumPy core 16.2 ms, torch 12.1 ms (1.34x). "
-        "The matrix products are the same (630 M multiply-adds, as fast in NumPy's OpenBLAS as in "
-        "torch: about 16 ms of either's 26 ms and 19.6 ms on one thread); Lamina's other 10 ms of "
-        "CPU is NumPy's elementwise work, a call per operation (17 a step), the backward's factors "
-        "computed ahead for all steps (2.3 ms) and the columns copied for the weight gradients "
-        "(1.1 ms); its two chunks take 1.65x less time than one. While other processes want the "
-        "cores, torch's waiting threads fall behind and Lamina comes out ahead.")
+NOTE = ("torch.nn.LSTM on the CPU runs oneDNN's fused LSTM kernel (its profile: "
+        "mkldnn_rnn_layer 4.1 ms and mkldnn_rnn_layer_backward 7.0 ms of 11.8 ms); with oneDNN "
+        "off (the third peer) torch runs the steps op by op, as its GRU does. Lamina cuts the "
+        "batch into one chunk per BLAS thread and runs each chunk's recurrence and BPTT in a "
+        "thread of its own (OpenBLAS held to one thread). On an idle two-core machine: Lamina's "
+        "NumPy core 16.2 ms, torch 11-12 ms, torch with oneDNN off 27-36 ms. The matrix products "
+        "are the same (630 M multiply-adds, as fast in NumPy's OpenBLAS as in torch's, about 16 "
+        "ms on one thread); Lamina's other 10 ms of CPU is NumPy's elementwise work, a call per "
+        "operation (17 a step), the backward's factors computed ahead for all steps (2.3 ms) and "
+        "the columns copied for the weight gradients (1.1 ms); its two chunks take 1.65x less "
+        "time than one.")
 
 
 def data(dtype):
@@ -64,12 +66,13 @@ def numpy_lstm(d, all_states: bool):
     return run
 
 
-def torch_lstm(d, all_states: bool):
-    return needs("torch") or lazy(lambda: _torch_lstm(d, all_states))
+def torch_lstm(d, all_states: bool, onednn: bool = True):
+    return needs("torch") or lazy(lambda: _torch_lstm(d, all_states, onednn))
 
 
-def _torch_lstm(d, all_states: bool):
+def _torch_lstm(d, all_states: bool, onednn: bool):
     import torch
+    torch.backends.mkldnn.enabled = onednn     # this peer's process only
     lstm = torch.nn.LSTM(INPUT, HIDDEN, batch_first=True).to(getattr(torch, d["X"].dtype.name))
     with torch.no_grad():
         lstm.weight_ih_l0.copy_(torch.from_numpy(d["w_ih"]))
@@ -102,6 +105,7 @@ def cases() -> list[dict]:
             if dtype == "float32":
                 case["goal"] = {"peer": peer, "within": 1.0}
                 if all_states:
+                    case["impls"][f"{peer}, oneDNN off"] = torch_lstm(d, all_states, onednn=False)
                     case["notes"] = [NOTE]
             out.append(case)
     return out
