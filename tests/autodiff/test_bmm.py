@@ -28,7 +28,7 @@ def test_a_threaded_batch_is_numpy_s_matmul(batch, dtype, monkeypatch):
     real = batched._pool
     monkeypatch.setattr(batched, "_pool", lambda workers: used.append(workers) or real(workers))
     got = batched.bmm(x, y)
-    assert used == ([min(batched._blas_threads(), np.prod(batch)) - 1] if batched._blas_threads() > 1 else [])
+    assert used == ([min(batched.threads_for_work(), np.prod(batch)) - 1] if batched.threads_for_work() > 1 else [])
     assert got.dtype == dtype and got.shape == batch + (96, 80)
     np.testing.assert_allclose(got, np.matmul(x, y), rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-4)
 
@@ -50,10 +50,10 @@ def test_one_blas_thread_means_no_pool(monkeypatch):
 
 
 def test_the_blas_thread_count_is_restored():
-    before = batched._blas_threads()
+    before = batched.threads_for_work()
     x, y = _large((16,), 64, 64, 64, np.float64)
     batched.bmm(x, y)
-    assert batched._blas_threads() == before
+    assert batched.threads_for_work() == before
 
 
 def _child(queue):

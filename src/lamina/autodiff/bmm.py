@@ -10,10 +10,12 @@ two products or more, and at least PARALLEL_MIN multiply-adds in all, is cut int
 BLAS thread (as many as OpenBLAS would use now, so that OPENBLAS_NUM_THREADS=1 or threadpoolctl's
 limits keep everything on one thread); the calling thread multiplies the first chunk and a pool's
 threads the others, each by np.matmul (which lets go of the GIL) with OpenBLAS held to one
-thread meanwhile (threadpoolctl, as stats/models.py does for small fits).
+thread meanwhile (threadpoolctl, as stats/models.py does for small fits). That pool is
+`split_work`, which nn/split.py uses too for other work cut into independent parts.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 
@@ -37,29 +39,51 @@ def bmm(X: np.ndarray, Y: np.ndarray, shape: tuple | None = None) -> np.ndarray:
     out = np.empty(batch + (m, n) if shape is None else shape, dtype=np.result_type(X, Y))
     flat = out.reshape(count, m, n)
     X3, Y3 = X.reshape(count, m, k), Y.reshape(count, k, n)
-    threads = min(_blas_threads(), count) if count >= 2 and count * m * k * n >= PARALLEL_MIN else 1
+    threads = min(threads_for_work(), count) if count >= 2 and count * m * k * n >= PARALLEL_MIN else 1
     if threads < 2:
         np.matmul(X3, Y3, out=flat)
         return out
-    bounds = [count * i // threads for i in range(threads + 1)]
-    chunks = list(zip(bounds[:-1], bounds[1:]))
-    with _state["blas"].limit(limits=1, user_api="blas"):
-        pool = _pool(threads - 1)
-        waiting = [pool.submit(np.matmul, X3[lo:hi], Y3[lo:hi], out=flat[lo:hi]) for lo, hi in chunks[1:]]
-        lo, hi = chunks[0]
-        np.matmul(X3[lo:hi], Y3[lo:hi], out=flat[lo:hi])
-        for job in waiting:
-            job.result()
+    split_work([functools.partial(np.matmul, X3[lo:hi], Y3[lo:hi], out=flat[lo:hi])
+                for lo, hi in parts(count, threads)])
     return out
 
 
-def _blas_threads() -> int:
-    """How many threads NumPy's BLAS would use for one product now."""
-    if _state["blas"] is None:
-        from threadpoolctl import ThreadpoolController   # here: only large batched products need it
-        _state["blas"] = ThreadpoolController()
-    libs = _state["blas"].select(user_api="blas").lib_controllers
+def threads_for_work() -> int:
+    """How many threads work may be split over now: as many as NumPy's BLAS would use for one
+    product (1 under OPENBLAS_NUM_THREADS=1, and inside split_work)."""
+    libs = _controller().select(user_api="blas").lib_controllers
     return max((lib.num_threads for lib in libs), default=1)
+
+
+def _controller():
+    if _state["blas"] is None:
+        from threadpoolctl import ThreadpoolController   # here: only large products need it
+        _state["blas"] = ThreadpoolController()
+    return _state["blas"]
+
+
+def parts(count: int, pieces: int) -> list[tuple[int, int]]:
+    """range(count) cut into `pieces` runs of nearly equal length, as (start, stop) pairs."""
+    bounds = [count * i // pieces for i in range(pieces + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def split_work(jobs: list) -> list:
+    """The results of `jobs` (callables of no arguments, at most threads_for_work() of them), each
+    run on a thread of its own, the first on the calling thread, with OpenBLAS held to one thread
+    meanwhile. A job's exception is raised here once every job has finished. The one pool of
+    bmm's chunks and nn/split.py's parts."""
+    if len(jobs) < 2:
+        return [job() for job in jobs]
+    with _controller().limit(limits=1, user_api="blas"):
+        pool = _pool(len(jobs) - 1)
+        waiting = [pool.submit(job) for job in jobs[1:]]
+        try:
+            first = jobs[0]()
+        finally:
+            for job in waiting:
+                job.exception()            # waits for it
+        return [first] + [job.result() for job in waiting]
 
 
 def _pool(workers: int):
@@ -67,7 +91,7 @@ def _pool(workers: int):
         from concurrent.futures import ThreadPoolExecutor
         if _state["pool"] is not None:
             _state["pool"].shutdown(wait=False)
-        _state["pool"], _state["workers"] = ThreadPoolExecutor(workers, "lamina-bmm"), workers
+        _state["pool"], _state["workers"] = ThreadPoolExecutor(workers, "lamina-split"), workers
     return _state["pool"]
 
 
