@@ -22,7 +22,8 @@ from ..errors import LaminaError, Source
 from ..lang import ast as A
 from ..lang.compiler import NODES_KEY, node_of
 from ..lang.modules import MODULES, Module
-from ..lang.scope import CODE_FILENAME, MANGLE, Host, unmangle
+from ..lang.scope import Host, unmangle
+from ..models.functions import global_names, is_lamina_function   # as a model file saves a function
 from ..stats.table import Table
 from ..values import LibObject, Record, Tracked, describe
 
@@ -78,23 +79,8 @@ class Package:
     globals: dict[str, object] = field(default_factory=dict)  # mangled name -> packed value
 
 
-def is_lamina_function(x) -> bool:
-    code = getattr(x, "__code__", None)
-    return code is not None and code.co_filename == CODE_FILENAME and hasattr(x, "__globals__")
-
-
 def builtin_name(x) -> str | None:
     return getattr(x, "__lamina_builtin__", None)
-
-
-def global_names(code) -> list[str]:
-    """The mangled global names a code object reads, its nested functions' included."""
-    out, stack = [], [code]
-    while stack:
-        c = stack.pop()
-        out.extend(n for n in c.co_names if n.startswith(MANGLE))
-        stack.extend(k for k in c.co_consts if hasattr(k, "co_names"))
-    return list(dict.fromkeys(out))
 
 
 def function_label(fn) -> str:
