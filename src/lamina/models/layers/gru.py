@@ -73,20 +73,39 @@ def _pick(all_grads, i):
     return lambda g: all_grads(g)[i]
 
 
-@register
 @dataclass(frozen=True)
-class GRU(Layer):
+class Recurrent(Layer):
+    """What the recurrent layers (gru here, lstm) share: their settings, how they are made from a
+    builtin's arguments, labelled, and appended to a spec."""
     units: int
     return_sequences: bool = False
-    kind = "gru"
-    example = 'input(3, 1) |> gru(2, return_sequences = true)'      # a spec ending with this layer
 
     @classmethod
-    def create(cls, units, return_sequences=False) -> GRU:
+    def create(cls, units, return_sequences=False) -> Recurrent:
         if not isinstance(return_sequences, bool):
-            raise LaminaError("TypeError", f"gru's return_sequences must be true or false, not "
+            raise LaminaError("TypeError", f"{cls.kind}'s return_sequences must be true or false, not "
                               f"{describe(return_sequences)}.")
-        return cls(as_int(units, "gru's units", minimum=1), return_sequences)
+        return cls(as_int(units, f"{cls.kind}'s units", minimum=1), return_sequences)
+
+    @classmethod
+    def appended(cls, spec, units, return_sequences, options: dict):
+        """`spec |> kind(units, return_sequences)`: the spec with this layer appended."""
+        spec = check_spec(spec, cls.kind)
+        no_options(options, f"{cls.kind}(spec, units, return_sequences = false)")
+        if units is None:
+            raise LaminaError("TypeError", f"The layer {cls.kind}(spec, units) needs the number of units "
+                              f"(the size of the hidden state).")
+        return spec.with_layer(cls.create(units, return_sequences))
+
+    def label(self) -> str:
+        return f"{self.kind}({self.units}" + (", return_sequences = true)" if self.return_sequences else ")")
+
+
+@register
+@dataclass(frozen=True)
+class GRU(Recurrent):
+    kind = "gru"
+    example = 'input(3, 1) |> gru(2, return_sequences = true)'      # a spec ending with this layer
 
     def output(self, data: DataShape) -> DataShape:
         if data.rank == 1:
@@ -111,15 +130,7 @@ class GRU(Layer):
     def forward(self, x, params, data, training, rng, logits=False):
         return gru_sequences(x, params, self.return_sequences)
 
-    def label(self) -> str:
-        return f"gru({self.units}" + (", return_sequences = true)" if self.return_sequences else ")")
-
 
 def gru_layer(spec, units=None, return_sequences=False, **options):
     """`spec |> gru(units, return_sequences = false)`: the spec with a GRU layer appended."""
-    spec = check_spec(spec, "gru")
-    no_options(options, "gru(spec, units, return_sequences = false)")
-    if units is None:
-        raise LaminaError("TypeError", "The layer gru(spec, units) needs the number of units (the "
-                          "size of the hidden state).")
-    return spec.with_layer(GRU.create(units, return_sequences))
+    return GRU.appended(spec, units, return_sequences, options)

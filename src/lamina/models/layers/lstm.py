@@ -27,9 +27,8 @@ import numpy as np
 from ...errors import LaminaError
 from ...nn.init import glorot_uniform
 from ...nn.lstm import run
-from ...values import as_int, describe
-from ..layer import DataShape, Layer, no_options, register
-from ..spec import check_spec
+from ..layer import DataShape, register
+from .gru import Recurrent
 
 
 def orthogonal(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -50,18 +49,9 @@ def init_weights(rng: np.random.Generator, n_in: int, n_h: int) -> list:
 
 @register
 @dataclass(frozen=True)
-class LSTM(Layer):
-    units: int
-    return_sequences: bool = False
+class LSTM(Recurrent):
     kind = "lstm"
     example = 'input(3, 2) |> lstm(4, return_sequences = true)'      # a spec ending with this layer
-
-    @classmethod
-    def create(cls, units, return_sequences=False) -> LSTM:
-        if not isinstance(return_sequences, bool):
-            raise LaminaError("TypeError", f"lstm's return_sequences must be true or false, not "
-                              f"{describe(return_sequences)}.")
-        return cls(as_int(units, "lstm's units", minimum=1), return_sequences)
 
     def output(self, data: DataShape) -> DataShape:
         if data.rank != 2:
@@ -83,15 +73,7 @@ class LSTM(Layer):
         which = "hs" if self.return_sequences else "h"
         return run(x, *params, None, None, "lstm", results=(which,)).fields[which]
 
-    def label(self) -> str:
-        return f"lstm({self.units}" + (", return_sequences = true)" if self.return_sequences else ")")
-
 
 def lstm_layer(spec, units=None, return_sequences=False, **options):
     """`spec |> lstm(units, return_sequences = false)`: the spec with an LSTM layer appended."""
-    spec = check_spec(spec, "lstm")
-    no_options(options, "lstm(spec, units, return_sequences = false)")
-    if units is None:
-        raise LaminaError("TypeError", "The layer lstm(spec, units) needs the number of units (the "
-                          "size of the hidden state).")
-    return spec.with_layer(LSTM.create(units, return_sequences))
+    return LSTM.appended(spec, units, return_sequences, options)
