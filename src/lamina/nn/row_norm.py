@@ -1,7 +1,7 @@
 """Layer normalisation of each row of a matrix, forward and backward on plain arrays, for the layers
 that fuse it into a larger step (models/layers/transformer_block.py normalises each step's
-features). The formulas are layer_norm_op's (models/layers/layer_norm.py): with the biased
-variance and eps inside the square root, as torch's layer_norm,
+features) and for layer_norm_op (models/layers/layer_norm.py), the layer_norm layer's tape
+entry. With the biased variance and eps inside the square root, as torch's layer_norm,
 
     xhat = (x - mean) / sqrt(var + eps),   y = xhat .* gain + bias
     dx = (d - mean(d) - xhat .* mean(d .* xhat)) / sqrt(var + eps),   d = g .* gain

@@ -19,32 +19,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...autodiff.tape import record
+from ...nn import row_norm
 from ...values import value_of
 from ..layer import DataShape, Layer, no_options, register, reshaped
 from ..spec import check_spec
 
-EPS = 1e-5
 
-
-def layer_norm_op(x, gain, bias, eps: float = EPS):
-    """(x - row mean) / sqrt(row variance + eps) .* gain + bias as one tape entry."""
-    xv, gv, bv = value_of(x), value_of(gain), value_of(bias)
-    centred = xv - xv.mean(axis=1, keepdims=True)
-    rstd = 1.0 / np.sqrt((centred * centred).mean(axis=1, keepdims=True) + eps)
-    xhat = centred * rstd
+def layer_norm_op(x, gain, bias, eps: float = row_norm.EPS):
+    """(x - row mean) / sqrt(row variance + eps) .* gain + bias as one tape entry (nn/row_norm.py's
+    forward and backward)."""
+    gv = value_of(gain)
+    y, xhat, rstd = row_norm.forward(value_of(x), gv, value_of(bias), eps)
     memo = [None, None]
 
-    def dx(g):
+    def grads(g):
         if memo[0] is not g:
-            d = g * gv
-            memo[0] = g
-            memo[1] = rstd * (d - d.mean(axis=1, keepdims=True)
-                              - xhat * (d * xhat).mean(axis=1, keepdims=True))
+            memo[0], memo[1] = g, row_norm.backward(g, gv, xhat, rstd)
         return memo[1]
 
-    return record(xhat * gv + bv, (x, gain, bias),
-                  (dx, lambda g: (g * xhat).sum(axis=0, keepdims=True),
-                   lambda g: g.sum(axis=0, keepdims=True)))
+    return record(y, (x, gain, bias), (lambda g: grads(g)[0], lambda g: grads(g)[1], lambda g: grads(g)[2]))
 
 
 @register
