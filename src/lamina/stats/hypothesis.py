@@ -164,30 +164,36 @@ def t_test_by(t, column, by, **settings) -> TestResult:
         raise LaminaError("TypeError", f"t_test of a table compares a column between two groups and "
                           f"needs by = \"group column\": t_test(t, \"{name}\", by = \"group\").")
     group = as_str(by, "t_test's by")
-    values = table.get(name)
-    if not isinstance(values, np.ndarray):
-        raise LaminaError("TypeError", f"t_test needs a numeric column, but '{name}' holds text.")
-    if np.isnan(values).any():
-        raise LaminaError("ValueError", f"t_test's column '{name}' contains NaN; drop those rows "
-                          f"first with drop_missing(t).")
-    if np.isinf(values).any():
-        raise LaminaError("ValueError", f"t_test's column '{name}' holds Inf; a test needs finite numbers.")
-    if missing(table.get(group)).any():
-        raise LaminaError("ValueError", f"t_test's by column '{group}' has missing values; "
-                          f"drop those rows first with drop_missing(t).")
-    keys = np.asarray(table.get(group), dtype=object)
-    levels = sorted(set(keys.tolist()), key=lambda k: (k != k, k))
-    if len(levels) != 2:
-        raise LaminaError("ValueError", f"t_test(t, \"{name}\", by = \"{group}\") compares two groups, "
-                          f"but '{group}' has {len(levels)}: "
-                          + ", ".join(_level_text(k) for k in levels[:6]) + ("..." if len(levels) > 6 else "")
-                          + "; filter the table to two groups first.")
+    labels, groups = _column_by_group("t_test", table, name, group, two=True)
     if settings.get("paired") is True:
         raise LaminaError("TypeError", "t_test(t, column, by = ...) compares independent groups; for "
                           "paired data pass the two columns: t_test(t.before, t.after, paired = true).")
-    x, y = (values[keys == level] for level in levels)
-    labels = tuple(_level_text(k) for k in levels)
-    return t_test(x, y, groups=(name, group) + labels, **settings)
+    x, y = groups
+    return t_test(x, y, groups=(name, group) + tuple(labels), **settings)
+
+
+def _column_by_group(fn: str, table, name, group: str, two: bool) -> tuple[list[str], list[np.ndarray]]:
+    """The labels and values of each group of rows of the table's numeric column `name`, by the
+    values of column `group` in sorted order (R's fn(name ~ group, data = t)); exactly two when
+    `two` is true. `fn` names the test in the messages."""
+    values = table.get(name)
+    if not isinstance(values, np.ndarray):
+        raise LaminaError("TypeError", f"{fn} needs a numeric column, but '{name}' holds text.")
+    if np.isnan(values).any():
+        raise LaminaError("ValueError", f"{fn}'s column '{name}' contains NaN; drop those rows first with "
+                          f"drop_missing(t).")
+    if np.isinf(values).any():
+        raise LaminaError("ValueError", f"{fn}'s column '{name}' holds Inf; a test needs finite numbers.")
+    if missing(table.get(group)).any():
+        raise LaminaError("ValueError", f"{fn}'s by column '{group}' has missing values; drop those rows "
+                          f"first with drop_missing(t).")
+    keys = np.asarray(table.get(group), dtype=object)
+    levels = sorted(set(keys.tolist()), key=lambda k: (k != k, k))
+    if two and len(levels) != 2:
+        raise LaminaError("ValueError", f"{fn}(t, \"{name}\", by = \"{group}\") compares two groups, but "
+                          f"'{group}' has {len(levels)}: " + ", ".join(_level_text(k) for k in levels[:6])
+                          + ("..." if len(levels) > 6 else "") + "; filter the table to two groups first.")
+    return [_level_text(k) for k in levels], [values[keys == level] for level in levels]
 
 
 def _level_text(k) -> str:

@@ -29,9 +29,8 @@ from ..warnings import warn
 from . import wilcoxon
 from .args import flag
 from .htest import TestResult
-from .hypothesis import _alternative, _labels, _level, _level_text, _sample
+from .hypothesis import _alternative, _column_by_group, _labels, _level, _sample
 from .moments import constant
-from .tableops import missing
 
 # The largest exact distributions, each a second or less: the rank sum's costs about
 # min(m, n) m n operations on big integers, the signed rank's n^3 / 2 on floats.
@@ -291,22 +290,5 @@ def _table_groups(fn: str, t, name: str | None, by, two: bool) -> tuple[list[str
     if name is None or by is None:
         raise LaminaError("TypeError", f"{fn} of a table compares a column between groups of rows: "
                           f"{fn}(t, \"col\", by = \"group\").")
-    group = as_str(by, f"{fn}'s by")
-    values = table.get(name)
-    if not isinstance(values, np.ndarray):
-        raise LaminaError("TypeError", f"{fn} needs a numeric column, but '{name}' holds text.")
-    if np.isnan(values).any():
-        raise LaminaError("ValueError", f"{fn}'s column '{name}' contains NaN; drop those rows first with "
-                          f"drop_missing(t).")
-    if np.isinf(values).any():
-        raise LaminaError("ValueError", f"{fn}'s column '{name}' holds Inf; a test needs finite numbers.")
-    if missing(table.get(group)).any():
-        raise LaminaError("ValueError", f"{fn}'s by column '{group}' has missing values; drop those rows "
-                          f"first with drop_missing(t).")
-    keys = np.asarray(table.get(group), dtype=object)
-    levels = sorted(set(keys.tolist()), key=lambda k: (k != k, k))
-    if two and len(levels) != 2:
-        raise LaminaError("ValueError", f"{fn}(t, \"{name}\", by = \"{group}\") compares two groups, but "
-                          f"'{group}' has {len(levels)}: " + ", ".join(_level_text(k) for k in levels[:6])
-                          + ("..." if len(levels) > 6 else "") + "; filter the table to two groups first.")
-    return [_level_text(k) for k in levels], [values[keys == level].astype(np.float64) for level in levels]
+    labels, groups = _column_by_group(fn, table, name, as_str(by, f"{fn}'s by"), two)
+    return labels, [g.astype(np.float64) for g in groups]
