@@ -41,6 +41,7 @@ def _bound_to(scope: Scope, spec):
     bound = partial(spec.fn, scope)
     bound.__lamina_builtin__ = spec.fn.__lamina_builtin__
     bound.__lamina_shapes__ = spec.fn.__lamina_shapes__
+    bound.__lamina_pure__ = spec.fn.__lamina_pure__     # lang/discarded.py's warning reads it
     return bound
 
 
