@@ -3,16 +3,11 @@ values and gradients against PyTorch, every axis and an axis list for softmax, f
 stability, and softmax of a matrix equal to softmax_rows to the bit."""
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pytest
+from builtin_checks import run_with as run
 
-from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
-from lamina.interpreter import Interpreter
-from lamina.lang.scope import mangle
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -22,17 +17,6 @@ R3 = RNG.standard_normal((2, 3, 4)) * 2
 R4 = RNG.standard_normal((2, 3, 2, 3)) * 2
 C3 = RNG.standard_normal((2, 3, 4))          # weights of the loss sum(f(x) .* c)
 C4 = RNG.standard_normal((2, 3, 2, 3))
-
-
-def run(source: str, **values) -> Interpreter:
-    """Run `source` with `values` (NumPy arrays of any rank) bound first; its interpreter."""
-    interp = Interpreter()
-    for name, value in values.items():
-        interp.namespace[mangle(name)] = value
-    with contextlib.redirect_stdout(io.StringIO()):
-        interp.run(source, "<test>")
-    TAPE.reset()
-    return interp
 
 
 def torch_value_and_grad(fn, x: np.ndarray, c: np.ndarray):

@@ -4,18 +4,14 @@ shapes, heads, masks and the causal option; a hand-written multi-head attention 
 kept; a query that may see no key; each bad input's message; the builtin in a Lamina program."""
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pytest
+from builtin_checks import run_with as run
 
 from lamina.autodiff import ops, reductions
 from lamina.autodiff.grad import grad
 from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
-from lamina.interpreter import Interpreter
-from lamina.lang.scope import mangle
 from lamina.nn.attention import attention
 
 torch = pytest.importorskip("torch")
@@ -226,16 +222,6 @@ def test_bad_input_is_a_lamina_error_naming_the_shapes(options, qs, ks, vs, kind
         assert caught.value.message == message
     else:
         assert "heads" in caught.value.message
-
-
-def run(source: str, **values) -> Interpreter:
-    interp = Interpreter()
-    for name, value in values.items():
-        interp.namespace[mangle(name)] = value
-    with contextlib.redirect_stdout(io.StringIO()):
-        interp.run(source, "<test>")
-    TAPE.reset()
-    return interp
 
 
 def test_the_builtin_in_a_program_with_heads_a_padding_mask_and_its_gradients():

@@ -3,31 +3,16 @@ element, values and gradients of both arguments against PyTorch in a Lamina prog
 kept, and a shape mismatch named."""
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pytest
+from builtin_checks import run_with as run
 
-from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
-from lamina.interpreter import Interpreter
-from lamina.lang.scope import mangle
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
 RNG = np.random.default_rng(393)
-
-
-def run(source: str, **values) -> Interpreter:
-    interp = Interpreter()
-    for name, value in values.items():
-        interp.namespace[mangle(name)] = value
-    with contextlib.redirect_stdout(io.StringIO()):
-        interp.run(source, "<test>")
-    TAPE.reset()
-    return interp
 
 
 LOSSES = [   # (Lamina call of p and t, torch of p and t, how to draw p, how to draw t)
