@@ -25,3 +25,23 @@ def lazy(setup):
             run = setup()
         return run()
     return call
+
+
+def torch_epoch(net, Xt, yt, lr: float, batch: int):
+    """One epoch of torch's own training loop (Adam, cross-entropy, a fresh shuffle each call),
+    the peer of Lamina's fit: the repetition callable."""
+    import torch
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    m = len(yt)
+
+    def run():
+        order = torch.randperm(m)
+        for s in range(0, m, batch):
+            rows = order[s:s + batch]
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(net(Xt[rows]), yt[rows])
+            loss.backward()
+            opt.step()
+        return loss
+    return run

@@ -21,7 +21,7 @@ from __future__ import annotations
 import pathlib
 
 import numpy as np
-from peers import lazy, needs  # bench/peers.py
+from peers import lazy, needs, torch_epoch  # bench/peers.py
 
 N, SIDE, FILTERS, K = 32, 28, 32, 3
 CONV_SIZES = f"{N} images {SIDE} x {SIDE} x 1 -> {FILTERS} filters {K} x {K}, valid, bias"
@@ -161,20 +161,7 @@ def _torch_cnn():
     net = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                         nn.Linear(128, 10))
-    opt = torch.optim.Adam(net.parameters(), lr=LR)
-    loss_fn = nn.CrossEntropyLoss()
-    m = len(yt)
-
-    def run():
-        order = torch.randperm(m)
-        for s in range(0, m, BATCH):
-            rows = order[s:s + BATCH]
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(net(Xt[rows]), yt[rows])
-            loss.backward()
-            opt.step()
-        return loss
-    return run
+    return torch_epoch(net, Xt, yt, LR, BATCH)
 
 
 def one_thread(make, peer: str):

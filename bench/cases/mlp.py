@@ -18,7 +18,7 @@ makes only its own case's. `bench/run.py --only mlp` runs this module alone.
 from __future__ import annotations
 
 import numpy as np
-from peers import lazy, needs  # bench/peers.py
+from peers import lazy, needs, torch_epoch  # bench/peers.py
 
 INPUTS, CLASSES, BATCH, LR = 784, 10, 128, 0.001
 NUMPY = "numpy (by hand, no tape)"
@@ -140,19 +140,7 @@ def _torch_fit(m: int, hidden: int, dtype: str):
     Xt, yt = torch.from_numpy(X), torch.from_numpy(y.astype(np.int64))
     net = torch.nn.Sequential(torch.nn.Linear(INPUTS, hidden), torch.nn.ReLU(),
                               torch.nn.Linear(hidden, CLASSES)).to(getattr(torch, dtype))
-    opt = torch.optim.Adam(net.parameters(), lr=LR)
-    loss_fn = torch.nn.CrossEntropyLoss()
-
-    def run():
-        order = torch.randperm(m)
-        for s in range(0, m, BATCH):
-            rows = order[s:s + BATCH]
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(net(Xt[rows]), yt[rows])
-            loss.backward()
-            opt.step()
-        return loss
-    return run
+    return torch_epoch(net, Xt, yt, LR, BATCH)
 
 
 def cases() -> list[dict]:
