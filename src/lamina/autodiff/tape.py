@@ -146,6 +146,23 @@ def record(value, inputs, vjps):
     return Tracked(value, tape.first_node + count - 1, gen, False, entry)
 
 
+def record_fused(value, inputs, all_grads):
+    """`record` of an op whose one backward gives every input's gradient at once (a recurrence
+    over its steps, attention, a transformer block): `all_grads(g)` (a list, one per input) runs
+    once per backward sweep, and each input's VJP takes its own from it."""
+    memo = {}
+
+    def grads(g):
+        if memo.get("g") is not g:
+            memo["g"], memo["grads"] = g, all_grads(g)
+        return memo["grads"]
+    return record(value, inputs, [_part(grads, i) for i in range(len(inputs))])
+
+
+def _part(grads, i):
+    return lambda g: grads(g)[i]
+
+
 def record1(value, a, vjp):
     """`record(value, (a,), (vjp,))` without the tuples: the one-input ops' fast path. (The node
     count is inline in each record: a method call for it costs about a tenth of a scalar op.)"""

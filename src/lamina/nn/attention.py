@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from ..autodiff.bmm import bmm
-from ..autodiff.tape import is_live, record
+from ..autodiff.tape import is_live, record_fused
 from ..errors import LaminaError, shape_str
 from ..values import as_int, describe, numeric, numeric_or_tracked, tensor_dtype
 from .split import parts, pieces_for, split_work
@@ -183,26 +183,20 @@ def attention(q, k, v, heads=1.0, mask=None, causal=False):
     done = split_work([functools.partial(attend, Q[lo:hi], K[lo:hi], V[lo:hi], rows(allowed, lo, hi), scale)
                        for lo, hi in spans])
     need = tuple(is_live(x) for x in (q, k, v))
-    memo = {}
 
     def grads(g):
-        """(dq, dk, dv), computed once per backward sweep (the three VJPs get the same g)."""
-        if memo.get("g") is not g:
-            dO = split_heads(np.asarray(g, dtype=dtype), h).reshape(Q.shape[:-1] + (V.shape[-1],))
-            each = split_work([functools.partial(attend_backward, dO[lo:hi], Qs, K[lo:hi], V[lo:hi], O, P, scale,
-                                                 need) for (lo, hi), (O, P, Qs) in zip(spans, done)])
-            memo["g"], memo["d"] = g, [None if each[0][i] is None else
-                                       join_heads(_stacked([e[i] for e in each]).reshape(lead + each[0][i].shape[1:]))
-                                       for i in range(3)]
-        return memo["d"]
+        """[dq, dk, dv]: record_fused runs it once per backward sweep."""
+        dO = split_heads(np.asarray(g, dtype=dtype), h).reshape(Q.shape[:-1] + (V.shape[-1],))
+        each = split_work([functools.partial(attend_backward, dO[lo:hi], Qs, K[lo:hi], V[lo:hi], O, P, scale,
+                                             need) for (lo, hi), (O, P, Qs) in zip(spans, done)])
+        return [None if each[0][i] is None else
+                join_heads(_stacked([e[i] for e in each]).reshape(lead + each[0][i].shape[1:]))
+                for i in range(3)]
 
     O = _stacked([o for o, _, _ in done]).reshape(lead + (h, t, V.shape[-1]))
-    return record(join_heads(O), (q, k, v), tuple(_pick(grads, i) for i in range(3)))
+    return record_fused(join_heads(O), (q, k, v), grads)
 
 
 def _stacked(arrays: list) -> np.ndarray:
     return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
-
-def _pick(grads, i):
-    return lambda g: grads(g)[i]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff.tape import is_live, record
+from ..autodiff.tape import is_live, record, record_fused
 from ..errors import LaminaError, shape_str
 from ..values import Record, as_int, describe, numeric, tensor_dtype, value_of
 from . import gru_core
@@ -174,27 +174,20 @@ def sequence(step_inputs, h0, w, what, out_shape, x_grad=None):
     hs, gates = gru_core.forward(xs, np.broadcast_to(h_rows, (B, n_h)), W, U, b)
     weights = [w.fields[f] for f in FIELDS]
     need_x = any(is_live(x) for x in x_inputs)
-    cache = {}
 
     def all_grads(g):
-        if cache.get("g") is not g:
-            step_grad = g.get if isinstance(g, StepGrads) else np.asarray(g).__getitem__
-            dxs, dh0, dW, dU, db = gru_core.backward(step_grad, xs, W, U, hs, gates, need_x)
-            grads = field_grads(dW, dU, db)
-            if x_grad is not None:
-                xg = [x_grad(dxs)] if need_x else [None]
-            else:
-                xg = [_unrows(dxs[t], x_vals[t]) if need_x else None for t in range(T)]
-            cache["g"], cache["grads"] = g, xg + [_unrows(dh0, hv)] + [grads[f] for f in FIELDS]
-        return cache["grads"]
+        step_grad = g.get if isinstance(g, StepGrads) else np.asarray(g).__getitem__
+        dxs, dh0, dW, dU, db = gru_core.backward(step_grad, xs, W, U, hs, gates, need_x)
+        grads = field_grads(dW, dU, db)
+        if x_grad is not None:
+            xg = [x_grad(dxs)] if need_x else [None]
+        else:
+            xg = [_unrows(dxs[t], x_vals[t]) if need_x else None for t in range(T)]
+        return xg + [_unrows(dh0, hv)] + [grads[f] for f in FIELDS]
 
-    inputs = x_inputs + [h0] + weights
-    fused = record(hs[1:], inputs, [_pick(all_grads, i) for i in range(len(inputs))])
+    fused = record_fused(hs[1:], x_inputs + [h0] + weights, all_grads)
     return [record(out_shape(hs[t + 1]), [fused], [_step_vjp(t, (T, B, n_h), dtype)]) for t in range(T)]
 
-
-def _pick(all_grads, i):
-    return lambda g: all_grads(g)[i]
 
 
 def _step_vjp(t, shape, dtype):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff.tape import is_live, record
+from ..autodiff.tape import is_live, record, record_fused
 from ..errors import LaminaError, describe_shape
 from ..values import Record, numeric, tensor_dtype
 from . import lstm_core
@@ -111,21 +111,16 @@ def run(X, w_ih, w_hh, b, h0, c0, who: str, results=("hs", "h", "c")):
     W, U = np.asarray(vih, dtype=dtype), np.asarray(vhh, dtype=dtype)
     bias = np.zeros(4 * n_h, dtype=dtype) if vb is None else np.asarray(vb, dtype=dtype)
     passed = lstm_core.forward(rows, _as_rows(hv, B, n_h, dtype), _as_rows(cv, B, n_h, dtype), W, U, bias)
-    memo = {}
 
     def all_grads(g):
-        if memo.get("g") is not g:
-            dhs = None if g.hs is None else np.asarray(g.hs, dtype=dtype).reshape(B, T, n_h)
-            ends = [None if v is None else np.asarray(v, dtype=dtype).reshape(B, n_h) for v in (g.h, g.c)]
-            need_x = is_live(X)
-            dX, dh0, dc0, dW, dU, db = lstm_core.backward(passed, dhs, *ends, rows, W, U, need_x)
-            memo["g"] = g
-            memo["grads"] = [dX.reshape(xv.shape) if need_x else None, dW, dU, db,
-                             None if hv is None else _unrows(dh0, hv), None if cv is None else _unrows(dc0, cv)]
-        return memo["grads"]
+        dhs = None if g.hs is None else np.asarray(g.hs, dtype=dtype).reshape(B, T, n_h)
+        ends = [None if v is None else np.asarray(v, dtype=dtype).reshape(B, n_h) for v in (g.h, g.c)]
+        need_x = is_live(X)
+        dX, dh0, dc0, dW, dU, db = lstm_core.backward(passed, dhs, *ends, rows, W, U, need_x)
+        return [dX.reshape(xv.shape) if need_x else None, dW, dU, db,
+                None if hv is None else _unrows(dh0, hv), None if cv is None else _unrows(dc0, cv)]
 
-    inputs = [X, w_ih, w_hh, b, h0, c0]
-    fused = record(passed, inputs, [_pick(all_grads, k) for k in range(len(inputs))])
+    fused = record_fused(passed, [X, w_ih, w_hh, b, h0, c0], all_grads)
     out = {}
     if "hs" in results:
         out["hs"] = record(lstm_core.hidden_states(passed, B).reshape(batch + (T, n_h)),
@@ -140,9 +135,6 @@ def run(X, w_ih, w_hh, b, h0, c0, who: str, results=("hs", "h", "c")):
 def _result_vjp(name):
     return lambda g: SequenceGrads(**{name: g})
 
-
-def _pick(all_grads, k):
-    return lambda g: all_grads(g)[k]
 
 
 def lstm_forward(X, w_ih, w_hh, b=None, h0=None, c0=None) -> Record:

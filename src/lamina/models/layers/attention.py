@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...autodiff.tape import is_live, record
+from ...autodiff.tape import is_live, record_fused
 from ...errors import LaminaError
 from ...nn.attention import attend, attend_backward, join_heads
 from ...nn.split import parts, pieces_for, split_work
@@ -91,22 +91,16 @@ def self_attention(x, weights: list, heads: int, causal: bool):
     done = split_work([functools.partial(attention_rows, X[lo:hi], t, p, causal) for lo, hi in spans])
     Y = np.concatenate([y for y, _ in done]) if len(done) > 1 else done[0][0]
     need_x = is_live(x)
-    memo = {}
 
     def grads(g):
-        if memo.get("g") is not g:
-            G = np.asarray(g, dtype=Y.dtype).reshape(m * t, d)
-            each = split_work([functools.partial(attention_rows_backward, G[lo:hi], cache, p, need_x)
-                               for (lo, hi), (_, cache) in zip(spans, done)])
-            dX = np.concatenate([e[0] for e in each]).reshape(m, t, d) if need_x else None
-            memo["g"], memo["grads"] = g, [dX] + p.grads(*(sum(e[k] for e in each) for k in range(1, 5)))
-        return memo["grads"]
+        G = np.asarray(g, dtype=Y.dtype).reshape(m * t, d)
+        each = split_work([functools.partial(attention_rows_backward, G[lo:hi], cache, p, need_x)
+                           for (lo, hi), (_, cache) in zip(spans, done)])
+        dX = np.concatenate([e[0] for e in each]).reshape(m, t, d) if need_x else None
+        return [dX] + p.grads(*(sum(e[k] for e in each) for k in range(1, 5)))
 
-    return record(Y.reshape(m, t, d), [x, *weights], [_pick(grads, i) for i in range(1 + len(WEIGHTS))])
+    return record_fused(Y.reshape(m, t, d), [x, *weights], grads)
 
-
-def _pick(grads, i):
-    return lambda g: grads(g)[i]
 
 
 def glorot(rng: np.random.Generator, fan_in: int, fan_out: int) -> np.ndarray:

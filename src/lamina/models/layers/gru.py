@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...autodiff.tape import is_live, record
+from ...autodiff.tape import is_live, record_fused
 from ...errors import LaminaError
 from ...nn import gru_core
 from ...nn.gru import FIELDS, GATES, init_weights
@@ -47,30 +47,24 @@ def gru_sequences(x, weights: list, return_sequences: bool):
     else:
         out = hs[steps].copy()
     need_x = is_live(x)
-    memo = {}
 
     def all_grads(g):
-        if memo.get("g") is not g:
-            if return_sequences:
-                per_step = np.reshape(g, (m, steps, n_h))
-                step_grad = lambda t: per_step[:, t, :]
-            else:
-                step_grad = lambda t: g if t == steps - 1 else None
-            dxs, _, dW, dU, db = gru_core.backward(step_grad, xs, W, U, hs, gates, need_x)
-            grads = {}
-            for i, gate in enumerate(GATES):
-                rows = slice(i * n_h, (i + 1) * n_h)
-                grads["w" + gate], grads["u" + gate] = dW[rows], dU[rows]
-                grads["b" + gate] = db[rows].reshape(n_h, 1)
-            dx = np.ascontiguousarray(dxs.transpose(1, 0, 2)) if need_x else None
-            memo["g"], memo["grads"] = g, [dx] + [grads[f] for f in FIELDS]
-        return memo["grads"]
+        if return_sequences:
+            per_step = np.reshape(g, (m, steps, n_h))
+            step_grad = lambda t: per_step[:, t, :]
+        else:
+            step_grad = lambda t: g if t == steps - 1 else None
+        dxs, _, dW, dU, db = gru_core.backward(step_grad, xs, W, U, hs, gates, need_x)
+        grads = {}
+        for i, gate in enumerate(GATES):
+            rows = slice(i * n_h, (i + 1) * n_h)
+            grads["w" + gate], grads["u" + gate] = dW[rows], dU[rows]
+            grads["b" + gate] = db[rows].reshape(n_h, 1)
+        dx = np.ascontiguousarray(dxs.transpose(1, 0, 2)) if need_x else None
+        return [dx] + [grads[f] for f in FIELDS]
 
-    return record(out, [x, *weights], [_pick(all_grads, i) for i in range(1 + len(FIELDS))])
+    return record_fused(out, [x, *weights], all_grads)
 
-
-def _pick(all_grads, i):
-    return lambda g: all_grads(g)[i]
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...autodiff.tape import is_live, record
+from ...autodiff.tape import is_live, record_fused
 from ...errors import LaminaError
 from ...nn import row_norm
 from ...nn.activation_table import ACTIVATIONS
@@ -106,24 +106,18 @@ def transformer_step(x, params: list, heads: int, causal: bool, rate: float, rng
     done = split_work([functools.partial(block_rows, X[lo:hi], t, w, causal, keep(lo, hi)) for lo, hi in spans])
     Y = np.concatenate([y for y, _ in done]) if len(done) > 1 else done[0][0]
     need_x = is_live(x)
-    memo = {}
 
     def grads(g):
-        if memo.get("g") is not g:
-            G = np.asarray(g, dtype=Y.dtype).reshape(m * t, d)
-            each = split_work([functools.partial(block_rows_backward, G[lo:hi], cache, w, keep(lo, hi), need_x)
-                               for (lo, hi), (_, cache) in zip(spans, done)])
-            total = [sum(e[k] for e in each) for k in range(1, 13)]
-            dX = np.concatenate([e[0] for e in each]).reshape(m, t, d) if need_x else None
-            dg1, db1, dW, db, dwo, dbo = total[:6]
-            memo["g"], memo["grads"] = g, [dX, dg1, db1, *w.attention.grads(dW, db, dwo, dbo), *total[6:]]
-        return memo["grads"]
+        G = np.asarray(g, dtype=Y.dtype).reshape(m * t, d)
+        each = split_work([functools.partial(block_rows_backward, G[lo:hi], cache, w, keep(lo, hi), need_x)
+                           for (lo, hi), (_, cache) in zip(spans, done)])
+        total = [sum(e[k] for e in each) for k in range(1, 13)]
+        dX = np.concatenate([e[0] for e in each]).reshape(m, t, d) if need_x else None
+        dg1, db1, dW, db, dwo, dbo = total[:6]
+        return [dX, dg1, db1, *w.attention.grads(dW, db, dwo, dbo), *total[6:]]
 
-    return record(Y.reshape(m, t, d), [x, *params], [_pick(grads, i) for i in range(1 + len(params))])
+    return record_fused(Y.reshape(m, t, d), [x, *params], grads)
 
-
-def _pick(grads, i):
-    return lambda g: grads(g)[i]
 
 
 @register
