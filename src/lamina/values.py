@@ -330,19 +330,23 @@ def format_number(x) -> str:
 # -- rank ------------------------------------------------------------------------
 def rank_gate(fn, name: str):
     """`fn` (the builtin `name`) refusing a tensor of rank 3 or more among its arguments, or among
-    the items of a list argument: the registry wraps every builtin not declared `any_rank`."""
+    the items of a list of tensors: the registry wraps every builtin not declared `any_rank`. A
+    list whose first item is no tensor (numbers, strings, records) is not walked, so that a
+    builtin given a list of a million numbers pays nothing per item for the gate."""
     @functools.wraps(fn)
     def gated(*args, **kwargs):
         for x in (*args, *kwargs.values()):
             if type(x) is list:
-                for item in x:
-                    _refuse_high_rank(item, name)
+                if x and type(x[0]) in _TENSORS:
+                    for item in x:
+                        _refuse_high_rank(item, name)
             else:
                 _refuse_high_rank(x, name)
         return fn(*args, **kwargs)
     return gated
 
 
+_TENSORS = (np.ndarray, Tracked)
 GATE_CODE = rank_gate(lambda: None, "").__code__    # a gate's frame, which error translation looks past
 
 

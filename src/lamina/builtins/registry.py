@@ -34,7 +34,7 @@ Every builtin takes numbers, vectors and matrices. One that takes tensors of any
 and more: `zeros(2, 3, 4)`) says so with `any_rank=True` (and, if differentiable, carries a
 GradCase of rank 3 or more), or with `any_rank="items"` when it only holds or passes on the values
 it is given (append, print, map); any other is wrapped by `rank_gate`, so that a tensor of rank 3
-or more among its arguments (or the items of a list argument) is a ShapeError naming the builtin
+or more among its arguments (or the items of a list of tensors) is a ShapeError naming the builtin
 and the shape, never a matrix routine's silently wrong answer (tests/builtins/test_any_rank.py
 holds every builtin to its word).
 
