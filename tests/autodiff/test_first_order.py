@@ -1,6 +1,7 @@
-"""A gradient used in a new loss: refused when the new grad differentiates against a value the
-gradient depends on (that would need a second-order gradient, which Lamina does not compute),
-and left alone in every first-order use (optimizer updates, printing, other targets)."""
+"""A gradient taken without keep used in a new loss: refused when the new grad differentiates
+against a value the gradient depends on (that would need a second-order gradient, which only a
+gradient taken with keep = true carries), and left alone in every first-order use (optimizer
+updates, printing, other targets)."""
 import contextlib
 import io
 
@@ -29,7 +30,7 @@ def tape_error(source: str) -> LaminaError:
 def test_a_gradient_of_p_in_a_loss_differentiated_against_p_is_refused(use):
     err = tape_error(f"p = param(2.0)\ng = grad(p ^ 3, wrt = p)\nprint(g)\nh = grad({use}, wrt = p)")
     assert "an earlier grad() returned (the gradient for its wrt)" in err.message
-    assert "first order" in err.message
+    assert "first order" in err.message and "grad(..., keep = true)" in err.message
     assert err.span.line == 4
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaminaError, shape_str
+from ..values import Tracked
+from .tape import record1, second_order
 
 
 def align(x, y, op: str):
@@ -69,7 +71,7 @@ def unbroadcast(g, shape: tuple):
     the sum over each row; a matrix gets sums over the axes it was stretched on.
     """
     if type(g) is not np.ndarray:        # scalar result: only scalar operands
-        return g
+        return sum_to(g, shape) if type(g) is Tracked else g
     if not shape:
         return float(g.sum())
     if g.shape == shape:
@@ -78,3 +80,26 @@ def unbroadcast(g, shape: tuple):
         return g.sum(axis=1)
     axes = tuple(i for i, (n, m) in enumerate(zip(shape, g.shape)) if n == 1 and m != 1)
     return g.sum(axis=axes, keepdims=True)
+
+
+@second_order
+def sum_to(g, shape: tuple):
+    """`unbroadcast` of a gradient recorded on the tape (a keep sweep): the sum back to `shape`."""
+    x = g.value if type(g) is Tracked else g
+    if type(x) is not np.ndarray or x.shape == shape:
+        return g
+    wide = x.shape
+    return record1(unbroadcast(x, shape), g, lambda h: stretch(h, wide, shape))
+
+
+@second_order
+def stretch(h, wide: tuple, shape: tuple):
+    """A value of `shape` repeated over the shape `wide` it was broadcast to (sum_to's VJP)."""
+    x = h.value if type(h) is Tracked else h
+    if type(x) is not np.ndarray:
+        out = np.full(wide, x)
+    elif len(shape) == 1 and len(wide) == 2:         # a vector that acted as a column
+        out = np.repeat(x[:, None], wide[1], axis=1)
+    else:
+        out = np.broadcast_to(x, wide).copy()
+    return record1(out, h, lambda k: sum_to(k, shape))

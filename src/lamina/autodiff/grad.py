@@ -13,6 +13,11 @@ The first contribution to a node is stored as it is (it may alias another
 array, so it is never written into); a second one allocates a sum the sweep
 owns, and later ones are added into that array in place.
 
+With `keep` (`backward_keeping`), the sweep runs with `TAPE.keeping` set: every VJP computes
+with tape operations (tape.py's "Second order"), contributions are added with `ops.add`, and the
+gradients come back recorded, so a later grad can differentiate them again. A VJP not declared
+second-order is a TapeError naming its op.
+
 `wrt` is a tracked value, or a list or record of them (any depth); the result
 has the same structure. A bracket literal written as the wrt argument is a list
 (the compiler makes it one, see lang/compiler.py), so `grad(loss, wrt = [a, b])`
@@ -30,11 +35,12 @@ from ..errors import LaminaError
 from ..values import Record, Tracked, describe
 from ..warnings import warn
 from . import handed
-from .tape import TAPE
+from .ops import add, emul
+from .tape import TAPE, differentiable_again, op_name
 
 MISSES_BEFORE_JUMP = 32
-FIRST_ORDER = ("the gradients grad() returns are plain values, not recorded on the tape, so a "
-               "gradient cannot be differentiated again: gradients in Lamina are first order")
+FIRST_ORDER = ("gradients are first order unless taken with keep = true: a gradient grad() "
+               "returns is otherwise a plain value, not recorded on the tape")
 
 
 def backward(loss: Tracked, wanted: set, leaves: list | None = None) -> tuple[dict, int, int]:
@@ -67,7 +73,12 @@ def backward(loss: Tracked, wanted: set, leaves: list | None = None) -> tuple[di
             for k in range(0, len(entry), 3):
                 parent = entry[k]
                 vjp = entry[k + 2]
-                contribution = vjp * g if type(vjp) is float else vjp(g)
+                if type(vjp) is float:
+                    contribution = vjp * g
+                elif type(vjp) is Tracked:
+                    contribution = vjp.value * g
+                else:
+                    contribution = vjp(g)
                 old = grads.get(parent)
                 if old is None:
                     grads[parent] = contribution
@@ -86,10 +97,53 @@ def backward(loss: Tracked, wanted: set, leaves: list | None = None) -> tuple[di
         top = max(grads)
 
 
-def grad(loss, wrt):
+def backward_keeping(loss: Tracked, wanted: set, leaves: list | None = None) -> dict:
+    """`backward` with the gradients recorded on the tape (the module's docstring): the
+    gradients of `loss` for the nodes in `wanted`, by node id, as (gradient, False)."""
+    grads = {loss.node: 1.0}
+    entries = {loss.node: loss.entry}
+    found = {}
+    outer, TAPE.keeping = TAPE.keeping, True
+    try:
+        while grads:
+            node = max(grads)
+            g = grads.pop(node)
+            entry = entries.pop(node)
+            if node in wanted:
+                found[node] = (g, False)
+            if entry is None:
+                if leaves is not None:
+                    leaves.append(node)
+                continue
+            for k in range(0, len(entry), 3):
+                parent, vjp = entry[k], entry[k + 2]
+                if not differentiable_again(vjp):
+                    _first_order_only(vjp)
+                contribution = emul(vjp, g) if type(vjp) is float or type(vjp) is Tracked else vjp(g)
+                old = grads.get(parent)
+                if old is None:
+                    grads[parent] = contribution
+                    entries[parent] = entry[k + 1]
+                else:
+                    grads[parent] = add(old, contribution)
+    finally:
+        TAPE.keeping = outer
+    return found
+
+
+def _first_order_only(vjp) -> None:
+    raise LaminaError("TapeError", f"grad(..., keep = true) needs every operation the loss was "
+                      f"computed with to be differentiable twice, but the gradient of "
+                      f"{op_name(vjp)} is first order only: it cannot be recorded on the tape. "
+                      f"Write that step with operations that are (the builtin pages say "
+                      f"\"differentiable twice\"), or take the gradient without keep.")
+
+
+def grad(loss, wrt, keep: bool = False):
     """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record).
     Every array handed out is one no one else holds (a trainer that only reads the gradients
-    uses `leaf_gradients`, which hands out the sweep's arrays as they are)."""
+    uses `leaf_gradients`, which hands out the sweep's arrays as they are). With `keep` the
+    gradients are recorded on the tape (tracked values), so they can be differentiated again."""
     leaves = []                                   # (path, Tracked)
     _collect(wrt, "{arg:wrt}", leaves)
     gen = TAPE.gen
@@ -104,12 +158,16 @@ def grad(loss, wrt):
     wanted = {x.node for _, x in leaves}
     handed.refuse_second_order(loss, wanted)
     reached: list = []
-    found, _, _ = backward(loss, wanted, reached)
+    if keep:
+        found = backward_keeping(loss, wanted, reached)
+    else:
+        found, _, _ = backward(loss, wanted, reached)
     given = set()
     results = [_result(x, found, given) for _, x in leaves]
     wanted.update(reached)    # every node the loss depended on: what a gradient may depend on
                               # (a first-order sweep cannot tell which it really does)
-    handed.note(results, leaves, wanted)
+    plain = [(g, leaf) for g, leaf in zip(results, leaves) if type(g) is not Tracked]
+    handed.note([g for g, _ in plain], [leaf for _, leaf in plain], wanted)
     if leaves and not found:
         _warn_unreached(len(leaves))
     bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results) if not _finite(g)]
@@ -185,6 +243,8 @@ def _and(names: list) -> str:
 
 
 def _finite(g) -> bool:
+    if type(g) is Tracked:
+        g = g.value
     if type(g) is float:
         return math.isfinite(g)
     # One pass without a temporary: a NaN or Inf anywhere makes the sum NaN or Inf. Only a sum
@@ -200,6 +260,8 @@ def _result(x: Tracked, found: dict, given: set, fresh: bool = True):
     g, owned = found.get(x.node, (None, False))
     if g is None:
         return 0.0 if type(x.value) is float else np.zeros(x.value.shape, dtype=x.value.dtype)
+    if type(g) is Tracked:                       # kept on the tape (grad with keep)
+        return g
     if type(x.value) is float:
         return float(g)
     dtype = x.value.dtype                         # a gradient has its value's dtype

@@ -5,9 +5,9 @@ be answered although gradients are plain values, off the tape.
   one param() leaf and differentiates against it every step, `opt = optimizer_step(opt,
   grad(loss, wrt = w))`, steps the optimizer with gradients taken at a point it has left.
 - grad: is this loss computed from a gradient of a value it is now differentiated against?
-  `g = grad(p ^ 3, wrt = p); grad(g * p, wrt = p)` would need the derivative of g, which
-  Lamina does not compute (gradients are first order), and the constant g would give a
-  silently wrong number.
+  `g = grad(p ^ 3, wrt = p); grad(g * p, wrt = p)` would need the derivative of g, which a
+  gradient taken without keep does not carry (it is a plain value), and the constant g would
+  give a silently wrong number.
 
 A gradient is known by its identity: the number or array grad returned, as the program
 passes it on. A value computed from it (`0.5 * g`) is a new value that nothing here knows.
@@ -137,7 +137,8 @@ def _second_order_error(given: Given) -> None:
     raise LaminaError("TapeError", f"This loss is computed from a gradient that an earlier grad() "
                       f"returned (the gradient for its {what}), whose loss also depended on a value this "
                       f"grad differentiates against, so the gradient may depend on it too. Its own "
-                      f"derivative would then be needed (a second-order gradient), but gradients in Lamina are first order: grad() returns plain "
-                      f"values that are not recorded on the tape, so the result would silently "
-                      f"leave that part out. Use the gradient only as a constant with respect to "
-                      f"other values, or write the derivative out by hand.")
+                      f"derivative would then be needed (a second-order gradient), but that gradient "
+                      f"was taken without keep, so it is a plain value, not recorded on the tape "
+                      f"(gradients are first order unless taken with keep = true), and the result would "
+                      f"silently leave that part out. Take it with grad(..., keep = true) to "
+                      f"differentiate it again, or use it only as a constant with respect to other values.")

@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import LaminaError, describe_shape, shape_str
 from ..values import Tracked, describe, tensor_dtype
 from .broadcast import unbroadcast
-from .tape import record
+from .tape import TAPE, record, record1, second_order
 
 
 class OuterKey(tuple):
@@ -51,6 +51,7 @@ def _lists(key: tuple) -> bool:
     return any(type(k) is np.ndarray and k.dtype != bool for k in key)
 
 
+@second_order
 def index(x, key: tuple):
     """`x[key]`: a copy of the selected part (a Python float for one element)."""
     v = x.value if type(x) is Tracked else x
@@ -60,15 +61,48 @@ def index(x, key: tuple):
     repeats = _lists(key)
 
     def vjp(g):
-        full = np.zeros(shape, dtype=v.dtype)
-        if repeats:
-            np.add.at(full, key, as_kept(key, g))
-        else:
-            full[key] = as_kept(key, g)
-        return full
+        if TAPE.keeping:
+            return scatter(g, shape, key, v.dtype)
+        return _scattered(g, shape, key, repeats, v.dtype)
     return record(out, (x,), (vjp,))
 
 
+def _scattered(g, shape: tuple, key: tuple, repeats: bool, dtype):
+    full = np.zeros(shape, dtype=dtype)
+    if repeats:
+        np.add.at(full, key, as_kept(key, g))
+    else:
+        full[key] = as_kept(key, g)
+    return full
+
+
+@second_order
+def scatter(g, shape: tuple, key: tuple, dtype):
+    """`g` placed at `key` in zeros of `shape` (repeated positions adding up): index's VJP on
+    the tape, whose own VJP is the index again."""
+    gv = g.value if type(g) is Tracked else g
+    return record1(_scattered(gv, shape, key, _lists(key), dtype), g, lambda h: index(h, key))
+
+
+@second_order
+def masked(x, mask: np.ndarray):
+    """`x .* mask` for a constant mask (on the tape)."""
+    v = x.value if type(x) is Tracked else x
+    return record1(v * mask, x, lambda g: masked(g, mask))
+
+
+@second_order
+def reshaped(x, shape: tuple):
+    """`x` with the same elements in `shape` (a number for shape ())."""
+    v = x.value if type(x) is Tracked else x
+    if type(v) is not np.ndarray:
+        return record1(np.full(shape, v), x, lambda g: reshaped(g, ())) if shape else x
+    before = v.shape
+    out = float(v.reshape(())) if shape == () else v.reshape(shape).copy()
+    return record1(out, x, lambda g: reshaped(g, before))
+
+
+@second_order
 def setindex(x, key: tuple, v):
     """A new value equal to `x` with `x[key] = v` (`v` a number or a tensor fitting the region)."""
     xv = x.value if type(x) is Tracked else x
@@ -81,11 +115,21 @@ def setindex(x, key: tuple, v):
     landed = _landed(xv.shape, key, region) if _lists(key) else None
 
     def vjp_x(g):
+        if TAPE.keeping:
+            return setindex(g, key, 0.0)
         gx = g.copy()
         gx[key] = 0.0
         return gx
 
     def vjp_v(g):
+        if TAPE.keeping:
+            part = index(g, key)
+            part = part if landed is None else masked(part, landed)
+            if not vshape:
+                return unbroadcast(part, ())
+            if len(vshape) >= 2 and len(vshape) == len(region) and vshape != region:
+                return unbroadcast(part, vshape)
+            return reshaped(part, vshape)
         part = picked(g, key) if landed is None else picked(g, key) * landed
         if not vshape:
             return float(np.sum(part))
@@ -149,16 +193,16 @@ def _part_vjps(lengths, row: int | None):
     return vjps
 
 
+@second_order
 def _element_vjp(i: int, row):
-    if row is None:
-        return lambda g: float(g[i])
-    return lambda g: float(g[row, i])
+    key = (i,) if row is None else (row, i)
+    return lambda g: index(g, key) if TAPE.keeping else float(g[key])
 
 
+@second_order
 def _slice_vjp(lo: int, hi: int, row):
-    if row is None:
-        return lambda g: g[lo:hi]
-    return lambda g: g[row, lo:hi]
+    key = (slice(lo, hi),) if row is None else (row, slice(lo, hi))
+    return lambda g: index(g, key) if TAPE.keeping else g[key]
 
 
 def build_vector(items: list):

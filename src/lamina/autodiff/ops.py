@@ -5,7 +5,12 @@ Tracked values; the runtime has dealt with every other kind before calling
 here. Each op computes its value and hands `record` one VJP per input; record
 keeps only the VJPs of live tracked inputs, so untracked code pays nothing for
 them. Scalars come back as Python floats and arrays are always fresh. VJP
-closures capture arrays and shapes only, never Tracked values.
+closures capture arrays and shapes, and (for the keep sweep's second rule) the operands as
+given, tracked or not.
+
+Second order (autodiff/tape.py): each op here is `second_order`: when `TAPE.keeping`, its VJPs
+compute with these same ops on the operands, so a kept gradient is recorded. The first rule,
+on NumPy arrays, is the one every ordinary sweep runs.
 
 Arithmetic is IEEE: Python's float `/` and `**` raise where IEEE gives Inf or
 NaN, so the scalar paths go through `fdiv` and `fpow`.
@@ -27,7 +32,7 @@ from ..values import Tracked
 from .broadcast import align, unbroadcast
 from .cases import Const, GradCase
 from .indexing import OuterKey, build_matrix, build_vector, index, setindex  # noqa: F401  (the runtime's entry points)
-from .tape import record, record1, record2
+from .tape import TAPE, record, record1, record2, second_order, second_order_vjp
 
 INF = math.inf
 NAN = math.nan
@@ -66,6 +71,7 @@ def fpow(x: float, y: float) -> float:
     return float(np.power(x, y))
 
 
+@second_order_vjp
 def identity(g):
     return g
 
@@ -76,8 +82,9 @@ def times(c):
     return c if type(c) is float else partial(operator.mul, c)
 
 
+@second_order_vjp
 def _negate(g):
-    return -g
+    return neg(g) if TAPE.keeping else -g
 
 
 def _shape(x) -> str:
@@ -85,6 +92,7 @@ def _shape(x) -> str:
 
 
 # -- elementwise, with broadcasting --------------------------------------------
+@second_order
 def add(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
@@ -94,41 +102,54 @@ def add(a, b):
     return record(x2 + y2, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(g, sy)))
 
 
+@second_order
 def sub(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
         return record2(x - y, a, b, 1.0, -1.0)
     x2, y2, sx, sy = align(x, y, "-")
-    return record(x2 - y2, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(-g, sy)))
+    return record(x2 - y2, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(_negate(g), sy)))
 
 
+@second_order
 def neg(a):
     x = a.value if type(a) is Tracked else a
     return record1(-x, a, -1.0 if type(x) is float else _negate)
 
 
+@second_order
 def emul(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
-        return record2(x * y, a, b, y, x)
+        return record2(x * y, a, b, b, a)            # each operand, float or tracked, is the other's partial
     x2, y2, sx, sy = align(x, y, ".*")
-    return record(x2 * y2, (a, b), (lambda g: unbroadcast(g * y2, sx), lambda g: unbroadcast(g * x2, sy)))
+    return record(x2 * y2, (a, b), (lambda g: unbroadcast(emul(g, b) if TAPE.keeping else g * y2, sx),
+                                    lambda g: unbroadcast(emul(g, a) if TAPE.keeping else g * x2, sy)))
 
 
+@second_order
 def ediv(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
     if type(x) is float and type(y) is float:
         out = fdiv(x, y)
-        return record(out, (a, b), (lambda g: fdiv(g, y), lambda g: fdiv(-g * out, y)))
+        return record(out, (a, b), (lambda g: ediv(g, b) if TAPE.keeping else fdiv(g, y),
+                                    lambda g: _quotient_slope(g, a, b) if TAPE.keeping else fdiv(-g * out, y)))
     x2, y2, sx, sy = align(x, y, "./")
     out = x2 / y2
-    return record(out, (a, b), (lambda g: unbroadcast(g / y2, sx),
-                                lambda g: unbroadcast(-g * out / y2, sy)))
+    return record(out, (a, b), (lambda g: unbroadcast(ediv(g, b) if TAPE.keeping else g / y2, sx),
+                                lambda g: unbroadcast(_quotient_slope(g, a, b) if TAPE.keeping
+                                                      else -g * out / y2, sy)))
 
 
+def _quotient_slope(g, a, b):
+    """d(a ./ b)/db times g on the tape: -g .* (a ./ b) ./ b."""
+    return neg(ediv(emul(g, ediv(a, b)), b))
+
+
+@second_order
 def epow(a, b):
     x = a.value if type(a) is Tracked else a
     y = b.value if type(b) is Tracked else b
@@ -136,12 +157,48 @@ def epow(a, b):
         out = fpow(x, y)
         if type(a) is not Tracked and type(b) is not Tracked:
             return out
-        return record(out, (a, b), (lambda g: 0.0 if y == 0 else g * y * fpow(x, y - 1.0),
-                                    lambda g: g * out * _log_base(x)))
+        return record(out, (a, b), (lambda g: _base_slope(g, a, b, y) if TAPE.keeping else
+                                    (0.0 if y == 0 else g * y * fpow(x, y - 1.0)),
+                                    lambda g: _exponent_slope(g, a, b, x) if TAPE.keeping else
+                                    g * out * _log_base(x)))
     x2, y2, sx, sy = align(x, y, ".^")
     out = np.power(x2, y2)
-    return record(out, (a, b), (lambda g: unbroadcast(g * _dpow_base(x2, y2), sx),
-                                lambda g: unbroadcast(g * out * _log_base(x2), sy)))
+    return record(out, (a, b), (lambda g: unbroadcast(_base_slope(g, a, b, y2) if TAPE.keeping else
+                                                      g * _dpow_base(x2, y2), sx),
+                                lambda g: unbroadcast(_exponent_slope(g, a, b, x2) if TAPE.keeping else
+                                                      g * out * _log_base(x2), sy)))
+
+
+def _base_slope(g, a, b, y):
+    """d(a .^ b)/da times g on the tape: g .* b .* a .^ (b - 1) (0 where b is a constant 0)."""
+    if type(b) is not Tracked:
+        if type(y) is float:
+            if y == 0.0:
+                return emul(g, 0.0)
+            if y == 2.0:
+                return emul(g, emul(2.0, a))
+            return emul(g, emul(y, epow(a, y - 1.0)))
+        return emul(g, emul(y, epow(a, sub(b, 1.0))))
+    return emul(g, emul(b, epow(a, sub(b, 1.0))))
+
+
+def _exponent_slope(g, a, b, x):
+    """d(a .^ b)/db times g on the tape: g .* a .^ b .* log(a) (a = 0 contributing 0)."""
+    if type(a) is not Tracked:
+        return emul(g, emul(epow(a, b), _log_base(x)))
+    return emul(g, emul(epow(a, b), log_of(a)))
+
+
+@second_order
+def log_of(a):
+    """The natural log on the tape, for epow's second rule (functions.log is the builtin's)."""
+    x = a.value if type(a) is Tracked else a
+    out = float(np.log(x)) if type(x) is float else np.log(x)
+    return record1(out, a, lambda g: ediv(g, a) if TAPE.keeping else _quotient(g, x))
+
+
+def _quotient(g, x):
+    return fdiv(g, x) if type(g) is float and type(x) is float else g / x
 
 
 def mod(a, b):
@@ -162,14 +219,17 @@ def mod(a, b):
     return _mod_tensors(a, b, x, y)
 
 
+@second_order
 def _mod_tensors(a, b, x, y):
     """mod of tensors (its own function: the closures' cells would cost every call of mod)."""
     x2, y2, sx, sy = align(x, y, "mod")
     out = np.mod(x2, y2)
     q = np.floor_divide(x2, y2)
-    return record(out, (a, b), (lambda g: unbroadcast(g, sx), lambda g: unbroadcast(-g * q, sy)))
+    return record(out, (a, b), (lambda g: unbroadcast(g, sx),
+                                lambda g: unbroadcast(emul(g, -q) if TAPE.keeping else -g * q, sy)))
 
 
+@second_order_vjp
 def _nan_like(g):
     return NAN
 
@@ -191,6 +251,7 @@ def _log_base(x):
 
 
 # -- products and division -----------------------------------------------------
+@second_order
 def mul(a, b):
     """`*`: scaling when either side is a number, else the matrix product. A 1 x n row times an
     n-vector or an n x 1 column is a number (`v' * v`, `x' * A * x`), as in MATLAB."""
@@ -198,10 +259,12 @@ def mul(a, b):
     y = b.value if type(b) is Tracked else b
     if type(x) is float:
         if type(y) is float:
-            return record2(x * y, a, b, y, x)
-        return record(x * y, (a, b), (lambda g: float(np.vdot(g, y)), times(x)))
+            return record2(x * y, a, b, b, a)
+        return record(x * y, (a, b), (lambda g: unbroadcast(emul(g, b), ()) if TAPE.keeping else float(np.vdot(g, y)),
+                                      lambda g: emul(g, a) if TAPE.keeping else g * x))
     if type(y) is float:
-        return record(x * y, (a, b), (times(y), lambda g: float(np.vdot(g, x))))
+        return record(x * y, (a, b), (lambda g: emul(g, b) if TAPE.keeping else g * y,
+                                      lambda g: unbroadcast(emul(g, a), ()) if TAPE.keeping else float(np.vdot(g, x))))
     if x.ndim > 2 or y.ndim > 2:
         raise LaminaError("ShapeError", f"The product * is for vectors and matrices, not "
                           f"{describe_shape(x.shape if x.ndim > 2 else y.shape)}: use matmul(a, b) for a "
@@ -211,23 +274,30 @@ def mul(a, b):
             raise LaminaError("ShapeError", f"Matrix product needs inner sizes to agree: "
                               f"{_shape(x)} * {_shape(y)}.")
         if x.shape[0] == 1 and y.shape[1] == 1:       # a row times a column: a number
-            return record(float(x[0] @ y[:, 0]), (a, b), (lambda g: g * y.T, lambda g: g * x.T))
-        return record(x @ y, (a, b), (lambda g: g @ y.T, lambda g: x.T @ g))
+            return record(float(x[0] @ y[:, 0]), (a, b), (lambda g: emul(g, transpose(b)) if TAPE.keeping else g * y.T,
+                                                          lambda g: emul(g, transpose(a)) if TAPE.keeping else g * x.T))
+        return record(x @ y, (a, b), (lambda g: mul(g, transpose(b)) if TAPE.keeping else g @ y.T,
+                                      lambda g: mul(transpose(a), g) if TAPE.keeping else x.T @ g))
     if x.ndim == 2:
         if x.shape[1] != y.shape[0]:
             raise LaminaError("ShapeError", f"Matrix-vector product needs the vector's length to equal "
                               f"the matrix's column count: {_shape(x)} * {shape_str(y.shape)}.")
         if x.shape[0] == 1:                           # a row times a vector (v' * v): a number
             row = x[0]
-            return record(float(row @ y), (a, b), (lambda g: g * y[None, :], lambda g: g * row))
-        return record(x @ y, (a, b), (lambda g: np.outer(g, y), lambda g: g @ x))
+            return record(float(row @ y), (a, b), (lambda g: emul(g, transpose(b)) if TAPE.keeping else g * y[None, :],
+                                                  lambda g: emul(g, index(a, (0, slice(None)))) if TAPE.keeping
+                                                  else g * row))
+        return record(x @ y, (a, b), (lambda g: mul(g, transpose(b)) if TAPE.keeping else np.outer(g, y),
+                                      lambda g: mul(transpose(a), g) if TAPE.keeping else g @ x))
     if y.ndim == 2:
         if y.shape[0] != 1:
             raise LaminaError("ShapeError", f"In vector * matrix the vector is a column ({len(x)}x1), so "
                               f"it can only multiply a 1xp matrix, not {_shape(y)}; to multiply it "
                               f"as a row, write v' * M.")
         row = y[0]
-        return record(np.outer(x, row), (a, b), (lambda g: g @ row, lambda g: (x @ g)[None, :]))
+        return record(np.outer(x, row), (a, b), (lambda g: mul(g, index(b, (0, slice(None)))) if TAPE.keeping
+                                                  else g @ row,
+                                                  lambda g: mul(transpose(a), g) if TAPE.keeping else (x @ g)[None, :]))
     raise LaminaError("ShapeError", f"The product * of two vectors ({shape_str(x.shape)} and "
                       f"{shape_str(y.shape)}) is not defined; use dot(a, b) for the inner product "
                       f"or .* for the elementwise product.")
@@ -258,16 +328,18 @@ def pow(a, b):
     return epow(a, b)
 
 
+@second_order
 def transpose(a):
     """`a'`: a vector becomes a 1 x n matrix; a matrix is transposed; a number stays."""
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
         return a
     if x.ndim == 1:
-        return record(x.reshape(1, -1).copy(), (a,), (lambda g: g.reshape(-1),))
+        return record(x.reshape(1, -1).copy(), (a,),
+                      (lambda g: index(g, (0, slice(None))) if TAPE.keeping else g.reshape(-1),))
     if x.ndim > 2:
         raise _transpose_rank(x.shape)
-    return record(x.T.copy(), (a,), (lambda g: g.T,))
+    return record(x.T.copy(), (a,), (lambda g: transpose(g) if TAPE.keeping else g.T,))
 
 
 def _transpose_rank(shape: tuple) -> LaminaError:

@@ -22,6 +22,18 @@ the gradient it is given. A VJP may also be a Python float c, which means
 `g -> c * g`: the scalar paths record their partial derivatives that way, so a
 scalar op creates no closure (`record1`, `record2`).
 
+A VJP may also be a Tracked number c, which means `g -> c * g` as well, with c recorded: the scalar
+product records each operand as the other's partial that way, so that a gradient taken with
+`keep` (autodiff/grad.py) stays a function of the operands. A float VJP is a constant partial:
+one that depends on an input must not be a float (the second-order check finds one that is).
+
+Second order. `grad(..., keep = true)` sweeps with `TAPE.keeping` set: each VJP then computes
+its gradient with the tape's own operations on the values it saved (tracked ones among them),
+so the gradient is recorded and can be differentiated again. A VJP takes part only if it was
+declared to (`second_order`, around the op that makes it, or `second_order_vjp` for a VJP
+defined on its own); the keep sweep refuses any other with a TapeError naming its op, so a
+first-order-only op is never silently treated as a constant.
+
 The tape also remembers who reset it (`tape_reset()`, or a builtin such as fit()
 that resets it while it trains, see `resets_by`), so that a TapeError about a stale
 value can say which reset made it stale.
@@ -29,6 +41,8 @@ value can say which reset made it stale.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from functools import partial
+from types import CodeType
 
 from ..values import Tracked
 from ..warnings import warn
@@ -46,6 +60,7 @@ class Tape:
         self.warned = False
         self.label: str | None = None # who is resetting now (see resets_by)
         self.causes: list = []       # [first gen, last gen, who]: who ended those generations
+        self.keeping = False         # a keep sweep is running: VJPs record their gradients
 
     @property
     def next_node(self) -> int:
@@ -120,6 +135,46 @@ class Tape:
 
 
 TAPE = Tape()
+
+_SECOND_ORDER: set = set()          # code objects of the VJPs that compute with tape operations when keeping
+
+
+def second_order(op):
+    """Declares that the VJPs `op` records (the functions and lambdas written inside it) compute
+    their gradient with tape operations when `TAPE.keeping`, so a keep sweep may call them."""
+    _declare(op.__code__)
+    return op
+
+
+def _declare(code: CodeType) -> None:
+    for const in code.co_consts:
+        if type(const) is CodeType:
+            _SECOND_ORDER.add(const)
+            _declare(const)
+
+
+def second_order_vjp(vjp):
+    """Declares a VJP defined on its own (a module-level function used directly or in a partial)."""
+    _SECOND_ORDER.add(vjp.__code__)
+    _declare(vjp.__code__)
+    return vjp
+
+
+def differentiable_again(vjp) -> bool:
+    """Whether a keep sweep may call `vjp` (a float or Tracked VJP always: see the docstring)."""
+    if type(vjp) is float or type(vjp) is Tracked:
+        return True
+    if type(vjp) is partial:
+        vjp = vjp.func
+    return getattr(vjp, "__code__", None) in _SECOND_ORDER
+
+
+def op_name(vjp) -> str:
+    """The name of the function that recorded `vjp`, for a message ("conv2d")."""
+    if type(vjp) is partial:
+        vjp = vjp.func
+    name = getattr(vjp, "__qualname__", None) or type(vjp).__name__
+    return name.split(".<locals>")[0].split(".")[-1].lstrip("_")
 
 
 def is_live(x) -> bool:

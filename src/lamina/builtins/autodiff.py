@@ -135,7 +135,9 @@ def detach(x):
                  Shape("grad(loss, wrt = [a, b])", "scalar loss, a bracket of tracked values written in the call",
                        "list", "One gradient per item, in order, whatever the items are."),
                  Shape("grad(loss, wrt = {w = a, b = c})", "scalar loss, record", "record",
-                       "One gradient per field, with the same names.")],
+                       "One gradient per field, with the same names."),
+                 Shape("grad(loss, wrt = x, keep = true)", "scalar loss, tracked value, true", "tracked gradient",
+                       "The gradient recorded on the tape, so that it can be differentiated again.")],
          summary="The gradient of a scalar loss with respect to tracked values, by one reverse "
                  "sweep over the tape. The result has the structure of wrt and each gradient "
                  "has the shape of its value.",
@@ -145,7 +147,9 @@ def detach(x):
                    "a = param(2.0)\nb = param(5.0)\nprint(grad(a * a, wrt = [a, b]))",
                    "a = param(1.0)\nv = [a, a]               # one tracked vector built from a\n"
                    "loss = sum(v .* [1, 10])\nprint(grad(loss, wrt = v))     # the gradient for v\n"
-                   "print(grad(loss, wrt = [a]))   # a bracket in the call: one gradient per item"],
+                   "print(grad(loss, wrt = [a]))   # a bracket in the call: one gradient per item",
+                   "p = param(2.0)\ng = grad(p ^ 3, wrt = p, keep = true)   # 3 p^2, on the tape\n"
+                   "print(g, grad(g * p, wrt = p))        # d(3 p^3)/dp = 9 p^2"],
          notes="What wrt means is decided by how it is written, never by how a value was built. "
                "A bracket written directly as the wrt argument, grad(loss, wrt = [a, b]) (or "
                "grad(loss, [a, b])), is a list of targets, whatever its items are (numbers or "
@@ -159,8 +163,14 @@ def detach(x):
                "gradients meeting at one node are added. A wrt the loss does not depend on gets "
                "zeros; when none of them is connected to the loss a warning says so, as that is "
                "almost always a mistake. The tape is not consumed, so grad can be called again. "
-               "The gradients it returns are plain values, not recorded on the tape: gradients "
-               "are first order, and grad of a gradient is an error that says so.\n\n"
+               "The gradients it returns are plain values, not recorded on the tape, unless keep = "
+               "true: then the sweep computes each gradient with the tape's own operations, so "
+               "the gradient is a tracked value and grad (or hessian, jacobian, hvp) of an "
+               "expression of it is exact, to any order (PyTorch's create_graph = True). "
+               "Every operator and the builtins whose pages say \"differentiable twice\" take part; "
+               "a loss computed with any other builtin is a TapeError naming it. A gradient taken "
+               "without keep that meets its own parameters again in a later grad is an error that "
+               "says to pass keep = true, never a silently first-order number.\n\n"
                "It is an error to ask for a value recorded before a tape reset (checked first: the "
                "message names every stale item of wrt, by its path such as wrt[1] or wrt.q, and the "
                "builtin that reset the tape if one did, such as fit), or to pass a loss that is not "
@@ -171,13 +181,15 @@ def detach(x):
                "u[w < 0] = 1; z = sqrt(u); z[w < 0] = 0), and the gradient there is 0. (A program "
                "that records more entries than tape_limit() without a tape_reset() is warned "
                "once, as it records, not by grad.)")
-def grad(loss, wrt=None):
+def grad(loss, wrt=None, keep=False):
     # The parameter's name is the hook of the bracket rule: a bracket written as the argument
     # of a builtin's parameter named wrt is the list of its items (lang/targets.py).
     if wrt is None:
         raise LaminaError("TypeError", "grad needs the values to differentiate with respect to: "
                           "grad(loss, wrt = w).")
-    return _grad.grad(loss, wrt=wrt)
+    if type(keep) is not bool:
+        raise LaminaError("TypeError", f"grad's keep must be true or false, not {describe(keep)}.")
+    return _grad.grad(loss, wrt=wrt, keep=keep)
 
 
 @builtin("tape_reset", any_rank=True, tracked="constant", category=CATEGORY,

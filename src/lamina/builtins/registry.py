@@ -86,7 +86,8 @@ class BuiltinSpec(Fields):
                  examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
                  tracked: str = "differentiable", pure: str | None = None,
                  probes: list[str] | str | None = None, float32_probes: list[str] | None = None,
-                 float64_results: tuple[str, tuple[str, ...]] | None = None, any_rank: bool | str = False):
+                 float64_results: tuple[str, tuple[str, ...]] | None = None, any_rank: bool | str = False,
+                 twice: bool = False):
         self.name, self.fn, self.category, self.shapes = name, fn, category, shapes
         self.summary, self.examples, self.notes = summary, examples, notes
         self.grad = grad            # None: not differentiable
@@ -97,6 +98,7 @@ class BuiltinSpec(Fields):
         self.float32_probes = float32_probes        # the probes as float32 runs them, where they differ
         self.float64_results = float64_results      # (reason, result paths) that stay float64
         self.any_rank = any_rank    # takes tensors of rank 3 and more (otherwise rank_gate refuses them)
+        self.twice = twice          # differentiable twice: its gradient can be kept (grad's keep)
 
     @property
     def differentiable(self) -> bool:
@@ -110,10 +112,14 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
             examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
             tracked: str | None = None, pure: str | None = None, probes: list[str] | str | None = None,
             float32_probes: list[str] | None = None, float64_results: tuple[str, tuple[str, ...]] | None = None,
-            any_rank: bool | str = False):
-    """Register `fn` as the Lamina builtin `name` (behind `rank_gate` unless `any_rank`)."""
+            any_rank: bool | str = False, twice: bool = False):
+    """Register `fn` as the Lamina builtin `name` (behind `rank_gate` unless `any_rank`). `twice`:
+    differentiable twice (its VJPs are second-order, autodiff/tape.py), checked by the
+    second-order gradient check over its GradCases."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r} for builtin {name!r}")
+    if twice and grad is None:
+        raise ValueError(f"builtin {name!r}: twice=True needs grad=[GradCase(...)]")
     if (grad is None) == (tracked is None) or (tracked is not None and tracked not in TRACKED[1:]):
         raise ValueError(f"builtin {name!r} must declare either grad=[GradCase(...)] (differentiable) "
                          f"or tracked=\"constant\" or tracked=\"refuses\" (docs/ARCHITECTURE.md, recipe "
@@ -133,7 +139,7 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
             fn = rank_gate(fn, name)
         REGISTRY[name] = BuiltinSpec(name, fn, category, list(shapes), summary,
                                      list(examples), notes, grad, scoped, tracked or "differentiable", pure,
-                                     probes, float32_probes, float64_results, any_rank)
+                                     probes, float32_probes, float64_results, any_rank, twice)
         fn.__lamina_builtin__ = name
         fn.__lamina_pure__ = pure     # for the compiler, which reads the function, not the registry
         fn.__lamina_shapes__ = tuple(s.code for s in shapes)   # for messages about a bad call
