@@ -43,11 +43,12 @@ FIRST_ORDER = ("gradients are first order unless taken with keep = true: a gradi
                "returns is otherwise a plain value, not recorded on the tape")
 
 
-def backward(loss: Tracked, wanted: set, leaves: list | None = None) -> tuple[dict, int, int]:
+def backward(loss: Tracked, wanted: set, leaves: list | None = None, seed=1.0) -> tuple[dict, int, int]:
     """(gradients of `loss` for the nodes in `wanted` that it depends on, by node id; how many
     nodes the sweep reached; how many node ids it looked at, reached or not). The node ids of
-    the leaves it reached are appended to `leaves` when given."""
-    grads = {loss.node: 1.0}
+    the leaves it reached are appended to `leaves` when given. `seed`: the gradient the sweep
+    starts the loss with (an array of its shape for a tensor: a vector-Jacobian product)."""
+    grads = {loss.node: seed}
     entries = {loss.node: loss.entry}          # the entry of each node holding a gradient
     owned = set()
     found = {}
@@ -97,10 +98,10 @@ def backward(loss: Tracked, wanted: set, leaves: list | None = None) -> tuple[di
         top = max(grads)
 
 
-def backward_keeping(loss: Tracked, wanted: set, leaves: list | None = None) -> dict:
+def backward_keeping(loss: Tracked, wanted: set, leaves: list | None = None, seed=1.0) -> dict:
     """`backward` with the gradients recorded on the tape (the module's docstring): the
     gradients of `loss` for the nodes in `wanted`, by node id, as (gradient, False)."""
-    grads = {loss.node: 1.0}
+    grads = {loss.node: seed}
     entries = {loss.node: loss.entry}
     found = {}
     outer, TAPE.keeping = TAPE.keeping, True

@@ -30,6 +30,9 @@ BY_MODULE = {
     "decompositions": (
         "chol", "eig", "eigh", "qr", "svd",
     ),
+    "derivatives": (
+        "hessian", "hvp", "jacobian",
+    ),
     "distributions": (
         "beta_dist", "binomial", "cdf", "chi2", "exponential", "f_dist", "gamma_dist", "normal",
         "pdf", "poisson", "sample", "student_t", "uniform",
