@@ -170,11 +170,13 @@ def differentiable_again(vjp) -> bool:
 
 
 def op_name(vjp) -> str:
-    """The name of the function that recorded `vjp`, for a message ("conv2d")."""
+    """The function that recorded `vjp` and its module, for a message ("conv (lamina.nn.conv)")."""
     if type(vjp) is partial:
         vjp = vjp.func
     name = getattr(vjp, "__qualname__", None) or type(vjp).__name__
-    return name.split(".<locals>")[0].split(".")[-1].lstrip("_")
+    name = name.split(".<locals>")[0].split(".")[-1].lstrip("_")
+    module = getattr(vjp, "__module__", None)
+    return f"{name} ({module})" if module else name
 
 
 def is_live(x) -> bool:
