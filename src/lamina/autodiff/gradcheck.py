@@ -8,6 +8,11 @@ compares it with central differences of the same loss on untracked inputs. A
 function that returns a list or record of values gets one R per member.
 Tests are generated from the registry's `grad_cases()`, so a builtin registered later is
 checked without new test code.
+
+`check_second_order` checks the same cases one order up: the gradient taken with keep
+(recorded on the tape) must equal the first-order one, and its derivative must equal finite
+differences of exact first-order gradients (see its docstring). `check_float32` runs them in
+single precision against float64.
 """
 from __future__ import annotations
 
@@ -15,11 +20,14 @@ import zlib
 
 import numpy as np
 
+from ..errors import LaminaError
+from ..fields import Fields
 from ..rng import reseed
 from ..values import Record, Tracked, value_of
 from . import ops, reductions
+from .broadcast import sum_to
 from .cases import Const, GradCase
-from .grad import backward, grad
+from .grad import backward, backward_keeping, grad
 from .tape import TAPE
 
 EPS = 1e-6
@@ -27,6 +35,10 @@ EPS_ROUNDED = 1e-2        # the step for a function that rounds to float32 (Grad
 SYMMETRIC = ("spd",)      # domains of symmetric matrices, perturbed symmetrically
 RTOL = 1e-5
 ATOL = 1e-6
+RTOL2 = 1e-4              # second order: a finite difference of exact gradients
+ATOL2 = 1e-6
+KEPT_RTOL = 1e-9          # the kept gradient's value against the first-order sweep's
+KEPT_ATOL = 1e-12
 RTOL32 = 2e-3             # float32 against float64: of the largest magnitude in the float64 result
 ATOL32 = 1e-4
 
@@ -166,6 +178,128 @@ def _symmetric_difference(f, args: list, i: int) -> np.ndarray:
         out[j, k] /= 2 * EPS if j == k else 4 * EPS
         out[k, j] = out[j, k]
     return out
+
+
+# -- second order: the gradient kept on the tape, differentiated again -------------
+FIRST_ORDER_ONLY = "is first order only"     # in the keep sweep's TapeError (autodiff/grad.py)
+
+
+class SecondOrder(Fields):
+    """What `check_second_order` found: `problems` (empty when the kept gradient and its
+    derivative are right), or `refused`, the keep sweep's TapeError message when an op on the
+    way is first order only (its VJP not declared second order): a refusal, never a wrong number."""
+
+    def __init__(self, problems: list[str], refused: str | None = None):
+        self.problems, self.refused = problems, refused
+
+
+def check_second_order(case_id: str, fn, case: GradCase) -> SecondOrder:
+    """The case's inputs and loss L = sum(out .* R) as `check` draws them; the gradient g of L
+    taken with keep (recorded on the tape), which must equal the first-order sweep's; then
+    S = sum over the differentiated arguments of sum(g_i .* D_i) for fixed random directions D
+    (symmetric for a symmetric domain), differentiated by an ordinary sweep. The Hessian H of L
+    is symmetric, so grad S = H D, which is the derivative of the exact first-order gradient in
+    the direction D: central differences (g(x + eps D) - g(x - eps D)) / 2 eps. One comparison
+    of a whole vector per argument, at the cost of two first-order gradients."""
+    rng, args, kwargs, wrt, fn = _prepared(case_id, fn, case)
+    TAPE.reset()
+    try:
+        tracked, outs = _tracked_call(fn, args, kwargs, wrt)
+        if not any(type(o) is Tracked for o in outs):
+            return SecondOrder([f"{case_id}: the result was not recorded on the tape"])
+        weights = [random_input(np.shape(value_of(o)), "real", rng) for o in outs]
+        directions = [_direction(args[i], case.domain, rng) for i in wrt]
+        nodes = {tracked[i].node for i in wrt}
+        try:
+            found = backward_keeping(_inner(outs, weights), nodes)
+        except LaminaError as err:
+            if err.kind == "TapeError" and FIRST_ORDER_ONLY in err.message:
+                return SecondOrder([], refused=err.message)
+            raise
+        kept = [found.get(tracked[i].node, (0.0,))[0] for i in wrt]
+        inner = _inner(kept, directions)
+        second = _gradients(inner, [tracked[i] for i in wrt])
+    finally:
+        TAPE.reset()
+    problems = []
+    first = _first_order(fn, args, kwargs, wrt, weights, rng)
+    for k, i in enumerate(wrt):
+        problems += _compare_kept(f"{case_id}: kept gradient for argument {i}", value_of(kept[k]),
+                                  first[k], args[i])
+    eps = EPS_ROUNDED if case.rounds else EPS
+    hi = _first_order(fn, _moved(args, wrt, directions, eps), kwargs, wrt, weights, rng)
+    lo = _first_order(fn, _moved(args, wrt, directions, -eps), kwargs, wrt, weights, rng)
+    for k, i in enumerate(wrt):
+        want = (hi[k] - lo[k]) / (2 * eps)
+        got = second[k]
+        if case.domain in SYMMETRIC and np.ndim(got) == 2:
+            got = (got + got.T) / 2       # the derivative within symmetric matrices
+        if np.shape(got) != np.shape(want):
+            problems.append(f"{case_id}: second derivative for argument {i} has shape {np.shape(got)}, "
+                            f"expected {np.shape(want)}")
+            continue
+        if case.rounds:
+            tol = ATOL32 + RTOL32 * float(np.max(np.abs(want), initial=0.0))
+        else:
+            tol = ATOL2 + RTOL2 * np.abs(want)
+        if np.any(_apart(got, want, tol)):
+            problems.append(f"{case_id}: second derivative for argument {i} (the kept gradient "
+                            f"differentiated along a random direction) differs from finite differences "
+                            f"of exact gradients:\n  analytic {np.asarray(got).tolist()}\n"
+                            f"  numeric  {np.asarray(want).tolist()}")
+    return SecondOrder(problems)
+
+
+def _inner(values: list, weights: list):
+    """sum over the members of sum(v .* w), with broadcasting's sum (second order itself, so the
+    keep sweep can start from it; `_weighted_sum`'s reductions.sum need not be)."""
+    total = 0.0
+    for v, w in zip(values, weights):
+        total = ops.add(total, sum_to(ops.emul(v, w), ()))
+    return total
+
+
+def _direction(x, domain: str, rng: np.random.Generator):
+    """A random direction shaped as `x` (symmetric for a symmetric domain's square matrix)."""
+    d = random_input(np.shape(x), "real", rng)
+    if domain in SYMMETRIC and np.ndim(d) == 2 and d.shape[0] == d.shape[1]:
+        d = (d + d.T) / 2
+    return d
+
+
+def _moved(args: list, wrt: list, directions: list, step: float) -> list:
+    moved = list(args)
+    for i, d in zip(wrt, directions):
+        moved[i] = args[i] + step * d
+    return moved
+
+
+def _gradients(out, leaves: list) -> list:
+    """The first-order gradients of `out` for `leaves` as float64 arrays (zeros where it does not
+    reach, or where `out` is not tracked: a gradient that depends on no input)."""
+    zeros = [np.zeros(np.shape(x.value)) for x in leaves]
+    if type(out) is not Tracked:
+        return zeros
+    found, _, _ = backward(out, {x.node for x in leaves})
+    return [np.asarray(found[x.node][0], dtype=np.float64) if x.node in found else z
+            for x, z in zip(leaves, zeros)]
+
+
+def _first_order(fn, args, kwargs, wrt, weights, rng) -> list:
+    """The exact first-order gradients of the weighted loss at `args`, as float64 arrays."""
+    _, grads, _ = _run(fn, args, kwargs, wrt, weights, rng)
+    return [np.zeros(np.shape(args[i])) if grads is None or g is None else np.asarray(g, dtype=np.float64)
+            for i, g in zip(wrt, grads or [None] * len(wrt))]
+
+
+def _compare_kept(what: str, got, want: np.ndarray, arg) -> list[str]:
+    got = np.asarray(got, dtype=np.float64)
+    if got.shape != np.shape(arg):
+        return [f"{what} has shape {got.shape}, expected {np.shape(arg)}"]
+    if np.any(_apart(got, want, KEPT_ATOL + KEPT_RTOL * np.abs(want))):
+        return [f"{what} differs from the first-order gradient:\n  kept        {got.tolist()}\n"
+                f"  first order {want.tolist()}"]
+    return []
 
 
 # -- float32: the same cases in single precision, against float64 ---------------
