@@ -13,6 +13,10 @@ both to working precision (NumPy's matrix_rank tolerance), since rounding rarely
 exact tie or an exact 0.
 eigh and chol work on the symmetric part (A + A') / 2 of a matrix that must be symmetric, so
 their gradients are symmetric: the gradient within symmetric matrices.
+
+chol is differentiable twice (autodiff/tape.py "Second order"): when `TAPE.keeping` its VJP is
+computed on the tape from chol(A) again, with products and inverses there. eigh, svd and qr
+are first order only: a keep sweep through them is a TapeError naming them.
 """
 from __future__ import annotations
 
@@ -20,8 +24,11 @@ import numpy as np
 
 from ..errors import LaminaError, shape_str
 from ..values import Record, Tracked, format_number
-from .linalg import matrix, square
-from .tape import record
+from .indexing import masked
+from .linalg import inv, matrix, square
+from .ops import add, emul, transpose
+from .products import matmul
+from .tape import TAPE, record, second_order
 
 SYMMETRY_RTOL = 1e-8       # |A - A'| up to this times max |A| counts as rounding (float64)
 SYMMETRY_RTOL_FLOAT32 = float(np.sqrt(np.finfo(np.float32).eps))   # float32 rounds ~5e8 times coarser
@@ -189,6 +196,7 @@ def _qr_tall_back(Q, R, Qb, Rb):
     return solve_triangular(R, (Qb + Q @ M).T, lower=False, check_finite=False).T
 
 
+@second_order
 def chol(a):
     A = square(a.value if type(a) is Tracked else a, "chol(A)")
     S = symmetric_part(finite(A, "chol(A)"), "chol(A)", "a Cholesky factor exists only for a "
@@ -202,9 +210,22 @@ def chol(a):
                           f"matrix of linearly dependent variables is only semi-definite.") from None
 
     def vjp(Lb):
+        if TAPE.keeping:
+            return _chol_slope(Lb, a, len(L))
         from scipy.linalg import solve_triangular
         P = np.tril(L.T @ Lb)
         P[np.diag_indices_from(P)] /= 2
         X = solve_triangular(L, P, trans="T", lower=True, check_finite=False)      # L^-T P
         return _sym(solve_triangular(L, X.T, trans="T", lower=True, check_finite=False).T)
     return record(L, (a,), (vjp,))
+
+
+def _chol_slope(Lb, a, n: int):
+    """chol's VJP on the tape, from L = chol(A) computed again there: sym(L^-T P L^-1) with P the
+    lower triangle of L' Lb, its diagonal halved (a constant mask)."""
+    L = chol(a)
+    half_lower = np.tril(np.ones((n, n))) - np.eye(n) / 2
+    P = masked(matmul(transpose(L), Lb), half_lower)
+    L_inv = inv(L)
+    M = matmul(matmul(transpose(L_inv), P), L_inv)
+    return emul(add(M, transpose(M)), 0.5)

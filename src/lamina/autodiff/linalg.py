@@ -6,6 +6,12 @@ A square matrix is factorized once by LU; one whose reciprocal condition number 
 estimate, in the 1-norm) is below the precision of its dtype (float64 or float32) is singular to working precision, and
 inv and solve refuse it rather than return noise. NaN or Inf in a square matrix passes through
 to the result (NaN in, NaN out); least squares needs finite numbers (LAPACK's SVD would fail).
+
+Second order (autodiff/tape.py): when `TAPE.keeping`, each VJP computes with tape operations on
+the operands as given (ops, products.matmul, and these functions themselves: inv's gradient
+from inv(A) again, solve's from solve with A'), so a kept gradient is recorded and can be
+differentiated again, to any order. det's kept gradient is det(A) inv(A)', which needs an
+invertible A.
 """
 from __future__ import annotations
 
@@ -15,12 +21,16 @@ import warnings
 import numpy as np
 
 from ..errors import LaminaError, describe_shape, shape_str
-from ..values import Tracked, format_number, tensor_dtype
-from .tape import record
+from ..values import Tracked, format_number, tensor_dtype, value_of
+from .indexing import reshaped
+from .ops import add, emul, neg, sub, transpose
+from .products import einsum, matmul, shaped
+from .tape import TAPE, record, second_order
 
 EPS = float(np.finfo(np.float64).eps)
 
 
+@second_order
 def dot(a, b):
     """The sum of elementwise products of two tensors of the same shape (a number)."""
     x = a.value if type(a) is Tracked else a
@@ -30,8 +40,9 @@ def dot(a, b):
         raise LaminaError("ShapeError", f"dot needs two operands of the same shape, but got "
                           f"{describe_shape(sx)} and {describe_shape(sy)}.")
     if not sx:
-        return record(x * y, (a, b), (lambda g: g * y, lambda g: g * x))
-    return record(float(np.vdot(x, y)), (a, b), (lambda g: g * y, lambda g: g * x))
+        return emul(a, b)
+    return record(float(np.vdot(x, y)), (a, b), (lambda g: emul(g, b) if TAPE.keeping else g * y,
+                                                 lambda g: emul(g, a) if TAPE.keeping else g * x))
 
 
 def square(A, what: str) -> np.ndarray:
@@ -78,6 +89,7 @@ def lu_solve(factors, B: np.ndarray, trans: int = 0) -> np.ndarray:
     return lu_solve(factors, B, trans=trans, check_finite=False)
 
 
+@second_order
 def inv(a):
     """The inverse of a square matrix; its VJP is -Y' G Y' for Y = inv(A)."""
     A = square(a.value if type(a) is Tracked else a, "inv(A)")
@@ -85,9 +97,16 @@ def inv(a):
         Y = np.full(A.shape, np.nan, A.dtype)
     else:
         Y = lu_solve(lu(A, "inv(A)"), np.eye(len(A), dtype=A.dtype)) if A.size else np.zeros((0, 0), A.dtype)
-    return record(Y, (a,), (lambda g: -(Y.T @ g @ Y.T),))
+    return record(Y, (a,), (lambda g: _inverse_slope(g, a) if TAPE.keeping else -(Y.T @ g @ Y.T),))
 
 
+def _inverse_slope(g, a):
+    """-Y' G Y' on the tape, Y = inv(A) computed again there."""
+    Yt = transpose(inv(a))
+    return neg(matmul(matmul(Yt, g), Yt))
+
+
+@second_order
 def det(a):
     """The determinant. Its gradient is the adjugate's transpose, taken from an SVD so that it is
     exact for a singular matrix too: adj(A)' = det(U) det(V) U diag(prod of the other s) V'."""
@@ -99,6 +118,8 @@ def det(a):
     def vjp(g):
         if not A.size:
             return np.zeros((0, 0), A.dtype)
+        if TAPE.keeping:
+            return _det_slope(g, a, A)
         if not np.isfinite(A).all():
             return np.full(A.shape, np.nan, dtype=A.dtype)
         U, s, Vt = np.linalg.svd(A)
@@ -106,6 +127,22 @@ def det(a):
         sign = np.sign(np.linalg.det(U) * np.linalg.det(Vt))     # +-1, not NumPy's +-0.9999999999999996
         return (g * sign) * (U * others) @ Vt
     return record(out, (a,), (vjp,))
+
+
+def _det_slope(g, a, A: np.ndarray):
+    """det's gradient on the tape: g det(A) inv(A)' (the adjugate's transpose of an invertible A)."""
+    if not np.isfinite(A).all():
+        return np.full(A.shape, np.nan, dtype=A.dtype)
+    try:
+        inverse = inv(a)
+    except LaminaError as e:
+        if e.kind != "ValueError":
+            raise
+        raise LaminaError("ValueError", f"det(A): the gradient of det kept on the tape (grad with keep "
+                          f"= true) is det(A) inv(A)', but the {shape_str(A.shape)} matrix is singular "
+                          f"to working precision; its first-order gradient (without keep) is defined "
+                          f"there.") from None
+    return emul(emul(g, det(a)), transpose(inverse))
 
 
 def _products_of_others(s: list) -> np.ndarray:
@@ -140,13 +177,16 @@ def _lu_det(A: np.ndarray) -> float:
         return float(np.ldexp(mantissa, exponent))
 
 
+@second_order
 def trace(a):
     """The sum of the diagonal of a square matrix."""
     A = square(a.value if type(a) is Tracked else a, "trace(A)")
     n = len(A)
-    return record(float(np.trace(A)), (a,), (lambda g: g * np.eye(n, dtype=A.dtype),))
+    return record(float(np.trace(A)), (a,), (lambda g: emul(g, np.eye(n, dtype=A.dtype)) if TAPE.keeping
+                                             else g * np.eye(n, dtype=A.dtype),))
 
 
+@second_order
 def outer(a, b):
     """u v' for two vectors: an m x n matrix."""
     u = a.value if type(a) is Tracked else a
@@ -155,9 +195,11 @@ def outer(a, b):
         if np.ndim(x) != 1:
             raise LaminaError("ShapeError", f"outer(u, v) takes two vectors, not {describe_shape(np.shape(x))}; "
                               "for matrices see kron(A, B).")
-    return record(np.outer(u, v), (a, b), (lambda g: g @ v, lambda g: u @ g))
+    return record(np.outer(u, v), (a, b), (lambda g: matmul(g, b) if TAPE.keeping else g @ v,
+                                            lambda g: matmul(a, g) if TAPE.keeping else u @ g))
 
 
+@second_order
 def kron(a, b):
     """The Kronecker product: block (i, j) is A[i, j] * B. A vector is a column; two vectors give
     a vector; a number scales the other operand."""
@@ -177,14 +219,23 @@ def kron(a, b):
         back = np.einsum(pattern, np.reshape(g, (m, p, n, q)), other)
         return back.reshape(shape) if shape else float(back.sum())
 
+    def kept(g, pattern: str, other, other_shape: tuple, shape: tuple):
+        back = einsum(pattern, [reshaped(g, (m, p, n, q)), shaped(other, other_shape)])
+        return shaped(back, shape)
+
     def vjp_a(g):
+        if TAPE.keeping:
+            return kept(g, "ikjl,kl->ij", b, (p, q), sx)
         return part(g, "ikjl,kl->ij", Y, sx)
 
     def vjp_b(g):
+        if TAPE.keeping:
+            return kept(g, "ikjl,ij->kl", a, (m, n), sy)
         return part(g, "ikjl,ij->kl", X, sy)
     return record(out, (a, b), (vjp_a, vjp_b))
 
 
+@second_order
 def solve(a, b):
     """x with A x = b: for a square A the unique solution (LU), otherwise the least-squares
     solution, of minimum norm when A is wider than tall (LAPACK's gelsd). b is a vector or a
@@ -207,14 +258,20 @@ def solve(a, b):
     def vjp_b(g):
         if factors is None:
             return np.full(B.shape, np.nan if A.size else 0.0, B.dtype)
+        if TAPE.keeping:
+            return solve(transpose(a), g)
         return lu_solve(factors, g, trans=1)
 
     def vjp_a(g):
         gb = vjp_b(g)
+        if TAPE.keeping:
+            x_kept = solve(a, b)
+            return neg(outer(gb, x_kept) if x.ndim == 1 else matmul(gb, transpose(x_kept)))
         return -np.outer(gb, x) if x.ndim == 1 else -gb @ x.T
     return record(x, (a, b), (vjp_a, vjp_b))
 
 
+@second_order
 def _least_squares(a, b, A: np.ndarray, B: np.ndarray):
     for what, v in (("A", A), ("b", B)):
         if not np.isfinite(v).all():
@@ -243,4 +300,30 @@ def _least_squares(a, b, A: np.ndarray, B: np.ndarray):
         gb = P.T @ G
         ga = -gb @ X.T + (Bm - A @ X) @ (P @ gb).T + (P.T @ X) @ (G - P @ (A @ G)).T
         return ga, (gb.reshape(-1) if column else gb)
-    return record(x, (a, b), (lambda g: grads(g)[0], lambda g: grads(g)[1]))
+
+    def vjp(i: int):
+        return lambda g: _least_squares_kept(g, a, b, column)[i] if TAPE.keeping else grads(g)[i]
+    return record(x, (a, b), (vjp(0), vjp(1)))
+
+
+def _least_squares_kept(g, a, b, column: bool):
+    """The least-squares VJPs (grads in _least_squares) on the tape, with pinv(A) as
+    inv(A' A) A' (A tall) or A' inv(A A') (A wide), its value for a matrix of full rank."""
+    m, n = np.shape(value_of(a))
+    G, Bm = (shaped(g, (n, 1)), shaped(b, (m, 1))) if column else (g, b)
+    X = shaped(solve(a, b), (n, 1)) if column else solve(a, b)
+    At = transpose(a)
+    try:
+        P = matmul(inv(matmul(At, a)), At) if m > n else matmul(At, inv(matmul(a, At)))
+    except LaminaError as e:
+        if e.kind != "ValueError":
+            raise
+        form = "inv(A' A) A'" if m > n else "A' inv(A A')"
+        raise LaminaError("ValueError", f"solve(A, b): the gradient of a least-squares solution kept on "
+                          f"the tape (grad with keep = true) takes pinv(A) as {form}, but for this "
+                          f"{shape_str((m, n))} matrix that product is singular to working precision.") from None
+    Pt = transpose(P)
+    gb = matmul(Pt, G)
+    ga = add(add(neg(matmul(gb, transpose(X))), matmul(sub(Bm, matmul(a, X)), transpose(matmul(P, gb)))),
+             matmul(matmul(Pt, X), transpose(sub(G, matmul(P, matmul(a, G))))))
+    return ga, (shaped(gb, (m,)) if column else gb)

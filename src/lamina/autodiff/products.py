@@ -15,6 +15,11 @@ has and drops is summed first. Three operands or more are contracted pairwise in
 NumPy's einsum_path (greedy) chooses. Operand i's gradient is the einsum of the output's
 gradient with the other operands, back to operand i's letters: broadcast along the letters only
 it has, and placed on the diagonal where it repeats a letter ("ii->").
+
+Second order (autodiff/tape.py): when `TAPE.keeping`, each gradient is computed with these same
+products on the operands as given (matmul of the output's gradient and the other operand with its
+last two axes swapped, summed back with broadcast.sum_to; einsum of the gradient with the other
+operands), so it is recorded and can be differentiated again, to any order.
 """
 from __future__ import annotations
 
@@ -25,10 +30,13 @@ import numpy as np
 from ..errors import LaminaError, describe_shape
 from ..values import tensor_dtype, value_of
 from .bmm import bmm
-from .tape import record, record2
+from .broadcast import sum_to
+from .indexing import reshaped
+from .tape import TAPE, record, record1, record2, second_order
 
 
 # -- matmul ----------------------------------------------------------------------------------
+@second_order
 def matmul(a, b):
     """NumPy's matmul of two tensors, batched over leading axes, with its VJPs."""
     x, y = value_of(a), value_of(b)
@@ -49,15 +57,38 @@ def matmul(a, b):
     dtype = out.dtype if type(out) is np.ndarray else np.result_type(x, y)
 
     def vjp_a(g):
+        if TAPE.keeping:
+            return _kept_sum(matmul(shaped(g, full), swap_last(shaped(b, Y.shape))), X.shape, x.shape)
         G = _grad_array(g, dtype).reshape(full)
         return _shaped(_sum_to(_matmul(G, np.swapaxes(Y, -1, -2)), X.shape), x.shape)
 
     def vjp_b(g):
+        if TAPE.keeping:
+            return _kept_sum(matmul(swap_last(shaped(a, X.shape)), shaped(g, full)), Y.shape, y.shape)
         G = _grad_array(g, dtype).reshape(full)
         if Y.ndim == 2 and X.ndim > 2:       # one matrix for the whole batch: one product
             return _shaped(X.reshape(-1, X.shape[-1]).T @ G.reshape(-1, G.shape[-1]), y.shape)
         return _shaped(_sum_to(_matmul(np.swapaxes(X, -1, -2), G), Y.shape), y.shape)
     return record2(out, a, b, vjp_a, vjp_b)
+
+
+@second_order
+def swap_last(t):
+    """A tensor with its last two axes swapped (each matrix of a batch transposed), on the tape."""
+    v = value_of(t)
+    return record1(np.ascontiguousarray(np.swapaxes(v, -1, -2)), t, lambda g: swap_last(g))
+
+
+def shaped(t, shape: tuple):
+    """`t` (tracked or not) in `shape` on the tape: itself when it has that shape already."""
+    return t if np.shape(value_of(t)) == shape else reshaped(t, shape)
+
+
+def _kept_sum(h, shape: tuple, given: tuple):
+    """A batched gradient on the tape summed back to an operand's `shape` (as _sum_to: the
+    leading axes it lacked, and the axes where it had 1), then in its `given` shape."""
+    extra = np.ndim(value_of(h)) - len(shape)
+    return shaped(sum_to(h, (1,) * extra + shape), given)
 
 
 def _shaped(g: np.ndarray, shape: tuple) -> np.ndarray:
@@ -114,6 +145,7 @@ def _sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 # -- einsum ----------------------------------------------------------------------------------
+@second_order
 def einsum(subscripts: str, operands: list):
     """The einsum of `operands` by `subscripts` (NumPy's notation without '...'), with a VJP
     for each operand."""
@@ -124,7 +156,8 @@ def einsum(subscripts: str, operands: list):
     out = contract(inputs, output, arrays)
 
     def vjp(i):
-        return lambda g: _operand_grad(i, inputs, output, size, arrays, g)
+        return lambda g: (_operand_grad_kept(i, inputs, output, size, operands, dtype, g) if TAPE.keeping
+                          else _operand_grad(i, inputs, output, size, arrays, g))
     return record(float(out) if not output else out, operands, [vjp(i) for i in range(len(operands))])
 
 
@@ -247,3 +280,31 @@ def _operand_grad(i: int, inputs: list, output: str, size: dict, arrays: list, g
     if not letters:
         return float(h)
     return np.ascontiguousarray(h)
+
+
+def _operand_grad_kept(i: int, inputs: list, output: str, size: dict, operands: list, dtype, g):
+    """_operand_grad on the tape: the einsum of `g` with the other operands as given; the letters
+    only operand i has come from a constant of ones, and a repeated letter's diagonal is placed."""
+    letters = inputs[i]
+    own = "".join(dict.fromkeys(letters))
+    others = inputs[:i] + inputs[i + 1:] + [output]
+    factors = operands[:i] + operands[i + 1:] + [g]
+    present = set("".join(others))
+    alone = "".join(c for c in own if c not in present)
+    if alone:
+        others.append(alone)
+        factors.append(np.ones([size[c] for c in alone], dtype=dtype))
+    h = einsum(",".join(others) + "->" + own, factors)
+    if own != letters:
+        return on_diagonal(h, letters, own, tuple(size[c] for c in letters))
+    return h
+
+
+@second_order
+def on_diagonal(h, letters: str, own: str, shape: tuple):
+    """`h` (letters `own`) placed where the letters `letters` repeat one, in zeros of `shape`:
+    the gradient of an operand such as "ii" on the tape; its own VJP takes the diagonal again."""
+    v = value_of(h)
+    full = np.zeros(shape, dtype=np.result_type(v))
+    np.einsum(f"{letters}->{own}", full)[...] = v      # einsum's diagonal is a writable view
+    return record1(full, h, lambda g: einsum(f"{letters}->{own}", [g]))
