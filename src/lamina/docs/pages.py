@@ -68,6 +68,9 @@ GRADIENTS = {
                "TypeError rather than a gradient lost without a word. Pass detach(x) to use the "
                "number as a constant.",
 }
+TWICE = ("Differentiable twice: its gradient can be kept (grad's keep = true) and differentiated "
+         "again (the test suite checks its second derivatives against finite differences of exact "
+         "gradients).")
 
 
 def overloads_line(spec: BuiltinSpec) -> str:
@@ -125,12 +128,16 @@ def page(spec: BuiltinSpec, strict: bool = True, figures: dict | None = None, ru
 
 def gradients_text(spec: BuiltinSpec) -> str:
     """What the page says about gradients: by the builtin's tracked mark, unless the builtin is the
-    tape's own (param, grad, ...: its notes say it) or takes no arguments."""
+    tape's own (param, grad, ...: its notes say it) or takes no arguments; and, for a builtin
+    that declares twice=True, that its gradient can be differentiated again."""
     if spec.category == "Autodiff":
-        return "One of the tape's own builtins: the notes above say what it does with tracked values."
-    if not inspect.signature(spec.fn).parameters:
+        text = "One of the tape's own builtins: the notes above say what it does with tracked values."
+    elif not inspect.signature(spec.fn).parameters:
         return "Takes no arguments, so no gradient flows through it."
-    return GRADIENTS[spec.tracked]
+    else:
+        text = GRADIENTS[spec.tracked]
+    return f"{text} {TWICE}" if spec.twice else text
+
 
 
 def index_page(registry: dict[str, BuiltinSpec]) -> str:
