@@ -34,8 +34,9 @@ BY_MODULE = {
         "hessian", "hvp", "jacobian",
     ),
     "distributions": (
-        "beta_dist", "binomial", "cdf", "chi2", "exponential", "f_dist", "gamma_dist", "normal",
-        "pdf", "poisson", "sample", "student_t", "uniform",
+        "beta_dist", "binomial", "cdf", "chi2", "exponential", "f_dist", "gamma_dist", "logpdf",
+        "logpmf", "negative_binomial", "normal", "pdf", "poisson", "sample", "student_t",
+        "uniform", "weibull",
     ),
     "dtypes": (
         "dtype", "float32", "float64",
@@ -55,6 +56,9 @@ BY_MODULE = {
     ),
     "layers": (
         "custom_layer", "embedding", "flatten", "gru", "layer_norm",
+    ),
+    "likelihood": (
+        "minimize", "mle", "vcov",
     ),
     "linalg": (
         "det", "dot", "inv", "kron", "norm", "outer", "solve", "trace",

@@ -10,6 +10,12 @@ prediction interval of a new observation fit +- q sqrt(se^2 + sigma^2), q the t 
 residual degrees of freedom (R's predict.lm). A GLM predicts the linear predictor eta = x0'b
 (type "link") with se sqrt(dispersion x0'(X'WX)^-1 x0), or the mean mu = g^-1(eta) (type
 "response") with the delta method's se |dmu/deta| se_eta (R's predict.glm).
+
+A maximum likelihood fit (mle.py) has Wald intervals, estimate +- q se with q the normal
+quantile; a parameter fitted on a log or logit scale has its interval taken there, eta +- q
+se_eta, and mapped back, so it stays within the parameter's range (R's confint.default on the
+fitting scale, transformed). vcov: a fit's covariance of its estimates: dispersion (X'WX)^-1
+for a linear model or GLM (R's vcov), the inverse Hessian (through the delta method) for mle.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ from ..errors import LaminaError
 from ..values import as_float, as_str, describe, format_number
 from . import fitparts as FP
 from .args import matrix
+from .mle import MaximumLikelihoodFit
 from .models import LogisticModel
 from .summary import joint, layout
 from .table import Table
@@ -58,6 +65,8 @@ def method_title(level: float, method: str) -> str:
 def confint(fit, level=0.95) -> IntervalTable:
     from scipy import stats
     p = check_level(level, "confint")
+    if isinstance(fit, MaximumLikelihoodFit):
+        return _mle_intervals(fit, p)
     if isinstance(fit, LogisticModel):
         coef, se, terms, q, method = fit.get("coef"), fit.se, fit.terms, None, "Wald, normal quantiles"
     elif FP.is_glm(fit):
@@ -71,6 +80,35 @@ def confint(fit, level=0.95) -> IntervalTable:
         q = stats.norm.ppf(1 - (1 - p) / 2)
     coef, se = np.asarray(coef, dtype=np.float64), np.asarray(se, dtype=np.float64)
     return IntervalTable({"term": list(terms), "lower": coef - q * se, "upper": coef + q * se}, p, method)
+
+
+def _mle_intervals(fit: MaximumLikelihoodFit, level: float) -> IntervalTable:
+    from scipy import stats
+    q = stats.norm.ppf(1 - (1 - level) / 2)
+    lower = [s.inverse(e - q * se) for s, e, se in zip(fit.scales, fit.eta, fit.se_eta)]
+    upper = [s.inverse(e + q * se) for s, e, se in zip(fit.scales, fit.eta, fit.se_eta)]
+    method = "Wald, normal quantiles"
+    scaled = [f"{s.name}({t})" for s, t in zip(fit.scales, fit.terms) if s.name != "identity"]
+    if scaled:
+        method += f"; {', '.join(scaled)} on that scale, mapped back"
+    return IntervalTable({"term": list(fit.terms), "lower": np.array(lower, dtype=np.float64),
+                          "upper": np.array(upper, dtype=np.float64)}, level, method)
+
+
+def vcov(fit) -> np.ndarray:
+    """The covariance matrix of a fit's estimates, in the order of its terms."""
+    from scipy.linalg import solve_triangular
+    if isinstance(fit, MaximumLikelihoodFit):
+        return fit.vcov.copy()
+    if isinstance(fit, LogisticModel):
+        raise LaminaError("TypeError", "vcov needs the data of a logistic regression, which logreg(X, y) "
+                          "does not keep; fit glm(t, \"y ~ x\", family = \"binomial\") (the same "
+                          "coefficients and standard errors) and take its vcov.")
+    if not FP.is_fit(fit):
+        raise LaminaError("TypeError", f"vcov takes a fitted model (linreg, glm or mle), not {describe(fit)}.")
+    parts = FP.parts(fit, "vcov")
+    inverse = solve_triangular(parts.r_factor(), np.eye(len(parts.terms)))
+    return parts.dispersion * (inverse @ inverse.T)
 
 
 # -- predict -----------------------------------------------------------------------------

@@ -1,0 +1,265 @@
+"""minimize(f, x0): SciPy's optimize.minimize over a Lamina function, with exact derivatives.
+
+The point x0 is a number, a tensor, or a record or list of them (autodiff/higher.py's `Point`):
+SciPy sees its members flattened into one float64 vector theta, and f sees theta rebuilt into
+x0's structure. Each evaluation makes the members fresh leaves, runs f once and sweeps once
+back (`Objective.value_and_gradient`): SciPy is handed the value and its exact gradient
+together (`jac=True`). "newton" adds the exact Hessian (higher.flat_hessian: one kept sweep and
+one ordinary sweep per parameter). The methods and what SciPy calls them:
+
+    bfgs         BFGS          gradient; no bounds
+    lbfgs        L-BFGS-B      gradient; bounds
+    newton       trust-exact   gradient and exact Hessian (a trust region, so an indefinite
+                               Hessian far from the minimum is safe); no bounds
+    nelder_mead  Nelder-Mead   values only (f runs on plain numbers, off the tape); bounds
+
+A value that is not finite at x0 is an error; later, NaN is handed to SciPy as +Inf, which its
+line searches and trust regions treat as "too far" and step back from. A run that stops
+without SciPy's success is a warning and converged = false, never silent.
+
+Each evaluation's tape entries are of no use once SciPy has the numbers, so the tape's count
+goes back to where it was after each (as higher.py's blocks do): a thousand evaluations do not
+grow the tape nor trip its size warning.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..autodiff.grad import backward
+from ..autodiff.higher import Point, flat_hessian
+from ..autodiff.tape import TAPE
+from ..errors import LaminaError
+from ..values import Record, Tracked, as_float, as_int, as_str, describe, format_number
+from ..warnings import warn
+
+METHODS = {"bfgs": "BFGS", "lbfgs": "L-BFGS-B", "newton": "trust-exact", "nelder_mead": "Nelder-Mead"}
+BOUNDED = ("lbfgs", "nelder_mead")
+
+
+@dataclass
+class Result:
+    """Where a run stopped, in the flat view: theta, f there, its gradient (None for a method
+    that uses none), the iterations, the evaluations of f, SciPy's verdict and message."""
+    theta: np.ndarray
+    value: float
+    gradient: np.ndarray | None
+    iterations: int
+    evaluations: int
+    converged: bool
+    message: str
+
+
+class Objective:
+    """f over the flat vector of a Point's members, f's extra arguments passed after the point."""
+
+    def __init__(self, f, point: Point, args: tuple, who: str):
+        self.f, self.point, self.args, self.who = f, point, args, who
+        self.evaluations = 0
+
+    def _call(self, members: list):
+        self.evaluations += 1
+        out = self.f(self.point.rebuild(members), *self.args)
+        value = out.value if type(out) is Tracked else out
+        if isinstance(value, bool) or type(value) is not float:
+            raise LaminaError("TypeError", f"{self.who} must return a number (the value to minimize), "
+                              f"but it returned {describe(out)}; reduce it with sum() or mean() first.")
+        return out, value
+
+    def value(self, theta: np.ndarray) -> float:
+        """f at theta, on plain numbers (nothing recorded but what f's closure holds)."""
+        with fresh_tape_count():
+            return self._call(self.point.split(theta))[1]
+
+    def value_and_gradient(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """f at theta and its exact gradient, from one forward run and one reverse sweep."""
+        with fresh_tape_count():
+            leaves = self.point.leaves(self.point.split(theta))
+            out, value = self._call(leaves)
+            grads = np.zeros(self.point.size)
+            if type(out) is Tracked and out.gen == TAPE.gen:
+                found, _, _ = backward(out, {x.node for x in leaves})
+                at = 0
+                for x, n in zip(leaves, self.point.sizes):
+                    g = found.get(x.node, (None,))[0]
+                    if g is not None:
+                        grads[at:at + n] = np.ravel(g)
+                    at += n
+        return value, grads
+
+    def hessian(self, theta: np.ndarray) -> np.ndarray:
+        """The exact n x n Hessian of f at theta."""
+        at = Point(self.point.rebuild(self.point.split(theta)), "x")
+        return flat_hessian(lambda x: self.f(x, *self.args), at, self.who)
+
+
+class fresh_tape_count:
+    """Nothing tracked that is made inside the block leaves it, so the tape's count of values goes
+    back to where it was (its node ids keep counting, so no id is reused)."""
+
+    def __enter__(self):
+        self.count = TAPE.count
+
+    def __exit__(self, *exc):
+        TAPE.first_node, TAPE.count = TAPE.next_node, self.count
+
+
+def check_method(method, who: str) -> str:
+    name = as_str(method, f"{who}'s method")
+    if name not in METHODS:
+        raise LaminaError("ValueError", f"{who}'s method is one of {', '.join(map(repr, METHODS))} "
+                          f"(written as text), not \"{name}\".".replace("'", "\""))
+    return name
+
+
+def run(objective: Objective, theta0: np.ndarray, method: str, bounds=None, tol=None,
+        max_iter=None, who: str = "minimize") -> Result:
+    """SciPy's minimize from theta0 (the value there must be finite), by `method` (a METHODS key)."""
+    from scipy import optimize
+
+    start = _start_value(objective, theta0, method, who)
+    if not math.isfinite(start):
+        raise LaminaError("ValueError", f"{who}: the function is {format_number(start)} at the "
+                          f"starting point {_show(objective.point, theta0)}; start where it is finite.")
+    options = {} if max_iter is None else {"maxiter": max_iter}
+    kwargs = {"method": METHODS[method], "tol": tol, "options": options, "bounds": bounds}
+    if method == "nelder_mead":
+        fun = lambda theta: _finite_or_inf(objective.value(theta))  # noqa: E731
+    else:
+        fun = lambda theta: _with_finite_value(objective.value_and_gradient(theta))  # noqa: E731
+        kwargs["jac"] = True
+    if method == "newton":
+        kwargs["hess"] = objective.hessian
+    res = optimize.minimize(fun, theta0, **kwargs)
+    gradient = None if method == "nelder_mead" else objective.value_and_gradient(res.x)[1]
+    return Result(np.asarray(res.x, dtype=np.float64), float(res.fun), gradient, int(res.nit),
+                  objective.evaluations, bool(res.success), str(res.message))
+
+
+def _start_value(objective: Objective, theta0: np.ndarray, method: str, who: str) -> float:
+    if method == "nelder_mead":
+        return objective.value(theta0)
+    return objective.value_and_gradient(theta0)[0]
+
+
+def _finite_or_inf(value: float) -> float:
+    return value if value == value else math.inf
+
+
+def _with_finite_value(pair: tuple) -> tuple:
+    value, gradient = pair
+    return (value, gradient) if value == value else (math.inf, gradient)
+
+
+def _show(point: Point, theta: np.ndarray) -> str:
+    from ..printing import format_value
+    return format_value(point.rebuild(point.split(theta)))
+
+
+# -- bounds ------------------------------------------------------------------------------
+def flat_bounds(bounds, point: Point, x0, who: str) -> list[tuple] | None:
+    """SciPy's (lower, upper) per flat parameter, from bounds shaped as x0: a pair [lower,
+    upper] for a number or tensor x0 (numbers, or tensors of its shape), and for a record x0 a
+    record of such pairs, one per field bounded (the other fields are free). None: no bounds."""
+    if bounds is None:
+        return None
+    pairs = []
+    if isinstance(x0, Record):
+        if not isinstance(bounds, Record):
+            raise LaminaError("TypeError", f"{who}'s bounds for a record x0 is a record of [lower, "
+                              f"upper] pairs, one per field bounded ({{sigma = [0, Inf]}}), not "
+                              f"{describe(bounds)}.")
+        unknown = [k for k in bounds.fields if k not in x0.fields]
+        if unknown:
+            raise LaminaError("ValueError", f"{who}'s bounds names {', '.join(unknown)}, which x0 does "
+                              f"not have (its fields: {', '.join(x0.fields)}).")
+        for name, member in x0.fields.items():
+            pairs += _member_bounds(bounds.fields.get(name), member, f"{who}'s bounds.{name}")
+    elif isinstance(x0, list):
+        raise LaminaError("TypeError", f"{who} takes bounds for a number, a tensor or a record x0, not a "
+                          f"list: give x0 as a record and bound its fields by name.")
+    else:
+        pairs = _member_bounds(bounds, x0, f"{who}'s bounds")
+    theta0 = point.flat()
+    outside = [i for i, (lo, hi) in enumerate(pairs) if not lo <= theta0[i] <= hi]
+    if outside:
+        i = outside[0]
+        raise LaminaError("ValueError", f"{who}'s x0 lies outside its bounds: element {i} of the flat "
+                          f"parameters is {format_number(theta0[i])}, not within [{format_number(pairs[i][0])}, "
+                          f"{format_number(pairs[i][1])}].")
+    return pairs
+
+
+def _member_bounds(pair, member, what: str) -> list[tuple]:
+    value = member.value if type(member) is Tracked else member
+    n = int(np.size(value))
+    if pair is None:
+        return [(-math.inf, math.inf)] * n
+    if isinstance(pair, list):
+        parts = pair
+    elif type(pair) is np.ndarray and pair.shape == (2,):
+        parts = [float(pair[0]), float(pair[1])]
+    else:
+        parts = None
+    if parts is None or len(parts) != 2:
+        raise LaminaError("TypeError", f"{what} is a pair [lower, upper] (Inf or -Inf for no bound), "
+                          f"not {describe(pair)}.")
+    lower, upper = (_side(p, value, what) for p in parts)
+    if np.any(lower > upper):
+        raise LaminaError("ValueError", f"{what} has a lower bound above its upper bound.")
+    return list(zip(lower.tolist(), upper.tolist()))
+
+
+def _side(p, value, what: str) -> np.ndarray:
+    if type(p) is np.ndarray:
+        if p.shape != np.shape(value):
+            raise LaminaError("ShapeError", f"{what}: a bound given as a tensor has the parameter's "
+                              f"shape {list(np.shape(value))}, not {list(p.shape)}.")
+        side = p.astype(np.float64).ravel()
+    else:
+        side = np.full(int(np.size(value)), as_float(p, what))
+    if np.any(np.isnan(side)):
+        raise LaminaError("ValueError", f"{what} is NaN; write Inf or -Inf for no bound.")
+    return side
+
+
+# -- the builtin -------------------------------------------------------------------------
+def minimize(f, x0, args: tuple = (), method="bfgs", bounds=None, tol=None, max_iter=None) -> Record:
+    """The record {x, value, gradient (not for nelder_mead), iterations, evaluations, converged,
+    message} of minimizing f from x0 (see the module's docstring)."""
+    name = check_method(method, "minimize")
+    point = Point(x0, "minimize's x0")
+    if point.size == 0:
+        raise LaminaError("ValueError", "minimize needs at least one number to vary in x0.")
+    pairs = flat_bounds(bounds, point, x0, "minimize")
+    if pairs is not None and name not in BOUNDED:
+        raise LaminaError("ValueError", f"minimize's method \"{name}\" ({METHODS[name]}) takes no bounds; "
+                          f"use method = \"lbfgs\" (L-BFGS-B) or \"nelder_mead\", or fit a transformed "
+                          f"parameter (exp(s) for a positive one).")
+    tolerance = None if tol is None else as_float(tol, "minimize's tol")
+    if tolerance is not None and not tolerance > 0:
+        raise LaminaError("ValueError", f"minimize's tol is a number above 0, not {format_number(tolerance)}.")
+    iters = None if max_iter is None else as_int(max_iter, "minimize's max_iter", minimum=1)
+    result = run(Objective(f, point, args, "minimize's f"), point.flat(), name, pairs, tolerance, iters)
+    if not result.converged:
+        warn(f"minimize ({name}) did not converge after {plural(result.iterations, 'iteration')}: {result.message}",
+             once_key="minimize: not converged")
+    fields = {"x": _shaped(point, result.theta), "value": result.value}
+    if result.gradient is not None:
+        fields["gradient"] = _shaped(point, result.gradient)
+    fields.update({"iterations": float(result.iterations), "evaluations": float(result.evaluations),
+                   "converged": result.converged, "message": result.message})
+    return Record(fields)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _shaped(point: Point, theta: np.ndarray):
+    """theta in the point's structure, each tensor member in its own dtype."""
+    members = [m if type(m) is float else m.astype(dtype, copy=False)
+               for m, dtype in zip(point.split(theta), point.dtypes)]
+    return point.rebuild(members)
