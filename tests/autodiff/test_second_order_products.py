@@ -4,66 +4,20 @@ differentiated again, equals torch.autograd.functional.hessian in float64; one t
 import numpy as np
 import pytest
 
+from hessian_checks import assert_hessians_equal, hessian, squares, torch_squares, weights
+from hessian_checks import torch_hessian as torch_hessian_of
 from lamina.autodiff import decompositions, linalg, ops, products
 from lamina.autodiff.grad import grad
 from lamina.autodiff.indexing import index
 from lamina.autodiff.tape import TAPE
 from lamina.errors import LaminaError
-from lamina.values import Tracked, value_of
+from lamina.values import value_of
 
 torch = pytest.importorskip("torch")
 
-TOL = 1e-10
-
-
-def hessian(f, arrays):
-    """The Hessian blocks H[i][j] (shape arrays[i].shape + arrays[j].shape) of the Lamina function
-    f of tracked values, by a kept gradient whose elements are differentiated again."""
-    TAPE.reset()
-    xs = [TAPE.leaf(np.array(a, dtype=float), True) for a in arrays]
-    grads = grad(f(*xs), xs, keep=True)
-    blocks = [[np.zeros(np.shape(a) + np.shape(b)) for b in arrays] for a in arrays]
-    for i, (g, a) in enumerate(zip(grads, arrays)):
-        for k in np.ndindex(np.shape(a)):
-            element = index(g, k) if k else g
-            if type(element) is not Tracked:           # a constant gradient: its row is 0
-                continue
-            for j, row in enumerate(grad(element, xs)):
-                blocks[i][j][k] = row
-    return blocks
-
 
 def torch_hessian(f, arrays):
-    tensors = tuple(torch.tensor(np.array(a, dtype=float)) for a in arrays)
-    return torch.autograd.functional.hessian(f, tensors)
-
-
-def assert_hessians_equal(ours, theirs, tol=TOL):
-    for i, row in enumerate(ours):
-        for j, block in enumerate(row):
-            expected = theirs[i][j].numpy()
-            scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
-            np.testing.assert_allclose(block, expected, rtol=0, atol=tol * scale, err_msg=f"block {i}, {j}")
-
-
-def squares(out, w):
-    """sum(out .* out .* w) + sum(out .* w): quadratic in the op's output, so its Hessian holds
-    the op's own second derivatives and its Jacobian's products."""
-    return ops.add(linalg.dot(ops.emul(out, out), w), linalg.dot(out, w))
-
-
-def torch_squares(out, w):
-    return (out * out * w).sum() + (out * w).sum()
-
-
-def weights(rng, shape: tuple):
-    """Random weights of `shape` (a Python float for a number, as Lamina's numbers are)."""
-    return rng.standard_normal(shape) if shape else float(rng.standard_normal())
-
-
-@pytest.fixture
-def rng():
-    return np.random.default_rng(42)
+    return torch_hessian_of(torch, f, arrays)
 
 
 MATMUL_SHAPES = [((3, 4), (4, 2)), ((4,), (4, 3)), ((3, 4), (4,)), ((4,), (4,)),

@@ -10,6 +10,13 @@ layers (dense(units, activation = ...)) both run these entries. An entry's
 others read their slope off y). Every entry but softmax is elementwise, and their
 backward is g times the slope. softmax normalises along the last axis (each row of a
 matrix) and its backward is the vector-Jacobian product y .* (g - sum(g .* y)).
+
+An elementwise entry's `kept(x, v, y, on_tape)` is its slope dy/dx as tape operations on the
+input x as given (tracked), for the keep sweep (autodiff/tape.py "Second order"): v and y are
+the input's and output's values, and `on_tape(name, x)` is the activation `name` recorded on the
+tape. A slope read off the activation itself (sigmoid's s (1 - s), tanh's 1 - t^2) is
+differentiable to any order that way; relu's and leaky_relu's slopes are constants (masks), and
+gelu's is Phi(x) + x phi(x) with the normal CDF and density as tape operations of their own.
 """
 from __future__ import annotations
 
@@ -19,6 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..autodiff.ops import add, emul, neg, sub
+from ..autodiff.tape import TAPE, record1, second_order
+from ..values import value_of
 from .erf import erf_float32
 
 LEAKY_SLOPE = 0.01                       # leaky_relu's alpha unless one is given
@@ -72,6 +82,7 @@ class Activation:
     backward: Callable      # (g, z, y) -> dL/dz
     needs_z: bool = False
     number: Callable | None = None     # forward on a Python float, where one is written
+    kept: Callable | None = None       # (x, v, y, on_tape) -> the slope on the tape (second order)
 
 
 def _softmax(z):
@@ -107,26 +118,74 @@ def _gelu_slope(z, y):
     return phi
 
 
+@second_order
+def normal_density(z):
+    """phi(z) = exp(-z^2 / 2) / sqrt(2 pi) on the tape; its slope is -z phi(z)."""
+    v = value_of(z)
+    out = _INV_SQRT_2PI * np.exp(-0.5 * v * v)
+    out = float(out) if type(v) is float else out
+    return record1(out, z, lambda g: neg(emul(g, emul(z, normal_density(z)))) if TAPE.keeping
+                   else -g * v * out)
+
+
+@second_order
+def normal_cdf(z):
+    """Phi(z) = (1 + erf(z / sqrt 2)) / 2 on the tape; its slope is phi(z)."""
+    v = value_of(z)
+    out = 0.5 * (1.0 + erf(v * _SQRT_HALF))
+    out = float(out) if type(v) is float else out
+    return record1(out, z, lambda g: emul(g, normal_density(z)) if TAPE.keeping
+                   else g * normal_density(v))
+
+
+def _constant(slope: np.ndarray, v):
+    """A slope that does not depend on x (a mask), in x's dtype."""
+    return slope.astype(v.dtype) if type(v) is np.ndarray else slope
+
+
+def _sigmoid_kept(x, v, y, on_tape):
+    s = on_tape("sigmoid", x)
+    return emul(s, sub(1.0, s))
+
+
+def _tanh_kept(x, v, y, on_tape):
+    t = on_tape("tanh", x)
+    return sub(1.0, emul(t, t))
+
+
+def _gelu_kept(x, v, y, on_tape):
+    return add(normal_cdf(x), emul(x, normal_density(x)))
+
+
+def _silu_kept(x, v, y, on_tape):
+    s = on_tape("sigmoid", x)
+    return add(s, emul(emul(x, s), sub(1.0, s)))
+
+
 def leaky(alpha: float) -> Activation:
     """leaky_relu with slope alpha below 0 (the table's entry has alpha = LEAKY_SLOPE)."""
     return Activation("leaky_relu", lambda z: np.where(z > 0.0, z, alpha * z),
-                      lambda g, z, y: np.where(z > 0.0, g, alpha * g), needs_z=True)
+                      lambda g, z, y: np.where(z > 0.0, g, alpha * g), needs_z=True,
+                      kept=lambda x, v, y, on_tape: _constant(np.where(v > 0.0, 1.0, alpha), v))
 
 
 ACTIVATIONS = {a.name: a for a in [
-    Activation("none", lambda z: z, lambda g, z, y: g),
+    Activation("none", lambda z: z, lambda g, z, y: g, kept=lambda x, v, y, on_tape: 1.0),
     # The slope of relu at 0 is taken as 0, as PyTorch does.
     Activation("relu", lambda z: np.maximum(z, 0.0, out=z), lambda g, z, y: g * (y > 0.0),
-               number=lambda x: x if x > 0.0 or x != x else 0.0),
+               number=lambda x: x if x > 0.0 or x != x else 0.0,
+               kept=lambda x, v, y, on_tape: (y > 0.0).astype(y.dtype)),
     leaky(LEAKY_SLOPE),
-    Activation("sigmoid", lambda z: expit(z, out=z), lambda g, z, y: g * (y * (1.0 - y)), number=_expit_number),
+    Activation("sigmoid", lambda z: expit(z, out=z), lambda g, z, y: g * (y * (1.0 - y)), number=_expit_number,
+               kept=_sigmoid_kept),
     Activation("tanh", lambda z: np.tanh(z, out=z), lambda g, z, y: g * (1.0 - y * y),
-               number=lambda x: float(np.tanh(x))),   # NumPy's tanh: math.tanh differs in the last bit
+               number=lambda x: float(np.tanh(x)),   # NumPy's tanh: math.tanh differs in the last bit
+               kept=_tanh_kept),
     Activation("softmax", _softmax, lambda g, z, y: y * (g - (g * y).sum(axis=-1, keepdims=True))),
     # Exact GELU, z * Phi(z) with Phi the standard normal CDF (the erf form, PyTorch's default).
     Activation("gelu", lambda z: 0.5 * z * (1.0 + erf(z * _SQRT_HALF)), lambda g, z, y: g * _gelu_slope(z, y),
-               needs_z=True),
+               needs_z=True, kept=_gelu_kept),
     # SiLU (swish), z * sigmoid(z), as torch.nn.functional.silu.
     Activation("silu", _silu, lambda g, z, y: g * _silu_slope(z), needs_z=True,
-               number=lambda x: x * _expit_number(x)),
+               number=lambda x: x * _expit_number(x), kept=_silu_kept),
 ]}
