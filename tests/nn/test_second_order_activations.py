@@ -12,6 +12,8 @@ from lamina.autodiff.grad import grad
 from lamina.autodiff.indexing import index
 from lamina.autodiff.tape import TAPE
 from lamina.nn import activations as A
+from lamina.nn import dense as D
+from lamina.nn import losses as L
 from lamina.values import value_of
 
 torch = pytest.importorskip("torch")
@@ -125,3 +127,102 @@ def test_a_sigmoid_of_a_number_differentiated_four_times_equals_torch():
     for _ in range(4):
         (h,) = torch.autograd.grad(h, t, create_graph=True)
     assert fourth == pytest.approx(h.item(), rel=1e-12)
+
+
+# -- losses -------------------------------------------------------------------------------------
+def test_mse_hessians_equal_torch_for_each_pairing(rng):
+    for sp, st in [((4,), (4,)), ((3, 2), (3, 2)), ((2, 3, 2), (2, 3, 2)), ((4,), (4, 1)), ((4, 1), (4,)),
+                   ((), (3,)), ((3, 2), ())]:
+        p, t = weights(rng, sp), weights(rng, st)
+        shape = np.broadcast_shapes(sp, st) if len(sp) == len(st) or not sp or not st else sp
+
+        def torch_mse(a, b):
+            return ((a.reshape(shape) if a.dim() else a) - (b.reshape(shape) if b.dim() else b)).pow(2).mean()
+        compare_loss(lambda a, b: L.mse(a, b), torch_mse, [p, t])
+
+
+def compare_loss(ours_fn, torch_fn, arrays):
+    """A loss (a number) composed with a square, so that its Hessian's every term is exercised."""
+    ours = hessian(lambda *xs: ops.add(ops.emul(ours_fn(*xs), ours_fn(*xs)), ours_fn(*xs)), arrays)
+    theirs = torch_hessian_of(torch, lambda *xs: torch_fn(*xs) ** 2 + torch_fn(*xs), arrays)
+    assert_hessians_equal(ours, theirs)
+
+
+def test_mae_hessian_is_zero_but_its_square_is_torchs(rng):
+    p, t = away_from_zero(rng, (3, 2)), np.zeros((3, 2))
+    compare_loss(L.mae, lambda a, b: (a - b).abs().mean(), [p, t])
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 2), (2, 2, 3)], ids=str)
+def test_binary_cross_entropy_hessians_equal_torch(rng, shape):
+    p, y = rng.uniform(0.1, 0.9, shape), rng.uniform(0.0, 1.0, shape)
+    compare_loss(L.binary_cross_entropy, F.binary_cross_entropy, [p, y])
+    logits = rng.standard_normal(shape)
+    compare_loss(lambda a, b: L.binary_cross_entropy(a, b, **{"from": "logits"}),
+                 F.binary_cross_entropy_with_logits, [logits, y])
+
+
+def test_binary_cross_entropy_of_clipped_probabilities_equals_torch_with_the_clip(rng):
+    p, y = np.array([0.0, 0.3, 1.0, 0.6]), np.array([0.2, 0.7, 0.1, 1.0])
+    eps = L.PROB_EPS
+
+    def torch_bce(a, b):
+        q = torch.clamp(a, eps, 1 - eps)
+        return -(b * torch.log(q) + (1 - b) * torch.log1p(-q)).mean()
+    compare_loss(L.binary_cross_entropy, torch_bce, [p, y])
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 4)], ids=str)
+def test_cross_entropy_hessians_equal_torch(rng, shape):
+    scores = rng.standard_normal(shape)
+    probs = rng.dirichlet(np.ones(shape[-1]), size=shape[:-1] or None)
+    rows = (1, shape[0]) if len(shape) == 1 else shape
+
+    def torch_ce(s, t):
+        return -(t.reshape(rows) * torch.log_softmax(s.reshape(rows), dim=1)).sum() / rows[0]
+    compare_loss(L.cross_entropy, torch_ce, [scores, probs])
+
+    def torch_ce_probs(s, t):
+        return -(t.reshape(rows) * torch.log(torch.clamp(s.reshape(rows), L.PROB_EPS, 1.0))).sum() / rows[0]
+    compare_loss(lambda s, t: L.cross_entropy(s, t, **{"from": "probs"}), torch_ce_probs,
+                 [rng.uniform(0.05, 1.0, shape), probs])
+
+
+def test_cross_entropy_with_class_indices_and_of_rows_equal_torch(rng):
+    scores, classes = rng.standard_normal((4, 3)), np.array([0.0, 2.0, 1.0, 2.0])
+    labels = torch.tensor(classes.astype(np.int64))
+
+    def ours(s):
+        return L.cross_entropy(s, classes)
+    compare_loss(ours, lambda s: F.cross_entropy(s, labels), [scores])
+    one_hot = np.eye(3)[classes.astype(int)]
+    compare_loss(lambda s: L.cross_entropy_of_rows(s, one_hot), lambda s: F.cross_entropy(s, labels), [scores])
+
+
+@pytest.mark.parametrize("sx, sw, sb", [((3, 2), (2, 4), (1, 4)), ((3, 2), (2,), (3,)), ((2, 3, 2), (2, 4), (1, 4)),
+                                        ((2, 1, 3, 2), (2, 3), ()), ((2, 3, 2), (2, 4), None)], ids=str)
+def test_dense_hessians_equal_torch(rng, sx, sw, sb):
+    arrays = [rng.standard_normal(sx), rng.standard_normal(sw)] + ([] if sb is None else [weights(rng, sb)])
+
+    def torch_dense(x, w, b=None):
+        z = x @ w
+        if b is not None and z.dim() == 2 and b.dim() == 1:    # a vector b is a column: added to row i
+            b = b.reshape(-1, 1)
+        return z if b is None else z + b
+    compare(rng, lambda *xs: D.dense(*xs), torch_dense, arrays)
+
+
+def test_dense_gelu_mse_network_third_derivative_equals_torch(rng):
+    x0, w0, t0 = rng.standard_normal((2, 3, 2)), rng.standard_normal((2, 2)), rng.standard_normal((2, 3, 2))
+    TAPE.reset()
+    w = TAPE.leaf(w0.copy(), True)
+    loss = L.mse(A.gelu(D.dense(x0, w)), t0)
+    first = index(grad(loss, w, keep=True), (0, 1))
+    second = index(grad(first, w, keep=True), (1, 0))
+    third = grad(second, w)
+    tw = torch.tensor(w0, requires_grad=True)
+    tloss = F.mse_loss(F.gelu(t64(x0) @ tw), t64(t0))
+    (t1,) = torch.autograd.grad(tloss, tw, create_graph=True)
+    (t2,) = torch.autograd.grad(t1[0, 1], tw, create_graph=True)
+    (t3,) = torch.autograd.grad(t2[1, 0], tw)
+    np.testing.assert_allclose(third, t3.numpy(), rtol=1e-9, atol=1e-12)

@@ -8,14 +8,18 @@ a 1 x n row b is added to every row (per unit); a number to everything.
 On an array x of rank 3 or more (a batch of sequences, b x t x k) the language has
 no `*` to lean on, and dense does what Keras's Dense does: w (k x n) multiplies
 along x's last axis, giving b x t x n, and b is added per unit (a number, or a 1 x n
-row). That is one tape entry of its own (`dense_last_axis`), with its VJPs beside it.
+row). That is one tape entry of its own (`dense_last_axis`), with its VJPs beside it; when
+`TAPE.keeping` they are products.matmul and broadcast.sum_to on the operands as given, so dense is
+differentiable twice in both forms (autodiff/tape.py "Second order").
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..autodiff import ops
-from ..autodiff.tape import record
+from ..autodiff.broadcast import sum_to
+from ..autodiff.products import matmul, shaped, swap_last
+from ..autodiff.tape import TAPE, record, second_order
 from ..errors import LaminaError, describe_shape
 from ..values import numeric_or_tracked, value_of
 
@@ -35,6 +39,7 @@ def dense(x, w, b=None):
         raise LaminaError("ShapeError", f"dense(x, w, b) computes x * w + b. {e.message}") from None
 
 
+@second_order
 def dense_last_axis(x, w, b=None):
     """x (... x k, of rank 3 or more) times w (k x n) along x's last axis, plus b per unit
     (a number or a 1 x n row): ... x n, as one tape entry."""
@@ -54,9 +59,14 @@ def dense_last_axis(x, w, b=None):
     if bv is not None:
         z += bv if np.ndim(bv) == 0 else bv.reshape(n)     # one bias per unit, the last axis
 
+    rows = xv.size // k
+
     def d_b(g):
+        if TAPE.keeping:
+            return sum_to(g, ()) if np.ndim(bv) == 0 else sum_to(shaped(g, (rows, n)), (1, n))
         return float(np.sum(g)) if np.ndim(bv) == 0 else g.reshape(-1, n).sum(axis=0, keepdims=True)
 
-    return record(z, (x, w, b), (lambda g: g @ wv.T,
-                                 lambda g: xv.reshape(-1, k).T @ g.reshape(-1, n),
+    return record(z, (x, w, b), (lambda g: matmul(g, swap_last(w)) if TAPE.keeping else g @ wv.T,
+                                 lambda g: matmul(swap_last(shaped(x, (rows, k))), shaped(g, (rows, n)))
+                                 if TAPE.keeping else xv.reshape(-1, k).T @ g.reshape(-1, n),
                                  d_b))

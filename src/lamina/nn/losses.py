@@ -1,5 +1,10 @@
 """Losses: each returns a scalar (a Python float, tracked when an input is), the mean
 over examples. Every one is a primitive with its VJPs beside the forward.
+
+Each is differentiable twice (autodiff/tape.py "Second order"): when `TAPE.keeping` a VJP
+multiplies the gradient by its local gradient written as tape operations on the inputs as
+given (mse's 2 (p - t) / n, cross-entropy's softmax(scores) .* sum(t) - t, ...); a local
+gradient that is a constant (mae's signs) is multiplied as it is.
 """
 from __future__ import annotations
 
@@ -7,11 +12,17 @@ import math
 
 import numpy as np
 
-from ..autodiff.tape import record
+from ..autodiff.broadcast import sum_to
+from ..autodiff.functions import log, log1p
+from ..autodiff.indexing import masked
+from ..autodiff.ops import add, ediv, emul, neg, sub
+from ..autodiff.products import shaped
+from ..autodiff.tape import TAPE, record, second_order
 from ..errors import LaminaError, shape_str
-from ..values import Tracked, as_str, describe, format_number, numeric
+from ..values import Tracked, as_str, describe, format_number, numeric, numeric_or_tracked, value_of
 from ..warnings import warn
 from .activation_table import expit
+from .activations import log_softmax, sigmoid, softmax
 
 PROB_EPS = 1e-12   # probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] before a log
 
@@ -56,23 +67,49 @@ def _grad_for(shape):
     return lambda a: float(a.sum()) if shape == () else np.ascontiguousarray(a.reshape(shape))
 
 
-def _scalar_loss(value, inputs, local_grads):
-    """Record a scalar loss whose gradient w.r.t. inputs[i] is g * local_grads[i]."""
+def _scalar_loss(value, inputs, local_grads, kept=None):
+    """Record a scalar loss whose gradient w.r.t. inputs[i] is g * local_grads[i]; in a keep
+    sweep g * kept(i), that local gradient as tape operations on the inputs (kept None: the
+    local gradients are constants)."""
     shapes = [np.shape(numeric(x, "loss input")) for x in inputs]
-    return record(float(value), inputs, [_scaled(d, s) for d, s in zip(local_grads, shapes)])
+    return record(float(value), inputs, [_scaled(d, s, kept, i) for i, (d, s) in enumerate(zip(local_grads, shapes))])
 
 
-def _scaled(local, shape):
+@second_order
+def _scaled(local, shape, kept, i: int):
     back = _grad_for(shape)
-    return lambda g: back(g * local)
+    return lambda g: (_kept_for(emul(g, local if kept is None else kept(i)), shape) if TAPE.keeping
+                      else back(g * local))
+
+
+def _kept_for(h, shape: tuple):
+    """_grad_for on the tape: a gradient of the pair's shape summed to a number, or reshaped."""
+    return sum_to(h, ()) if shape == () else shaped(h, shape)
+
+
+def _on_tape(pred, target, shape: tuple) -> list:
+    """pred and target as given (tracked), each in the pair's `shape` as _pair makes them (a
+    number stretched, the column case reshaped), on the tape."""
+    given = [numeric_or_tracked(pred, "loss input"), numeric_or_tracked(target, "loss input")]
+    return [emul(x, np.ones(shape)) if np.ndim(value_of(x)) == 0 and shape else shaped(x, shape) for x in given]
+
+
+def _clipped(x, values: np.ndarray, inside: np.ndarray, lo: float, hi: float):
+    """np.clip(x, lo, hi) on the tape: x where `inside` (values within [lo, hi]), else the end."""
+    if inside.all():
+        return x
+    return add(masked(x, inside), np.where(inside, 0.0, np.clip(values, lo, hi)))
 
 
 def mse(pred, target):
     p, t = _pair(pred, target, "mse")
     diff = p - t
     n = max(diff.size, 1)
+
+    def kept(i: int):
+        return emul((2.0 if i == 0 else -2.0) / n, sub(*_on_tape(pred, target, diff.shape)))
     return _scalar_loss(np.mean(diff * diff) if diff.size else math.nan, [pred, target],
-                        [2.0 * diff / n, -2.0 * diff / n])
+                        [2.0 * diff / n, -2.0 * diff / n], kept)
 
 
 def mae(pred, target):
@@ -120,6 +157,7 @@ def one_hot(idx: np.ndarray, units: int, dtype=np.float64, out: np.ndarray | Non
     return out
 
 
+@second_order
 def cross_entropy(scores, targets, **options):
     """Mean over examples (rows) of -sum_c t_c log p_c."""
     kind = _from(options, "logits", "cross_entropy")
@@ -152,10 +190,27 @@ def cross_entropy(scores, targets, **options):
         loss = -(t * logp).sum() / m
         log_p = lambda: logp
     shapes = [s.shape, tv.shape]
-    vjps = [lambda g: g * d_scores.reshape(shapes[0]),
+
+    def kept(i: int):
+        return _cross_entropy_slope(i, scores, t if index_targets else targets, kind, rows, shapes[i])
+    vjps = [lambda g: emul(g, kept(0)) if TAPE.keeping else g * d_scores.reshape(shapes[0]),
             (lambda g: np.zeros(shapes[1], tv.dtype)) if index_targets
-            else (lambda g: g * (-log_p() / m).reshape(shapes[1]))]
+            else (lambda g: emul(g, kept(1)) if TAPE.keeping else g * (-log_p() / m).reshape(shapes[1]))]
     return record(float(loss), [scores, targets], vjps)
+
+
+def _cross_entropy_slope(i: int, scores, targets, kind: str, rows: np.ndarray, shape: tuple):
+    """d loss / d scores (i 0) or d loss / d targets (i 1) on the tape, in that input's `shape`."""
+    m, c = rows.shape
+    R = shaped(numeric_or_tracked(scores, "cross_entropy's scores"), (m, c))
+    T = shaped(numeric_or_tracked(targets, "cross_entropy's targets"), (m, c))
+    if kind == "logits":
+        d = sub(emul(softmax(R), sum_to(T, (m, 1))), T) if i == 0 else neg(log_softmax(R))
+    else:
+        inside = rows == np.clip(rows, PROB_EPS, 1.0)
+        P = _clipped(R, rows, inside, PROB_EPS, 1.0)
+        d = masked(neg(ediv(T, P)), inside) if i == 0 else neg(log(P))
+    return shaped(emul(1.0 / m, d), shape)
 
 
 def _from_logits(rows, t, m):
@@ -195,6 +250,7 @@ def _row_sums(a):
     return a @ ones
 
 
+@second_order
 def cross_entropy_of_rows(scores, t):
     """cross_entropy(scores, t, from = "logits") for an m x c matrix of scores (tracked or
     plain) and a plain m x c float matrix t of scores' dtype that the caller has checked (fit's
@@ -204,9 +260,16 @@ def cross_entropy_of_rows(scores, t):
     m = rows.shape[0]
     loss, d_scores, _, _ = _from_logits(rows, t, m)
     # The sweep starts from g = 1.0, and 1.0 * d is d: no product to make then.
-    return record(float(loss), (scores,), (lambda g: d_scores if g == 1.0 else g * d_scores,))
+    return record(float(loss), (scores,), (lambda g: emul(g, _rows_slope(scores, t, m)) if TAPE.keeping
+                                           else d_scores if g == 1.0 else g * d_scores,))
 
 
+def _rows_slope(scores, t: np.ndarray, m: int):
+    """cross_entropy_of_rows' d loss / d scores on the tape: (softmax(scores) .* sum(t) - t) / m."""
+    return emul(1.0 / m, sub(emul(softmax(scores), t.sum(axis=1, keepdims=True)), t))
+
+
+@second_order
 def binary_cross_entropy(pred, y, **options):
     """Mean over elements of -(y log p + (1 - y) log(1 - p))."""
     kind = _from(options, "probs", "binary_cross_entropy")
@@ -223,6 +286,10 @@ def binary_cross_entropy(pred, y, **options):
         # log(1 + exp(-|x|)) + max(x, 0) - x*y is the same loss without overflow.
         loss = np.sum(np.maximum(x, 0.0) - x * t + np.log1p(np.exp(-np.abs(x)))) / n
         dx, dt = (expit(x) - t) / n, -x / n
+
+        def kept(i: int):
+            X, T = _on_tape(pred, y, x.shape)
+            return emul(1.0 / n, sub(sigmoid(X), T)) if i == 0 else emul(-1.0 / n, X)
     else:
         # In float64: 1 - PROB_EPS rounds to 1 in float32, where the clip would not keep log(1 - p) finite.
         x64 = x.astype(np.float64, copy=False)
@@ -230,4 +297,12 @@ def binary_cross_entropy(pred, y, **options):
         loss = -np.sum(t * np.log(p) + (1.0 - t) * np.log1p(-p)) / n
         dx = (np.where(x64 == p, (p - t) / (p * (1.0 - p)), 0.0) / n).astype(x.dtype, copy=False)
         dt = (-(np.log(p) - np.log1p(-p)) / n).astype(t.dtype, copy=False)
-    return _scalar_loss(loss, [pred, y], [dx, dt])
+
+        def kept(i: int):
+            X, T = _on_tape(pred, y, x.shape)
+            inside = x64 == p
+            P = _clipped(X, x64, inside, PROB_EPS, 1.0 - PROB_EPS)
+            if i == 0:
+                return emul(1.0 / n, masked(ediv(sub(P, T), emul(P, sub(1.0, P))), inside))
+            return emul(-1.0 / n, sub(log(P), log1p(neg(P))))
+    return _scalar_loss(loss, [pred, y], [dx, dt], kept)
