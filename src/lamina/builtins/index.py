@@ -74,7 +74,7 @@ BY_MODULE = {
     ),
     "mathfns": (
         "abs", "ceil", "clamp", "cos", "exp", "expm1", "floor", "log", "log10", "log1p", "log2",
-        "max", "mean", "min", "mod", "prod", "round", "sign", "sin", "sqrt", "sum",
+        "logsumexp", "max", "mean", "min", "mod", "prod", "round", "sign", "sin", "sqrt", "sum",
     ),
     "metrics": (
         "accuracy", "confusion_matrix", "f1", "precision", "r2_score", "recall",
@@ -118,6 +118,9 @@ BY_MODULE = {
     "sequences": (
         "argsort", "cumprod", "diff", "reverse",
     ),
+    "special": (
+        "digamma", "lbeta", "lgamma", "polygamma", "trigamma",
+    ),
     "sql": (
         "read_parquet", "sql", "write_parquet",
     ),
@@ -130,8 +133,8 @@ BY_MODULE = {
         "with_column",
     ),
     "tensors": (
-        "argmax", "argmin", "eye", "find", "hcat", "linspace", "ones", "range", "reshape",
-        "size", "transpose", "vcat", "zeros",
+        "argmax", "argmin", "diag", "eye", "find", "hcat", "linspace", "ones", "range",
+        "reshape", "size", "transpose", "vcat", "zeros",
     ),
     "text": (
         "contains", "format", "join", "lower", "number", "replace", "split", "string", "trim",

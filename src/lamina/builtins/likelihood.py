@@ -22,6 +22,7 @@ def _function(f, who: str, what: str):
 
 @builtin("minimize", pure="a record", tracked="constant", any_rank=True, category="Optimizers & training",
          probes=["minimize(x -> sum((x - p) .^ 2), [0.0, 0.0, 0.0, 0.0])"],
+         float32_probes=["minimize(x -> sum((x - p) .^ 2), float32([0.0, 0.0, 0.0, 0.0]))"],
          shapes=[Shape("minimize(f, x0)", "function returning a number, starting point",
                        "record {x, value, gradient, iterations, evaluations, converged, message}",
                        "The x near x0 where f is smallest, by BFGS with f's exact gradient."),
@@ -79,7 +80,8 @@ NORMAL = "y = [4.1, 5.3, 3.8, 6.2, 5.0, 4.4, 5.9, 4.7]\n"
 
 @builtin("mle", pure="a value", tracked="constant", any_rank=True, category="Statistics",
          probes=["mle(b -> (b - p[0]) ^ 2 / 2, 0.0)"],
-         float64_results=(FLOAT64_STATISTICS, ("result.coef", "result.se", "result.vcov")),
+         float64_results=(FLOAT64_STATISTICS, ("result.coef", "result.se", "result.z", "result.p", "result.gradient",
+                                              "result.vcov", "result.hessian")),
          shapes=[Shape("mle(nll, start)", "function returning the negative log-likelihood, starting parameters",
                        "maximum likelihood fit", "Estimates, exact standard errors, z, p, log-likelihood, AIC."),
                  Shape("mle(nll, start, nobs = n)", "the same, number of observations", "maximum likelihood fit",

@@ -109,8 +109,8 @@ class fresh_tape_count:
 def check_method(method, who: str) -> str:
     name = as_str(method, f"{who}'s method")
     if name not in METHODS:
-        raise LaminaError("ValueError", f"{who}'s method is one of {', '.join(map(repr, METHODS))} "
-                          f"(written as text), not \"{name}\".".replace("'", "\""))
+        names = ", ".join(f"\"{m}\"" for m in METHODS)
+        raise LaminaError("ValueError", f"{who}'s method is one of {names}, not \"{name}\".")
     return name
 
 

@@ -312,7 +312,8 @@ def _finish(fitting: FittingScale, point: Point, start, terms, scales, result, n
         cov_eta = np.full((size, size), np.nan)
     vcov = J[:, None] * cov_eta * J[None, :]
     se_eta = np.sqrt(np.diag(cov_eta))
-    converged = decrement <= CONVERGED if decrement == decrement else result.converged
+    converged = decrement <= CONVERGED if decrement == decrement else \
+        result.converged and not problem.startswith("not positive definite")
     message = result.message if decrement != decrement else (
         f"{result.message} Newton decrement {decrement:.3g} after {plural(steps, 'Newton step')}.")
     if not converged:
