@@ -13,7 +13,9 @@ from lamina.autodiff.indexing import index
 from lamina.autodiff.tape import TAPE
 from lamina.nn import activations as A
 from lamina.nn import dense as D
+from lamina.nn.dropout import dropout
 from lamina.nn import losses as L
+from lamina.rng import reseed
 from lamina.values import value_of
 
 torch = pytest.importorskip("torch")
@@ -226,3 +228,15 @@ def test_dense_gelu_mse_network_third_derivative_equals_torch(rng):
     (t2,) = torch.autograd.grad(t1[0, 1], tw, create_graph=True)
     (t3,) = torch.autograd.grad(t2[1, 0], tw)
     np.testing.assert_allclose(third, t3.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(), (2, 3, 2)], ids=str)
+def test_dropout_hessian_equals_torch_with_the_same_mask(rng, shape):
+    x = away_from_zero(rng, shape)
+    w = weights(rng, shape)
+    reseed(7)
+    kept = np.asarray(dropout(x, 0.5)) / x                 # the mask the same seed draws again
+    reseed(7)
+    ours = hessian(lambda v: squares(dropout(v, 0.5), w), [x])
+    theirs = torch_hessian_of(torch, lambda t: torch_squares(t * t64(kept), t64(w)), [x])
+    assert_hessians_equal(ours, theirs)

@@ -95,7 +95,7 @@ def qr(A):
     return D.qr(_arg(A, "qr"))
 
 
-@builtin("chol", pure="a value", category=CATEGORY,
+@builtin("chol", twice=True, pure="a value", category=CATEGORY,
          shapes=[Shape("chol(A)", "symmetric positive definite n x n matrix", "n x n matrix",
                        "L, lower triangular with a positive diagonal, with L * L' = A.")],
          summary="The Cholesky factor of a symmetric positive definite matrix: the lower triangular L "

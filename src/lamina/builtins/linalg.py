@@ -16,7 +16,7 @@ def _arg(x, name: str):
     return numeric_or_tracked(x, f"{name}'s argument")
 
 
-@builtin("dot", pure="a number", category=CATEGORY,
+@builtin("dot", twice=True, pure="a number", category=CATEGORY,
          shapes=[Shape("dot(a, b)", "two tensors of the same shape", "number",
                        "The sum of the elementwise products.")],
          summary="The inner product: the sum of a .* b for two vectors (or matrices) of the same shape.",
@@ -28,7 +28,7 @@ def dot(a, b):
     return linalg.dot(_arg(a, "dot"), _arg(b, "dot"))
 
 
-@builtin("solve", pure="a value", category=CATEGORY,
+@builtin("solve", twice=True, pure="a value", category=CATEGORY,
          shapes=[Shape("solve(A, b)", "n x n matrix, vector of length n", "vector", "x with A * x = b."),
                  Shape("solve(A, B)", "n x n matrix, n x k matrix", "n x k matrix",
                        "One solution per column of B."),
@@ -60,7 +60,7 @@ def solve(A, b):
     return linalg.solve(_arg(A, "solve"), _arg(b, "solve"))
 
 
-@builtin("inv", pure="a value", category=CATEGORY,
+@builtin("inv", twice=True, pure="a value", category=CATEGORY,
          shapes=[Shape("inv(A)", "n x n matrix", "n x n matrix", "The inverse: inv(A) * A is eye(n).")],
          summary="The inverse of a square matrix.",
          examples=["A = [4, 7; 2, 6]\nprint(round(inv(A), 10))\nprint(round(inv(A) * A, 10))"],
@@ -74,7 +74,7 @@ def inv(A):
     return linalg.inv(_arg(A, "inv"))
 
 
-@builtin("det", pure="a number", category=CATEGORY,
+@builtin("det", twice=True, pure="a number", category=CATEGORY,
          shapes=[Shape("det(A)", "n x n matrix", "number", "The determinant.")],
          summary="The determinant of a square matrix.",
          examples=["print(round(det([4, 7; 2, 6]), 10), det([1, 2; 2, 4]), det(eye(3)))"],
@@ -88,7 +88,7 @@ def det(A):
     return linalg.det(_arg(A, "det"))
 
 
-@builtin("trace", pure="a number", category=CATEGORY,
+@builtin("trace", twice=True, pure="a number", category=CATEGORY,
          shapes=[Shape("trace(A)", "n x n matrix", "number", "The sum of the diagonal.")],
          summary="The trace of a square matrix: the sum of its diagonal elements.",
          examples=["print(trace([1, 2; 3, 4]), trace(eye(5)))"],
@@ -99,7 +99,7 @@ def trace(A):
     return linalg.trace(_arg(A, "trace"))
 
 
-@builtin("outer", pure="a value", category=CATEGORY,
+@builtin("outer", twice=True, pure="a value", category=CATEGORY,
          shapes=[Shape("outer(u, v)", "vectors of lengths m and n", "m x n matrix", "u * v': element (i, j) is u[i] v[j].")],
          summary="The outer product of two vectors: the m x n matrix of all products u[i] * v[j].",
          examples=["print(outer([1, 2], [1, 10, 100]))"],
@@ -110,7 +110,7 @@ def outer(u, v):
     return linalg.outer(_arg(u, "outer"), _arg(v, "outer"))
 
 
-@builtin("kron", pure="a value", category=CATEGORY,
+@builtin("kron", twice=True, pure="a value", category=CATEGORY,
          shapes=[Shape("kron(A, B)", "m x n and p x q matrices", "mp x nq matrix",
                        "Block (i, j) is A[i, j] * B."),
                  Shape("kron(u, v)", "two vectors", "vector", "The products u[i] v[j], i slowest.")],

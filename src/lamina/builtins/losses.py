@@ -17,7 +17,7 @@ SWAP_NOTE = ("Losses take (prediction, target) and metrics (truth, prediction): 
              "still that of the arguments as given).")
 
 
-@builtin("mse", pure="a number", any_rank=True, category=CATEGORY,
+@builtin("mse", twice=True, pure="a number", any_rank=True, category=CATEGORY,
          shapes=[Shape("mse(pred, target)", "two tensors of one shape, any rank", "number",
                        "The mean of (pred - target) .^ 2 over all elements.")],
          summary="Mean squared error: the average of the squared differences. Differentiable in "
@@ -35,7 +35,7 @@ def mse(pred, target):
     return L.mse(pred, target=target)
 
 
-@builtin("mae", pure="a number", any_rank=True, category=CATEGORY,
+@builtin("mae", twice=True, pure="a number", any_rank=True, category=CATEGORY,
          shapes=[Shape("mae(pred, target)", "two tensors of one shape", "number",
                        "The mean of abs(pred - target) over all elements.")],
          summary="Mean absolute error: the average of the absolute differences. Differentiable in "
@@ -51,7 +51,7 @@ def mae(pred, target):
     return L.mae(pred, target=target)
 
 
-@builtin("cross_entropy", pure="a number", category=CATEGORY,
+@builtin("cross_entropy", twice=True, pure="a number", category=CATEGORY,
          shapes=[Shape("cross_entropy(logits, classes)", "m x c scores, vector of m class indices",
                        "number", "Softmax cross-entropy, averaged over the m examples."),
                  Shape("cross_entropy(logits, targets)", "m x c scores, m x c probabilities",
@@ -79,7 +79,7 @@ def cross_entropy(scores, targets, **options):
     return L.cross_entropy(scores, targets=targets, **options)
 
 
-@builtin("binary_cross_entropy", pure="a number", any_rank=True, category=CATEGORY,
+@builtin("binary_cross_entropy", twice=True, pure="a number", any_rank=True, category=CATEGORY,
          shapes=[Shape("binary_cross_entropy(p, y)", "probabilities, 0/1 labels (same shape)",
                        "number", "The mean of -(y log p + (1 - y) log(1 - p))."),
                  Shape("binary_cross_entropy(z, y, from = \"logits\")", "scores, labels", "number",

@@ -23,7 +23,7 @@ def _elementwise(name, meaning, example, notes):
                 examples=[example], notes=notes)
 
 
-@builtin("dense", pure="a value", any_rank=True, category=CATEGORY,
+@builtin("dense", twice=True, pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("dense(x, w, b)", "x m x k, w k x n, b", "m x n matrix",
                        "x * w + b: the product, then b added under the broadcasting rule."),
                  Shape("dense(x, w)", "x m x k, w k x n", "m x n matrix", "x * w, no bias."),
@@ -84,7 +84,7 @@ def dense(x, w=None, third=None, /, **options):
     return dense_op(x, w=w, b=b)
 
 
-@builtin("relu", pure="a value", **_elementwise(
+@builtin("relu", twice=True, pure="a value", **_elementwise(
     "relu", "The rectified linear unit max(x, 0).",
     "print(relu([-1.0, 0.0, 2.5]))\nprint(relu([1.0, -2.0; -0.5, 1.25]))",
     "The slope is 1 where x > 0 and 0 elsewhere (0 at x = 0 itself, as in PyTorch)."),
@@ -93,7 +93,7 @@ def relu(x):
     return A.relu(x)
 
 
-@builtin("leaky_relu", pure="a value", any_rank=True, category=CATEGORY,
+@builtin("leaky_relu", twice=True, pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("leaky_relu(x)", "number or tensor", "same shape", "x where x > 0, else 0.01 * x."),
                  Shape("leaky_relu(x, alpha)", "number or tensor, slope", "same shape",
                        "x where x > 0, else alpha * x.")],
@@ -107,7 +107,7 @@ def leaky_relu(x, alpha=0.01):
     return A.leaky_relu(x, alpha=alpha)
 
 
-@builtin("sigmoid", pure="a value", **_elementwise(
+@builtin("sigmoid", twice=True, pure="a value", **_elementwise(
     "sigmoid", "The logistic function 1 / (1 + exp(-x)).",
     "print(round(sigmoid([0.0, 2.0, -2.0]), 4))",
     "Computed as 1 / (1 + exp(-x)): where exp(-x) overflows to Inf (x below about -709) that is "
@@ -117,7 +117,7 @@ def sigmoid(x):
     return A.sigmoid(x)
 
 
-@builtin("tanh", pure="a value", **_elementwise(
+@builtin("tanh", twice=True, pure="a value", **_elementwise(
     "tanh", "The hyperbolic tangent.",
     "print(round(tanh([0.0, 1.0, -1.0]), 4))",
     "The derivative 1 - tanh(x)^2 reuses the forward value."), grad=_unary())
@@ -125,7 +125,7 @@ def tanh(x):
     return A.tanh(x)
 
 
-@builtin("gelu", pure="a value", **_elementwise(
+@builtin("gelu", twice=True, pure="a value", **_elementwise(
     "gelu", "The Gaussian error linear unit x * Phi(x), Phi the standard normal CDF.",
     "print(round(gelu([-1.0, 0.0, 1.0]), 4))",
     "The exact form with the error function, 0.5 * x * (1 + erf(x / sqrt(2))) (PyTorch's default), "
@@ -135,7 +135,7 @@ def gelu(x):
     return A.gelu(x)
 
 
-@builtin("silu", pure="a value", **_elementwise(
+@builtin("silu", twice=True, pure="a value", **_elementwise(
     "silu", "The sigmoid linear unit (swish) x * sigmoid(x).",
     "print(round(silu([-2.0, 0.0, 2.0]), 4))",
     "As torch.nn.functional.silu: x / (1 + exp(-x)), smooth, close to relu for large |x| and "
@@ -152,7 +152,7 @@ AXIS_NOTE = ("axis = -1 (the default) is the last axis: each row of a matrix, th
              "several axes at once.")
 
 
-@builtin("softmax", pure="a value", any_rank=True, category=CATEGORY,
+@builtin("softmax", twice=True, pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("softmax(x)", "number or tensor", "same shape", "The softmax along the last axis."),
                  Shape("softmax(x, axis = k)", "tensor, axis or list of axes", "same shape",
                        "The softmax along axis k (or axes [j, k]): each slice sums to 1.")],
@@ -174,7 +174,7 @@ def softmax(x, axis=-1.0):
     return A.softmax(x, axis=axis)
 
 
-@builtin("log_softmax", pure="a value", any_rank=True, category=CATEGORY,
+@builtin("log_softmax", twice=True, pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("log_softmax(x)", "number or tensor", "same shape", "log(softmax) along the last axis."),
                  Shape("log_softmax(x, axis = k)", "tensor, axis or list of axes", "same shape",
                        "log(softmax) along axis k (or axes [j, k]).")],
@@ -191,7 +191,7 @@ def log_softmax(x, axis=-1.0):
     return A.log_softmax(x, axis=axis)
 
 
-@builtin("softmax_rows", pure="a value", category=CATEGORY,
+@builtin("softmax_rows", twice=True, pure="a value", category=CATEGORY,
          shapes=[Shape("softmax_rows(x)", "matrix", "matrix", "The softmax of each row."),
                  Shape("softmax_rows(v)", "vector", "vector", "The softmax of the whole vector.")],
          summary="Turns each row of scores into probabilities: exp(x) divided by its row's sum. "
@@ -206,7 +206,7 @@ def softmax_rows(x):
     return A.softmax_rows(x)
 
 
-@builtin("log_softmax_rows", pure="a value", category=CATEGORY,
+@builtin("log_softmax_rows", twice=True, pure="a value", category=CATEGORY,
          shapes=[Shape("log_softmax_rows(x)", "matrix", "matrix", "log(softmax) of each row."),
                  Shape("log_softmax_rows(v)", "vector", "vector", "log(softmax) of the whole vector.")],
          summary="The logarithm of each row's softmax, computed without ever taking log of 0. "
@@ -221,7 +221,7 @@ def log_softmax_rows(x):
     return A.log_softmax_rows(x)
 
 
-@builtin("dropout", pure="a value", any_rank=True, category=CATEGORY,
+@builtin("dropout", twice=True, pure="a value", any_rank=True, category=CATEGORY,
          shapes=[Shape("dropout(x, rate)", "number or tensor, rate in [0, 1)", "same shape",
                        "Zeroes each element with probability rate, scales the rest by 1/(1 - rate)."),
                  Shape("spec |> dropout(rate)", "model spec, rate in [0, 1)", "model spec",

@@ -11,7 +11,7 @@ from .registry import Const, GradCase, Shape, builtin
 CATEGORY = "Linear algebra"
 
 
-@builtin("matmul", pure="a value", category=CATEGORY, any_rank=True,
+@builtin("matmul", twice=True, pure="a value", category=CATEGORY, any_rank=True,
          shapes=[Shape("matmul(A, B)", "matrices", "matrix", "The matrix product, as A * B."),
                  Shape("matmul(A, B)", "arrays ... x m x k and ... x k x n", "array",
                        "One matrix product per batch item; the leading axes are the batch, "
@@ -44,7 +44,7 @@ def matmul(a, b):
     return products.matmul(x, y)
 
 
-@builtin("einsum", pure="a value", category=CATEGORY, any_rank=True,
+@builtin("einsum", twice=True, pure="a value", category=CATEGORY, any_rank=True,
          shapes=[Shape('einsum("ij,jk->ik", A, B, ...)', "subscripts, tensors", "tensor or number",
                        "Sums of products over the letters left out of the output."),
                  Shape('einsum("ij,jk", A, B)', "subscripts without ->, tensors", "tensor or number",

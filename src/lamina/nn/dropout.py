@@ -1,10 +1,13 @@
 """Inverted dropout: one mask function, used by dropout(x, rate) on the one global
-generator and by the model API's dropout layer on the model's own generator."""
+generator and by the model API's dropout layer on the model's own generator. Its gradient is
+the same mask times g, a constant factor, so it is differentiable twice (autodiff/tape.py)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff.tape import record
+from ..autodiff.indexing import masked
+from ..autodiff.ops import emul
+from ..autodiff.tape import TAPE, record, second_order
 from ..errors import LaminaError
 from ..rng import generator
 from ..values import as_float, numeric
@@ -23,6 +26,7 @@ def check_rate(rate, who: str) -> float:
     return r
 
 
+@second_order
 def dropout(x, rate):
     """Keep each element with probability 1 - rate and scale survivors by 1/(1 - rate)."""
     v = numeric(x, "dropout's x")
@@ -33,4 +37,10 @@ def dropout(x, rate):
     out = v * keep
     if type(out) is not np.ndarray or out.ndim == 0:
         out = float(out)
-    return record(out, [x], [lambda g: g * keep if np.ndim(keep) else float(g * keep)])
+    return record(out, [x], [lambda g: _kept(g, keep) if TAPE.keeping
+                             else g * keep if np.ndim(keep) else float(g * keep)])
+
+
+def _kept(g, keep: np.ndarray):
+    """The mask times g on the tape."""
+    return masked(g, keep) if np.ndim(keep) else emul(g, float(keep))
