@@ -96,9 +96,10 @@ NORMAL = "y = [4.1, 5.3, 3.8, 6.2, 5.0, 4.4, 5.9, 4.7]\n"
          summary="Fits parameters by maximum likelihood: minimizes a negative log-likelihood written in "
                  "Lamina with exact gradients, and gives standard errors from the exact Hessian, with z "
                  "and p values, log-likelihood, AIC and BIC, printed as R's summary(mle).",
-         examples=[POISSON + "nll = b -> -(y' * (X * b) - ones(8)' * exp(X * b))\n"
-                   "fit = mle(nll, [0.0, 0.0], nobs = 8)\nprint(fit)",
-                   NORMAL + "nll = p -> 8 * log(p.sigma) + ((y - p.mu)' * (y - p.mu)) / (2 * p.sigma ^ 2)\n"
+         examples=[POISSON + "nll = b -> sum(exp(X * b)) - y' * (X * b) + sum(lgamma(y + 1))\n"
+                   "fit = mle(nll, [0.0, 0.0], nobs = 8)\nprint(fit)\n"
+                   "print(round(fit.loglik - loglik(glm(x, y, family = \"poisson\")), 8))",
+                   NORMAL + "nll = p -> -sum(normal(p.mu, p.sigma).logpdf(y))\n"
                    "fit = mle(nll, {mu = 4.0, sigma = 2.0}, transform = {sigma = \"log\"})\n"
                    "print(round(fit.coef.mu, 4), round(fit.coef.sigma, 4), round(fit.se.sigma, 4))\n"
                    "print(confint(fit))\nprint(round(vcov(fit), 6))"],

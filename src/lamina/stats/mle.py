@@ -6,8 +6,8 @@ shaped as `start`) returning the negative log-likelihood. The fit:
 1. minimizes nll from start by optim/minimize.py (BFGS by default), every evaluation handing
    SciPy the value and its exact gradient from the tape;
 2. polishes the minimum with Newton steps on the exact Hessian (at most POLISH_STEPS, each
-   halved until nll does not rise), until the Newton decrement g'H^-1 g, twice the distance to
-   the minimum of the local quadratic, is below POLISHED; the fit has converged when it is
+   halved until nll does not rise, whole once the decrement is below LOCAL), until the Newton
+   decrement g'H^-1 g, twice the distance to the minimum of the local quadratic, is below POLISHED; the fit has converged when it is
    below CONVERGED there, whatever the optimizer said;
 3. takes the covariance of the estimates as the inverse of the exact Hessian there (the observed
    information), the standard errors as the square roots of its diagonal, z = estimate / se and
@@ -39,7 +39,8 @@ from ..warnings import warn
 from .summary import SIGNIF, coefficient_table, joint, layout
 
 POLISH_STEPS = 10
-POLISHED = 1e-20        # the Newton decrement at which polishing stops
+POLISHED = 1e-24        # the Newton decrement at which polishing stops
+LOCAL = 1e-12           # ... below which a Newton step is taken whole
 CONVERGED = 1e-8        # ... and at most which the fit counts as converged
 SINGULAR = 1e-12        # smallest / largest eigenvalue of the Hessian below which it is singular
 
@@ -326,8 +327,9 @@ def _finish(fitting: FittingScale, point: Point, start, terms, scales, result, n
 
 def polish(fitting: FittingScale, eta: np.ndarray) -> tuple:
     """(eta, the Hessian there, Newton steps taken, the Newton decrement there: NaN where the
-    Hessian is not positive definite) after Newton steps from eta."""
-    steps = 0
+    Hessian is not positive definite) after Newton steps from eta. Near the minimum a step
+    squares the decrement; one that does not shrink it fourfold there has reached rounding."""
+    steps, before = 0, math.inf
     while True:
         value, g = fitting.value_and_gradient(eta)
         H = fitting.hessian(eta)
@@ -337,12 +339,15 @@ def polish(fitting: FittingScale, eta: np.ndarray) -> tuple:
             return eta, H, steps, math.nan
         step = np.linalg.solve(chol.T, np.linalg.solve(chol, g))
         decrement = float(g @ step)
-        if decrement <= POLISHED or steps == POLISH_STEPS or not np.all(np.isfinite(step)):
+        if (decrement <= POLISHED or steps == POLISH_STEPS or not np.all(np.isfinite(step))
+                or decrement <= LOCAL and decrement > before / 4):
             return eta, H, steps, decrement
-        moved = _halving(fitting, eta, step, value)
+        # Within LOCAL of the minimum the quadratic model is exact to rounding and nll's changes
+        # are rounding too: the step is taken whole (it is 1e-6 standard errors at most).
+        moved = eta - step if decrement <= LOCAL else _halving(fitting, eta, step, value)
         if moved is None:
             return eta, H, steps, decrement
-        eta, steps = moved, steps + 1
+        eta, steps, before = moved, steps + 1, decrement
 
 
 def _halving(fitting: FittingScale, eta: np.ndarray, step: np.ndarray, value: float):
