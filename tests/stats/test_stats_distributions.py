@@ -27,6 +27,8 @@ SCIPY = {
     "f_dist": ((4.0, 9.0), st.f(4.0, 9.0)),
     "gamma_dist": ((2.5, 0.5), st.gamma(2.5, scale=2.0)),
     "beta_dist": ((2.0, 5.0), st.beta(2.0, 5.0)),
+    "weibull": ((1.5, 2.0), st.weibull_min(1.5, scale=2.0)),
+    "negative_binomial": ((3.0, 0.4), st.nbinom(3.0, 0.4)),
 }
 
 
