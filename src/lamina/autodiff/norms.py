@@ -13,7 +13,10 @@ import numpy as np
 
 from ..errors import LaminaError, describe_shape
 from ..values import Tracked, format_number
-from .tape import record
+from .functions import abs as absolute
+from .indexing import scatter
+from .ops import ediv, emul, epow
+from .tape import TAPE, record, second_order
 
 MATRIX_KINDS = "none or \"fro\" (Frobenius), 2 (spectral: the largest singular value), 1 (largest " \
                "column sum of |a|) or Inf (largest row sum)"
@@ -25,7 +28,7 @@ def norm(a, p=None):
     if p is not None:
         check_p(p)
     if type(x) is float:
-        return record(abs(x), (a,), (lambda g: g * (1.0 if x > 0 else -1.0 if x < 0 else 0.0),))
+        return record(abs(x), (a,), (1.0 if x > 0 else -1.0 if x < 0 else 0.0,))      # a constant slope
     if x.ndim == 1 or p is None or p == "fro":
         if x.ndim == 1 and p == "fro":
             raise LaminaError("ValueError", "norm(v, \"fro\") is for matrices; a vector's norm takes "
@@ -52,6 +55,7 @@ def _show(p) -> str:
     return f"\"{p}\"" if isinstance(p, str) else format_number(p)
 
 
+@second_order
 def _p_norm(a, x: np.ndarray, p: float):
     big = float(np.max(np.abs(x))) if x.size else 0.0
     if big == 0.0 or not math.isfinite(big):          # zeros, or Inf / NaN (NaN beats Inf)
@@ -63,17 +67,31 @@ def _p_norm(a, x: np.ndarray, p: float):
         out = big
 
         def vjp(g):
+            if TAPE.keeping:
+                key = tuple(int(j) for j in np.unravel_index(i, x.shape))
+                return scatter(emul(g, float(np.sign(x[key]))), x.shape, key, x.dtype)
             back = np.zeros(x.shape, x.dtype)
             back.reshape(-1)[i] = g * np.sign(x.reshape(-1)[i])
             return back
         return record(out, (a,), (vjp,))
     out = big * float(np.sum(y ** p)) ** (1.0 / p)
     if p == 1.0:
-        return record(out, (a,), (lambda g: g * np.sign(x),))
-    return record(out, (a,), (lambda g: g * np.sign(x) * (np.abs(x) / out) ** (p - 1.0),))
+        return record(out, (a,), (lambda g: emul(g, np.sign(x)) if TAPE.keeping else g * np.sign(x),))
+    return record(out, (a,), (lambda g: _p_slope(g, a, x, p) if TAPE.keeping
+                              else g * np.sign(x) * (np.abs(x) / out) ** (p - 1.0),))
+
+
+def _p_slope(g, a, x: np.ndarray, p: float):
+    """The p-norm's gradient on the tape: g sign(x) (|x| / norm) ^ (p - 1), which for p = 2 is g x / norm."""
+    out = _p_norm(a, x, p)
+    if p == 2.0:
+        return emul(g, ediv(a, out))
+    return emul(g, emul(np.sign(x), epow(ediv(absolute(a), out), p - 1.0)))
 
 
 def _spectral(a, x: np.ndarray):
+    """The largest singular value (first order only: its second derivative needs the other
+    singular vectors)."""
     if not x.size:
         return record(0.0, (a,), (lambda g: np.zeros(x.shape, x.dtype),))
     if not np.isfinite(x).all():
@@ -83,6 +101,7 @@ def _spectral(a, x: np.ndarray):
     return record(float(s[0]), (a,), (lambda g: g * np.outer(U[:, 0], Vt[0]),))
 
 
+@second_order
 def _induced(a, x: np.ndarray, axis: int):
     """The 1-norm (axis 0: the largest sum of |a| down a column) or the Inf-norm (axis 1: rows)."""
     if not x.size:
@@ -91,6 +110,9 @@ def _induced(a, x: np.ndarray, axis: int):
     k = int(np.argmax(sums))
 
     def vjp(g):
+        if TAPE.keeping:
+            key = (slice(None), k) if axis == 0 else (k, slice(None))
+            return scatter(emul(g, np.sign(x[key])), x.shape, key, x.dtype)
         back = np.zeros(x.shape, x.dtype)
         if axis == 0:
             back[:, k] = g * np.sign(x[:, k])

@@ -20,7 +20,11 @@ import numpy as np
 
 from ..errors import LaminaError, describe_shape, shape_str
 from ..values import Tracked, as_int, describe, lamina_value
-from .tape import record
+from .functions import exp
+from .indexing import masked, reshaped, scatter
+from .ops import ediv, emul, sub
+from .shaping import permute, reshape
+from .tape import TAPE, record, record1, second_order, second_order_vjp
 
 
 def check_axis(shape: tuple, axis, what: str):
@@ -98,6 +102,7 @@ def gathered(x: np.ndarray, axes: tuple):
     return merged, lambda y: np.transpose(y.reshape(moved.shape), inverse)
 
 
+@second_order_vjp
 def _left_out(g):
     """The VJP of a number that skipnan left out (a NaN): no gradient, as a NaN element gets."""
     return 0.0
@@ -112,6 +117,14 @@ def _spread(g, shape: tuple, dtype):
     full = np.empty(shape, dtype=dtype)
     full[...] = g
     return full
+
+
+@second_order
+def spread(g, shape: tuple, dtype, axes):
+    """`_spread` on the tape (a reduction's gradient in a keep sweep): its VJP is the sum over the
+    reduced `axes` (None: every element)."""
+    v = g.value if type(g) is Tracked else g
+    return record1(_spread(v, shape, dtype), g, lambda h: sum(h, axes))
 
 
 def _quiet(fn, *args, **kwargs):
@@ -129,6 +142,7 @@ def _reduce(fn, x: np.ndarray, axes):
     return lamina_value(_quiet(fn, x, axis=axes, keepdims=axes is not None))
 
 
+@second_order
 def sum(a, axis=None, skipnan=False):
     if type(a) is np.ndarray and axis is None and not skipnan and a.dtype is _F64 and a.size:
         return float(_add_reduce(a, axis=None))      # np.sum's own pairwise sum, without its wrappers
@@ -139,11 +153,14 @@ def sum(a, axis=None, skipnan=False):
     axes = reduced_axes(x.shape, axis, "sum")
     shape = x.shape
     if not skipnan:
-        return record(_reduce(np.sum, x, axes), (a,), (lambda g: _spread(g, shape, x.dtype),))
+        return record(_reduce(np.sum, x, axes), (a,), (lambda g: spread(g, shape, x.dtype, axes) if TAPE.keeping
+                                                       else _spread(g, shape, x.dtype),))
     keep = ~np.isnan(x)
-    return record(_reduce(np.nansum, x, axes), (a,), (lambda g: _spread(g, shape, x.dtype) * keep,))
+    return record(_reduce(np.nansum, x, axes), (a,), (lambda g: masked(spread(g, shape, x.dtype, axes), keep)
+                                                      if TAPE.keeping else _spread(g, shape, x.dtype) * keep,))
 
 
+@second_order
 def mean(a, axis=None, skipnan=False):
     if type(a) is np.ndarray and axis is None and not skipnan and a.dtype is _F64 and a.size:
         return float(_add_reduce(a, axis=None)) / a.size     # as np.mean divides its sum
@@ -156,11 +173,21 @@ def mean(a, axis=None, skipnan=False):
     if not skipnan:
         # an empty x has nothing to spread the gradient over (and its mean is NaN): 1 spares the 0
         count = max(x.size if axes is None else math.prod(x.shape[k] for k in axes), 1)
-        return record(_reduce(np.mean, x, axes), (a,), (lambda g: _spread(g / count, shape, x.dtype),))
+        return record(_reduce(np.mean, x, axes), (a,), (lambda g: spread(ediv(g, float(count)), shape, x.dtype, axes)
+                                                        if TAPE.keeping else _spread(g / count, shape, x.dtype),))
     keep = ~np.isnan(x)
     # a slice of NaNs only has nothing to spread its gradient over: 1 spares the 0 / 0
     counts = np.maximum(keep.sum(axis=axes, keepdims=axes is not None), 1)
-    return record(_reduce(np.nanmean, x, axes), (a,), (lambda g: _spread(g / counts, shape, x.dtype) * keep,))
+    return record(_reduce(np.nanmean, x, axes), (a,), (lambda g: _mean_skipping(g, counts, keep, axes, x.dtype)
+                                                       if TAPE.keeping
+                                                       else _spread(g / counts, shape, x.dtype) * keep,))
+
+
+def _mean_skipping(g, counts, keep: np.ndarray, axes, dtype):
+    """mean(x, skipnan = true)'s gradient on the tape: g over each slice's count of numbers,
+    spread over the numbers."""
+    per = ediv(g, float(counts) if axes is None else counts.astype(dtype))
+    return masked(spread(per, keep.shape, dtype, axes), keep)
 
 
 def amax(a, axis=None, skipnan=False):
@@ -173,6 +200,7 @@ def amin(a, axis=None, skipnan=False):
     return _extreme(a, axis, np.argmin, "min", skipnan)
 
 
+@second_order
 def _extreme(a, axis, arg, what: str, skipnan: bool):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
@@ -196,6 +224,8 @@ def _extreme(a, axis, arg, what: str, skipnan: bool):
         out = np.nan if empty else float(x.reshape(-1)[i])
 
         def vjp(g):
+            if TAPE.keeping:
+                return np.zeros(shape, dtype=x.dtype) if empty else scatter(g, shape, _position(i, shape), x.dtype)
             full = np.zeros(shape, dtype=x.dtype)
             full.reshape(-1)[i] = 0.0 if empty else g
             return full
@@ -209,16 +239,33 @@ def _extreme(a, axis, arg, what: str, skipnan: bool):
     out = np.where(empty, np.nan, np.take_along_axis(along, idx, k).reshape(kept_shape(shape, axes)))
 
     def vjp_axes(g):
+        if TAPE.keeping:
+            return _placed(g if empty is False else masked(g, ~empty), idx, k, shape, axes, x.dtype)
         full = np.zeros(along.shape, dtype=x.dtype)
         np.put_along_axis(full, idx, np.where(empty, 0.0, g).reshape(idx.shape), k)
         return back(full)
     return record(out, (a,), (vjp_axes,))
 
 
+def _position(i: int, shape: tuple) -> tuple:
+    """The key of element i (counting row by row) of an array of `shape`."""
+    return tuple(int(j) for j in np.unravel_index(i, shape))
+
+
+def _placed(g, idx: np.ndarray, k: int, shape: tuple, axes: tuple, dtype):
+    """max's or min's gradient along axes on the tape: each element of g (the kept shape) at the
+    element its slice picked (`idx` along axis k of the array _extreme searched), zeros elsewhere."""
+    ids = np.arange(math.prod(shape)).reshape(shape)
+    along = ids if len(axes) == 1 else gathered(ids, axes)[0]
+    picks = np.take_along_axis(along, idx, k).reshape(-1)       # in g's order: the kept axes keep theirs
+    return reshaped(scatter(reshaped(g, (picks.size,)), (ids.size,), (picks,), dtype), shape)
+
+
 def _same(y):
     return y
 
 
+@second_order
 def prod(a, axis=None, skipnan=False):
     x = a.value if type(a) is Tracked else a
     if type(x) is float:
@@ -232,13 +279,71 @@ def prod(a, axis=None, skipnan=False):
     shape = x.shape
     if axes is None:
         def vjp(g):
+            if TAPE.keeping:
+                return _prod_slope(g, a, x, None, keep)
             return g * _others(x.reshape(1, -1)).reshape(shape) * (1.0 if keep is None else keep)
         return record(out, (a,), (vjp,))
 
     def vjp_axes(g):
+        if TAPE.keeping:
+            return _prod_slope(g, a, x, axes, keep)
         merged, back = gathered(x, axes)
         return back(_others(merged)) * g * (1.0 if keep is None else keep)
     return record(out, (a,), (vjp_axes,))
+
+
+def _prod_slope(g, a, x: np.ndarray, axes, keep):
+    """prod's gradient on the tape: g times the product of the other elements of each slice
+    (x: a's value with skipnan's NaNs as 1, `keep` where they were not)."""
+    if keep is not None:
+        a = _ones_at_nan(a, keep)
+    if np.all(x != 0):
+        others = ediv(prod(a, axes), a)
+    else:
+        others = _others_exactly(a, x.shape, axes)
+    slope = emul(g, others)
+    return slope if keep is None else masked(slope, keep)
+
+
+@second_order
+def _ones_at_nan(a, keep: np.ndarray):
+    """a with its NaNs (where keep is false) replaced by 1, which prod(x, skipnan = true) leaves out."""
+    v = a.value if type(a) is Tracked else a
+    return record1(np.where(keep, v, 1.0), a, lambda g: masked(g, keep))
+
+
+def _others_exactly(a, shape: tuple, axes):
+    """For each element of a, the product of the others in its slice along `axes`, on the tape
+    and exact with zeros: each slice of m elements becomes an m x m matrix whose row i is the
+    slice with element i replaced by 1, and the rows are multiplied out."""
+    axes = tuple(range(len(shape))) if axes is None else axes
+    kept = [i for i in range(len(shape)) if i not in axes]
+    order = tuple(kept + list(axes))
+    moved = permute(a, order)
+    lead = tuple(shape[i] for i in kept)
+    rows = _beside(reshape(moved, lead + (-1,)), 1.0)
+    others = reshape(prod(rows, len(lead) + 1), tuple(shape[i] for i in order))
+    return permute(others, tuple(int(i) for i in np.argsort(order)))
+
+
+@second_order
+def _beside(v, diagonal: float):
+    """(..., m) to (..., m, m): row i holds v with its element i replaced by `diagonal`."""
+    x = v.value if type(v) is Tracked else v
+    m = x.shape[-1]
+    out = np.broadcast_to(x[..., None, :], x.shape[:-1] + (m, m)).copy()
+    out[..., np.arange(m), np.arange(m)] = diagonal
+    return record1(out, v, lambda h: _summed_beside(h))
+
+
+@second_order
+def _summed_beside(h):
+    """_beside's VJP: each column summed over the rows, the diagonal left out."""
+    y = h.value if type(h) is Tracked else h
+    m = y.shape[-1]
+    z = y.copy()
+    z[..., np.arange(m), np.arange(m)] = 0.0
+    return record1(z.sum(axis=-2), h, lambda g: _beside(g, 0.0))
 
 
 def _others(m):
@@ -249,3 +354,25 @@ def _others(m):
     left = np.concatenate([ones, np.cumprod(m[..., :-1], axis=-1)], axis=-1)
     right = np.concatenate([np.cumprod(m[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
     return left * right
+
+
+@second_order
+def logsumexp(a, axis=None):
+    """log(sum(exp(x))) over every element or along axes (kept with length 1, as sum's), computed
+    on x shifted by its largest element, so that large x do not overflow to Inf nor small x
+    underflow to -Inf. Its gradient is softmax: g exp(x - result)."""
+    x = a.value if type(a) is Tracked else a
+    if type(x) is float:
+        reduced_axes((), axis, "logsumexp")
+        return a
+    axes = reduced_axes(x.shape, axis, "logsumexp")
+    top = np.max(x, axis=axes, keepdims=True, initial=-np.inf)
+    shift = np.where(np.isfinite(top), top, 0.0)        # all -Inf, or an Inf: shifting by it would give NaN
+    out = np.log(np.sum(np.exp(x - shift), axis=axes, keepdims=True)) + shift
+    result = out if axes is not None else float(out.reshape(()))
+
+    def vjp(g):
+        if TAPE.keeping:
+            return emul(g, exp(sub(a, logsumexp(a, axes))))
+        return g * np.exp(x - out)
+    return record(result, (a,), (vjp,))

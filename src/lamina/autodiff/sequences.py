@@ -12,8 +12,10 @@ import numpy as np
 
 from ..errors import LaminaError, describe_shape
 from ..values import Tracked, float_array
+from .indexing import masked, reshaped
+from .ops import ediv, emul
 from .reductions import check_axis
-from .tape import record
+from .tape import TAPE, record, record1, second_order
 
 
 def _tensor(a, what: str) -> np.ndarray:
@@ -32,19 +34,32 @@ def diff(a, axis=None):
             raise LaminaError("ValueError", f"diff of {describe_shape(x.shape)} needs an axis: axis = 0 "
                               "for differences down each column, axis = 1 along each row.")
         k = 0
+    return _differences(a, k)
+
+
+@second_order
+def _differences(a, k: int):
+    """np.diff along axis k, on the tape; its VJP (_undifferenced) is its adjoint, and the
+    adjoint of that is this again."""
+    x = a.value if type(a) is Tracked else a
     shape = x.shape
-
-    def vjp(g):
-        back = np.zeros(shape, dtype=x.dtype)
-        lead = [slice(None)] * len(shape)
-        lag = list(lead)
-        lead[k], lag[k] = slice(1, None), slice(None, -1)
-        back[tuple(lead)] += g
-        back[tuple(lag)] -= g
-        return back
-    return record(np.diff(x, axis=k), (a,), (vjp,))
+    return record1(np.diff(x, axis=k), a, lambda g: _undifferenced(g, shape, k, x.dtype))
 
 
+@second_order
+def _undifferenced(g, shape: tuple, k: int, dtype):
+    """diff's VJP: each difference's gradient added to its later element and taken from its earlier."""
+    gv = g.value if type(g) is Tracked else g
+    back = np.zeros(shape, dtype=dtype)
+    lead = [slice(None)] * len(shape)
+    lag = list(lead)
+    lead[k], lag[k] = slice(1, None), slice(None, -1)
+    back[tuple(lead)] += gv
+    back[tuple(lag)] -= gv
+    return record1(back, g, lambda h: _differences(h, k))
+
+
+@second_order
 def cumprod(a, axis=None, skipnan: bool = False):
     """Running products along an axis (a matrix without one: row by row, as a vector)."""
     x = a.value if type(a) is Tracked else a
@@ -58,12 +73,46 @@ def cumprod(a, axis=None, skipnan: bool = False):
     in_shape = np.shape(x)
 
     def vjp(g):
+        if TAPE.keeping:
+            return _cumprod_slope(g, a, factors, out, ax, nan, in_shape)
         back = _cumprod_grad(np.moveaxis(factors, ax, -1), np.moveaxis(out, ax, -1), np.moveaxis(g, ax, -1))
         back = np.moveaxis(back, -1, ax)
         if skipnan:
             back = np.where(nan, 0.0, back)
         return float(back.reshape(-1)[0]) if not in_shape else back.reshape(in_shape)
     return record(out, (a,), (vjp,))
+
+
+def _cumprod_slope(g, a, factors: np.ndarray, out: np.ndarray, ax: int, nan, in_shape: tuple):
+    """cumprod's gradient on the tape: element j gets the sum over i >= j of g[i] y[i] / x[j]
+    (y the running products), a reverse running sum, where no factor is 0. With a zero factor
+    the quotient is undefined: a TapeError, not a wrong second derivative."""
+    if not np.all(factors != 0):
+        raise LaminaError("TapeError", "grad(..., keep = true) of cumprod needs factors that are not 0: "
+                          "with a zero among them its gradient is first order only here. Take the "
+                          "gradient without keep, or write the running product with prod.")
+    x = reshaped(a, factors.shape) if factors.shape != in_shape else a
+    if nan is not None:
+        x = _ones_where(x, nan)
+    y = cumprod(x, ax) if factors.ndim > 1 else cumprod(x)
+    back = ediv(_running_sum(emul(g, y), ax, True), x)
+    back = back if nan is None else masked(back, ~nan)
+    return reshaped(back, in_shape) if factors.shape != in_shape else back
+
+
+@second_order
+def _ones_where(a, nan: np.ndarray):
+    """a with 1 where `nan` holds (the NaNs cumprod(x, skipnan = true) leaves out)."""
+    v = a.value if type(a) is Tracked else a
+    return record1(np.where(nan, 1.0, v), a, lambda g: masked(g, ~nan))
+
+
+@second_order
+def _running_sum(g, ax: int, backward: bool):
+    """Running sums along axis ax, from the end when `backward`; each direction's VJP is the other."""
+    v = g.value if type(g) is Tracked else g
+    out = np.flip(np.cumsum(np.flip(v, ax), ax), ax) if backward else np.cumsum(v, ax)
+    return record1(out, g, lambda h: _running_sum(h, ax, not backward))
 
 
 def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -89,10 +138,11 @@ def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray) -> np.ndarray:
     return before * t
 
 
+@second_order
 def reverse(a, axis=None):
     """The elements in reverse order; a matrix: both axes (no axis), its rows (0) or each row (1)."""
     x = a.value if type(a) is Tracked else a
     k = check_axis(np.shape(x), axis, "reverse")
     if type(x) is not np.ndarray:
         return a
-    return record(np.flip(x, k).copy(), (a,), (lambda g: np.flip(g, k).copy(),))
+    return record(np.flip(x, k).copy(), (a,), (lambda g: reverse(g, k),))

@@ -17,15 +17,19 @@ import math
 import numpy as np
 
 from ..errors import LaminaError, describe_shape
-from ..values import as_int, describe, float_array, tensor_dtype, value_of
-from .tape import record
+from ..values import Tracked, as_int, describe, float_array, tensor_dtype, value_of
+from .broadcast import unbroadcast
+from .indexing import index, reshaped, scatter
+from .ops import emul
+from .tape import TAPE, record, record1, second_order
 
 
-def _block_vjp(index, shape: tuple):
-    """The VJP of a piece: its block `g[index]`, reshaped to the piece's own shape."""
+@second_order
+def _block_vjp(key: tuple, shape: tuple):
+    """The VJP of a piece: its block `g[key]`, reshaped to the piece's own shape."""
     if not shape:
-        return lambda g: float(g[index].reshape(()))
-    return lambda g: g[index].reshape(shape)
+        return lambda g: reshaped(index(g, key), ()) if TAPE.keeping else float(g[key].reshape(()))
+    return lambda g: reshaped(index(g, key), shape) if TAPE.keeping else g[key].reshape(shape)
 
 
 def reshape(a, shape: tuple, what: str = "reshape"):
@@ -40,16 +44,27 @@ def reshape(a, shape: tuple, what: str = "reshape"):
                           f"{arr.size}, but {describe_shape(shape)} holds {count}.")
     old = arr.shape
     out = float(arr.reshape(())) if not shape else arr.reshape(shape).copy()
-    return record(out, (a,), (_block_vjp(Ellipsis, old),))
+    return record(out, (a,), (_reshape_vjp(old),))
 
 
+@second_order
+def _reshape_vjp(shape: tuple):
+    """The VJP of reshape from `shape`: the gradient in that shape again (a number's, when the
+    result was a number of one element, as an array of it)."""
+    if not shape:
+        return lambda g: reshaped(g, ()) if TAPE.keeping else float(np.reshape(g, ()))
+    return lambda g: reshaped(g, shape) if TAPE.keeping else np.reshape(g, shape)
+
+
+@second_order
 def fill(v, shape: tuple, dtype):
     """A tensor of `shape` holding the number `v` everywhere (the number itself for shape ());
     the gradient for v is the sum of the result's."""
     x = value_of(v)
     if not shape:
         return record(x, (v,), (1.0,))
-    return record(np.full(shape, x, dtype=dtype), (v,), (lambda g: float(np.sum(g)),))
+    return record(np.full(shape, x, dtype=dtype), (v,), (lambda g: unbroadcast(g, ()) if TAPE.keeping
+                                                         else float(np.sum(g)),))
 
 
 def _inferred(arr: np.ndarray, shape: tuple, what: str) -> tuple:
@@ -82,6 +97,7 @@ def axis_of(k: int, rank: int, what: str, new: bool = False) -> int:
     return k % n
 
 
+@second_order
 def permute(a, perm: tuple):
     """The axes of `a` reordered: axis i of the result is axis perm[i] of `a` (NumPy's
     transpose, PyTorch's permute). Its gradient is permuted back."""
@@ -101,7 +117,8 @@ def permute(a, perm: tuple):
     if rank == 0:
         return record(float(arr), (a,), (1.0,))
     back = tuple(int(i) for i in np.argsort(axes))
-    return record(arr.transpose(axes).copy(), (a,), (lambda g: g.transpose(back),))
+    return record(arr.transpose(axes).copy(), (a,), (lambda g: permute(g, back) if TAPE.keeping
+                                                     else g.transpose(back),))
 
 
 def squeeze(a, axes=None):
@@ -224,7 +241,7 @@ def vcat(pieces: list):
         out = np.concatenate(flat)
         vjps, lo = [], 0
         for v, f in zip(values, flat):
-            vjps.append(_block_vjp(slice(lo, lo + len(f)), np.shape(v)))
+            vjps.append(_block_vjp((slice(lo, lo + len(f)),), np.shape(v)))
             lo += len(f)
         return record(out, pieces, vjps)
     cols = next(v.shape[1] for v in values if np.ndim(v) == 2)
@@ -245,6 +262,7 @@ def vcat(pieces: list):
     return record(out, pieces, vjps)
 
 
+@second_order
 def take(x, idx):
     """The elements of a vector (rows of a matrix) at the whole-number indices `idx`, which may
     repeat: a repeated item's gradients add up."""
@@ -253,17 +271,61 @@ def take(x, idx):
     shape = v.shape
 
     def vjp(g):
+        if TAPE.keeping:
+            return scatter(g, shape, (idx,), v.dtype)
         full = np.zeros(shape, dtype=v.dtype)
         np.add.at(full, idx, g)
         return full
     return record(v[idx].copy(), (x,), (vjp,))
 
 
+def diag(a, k: int = 0):
+    """diag(v): the square matrix with the vector v on its diagonal k (0 the main one, k > 0
+    above it, k < 0 below) and zeros elsewhere; diag(A): the diagonal k of a matrix, a vector.
+    Each is the other's VJP."""
+    if type(a) is np.ndarray:
+        a = float_array(a)                # a mask's diagonal matrix holds numbers
+    x = value_of(a)
+    if type(x) is not np.ndarray or x.ndim not in (1, 2):
+        raise LaminaError("TypeError", f"diag takes a vector (to make a diagonal matrix) or a matrix "
+                          f"(to read its diagonal), not {describe(a)}.")
+    if x.ndim == 1:
+        n = len(x) + (k if k > 0 else -k)
+        return placed_on_diagonal(a, k, (n, n))
+    return diagonal(a, k)
+
+
+def _diagonal_key(shape: tuple, k: int) -> tuple:
+    """The positions of diagonal k of a matrix of `shape`, as (rows, columns)."""
+    length = max(0, min(shape[0], shape[1] - k) if k >= 0 else min(shape[0] + k, shape[1]))
+    steps = np.arange(length)
+    return steps + max(-k, 0), steps + max(k, 0)
+
+
+@second_order
+def placed_on_diagonal(v, k: int, shape: tuple):
+    """Zeros of `shape` with the vector v on diagonal k."""
+    x = value_of(v)
+    out = np.zeros(shape, dtype=x.dtype)
+    out[_diagonal_key(shape, k)] = x
+    return record1(out, v, lambda g: diagonal(g, k))
+
+
+@second_order
+def diagonal(m, k: int):
+    """Diagonal k of the matrix m, as a vector."""
+    x = value_of(m)
+    shape = x.shape
+    return record1(x[_diagonal_key(shape, k)], m, lambda g: placed_on_diagonal(g, k, shape))
+
+
+@second_order
 def linspace(a, b, n: int):
     """n evenly spaced numbers from a to b, both included: a (1 - t) + b t for t = i / (n - 1)."""
     out = np.linspace(value_of(a), value_of(b), n)
     t = np.linspace(0.0, 1.0, n) if n > 1 else np.zeros(n)
-    return record(out, (a, b), (lambda g: float(np.dot(g, 1.0 - t)), lambda g: float(np.dot(g, t))))
+    return record(out, (a, b), (lambda g: unbroadcast(emul(g, 1.0 - t), ()) if TAPE.keeping else float(np.dot(g, 1.0 - t)),
+                                lambda g: unbroadcast(emul(g, t), ()) if TAPE.keeping else float(np.dot(g, t))))
 
 
 def sizes(args: tuple, what, infer: bool = False) -> tuple:
@@ -302,6 +364,7 @@ def like_items_of(out, xs):
     return out
 
 
+@second_order
 def astype(a, dtype):
     """A tensor converted to `dtype` (a fresh array even when it has it already); its gradient
     is converted back. A number stays a number: numbers are always float64."""
@@ -309,4 +372,4 @@ def astype(a, dtype):
     if type(x) is not np.ndarray:
         return a
     src = x.dtype
-    return record(x.astype(dtype), (a,), (lambda g: np.asarray(g, dtype=src),))
+    return record(x.astype(dtype), (a,), (lambda g: astype(g, src) if TAPE.keeping else np.asarray(g, dtype=src),))

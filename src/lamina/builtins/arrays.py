@@ -26,7 +26,7 @@ def _axes(order, what: str) -> tuple:
     return (as_int(order, what),)
 
 
-@builtin("fill", pure="a value", category=CATEGORY,
+@builtin("fill", pure="a value", twice=True, category=CATEGORY,
          shapes=[Shape("fill(v, n)", "number, length", "vector", "A vector of n copies of v."),
                  Shape("fill(v, r, c)", "number, rows, columns", "matrix", "An r x c matrix of v."),
                  Shape("fill(v, d0, d1, d2, ...)", "number, sizes", "array",
@@ -67,7 +67,7 @@ def ndims(x):
     return float(np.ndim(value_of(numeric_or_tracked(x, "ndims's argument"))))
 
 
-@builtin("permute", pure="a new tensor", category=CATEGORY, any_rank=True,
+@builtin("permute", pure="a new tensor", twice=True, category=CATEGORY, any_rank=True,
          shapes=[Shape("permute(x, order)", "tensor, vector of axes", "tensor",
                        "Axis i of the result is axis order[i] of x.")],
          summary="Reorders the axes of a tensor: axis i of the result is axis order[i] of x.",
@@ -84,7 +84,7 @@ def permute(x, order):
     return shaping.permute(numeric_or_tracked(x, "permute's argument"), _axes(order, "permute's order"))
 
 
-@builtin("squeeze", pure="a new tensor", category=CATEGORY, any_rank=True,
+@builtin("squeeze", pure="a new tensor", twice=True, category=CATEGORY, any_rank=True,
          shapes=[Shape("squeeze(x)", "tensor", "tensor", "x without its axes of length 1."),
                  Shape("squeeze(x, axis = k)", "tensor, axis or vector of axes", "tensor",
                        "Only axis k (or the axes listed), which must have length 1.")],
@@ -102,7 +102,7 @@ def squeeze(x, *, axis=None):
     return shaping.squeeze(numeric_or_tracked(x, "squeeze's argument"), axes)
 
 
-@builtin("unsqueeze", pure="a new tensor", category=CATEGORY, any_rank=True,
+@builtin("unsqueeze", pure="a new tensor", twice=True, category=CATEGORY, any_rank=True,
          shapes=[Shape("unsqueeze(x, k)", "tensor or number, position", "tensor",
                        "x with a new axis of length 1 at position k of the result.")],
          summary="Adds an axis of length 1 at position k (NumPy's expand_dims).",
@@ -120,7 +120,7 @@ def unsqueeze(x, k):
     return shaping.unsqueeze(numeric_or_tracked(x, "unsqueeze's argument"), as_int(k, "unsqueeze's position"))
 
 
-@builtin("cat", pure="a value", category=CATEGORY, any_rank=True,
+@builtin("cat", pure="a value", twice=True, category=CATEGORY, any_rank=True,
          shapes=[Shape("cat(a, b, ..., axis = k)", "tensors of one rank", "tensor",
                        "Joined along axis k (0 when not given); the other sizes must agree."),
                  Shape("cat(list, axis = k)", "list of tensors", "tensor", "The items of the list, joined.")],
@@ -138,7 +138,7 @@ def cat(*args, axis=0.0):
     return shaping.cat(pieces(args, "cat"), as_int(axis, "cat's axis"))
 
 
-@builtin("stack", pure="a value", category=CATEGORY, any_rank=True,
+@builtin("stack", pure="a value", twice=True, category=CATEGORY, any_rank=True,
          shapes=[Shape("stack(list, axis = k)", "list of tensors of one shape", "tensor",
                        "Stacked along a new axis at position k of the result (0 when not given)."),
                  Shape("stack(a, b, ..., axis = k)", "tensors of one shape", "tensor",

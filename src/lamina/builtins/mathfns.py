@@ -61,21 +61,21 @@ def _elementwise(name: str, meaning: str, example: str, output: str):
                 examples=[example], notes=output)
 
 
-@builtin("exp", pure="a value", any_rank=True, **_elementwise("exp", "The exponential e^x.", "print(round(exp([0.0, 1.0]), 4))",
+@builtin("exp", pure="a value", any_rank=True, twice=True, **_elementwise("exp", "The exponential e^x.", "print(round(exp([0.0, 1.0]), 4))",
                                "Computed with IEEE float64: exp(1000) is Inf. The derivative is exp(x) "
                                "itself, reused from the forward value."), grad=UNARY)
 def exp(x):
     return F.exp(numeric_or_tracked(x, "exp\'s argument"))
 
 
-@builtin("log", pure="a value", any_rank=True, **_elementwise("log", "The natural logarithm.", "print(log(exp(2.0)))",
+@builtin("log", pure="a value", any_rank=True, twice=True, **_elementwise("log", "The natural logarithm.", "print(log(exp(2.0)))",
                                "log(0) is -Inf and the log of a negative number is NaN (no error). "
                                "The derivative is 1/x."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
 def log(x):
     return F.log(numeric_or_tracked(x, "log\'s argument"))
 
 
-@builtin("log10", pure="a value", any_rank=True, **_elementwise("log10", "The base-10 logarithm.", "print(log10([1, 10, 1000, 0.01]))",
+@builtin("log10", pure="a value", any_rank=True, twice=True, **_elementwise("log10", "The base-10 logarithm.", "print(log10([1, 10, 1000, 0.01]))",
                                  "log10(0) is -Inf and the log of a negative number is NaN (no error). "
                                  "The derivative is 1/(x ln 10)."),
          grad=[GradCase(c.args, domain="positive") for c in UNARY])
@@ -83,7 +83,7 @@ def log10(x):
     return F.log10(numeric_or_tracked(x, "log10\'s argument"))
 
 
-@builtin("log2", pure="a value", any_rank=True, **_elementwise("log2", "The base-2 logarithm.", "print(log2([1, 8, 0.5]))",
+@builtin("log2", pure="a value", any_rank=True, twice=True, **_elementwise("log2", "The base-2 logarithm.", "print(log2([1, 8, 0.5]))",
                                 "log2(0) is -Inf and the log of a negative number is NaN (no error). "
                                 "The derivative is 1/(x ln 2)."),
          grad=[GradCase(c.args, domain="positive") for c in UNARY])
@@ -91,7 +91,7 @@ def log2(x):
     return F.log2(numeric_or_tracked(x, "log2\'s argument"))
 
 
-@builtin("log1p", pure="a value", any_rank=True, **_elementwise("log1p", "log(1 + x), accurate for x near 0.",
+@builtin("log1p", pure="a value", any_rank=True, twice=True, **_elementwise("log1p", "log(1 + x), accurate for x near 0.",
                                  "print(log1p(1e-10), log(1 + 1e-10))",
                                  "For tiny x, 1 + x rounds off the digits of x, and log(1 + x) loses "
                                  "them; log1p keeps them (log-likelihoods of small probabilities, "
@@ -102,7 +102,7 @@ def log1p(x):
     return F.log1p(numeric_or_tracked(x, "log1p\'s argument"))
 
 
-@builtin("expm1", pure="a value", any_rank=True, **_elementwise("expm1", "exp(x) - 1, accurate for x near 0.",
+@builtin("expm1", pure="a value", any_rank=True, twice=True, **_elementwise("expm1", "exp(x) - 1, accurate for x near 0.",
                                  "print(expm1(1e-10), exp(1e-10) - 1)",
                                  "The companion of log1p: exp(x) - 1 for tiny x cancels to a few "
                                  "correct digits, expm1 keeps all of them. The derivative is exp(x)."),
@@ -111,26 +111,26 @@ def expm1(x):
     return F.expm1(numeric_or_tracked(x, "expm1\'s argument"))
 
 
-@builtin("sqrt", pure="a value", any_rank=True, **_elementwise("sqrt", "The square root.", "print(sqrt([4.0, 2.25]))",
+@builtin("sqrt", pure="a value", any_rank=True, twice=True, **_elementwise("sqrt", "The square root.", "print(sqrt([4.0, 2.25]))",
                                 "The square root of a negative number is NaN. The derivative is "
                                 "1/(2 sqrt(x)), Inf at 0."), grad=[GradCase(c.args, domain="positive") for c in UNARY])
 def sqrt(x):
     return F.sqrt(numeric_or_tracked(x, "sqrt\'s argument"))
 
 
-@builtin("sin", pure="a value", any_rank=True, **_elementwise("sin", "The sine (radians).", "print(round(sin([0.0, 1.5707963267948966]), 4))",
+@builtin("sin", pure="a value", any_rank=True, twice=True, **_elementwise("sin", "The sine (radians).", "print(round(sin([0.0, 1.5707963267948966]), 4))",
                                "Infinite input gives NaN. The derivative is cos(x)."), grad=UNARY)
 def sin(x):
     return F.sin(numeric_or_tracked(x, "sin\'s argument"))
 
 
-@builtin("cos", pure="a value", any_rank=True, **_elementwise("cos", "The cosine (radians).", "print(round(cos([0.0, 3.141592653589793]), 4))",
+@builtin("cos", pure="a value", any_rank=True, twice=True, **_elementwise("cos", "The cosine (radians).", "print(round(cos([0.0, 3.141592653589793]), 4))",
                                "Infinite input gives NaN. The derivative is -sin(x)."), grad=UNARY)
 def cos(x):
     return F.cos(numeric_or_tracked(x, "cos\'s argument"))
 
 
-@builtin("abs", pure="a value", any_rank=True, **_elementwise("abs", "The absolute value.", "print(abs([-1.5, 0.0, 2.0]))",
+@builtin("abs", pure="a value", any_rank=True, twice=True, **_elementwise("abs", "The absolute value.", "print(abs([-1.5, 0.0, 2.0]))",
                                "The derivative is the sign of x, taken as 0 at x = 0."),
          grad=[GradCase(c.args, domain="away_from_zero") for c in UNARY])
 def abs_(x):
@@ -177,7 +177,7 @@ def _reduction(name: str, what: str, example: str, notes: str):
                 notes=f"{notes} {ORIENTATION} {SKIPNAN}")
 
 
-@builtin("sum", pure="a value", any_rank=True, **_reduction("sum", "The sum", "m = [1, 3; 2, 2]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))\n"
+@builtin("sum", pure="a value", any_rank=True, twice=True, **_reduction("sum", "The sum", "m = [1, 3; 2, 2]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))\n"
                              "print(m ./ sum(m, axis = 1), sum([1, NaN, 2], skipnan = true))",
                              "A matrix is summed over all elements unless an axis is given. The "
                              "gradient of a sum is 1 for every element it added; with skipnan a slice "
@@ -186,7 +186,7 @@ def sum_(x, axis=None, *, skipnan=False):
     return R.sum(numeric_or_tracked(x, "sum\'s argument"), axes_arg(axis, "sum"), _skip(skipnan, "sum"))
 
 
-@builtin("mean", pure="a value", any_rank=True, **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
+@builtin("mean", pure="a value", any_rank=True, twice=True, **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
                               "print(m - mean(m, axis = 0), mean([1, NaN, 3], skipnan = true))",
                               "The sum divided by the count; the mean of an empty tensor is NaN, and "
                               "so is the mean of a slice of NaNs only with skipnan."),
@@ -195,13 +195,36 @@ def mean(x, axis=None, *, skipnan=False):
     return R.mean(numeric_or_tracked(x, "mean\'s argument"), axes_arg(axis, "mean"), _skip(skipnan, "mean"))
 
 
-@builtin("prod", pure="a value", any_rank=True, **_reduction("prod", "The product", "print(prod([1, 2, 3, 4]), prod([1, 2; 3, 4], axis = 0))",
+@builtin("prod", pure="a value", any_rank=True, twice=True, **_reduction("prod", "The product", "print(prod([1, 2, 3, 4]), prod([1, 2; 3, 4], axis = 0))",
                               "The gradient for each element is the product of all the others, "
                               "computed from running products so that zeros are handled exactly; with "
                               "skipnan a NaN counts as 1."),
          grad=_REDUCE_CASES)
 def prod(x, axis=None, *, skipnan=False):
     return R.prod(numeric_or_tracked(x, "prod\'s argument"), axes_arg(axis, "prod"), _skip(skipnan, "prod"))
+
+
+@builtin("logsumexp", pure="a value", any_rank=True, twice=True, category=CATEGORY,
+         shapes=[Shape("logsumexp(x)", "tensor", "number", "log(sum(exp(x))) over every element."),
+                 Shape("logsumexp(x, axis = k)", "tensor, axis or list of axes", "row, column or array",
+                       "Along axis k (or axes [j, k]), each kept with length 1, as sum's.")],
+         summary="log(sum(exp(x))) without overflow: the log of a sum of exponentials, over every element "
+                 "or along axes.",
+         examples=["print(logsumexp([1000, 1000]), log(sum(exp([1000, 1000]))))",
+                   "m = [0, 1; 2, 3]\nprint(logsumexp(m, axis = 1))\nprint(round(exp(m - logsumexp(m, axis = 1)), 4))   # each row's softmax"],
+         notes="Computed as t + log(sum(exp(x - t))) with t the largest element of each slice, so "
+               "exp never overflows and the largest term is exactly 1, as scipy.special.logsumexp "
+               "and torch.logsumexp compute it (torch drops the axis unless keepdim = True). The "
+               "log-likelihood of a mixture and the normaliser of log-probabilities are written "
+               "with it: x - logsumexp(x, axis = 1) is each row's log-softmax. An empty tensor "
+               "gives -Inf (the log of an empty sum), a slice of -Inf only -Inf, an Inf element "
+               "Inf and a NaN NaN. The gradient is the softmax along the axes, "
+               f"exp(x - logsumexp(x)). {ORIENTATION}",
+         grad=[GradCase((V,)), GradCase((M,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}),
+               GradCase((S,)), GradCase((R3,)), GradCase((R3,), {"axis": -1}), GradCase((R3,), {"axis": [0, 2]}),
+               GradCase((R4,), {"axis": [3, 1]})])
+def logsumexp(x, axis=None):
+    return R.logsumexp(numeric_or_tracked(x, "logsumexp\'s argument"), axes_arg(axis, "logsumexp"))
 
 
 def _extreme(name: str, what: str, pair: str):
@@ -253,14 +276,14 @@ def _min_max(name: str, a, b, axis, skipnan, reduce, pairwise):
     return pairwise(*operands((a, f"{name}\'s argument"), (b, f"{name}\'s argument")))
 
 
-@builtin("max", pure="a value", any_rank=True, **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
+@builtin("max", pure="a value", any_rank=True, twice=True, **_extreme("max", "largest", "max(x, 0) clips negatives to 0"), grad=_EXTREME_CASES)
 def max_(a, b=None, axis=None, *, skipnan=False):
     if type(a) is float and type(b) is float and axis is None and skipnan is False:
         return F.maximum(a, b)      # two numbers, the case loops are made of
     return _min_max("max", a, b=b, axis=axis, skipnan=skipnan, reduce=R.amax, pairwise=F.maximum)
 
 
-@builtin("min", pure="a value", any_rank=True, **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
+@builtin("min", pure="a value", any_rank=True, twice=True, **_extreme("min", "smallest", "min(x, 1) caps values at 1"), grad=_EXTREME_CASES)
 def min_(a, b=None, axis=None, *, skipnan=False):
     if type(a) is float and type(b) is float and axis is None and skipnan is False:
         return F.minimum(a, b)      # two numbers, the case loops are made of
@@ -274,7 +297,7 @@ _PAIR_CASES = [GradCase((S, S), domain="away_from_zero"), GradCase((V, V), domai
                GradCase((R3, (2, 1, 4)), domain="away_from_zero"), GradCase((R4, S), domain="away_from_zero")]
 
 
-@builtin("mod", pure="a value", any_rank=True, category=CATEGORY,
+@builtin("mod", pure="a value", any_rank=True, twice=True, category=CATEGORY,
          shapes=[Shape("mod(a, b)", "two numbers or tensors", "broadcast shape",
                        "a - b floor(a / b): the remainder with the sign of b.")],
          summary="The floored remainder of a divided by b, as Julia's mod: the result has the sign of "
@@ -293,7 +316,7 @@ def mod(a, b):
     return ops.mod(*operands((a, "mod\'s first argument"), (b, "mod\'s second argument")))
 
 
-@builtin("clamp", pure="a value", any_rank=True, category=CATEGORY,
+@builtin("clamp", pure="a value", any_rank=True, twice=True, category=CATEGORY,
          shapes=[Shape("clamp(x, lo, hi)", "number or tensor, two bounds", "shape of x",
                        "Each element of x limited to [lo, hi].")],
          summary="Limits each element to the interval [lo, hi]: values below lo become lo, above hi "

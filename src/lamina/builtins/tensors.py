@@ -123,7 +123,7 @@ def range_(a, b=None, step=1.0):
     return out
 
 
-@builtin("linspace", pure="a vector", category=CATEGORY,
+@builtin("linspace", pure="a vector", twice=True, category=CATEGORY,
          shapes=[Shape("linspace(a, b, n)", "start, stop, count", "vector",
                        "n evenly spaced numbers from a to b, both included.")],
          summary="n evenly spaced numbers from a to b inclusive.",
@@ -145,7 +145,7 @@ def _end(x, what: str):
     return as_float(x, what)
 
 
-@builtin("reshape", pure="a new tensor", category=CATEGORY, any_rank=True,
+@builtin("reshape", pure="a new tensor", twice=True, category=CATEGORY, any_rank=True,
          shapes=[Shape("reshape(x, n)", "tensor, length", "vector", "The elements as a vector."),
                  Shape("reshape(x, r, c)", "tensor, rows, columns", "matrix", "The elements as r x c."),
                  Shape("reshape(x, d0, d1, d2, ...)", "tensor, sizes", "array",
@@ -172,7 +172,7 @@ def reshape(x, *dims):
     return shaping.reshape(numeric_or_tracked(x, "reshape\'s argument"), shape)
 
 
-@builtin("transpose", pure="a new matrix", category=CATEGORY,
+@builtin("transpose", pure="a new matrix", twice=True, category=CATEGORY,
          shapes=[Shape("transpose(x)", "tensor", "matrix", "The same as x': rows become columns.")],
          summary="Swaps rows and columns; a vector becomes a 1 x n row. The same as the ' operator.",
          examples=["print(transpose([1, 2; 3, 4]), size(transpose([1, 2, 3])))"],
@@ -183,13 +183,34 @@ def transpose(x):
     return ops.transpose(numeric_or_tracked(x, "transpose\'s argument"))
 
 
+@builtin("diag", pure="a value", twice=True, category=CATEGORY,
+         shapes=[Shape("diag(v)", "vector", "matrix", "The square matrix with v on its diagonal, zeros elsewhere."),
+                 Shape("diag(A)", "matrix", "vector", "The diagonal of A."),
+                 Shape("diag(x, k)", "vector or matrix, whole number", "matrix or vector",
+                       "Diagonal k instead: above the main one for k > 0, below it for k < 0.")],
+         summary="A diagonal matrix from a vector, or the diagonal of a matrix as a vector.",
+         examples=["print(diag([1, 2, 3]))", "A = [1, 2, 3; 4, 5, 6]\nprint(diag(A), diag(A, 1), diag(A, -1))",
+                   "print(diag([1, 2], 1))"],
+         notes="As MATLAB's diag and NumPy's: a vector of length n gives an n x n matrix (n + |k| "
+               "square with an offset k), and a matrix of any shape gives its diagonal (as long as "
+               "the shorter side, less the offset; empty when k passes the corner). So diag(diag(A)) "
+               "keeps A's diagonal and zeros the rest, and sum(diag(A)) is trace(A). A number is a "
+               "TypeError: [x] is a vector of one. The gradient of each form is the other form "
+               "applied to the result's gradient.",
+         grad=[GradCase(((3,),)), GradCase(((3, 3),)), GradCase(((2, 4),)), GradCase(((4, 2),)),
+               GradCase(((3,), Const(1.0))), GradCase(((2,), Const(-2.0))), GradCase(((3, 4), Const(-1.0))),
+               GradCase(((3, 4), Const(2.0)))])
+def diag(x, k=0.0):
+    return shaping.diag(numeric_or_tracked(x, "diag\'s argument"), as_int(k, "diag's offset k"))
+
+
 def pieces(args: tuple, name: str) -> list:
     if len(args) == 1 and isinstance(args[0], list):
         args = tuple(args[0])
     return operands(*((p, f"{name}\'s argument") for p in args))
 
 
-@builtin("hcat", pure="a matrix", category=CATEGORY,
+@builtin("hcat", pure="a matrix", twice=True, category=CATEGORY,
          shapes=[Shape("hcat(a, b, ...)", "tensors with equal row counts", "matrix",
                        "Side by side; a vector counts as a column."),
                  Shape("hcat(list)", "list of tensors", "matrix", "The items of the list, side by side.")],
@@ -204,7 +225,7 @@ def hcat(*args):
     return shaping.hcat(pieces(args, "hcat"))
 
 
-@builtin("vcat", pure="a value", category=CATEGORY,
+@builtin("vcat", pure="a value", twice=True, category=CATEGORY,
          shapes=[Shape("vcat(u, v, ...)", "vectors or numbers", "vector", "One longer vector."),
                  Shape("vcat(A, B, ...)", "matrices with equal column counts", "matrix",
                        "Stacked top to bottom; a vector counts as a column."),
