@@ -1,20 +1,23 @@
 """Activations and losses differentiated twice (grad with keep, autodiff/tape.py "Second order"):
 the Hessian of a scalar function through each, taken as the kept gradient's elements
 differentiated again, equals torch.autograd.functional.hessian in float64 on numbers, vectors,
-matrices and arrays of rank 3 and 4; one third derivative."""
+matrices and arrays of rank 3 and 4; dense and dropout too; third derivatives; and a program's
+hessian() of a logistic loss against the textbook formula."""
 import numpy as np
 import pytest
 
+from builtin_checks import run_with
 from hessian_checks import assert_hessians_equal, hessian, squares, torch_squares, weights
 from hessian_checks import torch_hessian as torch_hessian_of
 from lamina.autodiff import ops
 from lamina.autodiff.grad import grad
 from lamina.autodiff.indexing import index
 from lamina.autodiff.tape import TAPE
+from lamina.lang.scope import mangle
 from lamina.nn import activations as A
 from lamina.nn import dense as D
-from lamina.nn.dropout import dropout
 from lamina.nn import losses as L
+from lamina.nn.dropout import dropout
 from lamina.rng import reseed
 from lamina.values import value_of
 
@@ -240,3 +243,14 @@ def test_dropout_hessian_equals_torch_with_the_same_mask(rng, shape):
     ours = hessian(lambda v: squares(dropout(v, 0.5), w), [x])
     theirs = torch_hessian_of(torch, lambda t: torch_squares(t * t64(kept), t64(w)), [x])
     assert_hessians_equal(ours, theirs)
+
+
+def test_a_programs_logistic_regression_hessian_is_the_textbook_one(rng):
+    # d2/dw2 of the mean logistic loss is X' diag(p (1 - p)) X / n, with p = sigmoid(X w).
+    X, y, w = rng.standard_normal((6, 3)), rng.integers(0, 2, 6).astype(float), rng.standard_normal(3)
+    interp = run_with("H1 = hessian(v -> binary_cross_entropy(X * v, y, from = \"logits\"), w)\n"
+                      "H2 = hessian(v -> binary_cross_entropy(sigmoid(X * v), y), w)", X=X, y=y, w=w)
+    p = 1 / (1 + np.exp(-X @ w))
+    expected = X.T @ (X * (p * (1 - p))[:, None]) / len(y)
+    for name in ("H1", "H2"):
+        np.testing.assert_allclose(interp.namespace[mangle(name)], expected, rtol=1e-12, atol=1e-14)
