@@ -344,3 +344,70 @@ def test_the_example_fits_agree_with_statsmodels():
     assert counts.loglik == pytest.approx(nb.llf, rel=1e-12)
     assert lines[0] == "pumps: 200, failed: 177, censored: 23"
     assert lines[-1].startswith("negative binomial: b1 = ") and any("Fitted as log(k)" in s for s in lines)
+
+
+# -- profile-likelihood intervals (stats/profile.py) -----------------------------------------
+ZIP = ("y = [0, 6, 0, 0, 5, 0, 4, 0, 1, 0, 0, 5, 0, 0, 6, 1, 1, 0, 0, 0, 2, 0, 2, 0, 0, 2, 1, 4, 0, 0, 2, 3, 4, "
+       "0, 0, 1, 0, 3, 0, 2]\nzero = float64(y == 0)\n"
+       "nll = p -> -sum(zero .* log(p.pi + (1 - p.pi) * exp(-p.lambda)) + (1 - zero) .* (log(1 - p.pi) "
+       "+ y * log(p.lambda) - p.lambda - lgamma(y + 1)))\n"
+       "fit = mle(nll, {pi = 0.5, lambda = 1.0}, transform = {pi = \"logit\", lambda = \"log\"})\n")
+
+
+def zip_nll(pi, lam, y):
+    return -np.sum(np.where(y == 0, np.log(pi + (1 - pi) * np.exp(-lam)),
+                            np.log(1 - pi) + stats.poisson.logpmf(y, lam)))
+
+
+def test_profile_intervals_of_a_zero_inflated_poisson_equal_scipy_root_finding():
+    y = np.array([0, 6, 0, 0, 5, 0, 4, 0, 1, 0, 0, 5, 0, 0, 6, 1, 1, 0, 0, 0, 2, 0, 2, 0, 0, 2, 1, 4, 0, 0, 2, 3,
+                  4, 0, 0, 1, 0, 3, 0, 2], dtype=np.float64)
+    interp, lines, err = run(ZIP + "ci = confint(fit, method = \"profile\", level = 0.9)\nprint(ci)")
+    ci, fit = interp.get("ci"), interp.get("fit")
+    assert err == ""
+    q = stats.chi2.ppf(0.9, 1)
+    best = zip_nll(*fit.estimate, y)
+    # profile of pi: lambda minimized (bounded scalar search) at each pi, root of the deviance
+    prof_pi = lambda pi: 2 * (optimize.minimize_scalar(lambda lam: zip_nll(pi, lam, y), bounds=(0.5, 10),  # noqa: E731
+                                                       method="bounded", options={"xatol": 1e-12}).fun - best) - q
+    prof_lam = lambda lam: 2 * (optimize.minimize_scalar(lambda pi: zip_nll(pi, lam, y), bounds=(1e-6, 1 - 1e-6),  # noqa: E731
+                                                         method="bounded", options={"xatol": 1e-12}).fun - best) - q
+    pi_hat, lam_hat = fit.estimate
+    expected_lower = [optimize.brentq(prof_pi, 0.05, pi_hat), optimize.brentq(prof_lam, 1.0, lam_hat)]
+    expected_upper = [optimize.brentq(prof_pi, pi_hat, 0.95), optimize.brentq(prof_lam, lam_hat, 8.0)]
+    np.testing.assert_allclose(ci.get("lower"), expected_lower, rtol=1e-7)
+    np.testing.assert_allclose(ci.get("upper"), expected_upper, rtol=1e-7)
+    # R 4.2.2's stats4 confint(mle(...), level = 0.9) (interpolating its profile by splines):
+    # pi 0.3486202479 0.6276516228, lambda 2.0805974345 3.4156225145
+    np.testing.assert_allclose(ci.get("lower"), [0.3486202479, 2.0805974345], rtol=1e-4)
+    np.testing.assert_allclose(ci.get("upper"), [0.6276516228, 3.4156225145], rtol=1e-4)
+    assert lines[0] == "90% confidence intervals (profile likelihood): a table of term, lower, upper"
+
+
+def test_a_one_parameter_profile_is_the_likelihood_ratio_interval():
+    # Poisson mean of counts summing to 7 in 5: D(m) = 2 (5 m - 7 log m - (7 - 7 log(7 / 5)))
+    fit, _ = fitted("y = [2, 0, 1, 3, 1]\nfit = mle(m -> 5 * m - sum(y) * log(m), 1.0, transform = \"log\")")
+    interp, _, _ = run("y = [2, 0, 1, 3, 1]\nfit = mle(m -> 5 * m - sum(y) * log(m), 1.0, transform = \"log\")\n"
+                       "ci = confint(fit, method = \"profile\")")
+    ci = interp.get("ci")
+    d = lambda m: 2 * (5 * m - 7 * np.log(m) - (7 - 7 * np.log(7 / 5))) - stats.chi2.ppf(0.95, 1)  # noqa: E731
+    assert ci.get("lower")[0] == pytest.approx(optimize.brentq(d, 0.1, 1.4), rel=1e-9)
+    assert ci.get("upper")[0] == pytest.approx(optimize.brentq(d, 1.4, 10), rel=1e-9)
+    assert fit.estimate[0] == pytest.approx(1.4, rel=1e-12)
+
+
+def test_a_profile_that_never_reaches_the_bound_gives_an_infinite_limit_and_a_warning():
+    # nll = 1 - exp(-b^2): its minimum 0 at b = 0, and it never rises above 1 < chi2(0.95, 1) / 2
+    interp, _, err = run("fit = mle(b -> 1 - exp(-(b ^ 2)), 0.5)\nci = confint(fit, method = \"profile\")")
+    ci = interp.get("ci")
+    assert list(ci.get("lower")) == [-np.inf] and list(ci.get("upper")) == [np.inf]
+    assert err == ("warning: confint: the profile likelihood of theta stays within the interval's bound as far "
+                   "as it was followed, so its lower and upper limits are -Inf and Inf on its fitting scale (R gives NA). "
+                   "(m.lam:2)\n")
+
+
+def test_profile_intervals_are_for_mle_fits_and_the_method_is_checked():
+    e = error("ci = confint(linreg([1, 2, 3, 4], [1.0, 2.5, 2.9, 4.2]), method = \"profile\")")
+    assert e.kind == "ValueError" and "method = \"profile\" is for a fit of mle" in e.message
+    e = error(ZIP + "ci = confint(fit, method = \"exact\")")
+    assert e.kind == "ValueError" and e.message == "confint's method is \"wald\" or \"profile\", not \"exact\"."

@@ -61,7 +61,7 @@ BY_MODULE = {
         "minimize", "mle", "vcov",
     ),
     "linalg": (
-        "det", "dot", "inv", "kron", "norm", "outer", "solve", "trace",
+        "det", "dot", "inv", "kron", "logdet", "norm", "outer", "solve", "trace",
     ),
     "logic": (
         "all", "any", "isfinite", "isinf", "isnan",

@@ -65,9 +65,12 @@ def anova(*fits, test=None):
          float64_results=(FLOAT64_STATISTICS, ("result.lower", "result.upper")),
          shapes=[Shape("confint(fit)", "fitted model", "table {term, lower, upper}",
                        "95% confidence intervals of the coefficients."),
-                 Shape("confint(fit, level = 0.9)", "fitted model, probability", "table", "At another level.")],
+                 Shape("confint(fit, level = 0.9)", "fitted model, probability", "table", "At another level."),
+                 Shape("confint(fit, method = \"profile\")", "maximum likelihood fit (mle), method",
+                       "table", "Profile-likelihood intervals.")],
          summary="Confidence intervals of a fitted model's coefficients: exact t intervals for a "
-                 "linear model, Wald intervals for a GLM or logistic regression.",
+                 "linear model, Wald intervals for a GLM, logistic regression or mle fit, and "
+                 "profile-likelihood intervals for an mle fit.",
          examples=[DATA + "ci = confint(linreg(x, y))\nprint(ci)\nprint(round(ci.upper - ci.lower, 4))",
                    PLOTS + "print(confint(glm(t, \"aphids ~ nitrogen\", family = \"poisson\"), level = 0.9))"],
          notes="coef +- q se, with q the (1 + level) / 2 quantile of Student's t on the residual "
@@ -76,10 +79,15 @@ def anova(*fits, test=None):
                "R's confint of a glm profiles the likelihood instead, which gives other numbers). The "
                "result is a table with columns term, lower and upper, printed as R prints confint's "
                "matrix (columns named by the percentages, 2.5 % and 97.5 %). level must lie strictly "
-               "between 0 and 1. Agrees with statsmodels' conf_int().")
-def confint(fit, level=0.95):
+               "between 0 and 1. Agrees with statsmodels' conf_int(). A fit of mle has Wald intervals "
+               "coef +- q se (a parameter fitted on a log or logit scale has its interval taken on that "
+               "scale and mapped back, so it stays in range), or with method = \"profile\" (mle fits "
+               "only) the parameter values whose profile deviance 2 (nll minimized over the other "
+               "parameters - nll at the estimates) is within the chi-squared(1) quantile at level, as "
+               "R's confint(profile(fit)) (stats/profile.py; docs/likelihood.md).")
+def confint(fit, level=0.95, method=None):
     refuse_tracked("confint", (fit, level))
-    return I.confint(fit, level=level)
+    return I.confint(fit, level=level, method=method)
 
 
 @builtin("residuals", pure="a vector", tracked="refuses", category=CATEGORY, probes=FITS,

@@ -14,7 +14,8 @@ residual degrees of freedom (R's predict.lm). A GLM predicts the linear predicto
 A maximum likelihood fit (mle.py) has Wald intervals, estimate +- q se with q the normal
 quantile; a parameter fitted on a log or logit scale has its interval taken there, eta +- q
 se_eta, and mapped back, so it stays within the parameter's range (R's confint.default on the
-fitting scale, transformed). vcov: a fit's covariance of its estimates: dispersion (X'WX)^-1
+fitting scale, transformed), or with method = "profile" profile-likelihood intervals
+(profile.py). vcov: a fit's covariance of its estimates: dispersion (X'WX)^-1
 for a linear model or GLM (R's vcov), the inverse Hessian (through the delta method) for mle.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from . import fitparts as FP
 from .args import matrix
 from .mle import MaximumLikelihoodFit
 from .models import LogisticModel
+from .profile import profile_limits
 from .summary import joint, layout
 from .table import Table
 
@@ -62,11 +64,20 @@ def method_title(level: float, method: str) -> str:
     return f"{format_number(round(100 * level, 10))}% confidence intervals ({method})"
 
 
-def confint(fit, level=0.95) -> IntervalTable:
+METHODS = ("wald", "profile")
+
+
+def confint(fit, level=0.95, method=None) -> IntervalTable:
     from scipy import stats
     p = check_level(level, "confint")
+    how = "wald" if method is None else as_str(method, "confint's method")
+    if how not in METHODS:
+        raise LaminaError("ValueError", f"confint's method is \"wald\" or \"profile\", not \"{how}\".")
     if isinstance(fit, MaximumLikelihoodFit):
-        return _mle_intervals(fit, p)
+        return _mle_intervals(fit, p) if how == "wald" else _profile_intervals(fit, p)
+    if how == "profile":
+        raise LaminaError("ValueError", "confint's method = \"profile\" is for a fit of mle; for a GLM "
+                          "fit the same likelihood with mle (its Wald intervals are the GLM's).")
     if isinstance(fit, LogisticModel):
         coef, se, terms, q, method = fit.get("coef"), fit.se, fit.terms, None, "Wald, normal quantiles"
     elif FP.is_glm(fit):
@@ -93,6 +104,12 @@ def _mle_intervals(fit: MaximumLikelihoodFit, level: float) -> IntervalTable:
         method += f"; {', '.join(scaled)} on that scale, mapped back"
     return IntervalTable({"term": list(fit.terms), "lower": np.array(lower, dtype=np.float64),
                           "upper": np.array(upper, dtype=np.float64)}, level, method)
+
+
+def _profile_intervals(fit: MaximumLikelihoodFit, level: float) -> IntervalTable:
+    limits = [profile_limits(fit, j, level) for j in range(len(fit.terms))]
+    return IntervalTable({"term": list(fit.terms), "lower": np.array([lo for lo, _ in limits]),
+                          "upper": np.array([hi for _, hi in limits])}, level, "profile likelihood")
 
 
 def vcov(fit) -> np.ndarray:

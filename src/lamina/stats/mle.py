@@ -177,6 +177,7 @@ class MaximumLikelihoodFit(LibObject):
     evaluations: int
     method: str
     message: str
+    fitting: FittingScale   # nll on the fitting scale, for profile-likelihood intervals
     type_name = "maximum likelihood fit"
 
     @property
@@ -322,7 +323,7 @@ def _finish(fitting: FittingScale, point: Point, start, terms, scales, result, n
     gradient = np.divide(g_eta, J, out=np.full(size, np.nan), where=J != 0)
     return MaximumLikelihoodFit(start, point, terms, theta, np.sqrt(np.diag(vcov)), eta, se_eta, scales,
                                 vcov, H, gradient, -value, nobs, bool(converged), result.iterations + steps,
-                                fitting.evaluations, method, message)
+                                fitting.evaluations, method, message, fitting)
 
 
 def polish(fitting: FittingScale, eta: np.ndarray) -> tuple:
