@@ -143,3 +143,8 @@ def test_a_symmetric_domain_is_moved_within_symmetric_matrices():
     wrong = gradcheck.check_second_order("cube", lambda a: ops.add(cube_constant_slope(a), ops.transpose(
         cube_constant_slope(a))), GradCase(((3, 3),), domain="spd"))
     assert len(wrong.problems) == 1
+
+
+def test_an_argument_the_result_does_not_depend_on_gets_zeros_at_both_orders():
+    result = gradcheck.check_second_order("cube", lambda a, b: cube(a), GradCase(((3,), (2,))))
+    assert result.refused is None and result.problems == []

@@ -216,7 +216,8 @@ def check_second_order(case_id: str, fn, case: GradCase) -> SecondOrder:
             if err.kind == "TapeError" and FIRST_ORDER_ONLY in err.message:
                 return SecondOrder([], refused=err.message)
             raise
-        kept = [found.get(tracked[i].node, (0.0,))[0] for i in wrt]
+        kept = [found[tracked[i].node][0] if tracked[i].node in found else np.zeros(np.shape(args[i]))
+                for i in wrt]                 # zeros for an argument the loss does not depend on
         inner = _inner(kept, directions)
         second = _gradients(inner, [tracked[i] for i in wrt])
     finally:
