@@ -255,6 +255,30 @@ def test_det_is_the_exact_lu_product_without_partial_overflow():
     assert L.det(np.eye(20, dtype=np.float32) * 100) == sl.det(np.eye(20) * 100) == 1e40
 
 
+def test_logdet_is_numpys_slogdet_where_det_is_positive_and_nan_or_minus_inf_elsewhere(rng):
+    for A in (spd(rng, 4), well_conditioned(rng, 3), np.array([[0.0, 3.0], [-2.0, 0.0]]),   # a row swap, a negative pivot
+              np.eye(400) * 10, np.diag([2.0 ** -600] * 3), np.array([[5.0]])):
+        sign, log_abs = np.linalg.slogdet(A)
+        assert sign == 1.0
+        assert L.logdet(A) == pytest.approx(log_abs, rel=1e-14)
+    assert L.logdet(np.eye(400) * 10) == pytest.approx(400 * math.log(10), rel=1e-15)   # det overflows
+    assert math.isnan(L.logdet(np.array([[1.0, 2.0], [3.0, 4.0]])))                     # det -2
+    assert L.logdet(np.array([[1.0, 2.0], [2.0, 4.0]])) == -math.inf                   # singular
+    assert math.isnan(L.logdet(np.array([[1.0, np.nan], [0.0, 1.0]])))
+    assert L.logdet(np.zeros((0, 0))) == 0.0
+    assert L.logdet(np.array([[2.0, 1.0], [1.0, 3.0]], dtype=np.float32)) == pytest.approx(math.log(5.0), rel=1e-7)
+    assert "square matrix" in error("ShapeError", L.logdet, np.ones((2, 3)))
+
+
+def test_logdet_gradient_is_the_inverse_transposed_and_nan_where_the_value_is_not_finite(rng):
+    A = well_conditioned(rng, 3)
+    (x,) = [TAPE.leaf(A.copy(), True)]
+    np.testing.assert_allclose(grad(L.logdet(x), x), np.linalg.inv(A).T, rtol=1e-13, atol=1e-15)
+    for bad in (np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[1.0, 2.0], [2.0, 4.0]])):
+        y = TAPE.leaf(bad, True)
+        assert np.isnan(grad(ops.add(L.logdet(y), 0.0), y)).all()
+
+
 def test_inv_and_solve_of_matrices_with_huge_or_tiny_elements_are_not_singular():
     # The 1-norm of the first overflows to Inf, the inverse's of the second would: LAPACK's
     # condition estimate was 0 ("singular") for these well-conditioned matrices.

@@ -73,6 +73,8 @@ LINALG = {
                    lambda x, y: (x * y).sum()),
     "inv": (lambda r: [well_conditioned(r, 3)], linalg.inv, torch.linalg.inv),
     "det": (lambda r: [well_conditioned(r, 3)], linalg.det, torch.linalg.det),
+    "logdet": (lambda r: [spd(r, 3)], linalg.logdet, torch.logdet),
+    "logdet, unsymmetric": (lambda r: [well_conditioned(r, 3)], linalg.logdet, torch.logdet),
     "trace": (lambda r: [r.standard_normal((3, 3))], linalg.trace, torch.trace),
     "outer": (lambda r: [r.standard_normal(3), r.standard_normal(2)], linalg.outer, torch.outer),
     "kron matrices": (lambda r: [r.standard_normal((2, 3)), r.standard_normal((2, 2))], linalg.kron, torch.kron),

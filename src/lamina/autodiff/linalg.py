@@ -1,5 +1,5 @@
 """Differentiable linear algebra beyond `*`: dot, solve (square or least squares), inv, det,
-trace, outer and kron. NumPy and SciPy (LAPACK) do the numerics; this module checks shapes, turns
+logdet, trace, outer and kron. NumPy and SciPy (LAPACK) do the numerics; this module checks shapes, turns
 LAPACK's failures into Lamina errors, and records each result's VJP.
 
 A square matrix is factorized once by LU; one whose reciprocal condition number (LAPACK's
@@ -133,16 +133,50 @@ def _det_slope(g, a, A: np.ndarray):
     """det's gradient on the tape: g det(A) inv(A)' (the adjugate's transpose of an invertible A)."""
     if not np.isfinite(A).all():
         return np.full(A.shape, np.nan, dtype=A.dtype)
+    inverse = _inverse_kept(a, A, "det(A)", "det(A) inv(A)' (the first-order gradient, without keep, "
+                            "is defined at a singular matrix too)")
+    return emul(emul(g, det(a)), transpose(inverse))
+
+
+@second_order
+def logdet(a):
+    """log(det(A)) as the sum of the logs of |u_ii| on the diagonal of A's LU factors (no overflow
+    where det(A) would): NaN where det(A) < 0 (or A holds a NaN), -Inf where A is singular, as
+    torch.logdet. Its gradient is inv(A)' (NaN where the value is not finite)."""
+    A = square(value_of(a), "logdet(A)")
+    if not A.size:
+        return record(0.0, (a,), (lambda g: np.zeros((0, 0), A.dtype),))
+    import scipy.linalg as sla
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sla.LinAlgWarning)   # an exactly zero pivot
+        factors = sla.lu_factor(A, check_finite=False)
+    u = np.diag(factors[0])
+    swaps = np.count_nonzero(factors[1] != np.arange(len(A)))
+    negative = (swaps + np.count_nonzero(u < 0)) % 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = math.nan if np.isnan(A).any() or np.isnan(u).any() else (
+            -math.inf if not u.all() else math.nan if negative else float(np.log(np.abs(u)).sum()))
+
+    def vjp(g):
+        if not math.isfinite(out):
+            return np.full(A.shape, np.nan, A.dtype)
+        if TAPE.keeping:
+            return emul(g, transpose(_inverse_kept(a, A, "logdet(A)", "inv(A)'")))
+        return g * lu_solve(factors, np.eye(len(A), dtype=A.dtype), trans=1)
+    return record(out, (a,), (vjp,))
+
+
+def _inverse_kept(a, A: np.ndarray, what: str, rule: str):
+    """inv(a) on the tape for a kept gradient `rule` of `what`; a matrix singular to working
+    precision is a ValueError that says so."""
     try:
-        inverse = inv(a)
+        return inv(a)
     except LaminaError as e:
         if e.kind != "ValueError":
             raise
-        raise LaminaError("ValueError", f"det(A): the gradient of det kept on the tape (grad with keep "
-                          f"= true) is det(A) inv(A)', but the {shape_str(A.shape)} matrix is singular "
-                          f"to working precision; its first-order gradient (without keep) is defined "
-                          f"there.") from None
-    return emul(emul(g, det(a)), transpose(inverse))
+        raise LaminaError("ValueError", f"{what}: the gradient kept on the tape (grad with keep = true) "
+                          f"is {rule}, but the {shape_str(A.shape)} matrix is singular to working "
+                          f"precision.") from None
 
 
 def _products_of_others(s: list) -> np.ndarray:

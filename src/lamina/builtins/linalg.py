@@ -1,4 +1,4 @@
-"""Linear algebra builtins: products, solve, inv, det, trace, norm (lamina.autodiff.linalg and
+"""Linear algebra builtins: products, solve, inv, det, logdet, trace, norm (lamina.autodiff.linalg and
 norms hold the math); the decompositions are in decompositions.py."""
 from __future__ import annotations
 
@@ -82,10 +82,33 @@ def inv(A):
                "to Inf or underflow to 0 long before the matrix is singular. The determinant of the empty 0x0 "
                "matrix is 1. Differentiable: the gradient is the transposed adjugate (det(A) "
                "inv(A)' for an invertible A), computed from an SVD so that it is exact for a "
-               "singular matrix too.",
+               "singular matrix too. Differentiable twice: the kept gradient (grad with keep = true) "
+               "is det(A) inv(A)' on the tape, so there a matrix singular to working precision is a "
+               "ValueError. For a log-likelihood, logdet(A) stays finite where det(A) overflows.",
          grad=SQUARE + [GradCase(((3, 3),)), GradCase(((2, 2),))])
 def det(A):
     return linalg.det(_arg(A, "det"))
+
+
+@builtin("logdet", twice=True, pure="a number", category=CATEGORY,
+         shapes=[Shape("logdet(A)", "n x n matrix", "number", "log(det(A)), without forming det(A).")],
+         summary="The logarithm of the determinant of a square matrix, finite where det(A) itself "
+                 "would overflow or underflow.",
+         examples=["A = [4, 1; 1, 3]\nprint(round(logdet(A), 10), round(log(det(A)), 10))",
+                   "A = 10 * eye(400)     # det(A) = 10^400, beyond the largest float\n"
+                   "print(det(A), round(logdet(A), 6), round(400 * log(10), 6))",
+                   "print(logdet([1, 2; 3, 4]), logdet([1, 2; 2, 4]))   # det -2, and 0"],
+         notes="The sum of log |u_ii| over the diagonal of A's LU factors (LAPACK), so a "
+               "covariance matrix's log-determinant, which a multivariate normal log-likelihood "
+               "needs, stays finite for any size. Where det(A) < 0 it is NaN (the log of a negative "
+               "number, as torch.logdet), for a singular matrix -Inf, and for the empty 0x0 matrix 0 "
+               "(det is 1). Differentiable twice: the gradient is inv(A)' (NaN where the value is NaN "
+               "or -Inf); the kept gradient (grad with keep = true) computes inv(A) on the tape, so "
+               "there a matrix singular to working precision is a ValueError.",
+         grad=[GradCase(((3, 3),), domain="spd"), GradCase(((1, 1),), domain="spd"),
+               GradCase(((4, 4),), domain="spd")])
+def logdet(A):
+    return linalg.logdet(_arg(A, "logdet"))
 
 
 @builtin("trace", twice=True, pure="a number", category=CATEGORY,
