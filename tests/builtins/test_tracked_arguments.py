@@ -4,7 +4,9 @@ No builtin may lose a gradient without a word. A differentiable builtin (one wit
 must return a result recorded on the tape; the generic gradient check runs it against finite
 differences. A `constant` builtin is declared to pass no gradient (sizes, counts, text,
 decisions, output, training); its result must not be connected to the tracked argument. A
-`refuses` builtin must answer a tracked argument with a TypeError that says so.
+`refuses` builtin must answer a tracked argument with a TypeError that says so. A `holds`
+builtin makes a value that keeps its tracked arguments for another builtin to differentiate
+(a distribution's parameters, for logpdf): its result must hold tracked values connected to them.
 
 Every builtin that is not differentiable carries its probes on its decorator (`@builtin(...,
 probes=[...])`, builtins/registry.py): calls in Lamina with tracked arguments (`param(...)` bound
@@ -75,7 +77,7 @@ def connected(result, inputs: list) -> bool:
 
 def test_every_builtin_declares_what_it_does_with_a_tracked_argument():
     for name, spec in REGISTRY.items():
-        assert spec.tracked in ("differentiable", "constant", "refuses"), name
+        assert spec.tracked in ("differentiable", "constant", "refuses", "holds"), name
         assert (spec.tracked == "differentiable") == (spec.grad is not None), name
         assert (spec.tracked != "differentiable") == (spec.probes is not None), \
             f"{name} needs probes=: calls with tracked arguments, or why there are none"
@@ -102,6 +104,9 @@ def test_a_builtin_that_is_not_differentiable_keeps_its_word(name):
                 run_probe(call)
             assert info.value.kind == "TypeError", f"{call}: {info.value.render()}"
             assert "tracked" in info.value.message and "detach" in info.value.message, call
+        elif spec.tracked == "holds":
+            result, inputs = run_probe(call)
+            assert connected(result, inputs), f"{name} is declared to hold its tracked arguments but {call} does not"
         else:
             result, inputs = run_probe(call)
             assert not connected(result, inputs), f"{name} is declared constant but {call} passes a gradient"

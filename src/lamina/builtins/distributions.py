@@ -7,9 +7,8 @@ method-call rule, and `d.mu`, `d.mean`, `d.var` read its fields.
 
 A likelihood's parameters may be tensors or tracked values: logpdf and logpmf differentiate them
 (stats/logdensity.py), while what SciPy computes (pdf, cdf, quantile, sample, mean, var) refuses
-them. The constructors are marked tracked="refuses" for that reason, with probes where a
-tracked parameter is refused (binomial's n, and SciPy's methods): the registry has no word yet for
-a value that holds its tracked arguments for another builtin to differentiate.
+them. The constructors are marked tracked="holds": the distribution keeps its tracked
+parameters as given, for logpdf and logpmf to differentiate through.
 """
 from __future__ import annotations
 
@@ -43,8 +42,8 @@ def _family(name: str, params: str, meaning: str, example: str, notes: str):
                 summary=meaning, examples=[example], notes=notes + " " + USE)
 
 
-@builtin("normal", pure="a distribution", tracked="refuses",
-         probes=["normal(p[0], 1).cdf(0)", "normal(0, sigma = p[1]).mean"], **_family(
+@builtin("normal", pure="a distribution", tracked="holds",
+         probes=["normal(p[0], 1)", "normal(0, sigma = p[1])"], **_family(
     "normal", "mu = 0, sigma = 1", "The normal (Gaussian) distribution with mean mu and standard deviation sigma.",
     "d = normal(10, 2)\nprint(d, d.mean, d.var)\nprint(round(d.pdf(10), 4), d.cdf(10), round(d.quantile(0.975), 3))\n"
     "seed(1)\nx = d.sample(10000)\nprint(abs(mean(x) - 10) < 0.1)",
@@ -53,7 +52,7 @@ def normal(mu=None, sigma=None):
     return _make("normal", mu=mu, sigma=sigma)
 
 
-@builtin("uniform", pure="a distribution", tracked="refuses", probes=["uniform(p[0], 5).cdf(2)"], **_family(
+@builtin("uniform", pure="a distribution", tracked="holds", probes=["uniform(p[0], 5)"], **_family(
     "uniform", "low = 0, high = 1", "The continuous uniform distribution on [low, high].",
     "d = uniform(2, 6)\nprint(d.mean, d.pdf([1, 3]), d.cdf(5))",
     "Density 1 / (high - low) inside the interval and 0 outside; low must be less than high."))
@@ -61,7 +60,7 @@ def uniform(low=None, high=None):
     return _make("uniform", low=low, high=high)
 
 
-@builtin("binomial", pure="a distribution", tracked="refuses", probes=["binomial(10, p[0] / 4).pdf(3)", "binomial(p[1], 0.5)"], **_family(
+@builtin("binomial", pure="a distribution", tracked="holds", probes=["binomial(10, p[0] / 4)"], **_family(
     "binomial", "n, p", "The binomial distribution: the number of successes in n independent trials, "
     "each a success with probability p.",
     "d = binomial(10, 0.5)\nprint(d.mean, round(d.pdf(5), 4), round(d.cdf(5), 4))\nprint(d.quantile([0.05, 0.95]))",
@@ -72,7 +71,7 @@ def binomial(n, p):
     return _make("binomial", n=n, p=p)
 
 
-@builtin("poisson", pure="a distribution", tracked="refuses", probes=["poisson(p[0]).quantile(0.5)"], **_family(
+@builtin("poisson", pure="a distribution", tracked="holds", probes=["poisson(p[0])"], **_family(
     "poisson", "rate", "The Poisson distribution: the number of events in an interval when they "
     "occur independently at an average rate.",
     "d = poisson(3)\nprint(d.mean, d.var, round(d.pdf(0), 4), round(d.cdf(3), 4))",
@@ -83,7 +82,7 @@ def poisson(rate):
     return _make("poisson", rate=rate)
 
 
-@builtin("exponential", pure="a distribution", tracked="refuses", probes=["exponential(p[0]).var"], **_family(
+@builtin("exponential", pure="a distribution", tracked="holds", probes=["exponential(p[0])"], **_family(
     "exponential", "rate = 1", "The exponential distribution: the waiting time between events "
     "of a Poisson process with the given rate.",
     "d = exponential(0.5)\nprint(d.mean, round(d.pdf(0), 4), round(d.cdf(2), 4), round(d.quantile(0.5), 4))",
@@ -96,7 +95,7 @@ NAMES = ("gamma and beta name no distribution because they are the names of the 
          "functions; f is a name programs give their own functions. ")
 
 
-@builtin("student_t", pure="a distribution", tracked="refuses", probes=["student_t(p[0]).cdf(1)"], **_family(
+@builtin("student_t", pure="a distribution", tracked="holds", probes=["student_t(p[0])"], **_family(
     "student_t", "df", "Student's t distribution with df degrees of freedom: the distribution of "
     "a t statistic (t_test, linreg's t values).",
     "d = student_t(10)\nprint(d, d.mean, round(d.var, 4))\nprint(round(d.quantile(0.975), 4), round(2 * (1 - d.cdf(2.5)), 5))",
@@ -109,7 +108,7 @@ def student_t(df):
     return _make("student_t", df=df)
 
 
-@builtin("chi2", pure="a distribution", tracked="refuses", probes=["chi2(df = p[1]).quantile(0.9)"], **_family(
+@builtin("chi2", pure="a distribution", tracked="holds", probes=["chi2(df = p[1])"], **_family(
     "chi2", "df", "The chi-squared distribution with df degrees of freedom: the sum of df squared "
     "standard normal variables (chisq_test's statistic).",
     "d = chi2(3)\nprint(d, d.mean, d.var)\nprint(round(d.quantile(0.95), 4), round(1 - d.cdf(7.815), 4))",
@@ -119,7 +118,7 @@ def chi2(df):
     return _make("chi2", df=df)
 
 
-@builtin("f_dist", pure="a distribution", tracked="refuses", probes=["f_dist(3, p[0]).cdf(1)"], **_family(
+@builtin("f_dist", pure="a distribution", tracked="holds", probes=["f_dist(3, p[0])"], **_family(
     "f_dist", "df1, df2", "The F distribution with df1 and df2 degrees of freedom: the ratio of two "
     "independent chi-squared variables, each divided by its df (linreg's F test).",
     "d = f_dist(2, 20)\nprint(d, round(d.mean, 4))\nprint(round(d.quantile(0.95), 4), round(1 - d.cdf(3.49), 4))",
@@ -129,8 +128,8 @@ def f_dist(df1, df2):
     return _make("f_dist", df1=df1, df2=df2)
 
 
-@builtin("gamma_dist", pure="a distribution", tracked="refuses",
-         probes=["gamma_dist(p[0]).pdf(1)", "gamma_dist(2, rate = p[1]).quantile(0.5)"], **_family(
+@builtin("gamma_dist", pure="a distribution", tracked="holds",
+         probes=["gamma_dist(p[0])", "gamma_dist(2, rate = p[1])"], **_family(
     "gamma_dist", "shape, rate = 1", "The gamma distribution with a shape and a rate: the waiting "
     "time for shape events of a Poisson process with the given rate.",
     "d = gamma_dist(2, 0.5)\nprint(d, d.mean, d.var)\nprint(round(d.pdf(1), 4), round(d.cdf(4), 4))",
@@ -142,7 +141,7 @@ def gamma_dist(shape, rate=None):
     return _make("gamma_dist", shape=shape, rate=rate)
 
 
-@builtin("beta_dist", pure="a distribution", tracked="refuses", probes=["beta_dist(p[0], p[1]).mean"], **_family(
+@builtin("beta_dist", pure="a distribution", tracked="holds", probes=["beta_dist(p[0], p[1])"], **_family(
     "beta_dist", "a, b", "The beta distribution on [0, 1] with shapes a and b: a distribution of "
     "probabilities (the posterior of a success rate after a - 1 successes and b - 1 failures).",
     "d = beta_dist(2, 5)\nprint(d, round(d.mean, 4), round(d.var, 4))\nprint(round(d.pdf(0.2), 4), round(d.quantile(0.5), 4))",
@@ -152,8 +151,8 @@ def beta_dist(a, b):
     return _make("beta_dist", a=a, b=b)
 
 
-@builtin("weibull", pure="a distribution", tracked="refuses",
-         probes=["weibull(p[0]).cdf(1)", "weibull(2, scale = p[1]).quantile(0.5)"], **_family(
+@builtin("weibull", pure="a distribution", tracked="holds",
+         probes=["weibull(p[0])", "weibull(2, scale = p[1])"], **_family(
     "weibull", "shape, scale = 1", "The Weibull distribution with a shape and a scale: a lifetime "
     "whose hazard grows (shape > 1), stays (shape = 1) or falls (shape < 1) with age.",
     "d = weibull(1.5, 2)\nprint(d, round(d.mean, 4))\nprint(round(d.pdf(1), 4), round(d.cdf(2), 4), round(d.logpdf(1), 4))",
@@ -165,8 +164,8 @@ def weibull(shape, scale=None):
     return _make("weibull", shape=shape, scale=scale)
 
 
-@builtin("negative_binomial", pure="a distribution", tracked="refuses",
-         probes=["negative_binomial(p[0], 0.5).pdf(2)", "negative_binomial(2, mu = p[1]).mean"], **_family(
+@builtin("negative_binomial", pure="a distribution", tracked="holds",
+         probes=["negative_binomial(p[0], 0.5)", "negative_binomial(2, mu = p[1])"], **_family(
     "negative_binomial", "size, prob or size, mu = m", "The negative binomial distribution: the number "
     "of failures before the size-th success in trials that each succeed with probability prob; with "
     "the mean mu in place of prob, a count model with more variance than the Poisson's.",

@@ -18,7 +18,8 @@ track()), so that no gradient is ever lost silently: it is differentiable (it
 declares `grad=[GradCase(...)]`), or `tracked="constant"` (no gradient flows back
 through it by its nature: sizes, counts, text, decisions, output, training), or
 `tracked="refuses"` (a tracked argument is a TypeError: call `refuse_tracked(name,
-(x, y))` first). tests/builtins/test_tracked_arguments.py calls every builtin with tracked
+(x, y))` first), or `tracked="holds"` (the value it makes keeps its tracked arguments for
+another builtin to differentiate: a distribution's parameters, for logpdf). tests/builtins/test_tracked_arguments.py calls every builtin with tracked
 arguments and holds each to its word: a builtin that is not differentiable carries its own
 `probes`, Lamina calls in which p, q and c are tracked (p = param([1.5, 2.0, 2.5, 3.0]),
 q = param([0, 1; 1, 0; 1, 1; 2, 0]), c = param([1, 0, 1, 0])), or where none of its arguments
@@ -61,7 +62,7 @@ from ..fields import Fields, Frozen
 from ..values import Record, describe, rank_gate
 from .index import MODULES
 
-TRACKED = ("differentiable", "constant", "refuses")
+TRACKED = ("differentiable", "constant", "refuses", "holds")
 WHOLE_NUMBERS = "indices, counts and sizes are whole numbers, and numbers are float64"
 FLOAT64_STATISTICS = "a statistical test or fit computes in float64, as SciPy and statsmodels do"
 
@@ -122,7 +123,7 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
         raise ValueError(f"builtin {name!r}: twice=True needs grad=[GradCase(...)]")
     if (grad is None) == (tracked is None) or (tracked is not None and tracked not in TRACKED[1:]):
         raise ValueError(f"builtin {name!r} must declare either grad=[GradCase(...)] (differentiable) "
-                         f"or tracked=\"constant\" or tracked=\"refuses\" (docs/ARCHITECTURE.md, recipe "
+                         f"or tracked=\"constant\", \"refuses\" or \"holds\" (docs/ARCHITECTURE.md, recipe "
                          f"'A differentiable builtin', step 2)")
     if pure is not None and (not pure.startswith(("a ", "an ", "true")) or
                              any(s.output in ("no output", "does not return") for s in shapes)):

@@ -67,6 +67,9 @@ GRADIENTS = {
     "refuses": "Takes no tracked values: it passes no gradient, so a tracked argument is a "
                "TypeError rather than a gradient lost without a word. Pass detach(x) to use the "
                "number as a constant.",
+    "holds": "Holds its tracked arguments: the value it makes keeps them as given, and the "
+             "builtins that compute with that value and say they differentiate (logpdf, logpmf) "
+             "pass gradients back to them; its other uses refuse them with a TypeError.",
 }
 TWICE = ("Differentiable twice: its gradient can be kept (grad's keep = true) and differentiated "
          "again (the test suite checks its second derivatives against finite differences of exact "
