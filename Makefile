@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	@for f in examples/first_steps.lam examples/sequences.lam examples/trial.lam examples/models.lam examples/attention.lam examples/cnn_digits.lam examples/seed/*.lam; do \
+	@for f in examples/first_steps.lam examples/sequences.lam examples/trial.lam examples/models.lam examples/attention.lam examples/cnn_digits.lam examples/likelihood.lam examples/seed/*.lam; do \
 	  echo "== $$f"; $(BIN)/lamina $$f || exit 1; done
 	@echo "== examples/project/train.lam --epochs 300 --lr 0.1"
 	@$(BIN)/lamina examples/project/train.lam --epochs 300 --lr 0.1

@@ -1,5 +1,5 @@
-"""Every lamina block in the README, docs/language.md, docs/tables.md, docs/models.md and docs/networks.md prints
-what the page says.
+"""Every lamina block in the README, docs/language.md, docs/tables.md, docs/models.md, docs/networks.md and
+docs/likelihood.md prints what the page says.
 
 A lamina block whose first line is `# file: NAME.lam` is a module: it is written into the
 folder each example runs in (a fresh one per example), so `import NAME` finds it.
@@ -18,7 +18,7 @@ from lamina.interpreter import Interpreter
 
 ROOT = pathlib.Path(__file__).parents[2]
 PAGES = [ROOT / "README.md", ROOT / "docs" / "language.md", ROOT / "docs" / "tables.md", ROOT / "docs" / "models.md",
-         ROOT / "docs" / "networks.md"]
+         ROOT / "docs" / "networks.md", ROOT / "docs" / "likelihood.md"]
 BLOCK = re.compile(r"```lamina\n((?:(?!```).)*)```\n```(output|error)\n(.*?)```", re.S)
 FILE = re.compile(r"```lamina\n# file: (\S+)\n(.*?)```", re.S)
 

@@ -142,7 +142,7 @@ def test_scaling_sweep_runs_with_the_seeds_the_page_derives(monkeypatch):
 
 # -- the files and layers the pages name --
 PAGES = [ROOT / "README.md", *(ROOT / "docs" / n for n in
-                               ("language.md", "tables.md", "models.md", "networks.md", "scaling.md",
+                               ("language.md", "tables.md", "models.md", "networks.md", "likelihood.md", "scaling.md",
                                 "ARCHITECTURE.md"))]
 REPO_PATH = re.compile(r"`((?:tests|bench|examples|editors|docs|src)/[\w./-]*)`")
 PACKAGE_PATH = re.compile(r"`((?:lang|autodiff|nn|optim|stats|models|cluster|builtins|docs|repl|kernel|lsp)"

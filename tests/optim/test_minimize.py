@@ -135,6 +135,15 @@ def test_a_number_x0_gives_a_number_and_a_nan_after_x0_counts_as_infinity():
     assert r.fields["converged"] is True and err == ""
 
 
+def test_a_value_error_of_f_after_x0_counts_as_infinity_but_not_at_x0():
+    # 10 x - log(x) again, written with normal's density: normal(0, x) refuses the step to x = -8
+    code = "f = x -> 10 * x + normal(0, x).logpdf(0) + log(sqrt(2 * pi))\n"
+    r, err = result(code + "r = minimize(f, 1.0)")
+    assert r.fields["x"] == pytest.approx(0.1, rel=1e-5) and r.fields["converged"] is True and err == ""
+    e = error(code + "r = minimize(f, -1.0)")
+    assert e.kind == "ValueError" and e.message.startswith("normal: sigma must be greater than 0")
+
+
 def test_float32_x0_gives_float32_x():
     r, _ = result("r = minimize(x -> sum((x - 2) .^ 2), float32([0.0, 1.0]))")
     assert r.fields["x"].dtype == np.float32 and r.fields["gradient"].dtype == np.float32

@@ -14,7 +14,8 @@ one ordinary sweep per parameter). The methods and what SciPy calls them:
     nelder_mead  Nelder-Mead   values only (f runs on plain numbers, off the tape); bounds
 
 A value that is not finite at x0 is an error; later, NaN is handed to SciPy as +Inf, which its
-line searches and trust regions treat as "too far" and step back from. A run that stops
+line searches and trust regions treat as "too far" and step back from, and so is a ValueError
+that f raises at a trial point (a step out of its domain: a negative scale handed to normal()). A run that stops
 without SciPy's success is a warning and converged = false, never silent.
 
 Each evaluation's tape entries are of no use once SciPy has the numbers, so the tape's count
@@ -58,10 +59,19 @@ class Objective:
     def __init__(self, f, point: Point, args: tuple, who: str):
         self.f, self.point, self.args, self.who = f, point, args, who
         self.evaluations = 0
+        self.started = False        # set once f has been evaluated at the start (see _call)
 
     def _call(self, members: list):
+        """(f's result, its number); (None, Inf) for a ValueError of f at a trial point after the
+        start: a line search stepped out of f's domain (a negative scale handed to normal()), so
+        the point counts as infinitely bad, as a NaN does."""
         self.evaluations += 1
-        out = self.f(self.point.rebuild(members), *self.args)
+        try:
+            out = self.f(self.point.rebuild(members), *self.args)
+        except LaminaError as error:
+            if self.started and error.kind == "ValueError":
+                return None, math.inf
+            raise
         value = out.value if type(out) is Tracked else out
         if isinstance(value, bool) or type(value) is not float:
             raise LaminaError("TypeError", f"{self.who} must return a number (the value to minimize), "
@@ -78,6 +88,8 @@ class Objective:
         with fresh_tape_count():
             leaves = self.point.leaves(self.point.split(theta))
             out, value = self._call(leaves)
+            if out is None:
+                return value, np.full(self.point.size, np.nan)
             grads = np.zeros(self.point.size)
             if type(out) is Tracked and out.gen == TAPE.gen:
                 found, _, _ = backward(out, {x.node for x in leaves})
@@ -123,6 +135,7 @@ def run(objective: Objective, theta0: np.ndarray, method: str, bounds=None, tol=
     if not math.isfinite(start):
         raise LaminaError("ValueError", f"{who}: the function is {format_number(start)} at the "
                           f"starting point {_show(objective.point, theta0)}; start where it is finite.")
+    objective.started = True
     options = {} if max_iter is None else {"maxiter": max_iter}
     kwargs = {"method": METHODS[method], "tol": tol, "options": options, "bounds": bounds}
     if method == "nelder_mead":

@@ -130,6 +130,14 @@ class FittingScale:
     def evaluations(self) -> int:
         return self.natural.evaluations
 
+    @property
+    def started(self) -> bool:
+        return self.natural.started
+
+    @started.setter
+    def started(self, value: bool) -> None:
+        self.natural.started = value
+
     def theta(self, eta: np.ndarray) -> np.ndarray:
         return np.array([s.inverse(e) for s, e in zip(self.scales, eta)], dtype=np.float64)
 
