@@ -177,6 +177,15 @@ def test_binary_cross_entropy_of_clipped_probabilities_equals_torch_with_the_cli
     compare_loss(L.binary_cross_entropy, torch_bce, [p, y])
 
 
+def test_binary_cross_entropy_of_a_number_or_a_column_against_a_vector_equals_torch():
+    y = np.array([0.2, 0.9, 0.5])
+    compare_loss(L.binary_cross_entropy, lambda a, b: F.binary_cross_entropy(a.expand(3), b), [0.3, y])
+    compare_loss(lambda a, b: L.binary_cross_entropy(a, b, **{"from": "logits"}),
+                 lambda a, b: F.binary_cross_entropy_with_logits(a.expand(3), b), [0.3, y])
+    compare_loss(L.binary_cross_entropy, lambda a, b: F.binary_cross_entropy(a.reshape(2), b),
+                 [np.array([[0.3], [0.6]]), np.array([0.2, 0.7])])
+
+
 @pytest.mark.parametrize("shape", [(4,), (3, 4)], ids=str)
 def test_cross_entropy_hessians_equal_torch(rng, shape):
     scores = rng.standard_normal(shape)
