@@ -80,6 +80,15 @@ def test_a_poisson_regression_equals_statsmodels_poisson():
     assert fit.aic == pytest.approx(ref.aic, rel=1e-12) and fit.bic == pytest.approx(ref.bic, rel=1e-12)
 
 
+def test_loglik_aic_and_bic_take_a_likelihood_fit_as_they_take_a_glm():
+    X, y = poisson_data()
+    ref = sm.Poisson(y, X).fit(disp=0, tol=1e-12)
+    _, out, _ = run("nll = b -> sum(exp(X * b)) - y' * (X * b) + sum(lgamma(y + 1))\n"
+                    "fit = mle(nll, zeros(4), nobs = length(y))\n"
+                    "print(loglik(fit))\nprint(aic(fit))\nprint(bic(fit))", X=X, y=y)
+    assert [float(v) for v in out] == pytest.approx([ref.llf, ref.aic, ref.bic], rel=1e-12)
+
+
 def weibull_sample():
     return stats.weibull_min.rvs(1.7, scale=2.5, size=150, random_state=np.random.default_rng(1))
 

@@ -80,11 +80,12 @@ LIKELIHOOD = ("For linreg, R's logLik.lm: -n/2 (log(2 pi) + 1 - log(n) + log(RSS
               "(sigma counts as a parameter). For logreg, the Bernoulli log-likelihood at the fitted "
               "weights (-n times the mean log loss, its penalty left out), df = k + 1. For glm, R's "
               "logLik.glm: p - AIC / 2 over the family's log-likelihood, df = p, + 1 for gaussian, "
-              "gamma and inverse_gaussian, whose dispersion is estimated.")
+              "gamma and inverse_gaussian, whose dispersion is estimated. For mle, the fit's own log-"
+              "likelihood, df its number of parameters and n its nobs (bic is NaN without nobs).")
 
 
 @builtin("loglik", pure="a number", tracked="refuses", category=CATEGORY, probes=FITS,
-         shapes=[Shape("loglik(fit)", "linear, logistic or generalized linear model", "number",
+         shapes=[Shape("loglik(fit)", "linear, logistic, generalized linear or likelihood model", "number",
                        "The maximized log-likelihood.")],
          summary="The log-likelihood of a fitted model at its estimates, as R's logLik.",
          examples=[CARS + "fit = glm(cars, \"am ~ wt\", family = \"binomial\")\nprint(round(loglik(fit), 4))",
@@ -96,7 +97,7 @@ def loglik(fit):
 
 
 @builtin("aic", pure="a number", tracked="refuses", category=CATEGORY, probes=FITS,
-         shapes=[Shape("aic(fit)", "linear, logistic or generalized linear model", "number",
+         shapes=[Shape("aic(fit)", "linear, logistic, generalized linear or likelihood model", "number",
                        "Akaike's information criterion: -2 loglik + 2 df.")],
          summary="Akaike's information criterion of a fitted model, as R's AIC: smaller is better "
                  "among models of the same response and rows.",
@@ -112,7 +113,7 @@ def aic(fit):
 
 
 @builtin("bic", pure="a number", tracked="refuses", category=CATEGORY, probes=FITS,
-         shapes=[Shape("bic(fit)", "linear, logistic or generalized linear model", "number",
+         shapes=[Shape("bic(fit)", "linear, logistic, generalized linear or likelihood model", "number",
                        "The Bayesian (Schwarz) criterion: -2 loglik + log(n) df.")],
          summary="The Bayesian information criterion of a fitted model, as R's BIC: smaller is "
                  "better, and it charges more than AIC for each parameter once n > 7.",

@@ -318,10 +318,14 @@ def _names(names, k: int, fn: str) -> list[str]:
 
 def likelihood(fit, fn: str) -> tuple[float, float, float]:
     """(log-likelihood, its degrees of freedom, observations) of a linear model (R's logLik.lm:
-    sigma counts, df = p + 1), a logistic model or a GLM (R's logLik.glm)."""
+    sigma counts, df = p + 1), a logistic model, a GLM (R's logLik.glm) or a likelihood fit
+    (its parameters; NaN observations without nobs)."""
     from .linreg import LinearModel
+    from .mle import MaximumLikelihoodFit
     from .models import LogisticModel
 
+    if isinstance(fit, MaximumLikelihoodFit):
+        return fit.loglik, float(fit.df), float(fit.nobs)
     if isinstance(fit, GeneralizedLinearModel):
         k = fit.coef.size + (0 if fit.family.fixed_dispersion else 1)
         return fit.loglik, float(k), float(fit.y.size)
@@ -332,7 +336,7 @@ def likelihood(fit, fn: str) -> tuple[float, float, float]:
         # the mean log loss where L-BFGS stopped, less the penalty it carried
         loss = float(fit.loss_history[-1]) - 0.5 * fit.l2 * float(fit.weights @ fit.weights)
         return -fit.n * loss, float(fit.weights.size + 1), fit.n
-    raise LaminaError("TypeError", f"{fn} takes a fitted model (linreg, logreg or glm), not {describe(fit)}.")
+    raise LaminaError("TypeError", f"{fn} takes a fitted model (linreg, logreg, glm or mle), not {describe(fit)}.")
 
 
 def information(fit, per_parameter: str, fn: str) -> float:
