@@ -101,7 +101,7 @@ def _number(out, what: str):
     return out
 
 
-def _sweep(out, leaves: list, seed) -> list:
+def sweep(out, leaves: list, seed) -> list:
     """The gradients of `out` (seeded with `seed`) for each leaf, zeros where it does not reach."""
     if type(out) is not Tracked or out.gen != TAPE.gen:
         return [np.zeros(x.value.shape, x.value.dtype) if type(x.value) is not float else 0.0 for x in leaves]
@@ -131,11 +131,11 @@ def _one_hots(shape: tuple):
 def jacobian(f, x, what: str = "jacobian's function"):
     """d f(x) / dx: for each member, an array of shape f(x)'s shape + the member's shape."""
     point = Point(x, "jacobian's x")
-    with _fresh():
+    with fresh_tape_count():
         leaves = point.leaves()
         out = _result(f(point.rebuild(leaves)), what)
         oshape = np.shape(out.value if type(out) is Tracked else out)
-        rows = [_sweep(out, leaves, e) for e in _one_hots(oshape)]
+        rows = [sweep(out, leaves, e) for e in _one_hots(oshape)]
     parts = []
     for j, shape in enumerate(point.shapes):
         stacked = np.array([np.ravel(r[j]) for r in rows]).reshape(oshape + shape) if rows else np.zeros(oshape + shape)
@@ -157,7 +157,7 @@ def hessian(f, x, what: str = "hessian's function"):
     """The second derivatives of a scalar f at x: a number for a number, an S + S array for one
     tensor of shape S, and for a record or list H[i][j] of shape S_i + S_j (a record of records)."""
     point = Point(x, "hessian's x")
-    with _fresh():
+    with fresh_tape_count():
         matrix = _hessian_blocks(f, point, what)
     blocks = [[_block(matrix, point, i, j) for j in range(len(point.values))] for i in range(len(point.values))]
     if not isinstance(x, (list, Record)):
@@ -167,7 +167,7 @@ def hessian(f, x, what: str = "hessian's function"):
 
 def flat_hessian(f, point: Point, what: str) -> np.ndarray:
     """The n x n Hessian of f over the point's members flattened in order (for an optimiser)."""
-    with _fresh():
+    with fresh_tape_count():
         return _hessian_blocks(f, point, what)
 
 
@@ -176,7 +176,7 @@ def _hessian_blocks(f, point: Point, what: str) -> np.ndarray:
     rows = []
     for g, value in zip(grads, point.values):
         for e in _one_hots(np.shape(value)):
-            rows.append(np.concatenate([np.ravel(r) for r in _sweep(g, leaves, e)]) if leaves else np.zeros(0))
+            rows.append(np.concatenate([np.ravel(r) for r in sweep(g, leaves, e)]) if leaves else np.zeros(0))
     return np.array(rows).reshape(point.size, point.size)
 
 
@@ -194,13 +194,13 @@ def hvp(f, x, v, what: str = "hvp's function"):
     if direction.shapes != point.shapes:
         raise LaminaError("ShapeError", f"hvp's v must have x's shape (member by member): x has "
                           f"{_shapes(point)}, v has {_shapes(direction)}.")
-    with _fresh():
+    with fresh_tape_count():
         leaves, _, grads = gradient_kept(f, point, what)
         inner = 0.0
         for g, d in zip(grads, direction.values):
             if g is not None:
                 inner = ops.add(inner, unbroadcast(ops.emul(g, d), ()))
-        parts = _sweep(inner, leaves, 1.0)
+        parts = sweep(inner, leaves, 1.0)
     return point.rebuild(parts)
 
 
@@ -208,7 +208,7 @@ def _shapes(point: Point) -> str:
     return ", ".join(str(list(s)) for s in point.shapes)
 
 
-class _fresh:
+class fresh_tape_count:
     """The block's tape entries are of no use afterwards: nothing tracked leaves it, so the
     tape's count goes back to where it was (its node ids keep counting)."""
 

@@ -29,9 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..autodiff.grad import backward
-from ..autodiff.higher import Point, flat_hessian
-from ..autodiff.tape import TAPE
+from ..autodiff.higher import Point, flat_hessian, fresh_tape_count, sweep
 from ..errors import LaminaError
 from ..values import Record, Tracked, as_float, as_int, as_str, describe, format_number
 from ..warnings import warn
@@ -90,32 +88,13 @@ class Objective:
             out, value = self._call(leaves)
             if out is None:
                 return value, np.full(self.point.size, np.nan)
-            grads = np.zeros(self.point.size)
-            if type(out) is Tracked and out.gen == TAPE.gen:
-                found, _, _ = backward(out, {x.node for x in leaves})
-                at = 0
-                for x, n in zip(leaves, self.point.sizes):
-                    g = found.get(x.node, (None,))[0]
-                    if g is not None:
-                        grads[at:at + n] = np.ravel(g)
-                    at += n
-        return value, grads
+            grads = np.concatenate([np.ravel(g) for g in sweep(out, leaves, 1.0)]) if leaves else np.zeros(0)
+        return value, grads.astype(np.float64)
 
     def hessian(self, theta: np.ndarray) -> np.ndarray:
         """The exact n x n Hessian of f at theta."""
         at = Point(self.point.rebuild(self.point.split(theta)), "x")
         return flat_hessian(lambda x: self.f(x, *self.args), at, self.who)
-
-
-class fresh_tape_count:
-    """Nothing tracked that is made inside the block leaves it, so the tape's count of values goes
-    back to where it was (its node ids keep counting, so no id is reused)."""
-
-    def __enter__(self):
-        self.count = TAPE.count
-
-    def __exit__(self, *exc):
-        TAPE.first_node, TAPE.count = TAPE.next_node, self.count
 
 
 def check_method(method, who: str) -> str:
