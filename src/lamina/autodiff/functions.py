@@ -7,6 +7,10 @@ function as a vector and comes back a float: the C library's `math` functions
 differ from NumPy's SIMD kernels in the last bit on some machines (AVX-512), and
 a number must give what a one-element vector gives. sqrt, which IEEE 754 rounds
 exactly everywhere, takes `math.sqrt` for speed (ops.fsqrt).
+
+Second order (autodiff/tape.py): in a keep sweep each VJP computes with tape operations on its
+operand as given, the smooth functions from themselves on the tape (exp's slope is exp(a)), abs,
+max, min and clamp through constant masks (piecewise linear: their second derivative is 0).
 """
 from __future__ import annotations
 

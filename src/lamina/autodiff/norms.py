@@ -4,6 +4,9 @@ Vector p-norms are computed on x / max|x| and scaled back, so that norm([1e200, 
 1.41e200 rather than Inf. A subgradient is taken where the norm has a kink: 0 at the zero
 vector, sign(0) = 0 for the 1-norm, the first of tied largest elements for the Inf-norm (and
 the first tied column or row for a matrix's 1- or Inf-norm).
+
+Second order (autodiff/tape.py): the p-norms and the 1- and Inf-norms of matrices compute their
+keep rules with tape operations; the spectral norm's gradient is first order only.
 """
 from __future__ import annotations
 

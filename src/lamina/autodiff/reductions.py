@@ -1,4 +1,4 @@
-"""Differentiable reductions: sum, mean, max, min, prod, over everything or along axes.
+"""Differentiable reductions: sum, mean, max, min, prod, logsumexp, over everything or along axes.
 
 `axis` is None (every element, giving a Python float), one axis, or a list of axes; axes count
 from 0, and a negative one from the end (-1 is the last). A reduction along axes keeps them
@@ -10,6 +10,11 @@ itself. Gradients spread back to the input's shape.
 
 `skipnan` leaves NaN elements out: they get no gradient, like constants. A slice with
 nothing left sums to 0, multiplies to 1, and has NaN as its mean, max and min.
+
+Second order (autodiff/tape.py): in a keep sweep the gradients are tape operations: sum's and
+mean's a `spread` (whose VJP is the sum again), max's and min's a scatter to the picked
+elements, prod's prod(x) ./ x (exactly, with zeros: each slice as rows that leave one element
+out, multiplied out), logsumexp's its softmax from logsumexp on the tape.
 """
 from __future__ import annotations
 

@@ -5,6 +5,10 @@ vector). None means the whole tensor: cumprod reads a matrix row by row into a v
 does), reverse reverses that row-major order in place (both axes flipped, the shape kept), and
 diff refuses a matrix without an axis, since differences across the end of a row mean nothing.
 None of them reduces, so a matrix stays a matrix.
+
+Second order (autodiff/tape.py): diff's and reverse's VJPs are their adjoints on the tape;
+cumprod's keep rule is the running sum of g y divided by x, which needs factors that are not 0
+(with a zero among them a keep sweep refuses it with a TapeError).
 """
 from __future__ import annotations
 

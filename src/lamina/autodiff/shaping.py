@@ -1,5 +1,5 @@
 """Differentiable reshaping and joining: reshape (squeeze and unsqueeze are reshapes), permute,
-cat, stack, hcat, vcat, take; and linspace. Every result is a fresh array (never a view of an
+cat, stack, hcat, vcat, take, diag; and linspace. Every result is a fresh array (never a view of an
 operand), since a store may write into a value that nobody else holds.
 
 cat and stack take tensors of any rank: cat joins along an axis they share (same rank, equal
@@ -9,6 +9,10 @@ In hcat and vcat a vector counts as a column (n x 1) and a number as 1 x 1,
 except that vcat of numbers and vectors only is their concatenation, a vector, and that the
 empty vector [] next to other pieces adds nothing (as torch.cat skips it).
 Each piece's gradient is its block of the result's gradient, in its own shape.
+
+Second order (autodiff/tape.py): every op here is linear, and in a keep sweep its VJP is its
+adjoint on the tape (a block is an index and a reshape, a permutation the inverse one, each of
+diag's forms the other), so its gradients can be differentiated again.
 """
 from __future__ import annotations
 
