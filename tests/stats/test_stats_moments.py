@@ -31,6 +31,26 @@ def test_std_and_var_of_huge_data_do_not_overflow(lam):
     np.testing.assert_allclose(z, scipy.stats.zscore([1.0, -2.0, 4.0]), rtol=1e-15, atol=1e-300)
 
 
+def test_std_and_var_of_all_of_ordinary_data_are_numpys_to_the_bit():
+    # whole data takes its own path (one array for quotient, deviations and squares); the unit
+    # is a power of 2, so on data whose squares stay normal numbers the bits are NumPy's own
+    from lamina.stats.moments import std, var
+    rng = np.random.default_rng(3)
+    for shape, scale, dtype in [((100_000,), 1.0, np.float64), ((1000,), 3e-80, np.float64),
+                                ((250, 4), 7e90, np.float64), ((999,), 12.5, np.float32),
+                                ((30, 7), 1e-3, np.float32)]:
+        a = (rng.standard_normal(shape) * scale + scale / 3).astype(dtype)
+        for x in (a, a.T, a[::3]):
+            for d in (0, 1):
+                assert var(x, ddof=d) == float(np.var(x, ddof=d))
+                assert std(x, ddof=d) == float(np.std(x, ddof=d))
+
+
+def test_std_and_var_of_data_with_inf_or_nan_are_nan_and_all_zeros_zero(lam):
+    assert lam.run("print(std([1, Inf, 2]), var([NaN, 1]), std([-Inf, 1]), std([0, 0, 0]), "
+                   "var(zeros(2, 2)))") == ["NaN NaN NaN 0 0"]
+
+
 def test_std_and_zscore_gradients_of_tiny_data_match_torch(lam):
     torch = pytest.importorskip("torch")
     # std's gradient was 0 (its value was), zscore's NaN; torch on x * 1e200 scales them exactly

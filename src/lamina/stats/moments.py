@@ -86,6 +86,10 @@ def _unit(a: np.ndarray, k, skip: bool) -> np.ndarray:
 
 def _scaled_variance(a: np.ndarray, k, skip: bool, d: int):
     """(the variance of a / unit, unit): the variance is that times unit^2."""
+    if k is None and not skip and a.size - d > 0:
+        whole = _whole_scaled_variance(a, d)
+        if whole is not None:
+            return whole
     kept = k is not None         # along an axis the result keeps its orientation: a row or a column
     unit = _unit(a, k, skip)
     if skip:
@@ -96,6 +100,24 @@ def _scaled_variance(a: np.ndarray, k, skip: bool, d: int):
         return np.full(kept_shape(a.shape, k) if kept else (), np.nan, dtype=a.dtype), unit
     with np.errstate(all="ignore"):
         return np.asarray(np.var(a / unit, axis=k, ddof=d, keepdims=kept), dtype=a.dtype), unit
+
+
+def _whole_scaled_variance(a: np.ndarray, d: int):
+    """_scaled_variance of all of finite data with a nonzero value, or None for other data: the
+    operations np.var does on a / unit, in the same order (so the same bits), in one array:
+    max |a| from two reductions that write nothing, the quotient's memory reused for the
+    deviations and their squares (np.var writes three new arrays), and no warning state to
+    set, as none of these steps can overflow (|a / unit| < 2)."""
+    top = max(float(np.maximum.reduce(a, axis=None)), -float(np.minimum.reduce(a, axis=None)))
+    if not 0 < top < math.inf:          # NaN, an infinity or all zeros: the general path
+        return None
+    unit = a.dtype.type(math.ldexp(1.0, math.frexp(top)[1] - 1))    # power_scale's
+    b = np.divide(a, unit)
+    mean = np.add.reduce(b, axis=None, keepdims=True)
+    np.true_divide(mean, a.size, out=mean)
+    np.subtract(b, mean, out=b)
+    np.square(b, out=b)
+    return np.asarray(np.add.reduce(b, axis=None) / (a.size - d), dtype=a.dtype), unit
 
 
 def _variance(a: np.ndarray, k, skip: bool, d: int):
