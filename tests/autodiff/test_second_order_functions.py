@@ -11,7 +11,7 @@ either way.
 import numpy as np
 import pytest
 
-from lamina.autodiff import ops
+from lamina.autodiff import ops, shaping
 from lamina.autodiff.grad import grad
 from lamina.autodiff.indexing import index
 from lamina.autodiff.tape import TAPE
@@ -255,6 +255,7 @@ SHAPING = [
     ("fill", S, lambda w: B["fill"](w, 2.0, 3.0), lambda t: t.expand(2, 3)),
     ("linspace", S, lambda w: B["linspace"](w, ops.epow(w, 2.0), 5.0),
      lambda t: t + (t ** 2 - t) * torch.linspace(0, 1, 5, dtype=torch.float64)),
+    ("take, repeating a row", M, lambda w: shaping.take(w, np.array([2, 0, 2])), lambda t: t[[2, 0, 2]]),
     ("diag of a vector", V, lambda w: B["diag"](w), lambda t: torch.diag(t)),
     ("diag of a vector, offset", V, lambda w: B["diag"](w, -1.0), lambda t: torch.diag(t, -1)),
     ("diag of a matrix", (3, 3), lambda w: B["diag"](w), lambda t: torch.diagonal(t)),
