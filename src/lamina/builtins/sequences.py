@@ -16,7 +16,7 @@ CATEGORY = "Math"
 V, M = (5,), (3, 4)
 
 
-@builtin("diff", pure="a value", category=CATEGORY,
+@builtin("diff", pure="a value", category=CATEGORY, twice=True,
          shapes=[Shape("diff(v)", "vector", "vector", "v[i + 1] - v[i]: one element fewer."),
                  Shape("diff(m, axis = k)", "matrix, 0 or 1", "matrix",
                        "Differences down each column (axis 0: one row fewer) or along each row (axis 1).")],
@@ -57,7 +57,7 @@ def cumprod(x, axis=None, skipnan=False):
                      skipnan=flag(skipnan, "cumprod's skipnan"))
 
 
-@builtin("reverse", pure="a new reversed copy", category=CATEGORY,
+@builtin("reverse", pure="a new reversed copy", category=CATEGORY, twice=True,
          shapes=[Shape("reverse(v)", "vector, list or string", "the same kind", "The elements in reverse order."),
                  Shape("reverse(m)", "matrix", "matrix", "Row-major order reversed: both axes flipped."),
                  Shape("reverse(m, axis = k)", "matrix, 0 or 1", "matrix",
