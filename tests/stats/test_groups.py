@@ -65,3 +65,25 @@ def test_count_names_its_column_n_unless_a_key_is_n(lam):
 def test_named_aggregate_errors(lam, source, message):
     err = lam.error('t = table({g = ["a", "b"], y = [1, 2]})\nr = ' + source)
     assert err.message == message
+
+
+@pytest.mark.parametrize("values", [
+    [0, 1, 2, 1, 0, 2],                    # every number of the range: the numbers are the codes
+    [7, -3, 7, 12, -3, 40],                # gaps and a negative start: ranked
+    [2.5, 0.5, 2.5, 1.5],                  # fractions: hashed
+    [2.0 ** 60, 3.0, 2.0 ** 60, -2.0 ** 60],   # beyond 2^53: hashed
+    [1e300, -1e300, 1e300],
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_group_numbers_and_sizes_of_a_numeric_key_are_its_ranks_and_counts(values, dtype):
+    key = np.array(values, dtype=dtype)
+    distinct, ranks, counts = np.unique(key, return_inverse=True, return_counts=True)
+    g = GR.Grouped(Table({"k": key}), ["k"])
+    assert g.group_of.tolist() == ranks.tolist() and g.count == len(distinct)
+    assert g.sizes.tolist() == counts.tolist()
+    assert GR.dense_codes(key)[0].tolist() == ranks.tolist()
+
+
+def test_group_by_a_key_with_a_missing_cell_is_an_error(lam):
+    err = lam.error('t = table({g = [1, 0 / 0, 2], y = [1, 2, 3]})\ng = group_by(t, "g")')
+    assert err.message == "group_by: column 'g' has missing values; drop those rows first with drop_missing(t, \"g\")."

@@ -56,3 +56,27 @@ def test_unique_rows_are_pandas_drop_duplicates():
     counts = distinct_rows(Table({"g": list(g), "x": x}), counts=True).columns["n"]
     assert counts.tolist() == [len(df[(df.g == r.g) & ((df.x == r.x) | (df.x.isna() & pd.isna(r.x)))])
                                for r in want.itertuples()]
+
+
+def test_the_order_by_numeric_columns_is_arrows_stable_order():
+    # numeric keys are radix-sorted by their bits: -0 ties with 0, infinities sort as numbers,
+    # NaN comes last either way, float32 as its float64 value, ties keep the table's order
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from lamina.stats import columns as C
+    from lamina.stats import tableops as TO
+
+    rng = np.random.default_rng(6)
+    for n in (0, 1, 9, 3000):
+        x = np.round(rng.standard_normal(n) * 10, 1)
+        x[::7] = np.nan
+        x[1:9] = [-0.0, 0.0, np.inf, -np.inf, 1e308, -5e-324, 5e-324, -0.0][:len(x[1:9])]
+        w = rng.integers(-2, 3, n).astype(np.float32)
+        for down in (False, True):
+            for cols in ([x], [w], [x, w], [w, x], [w, w * 0]):
+                table = pa.table({f"k{i}": C.sort_key(c) for i, c in enumerate(cols)})
+                direction = "descending" if down else "ascending"
+                want = pc.sort_indices(table, sort_keys=[(f"k{i}", direction, "at_end") for i in range(len(cols))])
+                assert TO.table_order(cols, down).tolist() == want.to_numpy().tolist(), (n, down, len(cols))

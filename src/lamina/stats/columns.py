@@ -15,12 +15,31 @@ back as "".
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import categories, dates
 from .categories import Categorical
+
+
+def _use_jemalloc() -> None:
+    """Arrow's memory from jemalloc where this pyarrow has it and the user chose no pool
+    (ARROW_DEFAULT_MEMORY_POOL): with mimalloc, Arrow's default on Linux, reading a CSV file of 10^7
+    rows spent 2 - 2.5 s of system time in the reader's threads on this machine, and the float copy
+    of an integer column 0.3 s, against 0.5 s and 0.1 s with jemalloc; its peak was 1.16 GB, not
+    0.98 GB (bench/NOTES.md)."""
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return
+    try:
+        pa.set_memory_pool(pa.jemalloc_memory_pool())
+    except (NotImplementedError, pa.ArrowException):       # a build without jemalloc
+        pass
+
+
+_use_jemalloc()
 
 MISSING_WORDS = ("", "NA", "N/A", "n/a", "NaN", "nan", "null", "NULL")
 _MISSING = pa.array(MISSING_WORDS, type=pa.string())
@@ -123,9 +142,23 @@ def missing(c) -> np.ndarray:
     return c.missing()
 
 
+def has_missing(c) -> bool:
+    """Whether any cell of a column is missing (missing(c).any() without its vector of flags)."""
+    if is_numeric(c):
+        return bool(len(c)) and bool(np.isnan(c.min()))      # min is NaN when a cell is
+    if isinstance(c, TextColumn):
+        return c.arrow.null_count > 0
+    return bool(missing(c).any())
+
+
 def take(c, rows):
     """The cells at rows (a slice or an integer vector) as a new column."""
-    return c[rows].copy() if is_numeric(c) else c.take(rows)
+    if not is_numeric(c):
+        return c.take(rows)
+    if isinstance(rows, slice):
+        return c[rows].copy()
+    rows = np.asarray(rows)
+    return np.take(c, rows) if rows.dtype.kind in "iu" else c[rows]     # a gather is a new array already
 
 
 def value(c):

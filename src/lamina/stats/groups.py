@@ -24,12 +24,18 @@ from .table import SHOWN_ROWS, Table, as_table, cell, column_names, shown_cell
 def dense_codes(c) -> tuple[np.ndarray, int]:
     """(each cell's rank among the column's distinct values, how many there are); a missing cell
     ranks after every value, and a category's values rank in the order of its levels."""
+    codes, k, _ = _ranked(c)
+    return codes.astype(np.int64, copy=False), k
+
+
+def _ranked(c) -> tuple[np.ndarray, int, np.ndarray | None]:
+    """dense_codes, and how many cells have each rank where that came for free (else None)."""
     if isinstance(c, Categorical):
         present = np.unique(c.codes)
         rank = np.full(len(c.levels) + 1, len(present) - 1 if present[:1].tolist() == [-1] else len(present))
         kept = present[present >= 0]
         rank[kept] = np.arange(len(kept))
-        return rank[c.codes].astype(np.int64), len(present)
+        return rank[c.codes].astype(np.int64), len(present), None
     if C.is_numeric(c):
         small = _small_whole_numbers(c)
         if small is not None:
@@ -37,41 +43,65 @@ def dense_codes(c) -> tuple[np.ndarray, int]:
     encoded = pc.dictionary_encode(C.to_arrow(c), null_encoding="encode")
     values = encoded.dictionary
     if len(values) == 0:
-        return np.zeros(len(c), dtype=np.int64), 0
+        return np.zeros(len(c), dtype=np.int64), 0, None
     order = pc.sort_indices(pa.table({"v": values}), sort_keys=[("v", "ascending", "at_end")])
     rank = np.empty(len(values), dtype=np.int64)
     rank[order.to_numpy()] = np.arange(len(values))
-    return rank[encoded.indices.to_numpy(zero_copy_only=False)], len(values)
+    return rank[encoded.indices.to_numpy(zero_copy_only=False)], len(values), None
 
 
 def _small_whole_numbers(c: np.ndarray):
     """Ranks of whole numbers in a range not much longer than the column (group numbers, years)
-    from a count of each value: no hash, no sort. None for other columns."""
+    from a count of each value, and those counts: no hash, no sort, and when every number of the
+    range occurs (group numbers 0 .. k-1), no lookup of the ranks either. The ranks come in the
+    smallest unsigned type that holds them where that is 8 or 16 bits (less memory to sort by).
+    None for other columns."""
     if not len(c):
         return None
-    lo, hi = np.fmin.reduce(c), np.fmax.reduce(c)
-    if not hi - lo < 2 * len(c) + 1024:             # also false for NaN or infinite ends
+    lo, hi = c.min(), c.max()                        # NaN when a cell is NaN
+    if not (-C.EXACT < lo and hi < C.EXACT and hi - lo < 2 * len(c) + 1024):   # false for NaN, inf
         return None
-    shifted = c - lo
-    offsets = shifted.astype(np.int32 if hi - lo < 2 ** 31 else np.int64)
-    if not np.array_equal(offsets, shifted):         # a fraction, or a NaN inside
-        return None
-    present = np.bincount(offsets) > 0
-    rank = np.cumsum(present, dtype=np.int64) - 1
-    return rank[offsets], int(rank[-1]) + 1
+    if 0 <= lo and hi < 1 << 16:                     # the numbers themselves are the offsets
+        offsets = c.astype(np.uint8 if hi < 1 << 8 else np.uint16)
+        if not np.array_equal(offsets, c):           # a fraction
+            return None
+    else:
+        offsets = c.astype(np.int64)
+        if c.dtype.kind == "f" and not np.array_equal(offsets, c):
+            return None
+        offsets -= int(lo)
+        offsets = offsets.astype(_unsigned(hi - lo), copy=False)
+    counts = np.bincount(offsets)
+    if counts.all():
+        return offsets, len(counts), counts
+    present = counts > 0
+    rank = (np.cumsum(present) - 1).astype(_unsigned(len(counts)), copy=False)
+    return rank[offsets], int(rank[-1]) + 1, counts[present]
+
+
+def _unsigned(most) -> type:
+    """The smallest of uint8, uint16 and int64 that holds whole numbers from 0 to most."""
+    return np.uint8 if most < 1 << 8 else np.uint16 if most < 1 << 16 else np.int64
 
 
 def combined_codes(columns: list) -> tuple[np.ndarray, int]:
     """Group numbers (0 .. k-1, in sorted order of the keys, the first column first) and k."""
-    codes, k = dense_codes(columns[0])
+    codes, k, _ = _combined(columns)
+    return codes.astype(np.int64, copy=False), k
+
+
+def _combined(columns: list) -> tuple[np.ndarray, int, np.ndarray | None]:
+    """combined_codes, and the size of each group where that came for free (else None)."""
+    codes, k, sizes = _ranked(columns[0])
     for c in columns[1:]:
+        codes = codes.astype(np.int64, copy=False)
         more, m = dense_codes(c)
         if k * m < 2 ** 62:
             codes = codes * m + more            # still ordered as the pair of keys
         else:
             codes = np.unique(np.stack([codes, more], axis=1), axis=0, return_inverse=True)[1].reshape(-1)
-        codes, k = dense_codes(codes)
-    return codes, k
+        codes, k, sizes = _ranked(codes)
+    return codes, k, sizes
 
 
 class Grouped(LibObject):
@@ -81,22 +111,22 @@ class Grouped(LibObject):
     def __init__(self, table: Table, by: list[str]):
         self.table, self.by = table, by
         for n in by:
-            if C.missing(table.columns[n]).any():
+            if C.has_missing(table.columns[n]):
                 raise LaminaError("ValueError", f"group_by: column '{n}' has missing values; drop those "
                                   f"rows first with drop_missing(t, \"{n}\").")
+        sizes = None
         if table.nrows:
-            self.group_of, self.count = combined_codes([table.columns[n] for n in by])
+            self.group_of, self.count, sizes = _combined([table.columns[n] for n in by])
         else:
             self.group_of, self.count = np.zeros(0, dtype=np.int64), 0
-        self.sizes = np.bincount(self.group_of, minlength=self.count)
+        self.sizes = np.bincount(self.group_of, minlength=self.count) if sizes is None else sizes
         self._order = None
 
     def order(self) -> np.ndarray:
         """The rows sorted by group, table order within a group (a radix sort for small codes)."""
         if self._order is None:
             g = self.group_of
-            small = g.astype(np.uint8) if self.count <= 255 else \
-                g.astype(np.uint16) if self.count <= np.iinfo(np.uint16).max else g
+            small = g.astype(_unsigned(self.count - 1), copy=False)
             self._order = np.argsort(small, kind="stable")
         return self._order
 
@@ -116,7 +146,7 @@ class Grouped(LibObject):
     def per_group(self, column: str, f, call) -> np.ndarray:
         """f of each group's values of a numeric column, one number a group. Each call gets a view
         of its group in a private copy of the column sorted by group: a write into it stays there."""
-        grouped, bounds = self.numeric(column)[self.order()], self.bounds().tolist()
+        grouped, bounds = np.take(self.numeric(column), self.order()), self.bounds().tolist()
         return np.array([_one_number(call(f, (grouped[a:b],)), column) for a, b in zip(bounds[:-1], bounds[1:])],
                         dtype=np.float64)
 

@@ -75,14 +75,30 @@ def _whole_number_codes(left: np.ndarray, right: np.ndarray):
         return None
     k = int(hi - lo) + 1
     rcode = np.where(np.isnan(right), k + 1, right - lo).astype(np.int64)
-    with np.errstate(invalid="ignore"):
-        inside = (left >= lo) & (left <= hi) & (left == np.round(left))
-    lcode = np.where(inside, left - lo, k).astype(np.int64)
+    lcode = _inside_codes(left, lo, hi)
+    if lcode is None:
+        with np.errstate(invalid="ignore"):
+            inside = (left >= lo) & (left <= hi) & (left == np.round(left))
+        lcode = np.where(inside, left - lo, k).astype(np.int64)
     return lcode, rcode, k
 
 
-def _pairs(left: Table, right: Table, keys: list[str], mode: str) -> tuple[np.ndarray, np.ndarray]:
-    """The left and right row of each pair, -1 where a side has no row."""
+def _inside_codes(left: np.ndarray, lo: float, hi: float):
+    """left - lo as whole numbers when every left key is a whole number from lo to hi (ids that all
+    occur on the right side's range), in a few passes; None otherwise."""
+    if not (len(left) and -C.EXACT < lo and hi < C.EXACT and lo <= left.min() and left.max() <= hi):
+        return None                  # (also for a NaN, which makes min and max NaN)
+    codes = left.astype(np.int64)
+    if not np.array_equal(codes, left):
+        return None
+    if lo:
+        codes -= int(lo)
+    return codes
+
+
+def _pairs(left: Table, right: Table, keys: list[str], mode: str) -> tuple[np.ndarray | None, np.ndarray]:
+    """The left and right row of each pair, -1 where a side has no row; the left rows are None when
+    they are every left row in order (each has one partner, or none in a left join)."""
     n, m = left.nrows, right.nrows
     if len(keys) == 1 and n and m:
         lcode, rcode_kept, k = _one_key_codes(_key(left.columns[keys[0]]), _key(right.columns[keys[0]]))
@@ -97,21 +113,23 @@ def _pairs(left: Table, right: Table, keys: list[str], mode: str) -> tuple[np.nd
         codes = np.where(gone, k, codes)            # a missing key: a code no row of the other side has
         lcode, rcode_kept = codes[:n], np.where(gone[n:], k + 1, codes[n:])
     counts = np.bincount(rcode_kept, minlength=k + 2)
-    per_left = counts[lcode]
     if counts[:k].max(initial=0) <= 1:     # each key at most once on the right: one row or none
         row_of = np.full(k + 2, -1, dtype=np.int64)
         row_of[rcode_kept] = np.arange(m)
-        li = np.flatnonzero(per_left) if mode == "inner" else np.arange(n)
-        ri = row_of[lcode[li]] if mode == "inner" else np.where(per_left > 0, row_of[lcode], -1)
+        ri = row_of[lcode]                 # code k (no partner) has no row
+        li = None
+        if mode == "inner":
+            li = np.flatnonzero(ri >= 0)
+            li, ri = (None, ri) if len(li) == n else (li, ri[li])
     else:
-        li, ri = _runs(lcode, rcode_kept, counts, per_left, mode, m)
+        li, ri = _runs(lcode, rcode_kept, counts, counts[lcode], mode, m)
     if mode == "outer":
         matched = np.zeros(m, dtype=bool)
         matched[ri[ri >= 0]] = True
         extra = np.flatnonzero(~matched)
-        li = np.concatenate([li, np.full(len(extra), -1)])
+        li = np.concatenate([np.arange(n) if li is None else li, np.full(len(extra), -1)])
         ri = np.concatenate([ri, extra])
-    return li.astype(np.int64, copy=False), ri.astype(np.int64, copy=False)
+    return None if li is None else li.astype(np.int64, copy=False), ri.astype(np.int64, copy=False)
 
 
 def _runs(lcode, rcode_kept, counts, per_left, mode: str, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -135,7 +153,9 @@ def _runs(lcode, rcode_kept, counts, per_left, mode: str, m: int) -> tuple[np.nd
     return li, ri
 
 
-def _joined(left: Table, right: Table, keys: list[str], li: np.ndarray, ri: np.ndarray) -> Table:
+def _joined(left: Table, right: Table, keys: list[str], li: np.ndarray | None, ri: np.ndarray) -> Table:
+    """The joined table; li None: every left row in order, whose columns are shared, not copied
+    (a table never changes a column another value holds)."""
     both = (set(left.names) & set(right.names)) - set(keys)
     taken = set(left.names) | set(right.names)
     for name in both:
@@ -143,14 +163,18 @@ def _joined(left: Table, right: Table, keys: list[str], li: np.ndarray, ri: np.n
             if new in taken:
                 raise LaminaError("ValueError", f"merge: both tables have a column '{name}', which would "
                                   f"become '{new}', but that name is taken; rename a column first.")
+    every_left = li is None or bool(np.all(li >= 0))
+    every_right = bool(np.all(ri >= 0))
+
+    def from_left(c):
+        return c if li is None else C.gather(c, li, every_left)
     out = {}
-    every_left, every_right = bool(np.all(li >= 0)), bool(np.all(ri >= 0))
     for k in keys:          # from the left row, or the right one where there is no left row
-        out[k] = C.gather(left.columns[k], li, every_left) if every_left else \
+        out[k] = from_left(left.columns[k]) if every_left else \
             C.either(li >= 0, C.gather(left.columns[k], li), C.gather(right.columns[k], ri))
     for name in left.names:
         if name not in keys:
-            out[name + "_x" if name in both else name] = C.gather(left.columns[name], li, every_left)
+            out[name + "_x" if name in both else name] = from_left(left.columns[name])
     for name in right.names:
         if name not in keys:
             out[name + "_y" if name in both else name] = C.gather(right.columns[name], ri, every_right)

@@ -6,6 +6,8 @@ Grouping is in groups.py, joins in joins.py.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 import pyarrow as pa
@@ -125,6 +127,8 @@ def table_order(keys: list, down: bool) -> np.ndarray:
     """The stable order of a table's rows by some columns: ties keep the table's order, missing
     values (NaN, null) come last in either direction, text by code point (UTF-8 bytes), a
     category by its levels' order."""
+    if all(C.is_numeric(c) for c in keys):
+        return _numeric_order(keys, down)
     direction = "descending" if down else "ascending"
     columns = {f"k{i}": C.sort_key(c) for i, c in enumerate(keys)}
     if len(keys[0]) >= BIG:
@@ -137,6 +141,53 @@ def table_order(keys: list, down: bool) -> np.ndarray:
         finally:
             db.close()
     return pc.sort_indices(pa.table(columns), sort_keys=[(k, direction, "at_end") for k in columns]).to_numpy()
+
+
+def _numeric_order(keys: list, down: bool) -> np.ndarray:
+    """table_order of numeric columns: a radix sort, least significant part first, of each number's
+    bits made an unsigned integer that sorts as the number does (_sort_bits), 16 bits at a time by
+    NumPy's stable sort of 16-bit integers (itself a radix sort), the last column first. Each step
+    is stable, so ties keep the table's order; parts where every row holds the same bits (the low
+    bits of whole numbers) are skipped. On one core this beats DuckDB's sort on two (bench/NOTES.md)."""
+    order = None
+    for c in reversed(keys):
+        bits = _sort_bits(c, down)
+        if order is not None:
+            bits = np.take(bits, order)
+        varying = int(np.bitwise_or.reduce(bits) ^ np.bitwise_and.reduce(bits)) if len(bits) else 0
+        parts = [j for j in range(4) if (varying >> (16 * j)) & 0xFFFF]
+        for i, j in enumerate(parts):
+            step = np.argsort(_part(bits, j), kind="stable")
+            order = step if order is None else np.take(order, step)
+            if i + 1 < len(parts):              # the next part reads the bits in this order
+                bits = np.take(bits, step)
+    return np.arange(len(keys[0])) if order is None else order
+
+
+_SIGN = np.int64(-1 << 63)
+_LAST = np.int64(-1)          # as an unsigned integer, the largest
+
+
+def _sort_bits(c: np.ndarray, down: bool) -> np.ndarray:
+    """Unsigned 64-bit integers that sort as the column's numbers (reversed when down), -0 as 0,
+    NaN after every number in either direction. A float64's bits sort as its value once a negative
+    number's bits are all flipped and a positive one's sign bit is set."""
+    s = np.add(c, 0.0, dtype=np.float64).view(np.int64)      # + 0.0 makes -0 a 0 (a tie)
+    flip = s >> 63                                             # -1 (every bit) for a negative number
+    flip |= _SIGN
+    if down:
+        np.invert(flip, out=flip)
+    s ^= flip
+    if len(c) and np.isnan(c.min()):
+        s[np.isnan(c)] = _LAST
+    return s.view(np.uint64)
+
+
+def _part(bits: np.ndarray, j: int) -> np.ndarray:
+    """Bits 16 j to 16 j + 15 of each integer, as 16-bit integers."""
+    if sys.byteorder == "little":
+        return bits.view(np.uint16)[j::4]
+    return (bits >> np.uint64(16 * j)).astype(np.uint16)
 
 
 def _rank(col, down: bool) -> np.ndarray:
