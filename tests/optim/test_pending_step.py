@@ -107,6 +107,36 @@ def test_an_optimizer_sharing_arrays_through_with_hp_is_left_as_it_was():
     assert all(np.array_equal(p, k) for p, k in zip(faster.params, kept)) and faster.t == 0
 
 
+@pytest.mark.parametrize("name", IN_PLACE)
+def test_parameters_a_loop_still_holds_get_new_arrays_and_the_state_stays_in_place(name, copies):
+    # the hand-written loop: p = opt.params hands out the optimizer's own arrays (param(p) wraps
+    # them), and p still holds them when the next step is applied
+    rng = np.random.default_rng(14)
+    eager = make(RULES[name], start(rng), lr=0.01)
+    opt = make(RULES[name], start(np.random.default_rng(14)), lr=0.01)
+    m0 = weakref.ref(opt.state[0][RULES[name].slots[0]])
+    for grads in gradients(rng, 5):
+        eager = eager.advance(grads)                   # today's immutable update, copying
+        copies.clear()
+        p = opt.get("_params")
+        assert p[0] is opt.params[0]                   # no copy handed out
+        kept = copy.deepcopy(p)
+        opt = opt.step(grads)
+        assert_same(opt, eager)                        # reading applies the step
+        assert copies == []                            # no private() copy of the whole optimizer
+        assert opt.params[0] is not p[0] and opt.params[1] is not p[1]
+        assert all(np.array_equal(a, b) for a, b in zip(p, kept))   # what was handed out is as it was
+    assert opt.state[0][RULES[name].slots[0]] is m0()  # the state arrays written in place
+
+
+def test_a_held_parameter_of_a_rule_without_an_in_place_form_gets_a_new_array():
+    opt = make(RULES["rmsprop"], [np.ones(3), 2.0], lr=0.1).private()
+    w = opt.params[0]
+    held = opt.advance_in_place([np.ones(3), 1.0], held=(True, False))
+    assert held is opt and opt.params[0] is not w and np.array_equal(w, np.ones(3))
+    assert_same(opt, make(RULES["rmsprop"], [np.ones(3), 2.0], lr=0.1).advance([np.ones(3), 1.0]))
+
+
 @pytest.mark.parametrize("hold", ["param array", "state array", "view", "params tuple", "state dict"])
 def test_the_ownership_proof_sees_every_other_holder(hold):
     opt = make(RULES["adam"], start(np.random.default_rng(9))).private()

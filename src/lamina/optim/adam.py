@@ -34,9 +34,10 @@ def adam_update(w, g, state, hp, t):
     return w - m / (np.sqrt(v) + eps) * step, {"m": m, "v": v}
 
 
-def adam_in_place(w, g, state, hp, t, scratch):
-    """`adam_update` written into w, m and v: the same operations in the same order (so the
-    same bits), 12 array passes through one scratch array of w's shape, no temporaries."""
+def adam_in_place(w, g, state, hp, t, scratch, out=None):
+    """`adam_update` written into w (or `out`, which may be the scratch), m and v: the same
+    operations in the same order (so the same bits), 12 array passes through one scratch
+    array of w's shape, no temporaries."""
     b1, b2 = hp["beta1"], hp["beta2"]
     m, v, s = state["m"], state["v"], scratch
     np.multiply(g, 1.0 - b1, out=s)
@@ -51,7 +52,7 @@ def adam_in_place(w, g, state, hp, t, scratch):
     s += eps
     np.divide(m, s, out=s)
     s *= step
-    w -= s
+    np.subtract(w, s, out=w if out is None else out)
 
 
 def adamw_update(w, g, state, hp, t):

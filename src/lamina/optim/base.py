@@ -10,9 +10,10 @@ initially zeros, `hp` the hyperparameters and t the step number, counted from 1.
 checks the gradients a program gives and calls it. The training step that fit and
 train_loop share (optim/train_step.py) instead trains a `private()` copy, which no
 other value shares, and updates it with `advance_in_place`: the rule's in-place form
-(`update_in_place(w, g, state, hp, t, scratch)`, writing into w and the state arrays, with the
-same arithmetic in the same order, its temporaries in `scratch`, an array of w's shape and
-dtype whose contents mean nothing between steps) where it has one, else its update copied back into
+(`update_in_place(w, g, state, hp, t, scratch, out=None)`, writing into w, or into `out` when
+given, and the state arrays, with the same arithmetic in the same order, its temporaries in
+`scratch`, an array of w's shape and dtype whose contents mean nothing between steps and
+which may be `out` itself) where it has one, else its update copied back into
 the parameter's own arrays. So a trainer allocates no new weights per step, and every
 parameter and state array keeps its dtype; the optimizer values a program holds never
 change.
@@ -21,10 +22,13 @@ A program's `opt = optimizer_step(opt, g)` (`step`, for a rule with an in-place 
 an optimizer whose update is pending: it holds the old optimizer and the checked gradients,
 and applies them when its parameters or state are first read. By then the statement has
 rebound `opt`, so the old optimizer is often held by nothing but the pending step; when
-ownership.py proves that (no other holder of it, its containers or its arrays), the update
-is written into the old optimizer's own arrays, which the new one takes over; otherwise
-into a private() copy, as `advance` does. Same numbers either way, and an optimizer a
-program still holds never changes.
+ownership.py proves that (no other holder of it, its containers or its state arrays), the
+update is written into the old optimizer's own arrays, which the new one takes over, except
+that a parameter array some other value holds gets its new value in a new array (`params`
+hands out the optimizer's own arrays, not copies, and a loop's `q = param(opt.params)`
+still holds them when the next step is applied: one new array instead of a copy each);
+otherwise into a private() copy, as `advance` does. Same numbers either way, and an
+optimizer or array a program still holds never changes.
 """
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ import numpy as np
 from ..autodiff import handed
 from ..errors import LaminaError
 from ..values import LibObject, Range
-from .ownership import sole
+from .ownership import held_parameters
 from .params import Structure, checked_gradients, flatten, gradient_items, origins
 
 NONNEGATIVE = Range(0.0)                        # a rate, eps, weight decay: at least 0, finite
@@ -50,7 +54,8 @@ class Rule:
     slots: tuple            # names of the per-parameter state, each starting at zeros
     update: Callable        # (w, g, state, hp, t) -> (w, state)
     formula: str            # the update as the docs write it
-    update_in_place: Callable | None = None   # (w, g, state, hp, t, scratch): writes into w and state
+    # (w, g, state, hp, t, scratch, out=None): writes into w (or out, a new array) and state
+    update_in_place: Callable | None = None
     # Its constructor builtin's page (builtins/optimizers.py registers one for each rule of RULES):
     summary: str = ""
     example: str = ""       # a Lamina program, run by the docs build
@@ -133,7 +138,7 @@ class Optimizer(LibObject):
                                   f"it has no parameters.")
             return self.param_values()
         if name == "_params":
-            return [p.copy() if isinstance(p, np.ndarray) else p for p in self.params]
+            return list(self.params)
         if name == "_step":
             return float(self.t)
         return super().get(name)
@@ -162,8 +167,10 @@ class Optimizer(LibObject):
         return replace(self, hp={**self.hp, **{k: _check(self.rule, k, v) for k, v in changes.items()}})
 
     def param_values(self):
-        """The current plain parameter values in the container they were given in."""
-        return self.structure.build([p.copy() if isinstance(p, np.ndarray) else p for p in self.params])
+        """The current plain parameter values in the container they were given in: the
+        optimizer's own arrays, not copies (a pending step never writes into an array another
+        value holds, see `_apply_pending`, so what was handed out never changes)."""
+        return self.structure.build(list(self.params))
 
     def step(self, g, lr=None) -> "Optimizer":
         """One update from gradients a program gives (checked against the parameters), at rate
@@ -227,10 +234,14 @@ class Optimizer(LibObject):
     def _apply_pending(self) -> None:
         source, grads = self._pending
         object.__setattr__(self, "_pending", None)
-        in_place = sole(source)     # else someone else holds the old optimizer or one of its arrays
+        # None: someone else holds the old optimizer, a container or a state array; otherwise
+        # which parameter arrays others hold (those handed out by `params`, wrapped by param()),
+        # whose new values go into new arrays
+        held = held_parameters(source)
+        in_place = held is not None
         target = source if in_place else source.private()
         try:
-            target.advance_in_place(grads)
+            target.advance_in_place(grads, held or ())
         except BaseException:       # an interrupt (Ctrl-C) part way: a copy is dropped and the
             object.__setattr__(self, "_pending", _INTERRUPTED if in_place else (source, grads))
             raise                   # step stays pending; the old arrays, part written, are lost
@@ -281,10 +292,13 @@ class Optimizer(LibObject):
         """The same optimizer without a trainer's scratch arrays (the memory they hold)."""
         return replace(self, scratch=()) if self.scratch else self
 
-    def advance_in_place(self, grads: list) -> "Optimizer":
+    def advance_in_place(self, grads: list, held: tuple = ()) -> "Optimizer":
         """`advance`, writing into this optimizer itself (its arrays, and its step count and
         number parameters through the frozen fields); only for one made by `private()` that
-        the caller holds alone. Returns it. The gradients are read, never written."""
+        the caller holds alone, or one whose arrays ownership.py proves nobody else holds but
+        the parameters flagged in `held`: their new values go into new arrays (with the same
+        arithmetic: the rule's last pass writes there instead of into the old array, which
+        its holders keep as it was). Returns it. The gradients are read, never written."""
         t = self.t + 1
         rule, hp = self.rule, self.hp
         params = list(self.params)
@@ -298,10 +312,18 @@ class Optimizer(LibObject):
                 params[i] = float(new_w)
                 s.update({k: float(v) for k, v in new_s.items()})
             elif rule.update_in_place is not None:
-                rule.update_in_place(w, gw, s, hp, t, scratch[i] if scratch else np.empty_like(w))
+                if held and held[i]:                    # the new array is the scratch as well
+                    out = np.empty_like(w)
+                    rule.update_in_place(w, gw, s, hp, t, scratch[i] if scratch else out, out=out)
+                    params[i] = out
+                else:
+                    rule.update_in_place(w, gw, s, hp, t, scratch[i] if scratch else np.empty_like(w))
             else:
                 new_w, new_s = rule.update(w, gw, s, hp, t)
-                np.copyto(w, new_w)
+                if held and held[i]:
+                    params[i] = _as_plain(new_w, w)
+                else:
+                    np.copyto(w, new_w)
                 for k, v in new_s.items():
                     np.copyto(s[k], v)
         object.__setattr__(self, "params", tuple(params))

@@ -52,6 +52,38 @@ def _writable(a) -> bool:
     return a.base is None and a.flags.writeable
 
 
+def held_parameters(opt):
+    """Which parameter arrays another value holds, as a tuple of flags (a pending step writes
+    the new value of such a parameter into a new array, and everything else in place), or
+    None when the optimizer, its containers, a state array, or a parameter that is not a
+    writable array owning its memory is held or shared (the step then works on a private()
+    copy). The caller passes the name directly: `held_parameters(source)`."""
+    params, state = opt.params, opt.state
+    if sys.getrefcount(opt) > _SOLE_REFS or sys.getrefcount(params) > _SOLE_REFS \
+            or sys.getrefcount(state) > _SOLE_REFS:
+        return None
+    held = []
+    for w in params:
+        if type(w) is _NDARRAY:
+            if not _writable(w):
+                return None
+            held.append(sys.getrefcount(w) > _SOLE_REFS)
+        elif type(w) is float:
+            held.append(False)
+        else:
+            return None
+    for s in state:
+        if type(s) is not dict or sys.getrefcount(s) > _SOLE_REFS:
+            return None
+        for v in s.values():
+            if type(v) is _NDARRAY:
+                if not _writable(v) or sys.getrefcount(v) > _SOLE_REFS:
+                    return None
+            elif type(v) is not float:
+                return None
+    return tuple(held)
+
+
 def sole(opt) -> bool:
     """Whether the caller's one local name is the only holder of `opt` and nothing else holds
     its parameter and state containers or arrays (so they may be written in place). The caller

@@ -151,6 +151,10 @@ def checked_gradients(structure: Structure, values: list, items: list) -> list:
     parameter's shape and in its dtype."""
     grads = []
     for i, (item, w) in enumerate(zip(items, values)):
+        if type(item) is np.ndarray and type(w) is np.ndarray and item.shape == w.shape \
+                and item.dtype == w.dtype:      # what grad hands out: as it is (the update only reads it)
+            grads.append(item)
+            continue
         gi = plain_value(item, f"The gradient for {structure.label(i)}")   # the update only reads it
         if np.shape(gi) != np.shape(w):
             raise LaminaError("ShapeError", f"The gradient for {structure.label(i)} is "

@@ -11,12 +11,13 @@ def sgd_update(w, g, state, hp, t):
     return w - hp["lr"] * v, {"v": v}
 
 
-def sgd_in_place(w, g, state, hp, t, scratch):
+def sgd_in_place(w, g, state, hp, t, scratch, out=None):
+    """`sgd_update` written into w (or `out`, which may be the scratch) and v."""
     v = state["v"]
     v *= hp["momentum"]
     v += g
     np.multiply(v, hp["lr"], out=scratch)
-    w -= scratch
+    np.subtract(w, scratch, out=w if out is None else out)
 
 
 def nesterov_update(w, g, state, hp, t):
