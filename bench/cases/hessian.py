@@ -11,6 +11,16 @@ Lamina does), at torch's default thread count; and the closed form by hand in Nu
 of this work. Lamina runs as a program: the data bound to names in an Interpreter, `H =
 hessian(nll, w0)` compiled once and run per repetition. Every peer's Hessian is checked
 against the closed form in its warm-up (untimed). `bench/run.py --only hessian` runs it alone.
+
+Measured on the 2-core machine (`bench/run.py --only hessian --repeat 40 --rounds 8`, load about
+1): Lamina 25.2 ms (21.4 ms - 1.64 s), torch.func.hessian 62.5 ms (51.7 - 251.7 ms), 0.40x; a
+second run 25.0 against 60.4 ms, 0.41x. One thread on every side (OPENBLAS_NUM_THREADS=1
+OMP_NUM_THREADS=1): 36.2 against 156.9 ms, 0.23x. Under load (4 to 6 on 2 cores) BLAS's two
+threads wait on each other and every peer's wall clock spreads tenfold; bench/cputime.py with one
+thread gave 55.5 against 126.5 ms of process time (0.44x) then. Lamina's time is its 200
+matrix-vector products, two per sweep over the kept gradient (X' and X against a one-hot's
+path); the closed form is two matrix products (7 ms), which a sweep of all 100 seeds at once
+would also be.
 """
 from __future__ import annotations
 
@@ -97,6 +107,10 @@ def numpy_by_hand():
 def cases() -> list[dict]:
     return [{"name": "hessian of a Poisson log-likelihood", "sizes": SIZES, "dtype": "float64",
              "repeat": 40, "rounds": 4, "goal": {"peer": "torch.func.hessian float64", "within": 2.0},
+             "notes": ["Lamina: one kept gradient, then one reverse sweep per coefficient (100 sweeps of "
+                       "two matrix-vector products each); torch.func.hessian: forward over reverse with "
+                       "the 100 directions vectorised; torch.autograd.functional.hessian: one backward "
+                       "per coefficient, as Lamina"],
              "impls": {"lamina": lamina(),
                        "torch.func.hessian float64": torch_peer("func"),
                        "torch.autograd.functional.hessian float64": torch_peer("autograd"),
