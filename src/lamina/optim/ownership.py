@@ -8,7 +8,9 @@ optimizer, an array by its container), and every array must own its memory (no v
 writing into a view writes into an array someone else may hold) and be writeable. Any other
 holder, a program's variable, a list, a model, another optimizer made by `replace` that
 shares the containers, a tracked value or view wrapping an array, makes a count higher, and
-the step then works on a copy.
+the step then works on a copy. Except for a parameter array: one that `params` handed out and
+a program still holds (the loop's `q = param(opt.params)`) only needs its new value written
+into a new array, which `held_parameters` says per parameter, so the step copies nothing.
 
 The rule and its calibration are lamina/ownership.py's; here are the holders each count knows.
 """
@@ -22,34 +24,9 @@ from ..ownership import refs_limit
 
 _NDARRAY = np.ndarray
 # Two holders each when nothing else holds them: the optimizer, the caller's one local name and
-# sole's parameter; a container or an array, the optimizer (or its container) and one name of
-# _counts's own (a local, a loop variable).
+# the parameter of held_parameters or sole; a container or an array, the optimizer (or its
+# container) and one name of _held's own (a local, a loop variable).
 _SOLE_REFS = refs_limit(holders=2)
-
-
-def _counts(opt) -> list:
-    """The reference count of each of `opt`'s containers and arrays, seen from here (the
-    highest possible count for something that may not be written in place at all)."""
-    params, state = opt.params, opt.state
-    counts = [sys.getrefcount(params), sys.getrefcount(state)]
-    for w in params:
-        if type(w) is _NDARRAY:
-            counts.append(sys.getrefcount(w) if _writable(w) else sys.maxsize)
-        elif type(w) is not float:
-            counts.append(sys.maxsize)
-    for s in state:
-        counts.append(sys.getrefcount(s) if type(s) is dict else sys.maxsize)
-        if type(s) is dict:
-            for v in s.values():
-                if type(v) is _NDARRAY:
-                    counts.append(sys.getrefcount(v) if _writable(v) else sys.maxsize)
-                elif type(v) is not float:
-                    counts.append(sys.maxsize)
-    return counts
-
-
-def _writable(a) -> bool:
-    return a.base is None and a.flags.writeable
 
 
 def held_parameters(opt):
@@ -58,9 +35,24 @@ def held_parameters(opt):
     None when the optimizer, its containers, a state array, or a parameter that is not a
     writable array owning its memory is held or shared (the step then works on a private()
     copy). The caller passes the name directly: `held_parameters(source)`."""
+    return _held(opt) if sys.getrefcount(opt) <= _SOLE_REFS else None
+
+
+def sole(opt) -> bool:
+    """Whether the caller's one local name is the only holder of `opt` and nothing else holds
+    its parameter and state containers or arrays (so they may all be written in place). The
+    caller passes the name directly: `sole(source)`."""
+    if sys.getrefcount(opt) > _SOLE_REFS:
+        return False
+    held = _held(opt)
+    return held is not None and not any(held)
+
+
+def _held(opt):
+    """held_parameters, but for the optimizer's own count, which the caller checks (a frame
+    between them would hold it once more)."""
     params, state = opt.params, opt.state
-    if sys.getrefcount(opt) > _SOLE_REFS or sys.getrefcount(params) > _SOLE_REFS \
-            or sys.getrefcount(state) > _SOLE_REFS:
+    if sys.getrefcount(params) > _SOLE_REFS or sys.getrefcount(state) > _SOLE_REFS:
         return None
     held = []
     for w in params:
@@ -84,8 +76,5 @@ def held_parameters(opt):
     return tuple(held)
 
 
-def sole(opt) -> bool:
-    """Whether the caller's one local name is the only holder of `opt` and nothing else holds
-    its parameter and state containers or arrays (so they may be written in place). The caller
-    passes the name directly: `sole(source)`."""
-    return sys.getrefcount(opt) <= _SOLE_REFS and max(_counts(opt)) <= _SOLE_REFS
+def _writable(a) -> bool:
+    return a.base is None and a.flags.writeable
