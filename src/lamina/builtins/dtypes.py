@@ -26,7 +26,7 @@ def convert(x, dtype, name: str):
     return astype(x, dtype)
 
 
-@builtin("float32", any_rank=True, pure="a new float32 value", category=CATEGORY,
+@builtin("float32", any_rank=True, pure="a new float32 value", category=CATEGORY, twice=True,
          shapes=[Shape("float32(x)", "tensor", "tensor", "A float32 copy of x."),
                  Shape("float32(values)", "list or record", "same structure",
                        "Every tensor in it converted; numbers stay numbers.")],
@@ -44,7 +44,7 @@ def float32(x):
     return convert(x, np.float32, "float32")
 
 
-@builtin("float64", any_rank=True, pure="a new float64 value", category=CATEGORY,
+@builtin("float64", any_rank=True, pure="a new float64 value", category=CATEGORY, twice=True,
          float64_results=("it converts to float64: that is what it is for", ("result",)),
          shapes=[Shape("float64(x)", "tensor", "tensor", "A float64 copy of x."),
                  Shape("float64(values)", "list or record", "same structure",

@@ -65,7 +65,7 @@ def _pick(xs, items, idx):
     return np.take(items, idx, axis=0)    # a fresh array already: no second copy of the data
 
 
-@builtin("choice", category=RANDOM,
+@builtin("choice", category=RANDOM, twice=True,
          shapes=[Shape("choice(xs)", "vector, matrix or list", "one item", "One element (a matrix: one row), chosen uniformly."),
                  Shape("choice(xs, n)", "vector, matrix or list, count", "vector, matrix or list",
                        "n items drawn with replacement."),
@@ -118,7 +118,7 @@ def choice(xs, n=None, replace=True, p=None):
     return _pick(xs, items, idx)
 
 
-@builtin("shuffle", category=RANDOM,
+@builtin("shuffle", category=RANDOM, twice=True,
          shapes=[Shape("shuffle(v)", "vector", "vector", "The elements in a random order."),
                  Shape("shuffle(m)", "matrix", "matrix", "The rows in a random order."),
                  Shape("shuffle(xs)", "list", "list", "The items in a random order.")],
