@@ -37,7 +37,7 @@ def _reader_pool() -> pa.MemoryPool:
     mimalloc, Arrow's default on Linux, the reader's threads spent 2 - 2.5 s of system time on a
     file of 10^7 rows here, against 0.5 s with jemalloc (1.6 s of CPU in all against 3.4 s). The
     rest of Lamina keeps the default: jemalloc gives back every block of 8 MB or more at once, so
-    that a sort or a group of 10^6 rows met fresh pages at every call (bench/NOTES.md)."""
+    that a sort or a group of 10^6 rows met fresh pages at every call."""
     try:
         return pa.jemalloc_memory_pool()
     except (NotImplementedError, pa.ArrowException):      # a build without jemalloc

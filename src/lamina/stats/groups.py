@@ -129,7 +129,7 @@ class Grouped(LibObject):
     def _sorted(self) -> pa.Array:
         """order() as Arrow's indices: its stable sort of the group numbers (a counting sort for
         8- and 16-bit codes), and its take by them, together took 6 - 7 ms for 10^6 rows where
-        NumPy's argsort and take took 13 - 14 (cold caches, bench/NOTES.md)."""
+        NumPy's argsort and take took 13 - 14 (cold caches)."""
         if self._order is None:
             small = self.group_of.astype(_unsigned(self.count - 1), copy=False)
             self._order = pc.array_sort_indices(pa.array(small))
