@@ -150,8 +150,9 @@ class Grouped(LibObject):
 
     def per_group(self, column: str, f, call) -> np.ndarray:
         """f of each group's values of a numeric column, one number a group. Each call gets a view
-        of its group in a private copy of the column sorted by group: a write into it stays there."""
-        grouped = pc.take(pa.array(self.numeric(column)), self._sorted()).to_numpy()     # read-only
+        of its group in a private copy of the column sorted by group (read-only: a store copies it
+        first)."""
+        grouped = pc.take(pa.array(self.numeric(column)), self._sorted(), boundscheck=False).to_numpy()
         bounds = self.bounds().tolist()
         return np.array([_one_number(call(f, (grouped[a:b],)), column) for a, b in zip(bounds[:-1], bounds[1:])],
                         dtype=np.float64)
