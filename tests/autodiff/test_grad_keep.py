@@ -101,3 +101,12 @@ def _vector(v) -> str:
 def _matrix(m) -> str:
     return "[" + "; ".join(", ".join(repr(float(x)) for x in row) for row in m) + "]"
 
+
+
+def test_a_kept_gradient_has_its_values_dtype():
+    # through a product that gives a number (float64), the kept gradient of a float32 w is float32
+    lines = run("A = float32([1.0, 2.0; 3.0, 4.0])\nw = param(float32([1.0, 2.0]))\n"
+                "g = grad((w' * A * w) ^ 2, wrt = w, keep = true)\nprint(dtype(g), g)\n"
+                "h = grad(sum(g), wrt = w)\nprint(dtype(h), h)")
+    # f = q^2, q = w'Aw = 27; g = 2q (A + A') w = [270, 432]; d sum(g)/dw = 2 (A + A')1 (1'(A + A')w) + 2q (A + A')'1
+    assert lines == ["float32 [270, 432]", "float32 [1170, 2088]"]

@@ -36,6 +36,7 @@ from ..values import Record, Tracked, describe
 from ..warnings import warn
 from . import handed
 from .ops import add, emul
+from .shaping import astype
 from .tape import TAPE, differentiable_again, op_name
 
 MISSES_BEFORE_JUMP = 32
@@ -261,7 +262,9 @@ def _result(x: Tracked, found: dict, given: set, fresh: bool = True):
     g, owned = found.get(x.node, (None, False))
     if g is None:
         return 0.0 if type(x.value) is float else np.zeros(x.value.shape, dtype=x.value.dtype)
-    if type(g) is Tracked:                       # kept on the tape (grad with keep)
+    if type(g) is Tracked:                       # kept on the tape (grad with keep): its value's dtype too
+        if type(x.value) is np.ndarray and type(g.value) is np.ndarray and g.value.dtype != x.value.dtype:
+            return astype(g, x.value.dtype)
         return g
     if type(x.value) is float:
         return float(g)
