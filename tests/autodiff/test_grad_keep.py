@@ -108,5 +108,6 @@ def test_a_kept_gradient_has_its_values_dtype():
     lines = run("A = float32([1.0, 2.0; 3.0, 4.0])\nw = param(float32([1.0, 2.0]))\n"
                 "g = grad((w' * A * w) ^ 2, wrt = w, keep = true)\nprint(dtype(g), g)\n"
                 "h = grad(sum(g), wrt = w)\nprint(dtype(h), h)")
-    # f = q^2, q = w'Aw = 27; g = 2q (A + A') w = [270, 432]; d sum(g)/dw = 2 (A + A')1 (1'(A + A')w) + 2q (A + A')'1
-    assert lines == ["float32 [270, 432]", "float32 [1170, 2088]"]
+    # f = q^2, q = w'Aw = 27, B = A + A': g = 2q Bw = 54 [12, 21]; sum(g) = 2q 1'Bw, whose
+    # gradient is 2 (33 Bw + q B1) = 2 (33 [12, 21] + 27 [7, 13])
+    assert lines == ["float32 [648, 1134]", "float32 [1170, 2088]"]
