@@ -27,14 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import LaminaError
-from ..printing import html_table
 from ..values import LibObject, as_float, as_int, describe, format_number
 from ..warnings import warn
 from .args import matrix, same_rows, vector
 from .families import Family, Link
 from .linreg import finite
 from .separation import separation
-from .summary import coefficient_table, joint, layout
+from .summary import CoefficientReport, coefficient_table, joint
 
 EPSILON, MAX_ITER = 1e-8, 25      # R's glm.control()
 SEPARATED = {"complete": "Complete separation: a line puts every 1 on one side and every 0 on the other",
@@ -43,7 +42,7 @@ SEPARATED = {"complete": "Complete separation: a line puts every 1 on one side a
 
 
 @dataclass(frozen=True, eq=False)
-class GeneralizedLinearModel(LibObject):
+class GeneralizedLinearModel(CoefficientReport, LibObject):
     family: Family
     link: Link
     title: str                  # the formula, or "y ~ x0 + x1" for a matrix
@@ -91,15 +90,6 @@ class GeneralizedLinearModel(LibObject):
                    "df_null": float(self.df_null), "iterations": float(self.iterations)}
         value = derived[name] if name in derived else getattr(self, name)
         return value.copy() if isinstance(value, (np.ndarray, list)) else value
-
-    def describe(self) -> str:
-        head, header, rows, foot = self._report()
-        return "\n".join([head, "", "Coefficients:"] + ["  " + s for s in layout(header, rows)] + foot)
-
-    def html(self) -> str:
-        head, header, rows, foot = self._report()
-        return html_table(header, rows, [False] + [True] * 4 + [False], caption=head,
-                          footer=[s for s in foot if s])
 
     def _report(self) -> tuple:
         """The parts of R's print(summary(glm)) (R 4.3 and later: no deviance residuals)."""

@@ -33,10 +33,10 @@ import numpy as np
 from ..autodiff.higher import Point
 from ..errors import LaminaError
 from ..optim.minimize import METHODS, Objective, check_method, plural, run
-from ..printing import format_value, html_table
+from ..printing import format_value
 from ..values import LibObject, Record, Tracked, as_float, as_int, as_str, describe, format_number
 from ..warnings import warn
-from .summary import SIGNIF, coefficient_table, joint, layout
+from .summary import SIGNIF, CoefficientReport, coefficient_table, joint
 
 POLISH_STEPS = 10
 POLISHED = 1e-24        # the Newton decrement at which polishing stops
@@ -166,7 +166,7 @@ class FittingScale:
 
 # -- the fit -----------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
-class MaximumLikelihoodFit(LibObject):
+class MaximumLikelihoodFit(CoefficientReport, LibObject):
     start: object           # the structure of the parameters (a record, list, tensor or number)
     point: Point
     terms: list
@@ -226,15 +226,6 @@ class MaximumLikelihoodFit(LibObject):
     def shaped(self, flat: np.ndarray):
         """A flat vector of numbers, one per parameter, in start's structure."""
         return self.point.rebuild(self.point.split(np.asarray(flat, dtype=np.float64)))
-
-    def describe(self) -> str:
-        head, header, rows, foot = self._report()
-        return "\n".join([head, "", "Coefficients:"] + ["  " + s for s in layout(header, rows)] + foot)
-
-    def html(self) -> str:
-        head, header, rows, foot = self._report()
-        return html_table(header, rows, [False] + [True] * 4 + [False], caption=head,
-                          footer=[s for s in foot if s])
 
     def _report(self) -> tuple:
         state = "converged" if self.converged else "did not converge"

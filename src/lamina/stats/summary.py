@@ -164,6 +164,20 @@ SIGNIF = "Signif. codes: 0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 RESIDUALS = ["Min", "1Q", "Median", "3Q", "Max"]
 
 
+class CoefficientReport:
+    """describe() and html() of a fit that prints as R's summary: a head line, the coefficient
+    table and footer lines, from the fit's `_report()` (head, header, rows, footer)."""
+
+    def describe(self) -> str:
+        head, header, rows, foot = self._report()
+        return "\n".join([head, "", "Coefficients:"] + ["  " + s for s in layout(header, rows)] + foot)
+
+    def html(self) -> str:
+        head, header, rows, foot = self._report()
+        return html_table(header, rows, [False] + [True] * 4 + [False], caption=head,
+                          footer=[s for s in foot if s])
+
+
 def _linreg_parts(m) -> tuple:
     preds = m.terms[1:] if m.has_intercept else m.terms
     formula = m.formula.formula if m.formula is not None else \
