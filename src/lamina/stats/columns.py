@@ -200,17 +200,16 @@ def either(use_a: np.ndarray, a, b):
     return from_arrow(pc.if_else(pa.array(use_a), to_arrow(a), to_arrow(b)))
 
 
-def from_arrow(arr, pool: pa.MemoryPool | None = None):
+def from_arrow(arr):
     """A column from an Arrow array (or chunked array) of any type Lamina reads: numbers (integers
-    beyond 2^53 stay exact as text), booleans as 0/1, strings; other types as their text. A numeric
-    column's memory comes from pool (Arrow's default when None)."""
+    beyond 2^53 stay exact as text), booleans as 0/1, strings; other types as their text."""
     t = arr.type
     if pa.types.is_dictionary(t):
         return categories.from_arrow(arr)
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
         return dates.from_arrow(arr)
     if pa.types.is_integer(t):
-        values = _floats(arr, pa.float64(), pool)
+        values = _floats(arr, pa.float64())
         if len(values) and -EXACT < np.fmin.reduce(values) and np.fmax.reduce(values) < EXACT:
             return values                 # (NumPy's min and max take a tenth of the time of Arrow's)
         lo, hi = pc.min_max(arr).values()     # on the integers: 2^53 + 1 is 2^53 as a float
@@ -218,7 +217,7 @@ def from_arrow(arr, pool: pa.MemoryPool | None = None):
             return text(pc.cast(arr, pa.string()), check=False)
         return values
     if pa.types.is_floating(t):
-        return _floats(arr, t if t in (pa.float32(), pa.float64()) else pa.float64(), pool)
+        return _floats(arr, t if t in (pa.float32(), pa.float64()) else pa.float64())
     if pa.types.is_boolean(t) or pa.types.is_decimal(t):
         return _floats(arr, pa.float64())
     if pa.types.is_null(t):
@@ -228,18 +227,18 @@ def from_arrow(arr, pool: pa.MemoryPool | None = None):
     return text(pc.cast(arr, pa.string()), check=False)
 
 
-def _floats(arr, dtype: pa.DataType, pool: pa.MemoryPool | None = None) -> np.ndarray:
+def _floats(arr, dtype: pa.DataType) -> np.ndarray:
     """Numbers as a NumPy vector of dtype, null as NaN: a read-only view of Arrow's memory (as a
     literal's array is read-only: a store copies it first). The chunks are copied, cast and filled
-    in one pass into one buffer from pool (a column of 10^7 integers took 0.1 s as Arrow's join of
-    the chunks and then its cast, 0.05 s so)."""
+    in one pass into one buffer of Arrow's memory (a column of 10^7 integers took 0.1 s as Arrow's
+    join of the chunks and then its cast, 0.05 s so)."""
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
     if not all(pa.types.is_integer(c.type) or pa.types.is_floating(c.type) for c in chunks):
         return _floats_by_arrow(arr, dtype)          # booleans, decimals
     if len(chunks) == 1 and chunks[0].type == dtype and not chunks[0].null_count:
         return chunks[0].to_numpy()                  # the reader's own memory, read-only
     kind = np.dtype(dtype.to_pandas_dtype())
-    out = np.frombuffer(pa.allocate_buffer(len(arr) * kind.itemsize, memory_pool=pool), dtype=kind)
+    out = np.frombuffer(pa.allocate_buffer(len(arr) * kind.itemsize), dtype=kind)
     at = 0
     for c in chunks:              # a chunk with nulls comes as floats with NaN, else without a copy
         out[at:at + len(c)] = c.to_numpy(zero_copy_only=False)

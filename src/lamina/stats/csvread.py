@@ -30,18 +30,22 @@ from .csvfile import FIELD_LIMIT, LINE_LIMIT
 # A number in a CSV file: ASCII digits with an optional sign, point and exponent, or Inf.
 NUMBER = r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|Inf|inf)"
 PROGRESS_AFTER = 2.0          # seconds: a longer read shows a progress bar
+JEMALLOC_FROM = 64 << 20      # bytes of a file from which the reader allocates from jemalloc
 
 
-def _reader_pool() -> pa.MemoryPool:
-    """The memory pool Arrow's reader allocates from: jemalloc where this pyarrow has it. With
-    mimalloc, Arrow's default on Linux, the reader's threads spent 2 - 2.5 s of system time on a
-    file of 10^7 rows here, against 0.5 s with jemalloc (1.6 s of CPU in all against 3.4 s). The
-    rest of Lamina keeps the default: jemalloc gives back every block of 8 MB or more at once, so
-    that a sort or a group of 10^6 rows met fresh pages at every call."""
-    try:
-        return pa.jemalloc_memory_pool()
-    except (NotImplementedError, pa.ArrowException):      # a build without jemalloc
-        return pa.default_memory_pool()
+def _reader_pool(size: int) -> pa.MemoryPool:
+    """The memory pool Arrow's reader allocates from for a file of size bytes: jemalloc from
+    JEMALLOC_FROM where this pyarrow has it, else Arrow's default (mimalloc on Linux). Reading
+    10^7 rows (277 MB) here with mimalloc spent 0.9 - 1.4 s of system time in the reader's threads,
+    with jemalloc 0.4 - 0.5 s; at 10^6 rows (28 MB) mimalloc spent 14 ms and jemalloc 50 (fresh
+    pages at every block: it gives every block of 8 MB or more back at once); at 83 MB they were
+    about even. The columns made from the reader's chunks come from the default pool either way."""
+    if size >= JEMALLOC_FROM:
+        try:
+            return pa.jemalloc_memory_pool()
+        except (NotImplementedError, pa.ArrowException):      # a build without jemalloc
+            pass
+    return pa.default_memory_pool()
 
 
 class NotOrdinary(Exception):
@@ -64,7 +68,7 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
     progress = _Progress(source, size) if size > 32 << 20 and source is not None else None
     try:
         table = pacsv.read_csv(
-            source if source is not None else f, memory_pool=_reader_pool(),
+            source if source is not None else f, memory_pool=_reader_pool(size),
             read_options=pacsv.ReadOptions(block_size=LINE_LIMIT, use_threads=True),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True,
                                              escape_char=False, newlines_in_values=quoted,
@@ -95,7 +99,7 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
 def _column(arr: pa.ChunkedArray, forced: bool):
     t = arr.type
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t):
-        values = C.from_arrow(arr, _reader_pool())
+        values = C.from_arrow(arr)
         if pa.types.is_floating(t) and len(values) and not (-C.EXACT < values.min() and values.max() < C.EXACT):
             # a NaN (a missing cell) or an infinity makes min or max fail the test: look closer
             if np.count_nonzero(~np.isfinite(values)) != arr.null_count:
