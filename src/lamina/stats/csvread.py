@@ -39,7 +39,7 @@ def _reader_pool(size: int) -> pa.MemoryPool:
     10^7 rows (277 MB) here with mimalloc spent 0.9 - 1.4 s of system time in the reader's threads,
     with jemalloc 0.4 - 0.5 s; at 10^6 rows (28 MB) mimalloc spent 14 ms and jemalloc 50 (fresh
     pages at every block: it gives every block of 8 MB or more back at once); at 83 MB they were
-    about even. The columns made from the reader's chunks come from the default pool either way."""
+    about even."""
     if size >= JEMALLOC_FROM:
         try:
             return pa.jemalloc_memory_pool()
