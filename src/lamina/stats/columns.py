@@ -200,16 +200,17 @@ def either(use_a: np.ndarray, a, b):
     return from_arrow(pc.if_else(pa.array(use_a), to_arrow(a), to_arrow(b)))
 
 
-def from_arrow(arr):
+def from_arrow(arr, pool: pa.MemoryPool | None = None):
     """A column from an Arrow array (or chunked array) of any type Lamina reads: numbers (integers
-    beyond 2^53 stay exact as text), booleans as 0/1, strings; other types as their text."""
+    beyond 2^53 stay exact as text), booleans as 0/1, strings; other types as their text. A numeric
+    column's memory comes from pool (Arrow's default when None)."""
     t = arr.type
     if pa.types.is_dictionary(t):
         return categories.from_arrow(arr)
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
         return dates.from_arrow(arr)
     if pa.types.is_integer(t):
-        values = _floats(arr, pa.float64())
+        values = _floats(arr, pa.float64(), pool)
         if len(values) and -EXACT < np.fmin.reduce(values) and np.fmax.reduce(values) < EXACT:
             return values                 # (NumPy's min and max take a tenth of the time of Arrow's)
         lo, hi = pc.min_max(arr).values()     # on the integers: 2^53 + 1 is 2^53 as a float
@@ -217,7 +218,7 @@ def from_arrow(arr):
             return text(pc.cast(arr, pa.string()), check=False)
         return values
     if pa.types.is_floating(t):
-        return _floats(arr, t if t in (pa.float32(), pa.float64()) else pa.float64())
+        return _floats(arr, t if t in (pa.float32(), pa.float64()) else pa.float64(), pool)
     if pa.types.is_boolean(t) or pa.types.is_decimal(t):
         return _floats(arr, pa.float64())
     if pa.types.is_null(t):
@@ -227,20 +228,21 @@ def from_arrow(arr):
     return text(pc.cast(arr, pa.string()), check=False)
 
 
-def _floats(arr, dtype: pa.DataType) -> np.ndarray:
-    """Numbers as a NumPy vector of dtype, null as NaN, read-only (as a literal's array is: a store
-    copies it first). One chunk without nulls is Arrow's memory itself; more are copied, cast and
-    filled in one pass into one NumPy vector. A column of 10^7 integers took 0.1 s as Arrow's join
-    of the chunks and then its cast. NumPy asks for huge pages for a large array: a fresh vector of
-    10^7 floats filled in 15 ms, mostly, where Arrow's jemalloc took 50 ms (19,500 faults) and its
-    mimalloc 15 ms or 130 - 210 ms from one run to the next."""
+def _floats(arr, dtype: pa.DataType, pool: pa.MemoryPool | None = None) -> np.ndarray:
+    """Numbers as a NumPy vector of dtype, null as NaN: a read-only view of Arrow's memory (as a
+    literal's array is read-only: a store copies it first). One chunk without nulls is Arrow's
+    memory itself; more are copied, cast and filled in one pass into one buffer from pool (a column
+    of 10^7 integers took 0.1 s as Arrow's join of the chunks and then its cast, 0.05 s so). Fresh
+    memory is what costs: 10^7 floats from jemalloc took 45 - 50 ms (19,500 faults) every time; a
+    NumPy vector or mimalloc's memory, huge pages, 15 ms or 130 - 750 ms from one run to the next
+    (the system compacting memory for them, it seems), more often the latter as the day went on."""
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
     if not all(pa.types.is_integer(c.type) or pa.types.is_floating(c.type) for c in chunks):
         return _floats_by_arrow(arr, dtype)          # booleans, decimals
     if len(chunks) == 1 and chunks[0].type == dtype and not chunks[0].null_count:
         return chunks[0].to_numpy()                  # the reader's own memory, read-only
     kind = np.dtype(dtype.to_pandas_dtype())
-    out = np.empty(len(arr), dtype=kind)
+    out = np.frombuffer(pa.allocate_buffer(len(arr) * kind.itemsize, memory_pool=pool), dtype=kind)
     at = 0
     for c in chunks:              # a chunk with nulls comes as floats with NaN, else without a copy
         out[at:at + len(c)] = c.to_numpy(zero_copy_only=False)

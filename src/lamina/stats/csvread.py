@@ -39,7 +39,7 @@ def _reader_pool(size: int) -> pa.MemoryPool:
     10^7 rows (277 MB) here with mimalloc spent 0.9 - 1.4 s of system time in the reader's threads,
     with jemalloc 0.4 - 0.5 s; at 10^6 rows (28 MB) mimalloc spent 14 ms and jemalloc 50 (fresh
     pages at every block: it gives every block of 8 MB or more back at once); at 83 MB they were
-    about even."""
+    about even. The numeric columns made from its chunks come from the same pool (_floats)."""
     if size >= JEMALLOC_FROM:
         try:
             return pa.jemalloc_memory_pool()
@@ -66,9 +66,10 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
     except OSError:                  # no /dev/fd here: Arrow reads through the Python file
         source = None
     progress = _Progress(source, size) if size > 32 << 20 and source is not None else None
+    pool = _reader_pool(size)
     try:
         table = pacsv.read_csv(
-            source if source is not None else f, memory_pool=_reader_pool(size),
+            source if source is not None else f, memory_pool=pool,
             read_options=pacsv.ReadOptions(block_size=LINE_LIMIT, use_threads=True),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True,
                                              escape_char=False, newlines_in_values=quoted,
@@ -92,14 +93,14 @@ def read_fast(f, size: int, delimiter: str, na: tuple, forced: set, wanted) -> d
     for name in names:
         arr = table.column(name)
         table = table.drop_columns([name])         # each column's Arrow memory freed once converted
-        columns[name] = _column(arr, name in forced)
+        columns[name] = _column(arr, name in forced, pool)
     return columns
 
 
-def _column(arr: pa.ChunkedArray, forced: bool):
+def _column(arr: pa.ChunkedArray, forced: bool, pool: pa.MemoryPool | None = None):
     t = arr.type
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t):
-        values = C.from_arrow(arr)
+        values = C.from_arrow(arr, pool)
         if pa.types.is_floating(t) and len(values) and not (-C.EXACT < values.min() and values.max() < C.EXACT):
             # a NaN (a missing cell) or an infinity makes min or max fail the test: look closer
             if np.count_nonzero(~np.isfinite(values)) != arr.null_count:
