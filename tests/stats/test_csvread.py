@@ -100,3 +100,32 @@ def test_without_dev_fd_arrow_reads_through_the_python_file(tmp_path, monkeypatc
         path.write_text(text)
         t = read_csv(str(path))         # the second goes on to the careful reader: f is still open
         assert t.columns["a"].tolist() == [1, 2] and list(t.columns["b"]) == b
+
+
+class _Position:
+    """A source whose position moves on at every look."""
+
+    def __init__(self):
+        self.at = 0
+
+    def tell(self):
+        self.at += 10
+        return self.at
+
+
+def test_a_read_shows_a_progress_bar_only_once_it_has_taken_progress_after(monkeypatch):
+    import time
+
+    from lamina.stats import csvread as CR
+    monkeypatch.setattr(CR, "PROGRESS_AFTER", 3600.0)
+    quick = CR._Progress(_Position(), 1000)
+    quick.stop()
+    assert quick.bar is None                   # no bar made (and tqdm not needed)
+    monkeypatch.setattr(CR, "PROGRESS_AFTER", 0.0)
+    slow = CR._Progress(_Position(), 1000)
+    for _ in range(600):                       # the follower makes the bar and moves it on
+        if slow.bar is not None and slow.bar.n > 0:
+            break
+        time.sleep(0.05)
+    slow.stop()
+    assert slow.bar is not None and slow.bar.n > 0
