@@ -135,8 +135,8 @@ def _column(arr: pa.ChunkedArray, forced: bool, pool: pa.MemoryPool | None = Non
 class _Progress:
     """A progress bar of a read in Arrow's threads, shown once the read has taken PROGRESS_AFTER
     seconds: a thread waits that long, then reads the source's position every tenth of a second.
-    tqdm is imported only then (25 ms to import and 7 ms to make a bar, a tenth of a read of 10^6
-    rows)."""
+    tqdm is imported only then (25 ms to import and 7 ms to make a bar, which every read of a file
+    over 32 MB paid before)."""
 
     def __init__(self, source, size: int):
         self.source, self.size, self.done, self.bar = source, size, threading.Event(), None
