@@ -284,6 +284,14 @@ def as_str(x, what: str) -> str:
     raise LaminaError("TypeError", f"{what} must be a string, not {describe(x)}.")
 
 
+def as_function(f, what: str, meaning: str = "a function"):
+    """f, if it is a function (a Lamina function or a builtin), else a TypeError: "{what} must be
+    {meaning}, not ..."."""
+    if is_function(f):
+        return f
+    raise LaminaError("TypeError", f"{what} must be {meaning}, not {describe(f)}.")
+
+
 def values_equal(a, b) -> bool:
     """`a == b` on any two values. Iterative, so values nested any depth compare correctly."""
     stack = [(a, b)]

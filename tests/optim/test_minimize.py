@@ -144,6 +144,21 @@ def test_a_value_error_of_f_after_x0_counts_as_infinity_but_not_at_x0():
     assert e.kind == "ValueError" and e.message.startswith("normal: sigma must be greater than 0")
 
 
+def test_newton_steps_past_trial_points_where_f_is_undefined_and_refuses_a_non_finite_hessian():
+    # trust-exact asks for the Hessian at each trial point before weighing its value: a trial
+    # sigma below 0 (normal refuses it) is rejected by its value, not an internal error
+    y = [4.1, 5.3, 3.8, 6.2]
+    r, err = result("r = minimize(p -> -sum(normal(p.mu, p.sigma).logpdf(y)), {mu = 1.0, sigma = 0.5}, "
+                    "method = \"newton\")", y=np.array(y))
+    assert r.fields["converged"] is True and err == ""
+    assert r.fields["x"].fields["mu"] == pytest.approx(np.mean(y), rel=1e-7)
+    assert r.fields["x"].fields["sigma"] == pytest.approx(np.std(y), rel=1e-6)
+    e = error("r = minimize(x -> abs(x) ^ 1.5 + x, 0.0, method = \"newton\")")
+    assert e.kind == "ValueError" and e.message == (
+        "minimize: the Hessian of the function at 0 is not finite, so no Newton step can be taken "
+        "there; use method = \"bfgs\", which needs only the gradient.")
+
+
 def test_float32_x0_gives_float32_x():
     r, _ = result("r = minimize(x -> sum((x - 2) .^ 2), float32([0.0, 1.0]))")
     assert r.fields["x"].dtype == np.float32 and r.fields["gradient"].dtype == np.float32

@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from ..autodiff import higher
-from ..errors import LaminaError
-from ..values import describe, is_function
+from ..values import as_function
 from .registry import Shape, builtin
 
 CATEGORY = "Autodiff"
@@ -14,10 +13,7 @@ _POINT = ("x is a number, a tensor, or a record or list of them (the parameters,
 
 
 def _function(f, name: str):
-    if not is_function(f):
-        raise LaminaError("TypeError", f"{name}'s first argument must be a function of the point, not "
-                          f"{describe(f)}: {name}(f, x) differentiates f at x.")
-    return f
+    return as_function(f, f"{name}'s first argument", "a function of the point")
 
 
 @builtin("hessian", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,

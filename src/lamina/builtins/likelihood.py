@@ -2,22 +2,15 @@
 (the numerics are optim/minimize.py's, stats/mle.py's and stats/intervals.py's)."""
 from __future__ import annotations
 
-from ..errors import LaminaError
 from ..optim import minimize as MIN
 from ..stats import intervals as I
 from ..stats import mle as MLE
-from ..values import describe, is_function
+from ..values import as_function
 from .registry import FLOAT64_STATISTICS, Shape, builtin, refuse_tracked
 
 ROSENBROCK = "rosen = x -> (1 - x[0]) ^ 2 + 100 * (x[1] - x[0] ^ 2) ^ 2\n"
 POINT = ("x0 is a number, a tensor, or a record or list of them (any depth); f is called with a "
          "value of x0's structure, and the solution x has it too.")
-
-
-def _function(f, who: str, what: str):
-    if not is_function(f):
-        raise LaminaError("TypeError", f"{who}'s first argument must be {what}, not {describe(f)}.")
-    return f
 
 
 @builtin("minimize", pure="a record", tracked="constant", any_rank=True, category="Optimizers & training",
@@ -70,7 +63,7 @@ def _function(f, who: str, what: str):
                "plain: no gradient flows through the optimization.")
 def minimize(f, x0, *args, method="bfgs", bounds=None, tol=None, max_iter=None):
     refuse_tracked("minimize", args)
-    return MIN.minimize(_function(f, "minimize", "the function to minimize"), x0=x0, args=args,
+    return MIN.minimize(as_function(f, "minimize's first argument", "the function to minimize"), x0=x0, args=args,
                         method=method, bounds=bounds, tol=tol, max_iter=max_iter)
 
 
@@ -109,7 +102,8 @@ NORMAL = "y = [4.1, 5.3, 3.8, 6.2, 5.0, 4.4, 5.9, 4.7]\n"
                "by minimize (BFGS unless method says another; max_iter and tol are minimize's; "
                "method = \"newton\" needs far fewer iterations where nll is smooth over the whole "
                "parameter space: a Poisson regression of 100 parameters on 10,000 rows takes 5 "
-               "trust-exact iterations, 0.37 s, against BFGS's 114 iterations, 1.6 s), then takes "
+               "trust-exact iterations, 0.37 s, against BFGS's 114 iterations, 1.6 s, and "
+               "statsmodels' Poisson fit, Newton on its own analytic Hessian, 0.19 s), then takes "
                "Newton steps on the exact Hessian (from the tape, no finite differences) until the "
                "Newton decrement g'H^-1 g, twice nll's distance from its minimum, is below 1e-20: the "
                "fit has converged when it ends below 1e-8. The covariance of the estimates (vcov) is the "
@@ -137,7 +131,7 @@ NORMAL = "y = [4.1, 5.3, 3.8, 6.2, 5.0, 4.4, 5.9, 4.7]\n"
                "differentiable twice (builtin pages say so under Gradients).")
 def mle(nll, start, *args, nobs=None, transform=None, method="bfgs", max_iter=None, tol=None):
     refuse_tracked("mle", args)
-    return MLE.mle(_function(nll, "mle", "the negative log-likelihood, a function of the parameters"),
+    return MLE.mle(as_function(nll, "mle's first argument", "the negative log-likelihood, a function of the parameters"),
                    start=start, args=args, nobs=nobs, transform=transform, method=method,
                    max_iter=max_iter, tol=tol)
 

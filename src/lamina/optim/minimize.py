@@ -123,11 +123,32 @@ def run(objective: Objective, theta0: np.ndarray, method: str, bounds=None, tol=
         fun = lambda theta: _with_finite_value(objective.value_and_gradient(theta))  # noqa: E731
         kwargs["jac"] = True
     if method == "newton":
-        kwargs["hess"] = objective.hessian
+        kwargs["hess"] = lambda theta: _trial_hessian(objective, theta, who)  # noqa: E731
     res = optimize.minimize(fun, theta0, **kwargs)
     gradient = None if method == "nelder_mead" else objective.value_and_gradient(res.x)[1]
     return Result(np.asarray(res.x, dtype=np.float64), float(res.fun), gradient, int(res.nit),
                   objective.evaluations, bool(res.success), str(res.message))
+
+
+def _trial_hessian(objective, theta: np.ndarray, who: str) -> np.ndarray:
+    """The objective's Hessian for SciPy's trust region, which asks for it at each trial point
+    before it weighs the point's value. Where f is not finite or not defined (a ValueError of f,
+    as a negative scale handed to normal()) the value rejects the point, so any finite matrix
+    does; a Hessian that is not finite where f is finite is an error that says so."""
+    n = objective.point.size
+    try:
+        hessian = objective.hessian(theta)
+    except LaminaError as error:
+        if error.kind != "ValueError":
+            raise
+        return np.zeros((n, n))
+    if np.isfinite(hessian).all():
+        return hessian
+    if math.isfinite(objective.value(theta)):
+        raise LaminaError("ValueError", f"{who}: the Hessian of the function at "
+                          f"{_show(objective.point, theta)} is not finite, so no Newton step can be "
+                          f"taken there; use method = \"bfgs\", which needs only the gradient.")
+    return np.zeros((n, n))
 
 
 def _start_value(objective: Objective, theta0: np.ndarray, method: str, who: str) -> float:

@@ -18,7 +18,8 @@ import math
 import numpy as np
 
 from ..autodiff import special as S
-from ..autodiff.ops import add, compare, ediv, emul, epow, log_of, neg, sub
+from ..autodiff.functions import log
+from ..autodiff.ops import add, compare, ediv, emul, epow, neg, sub
 from ..autodiff.broadcast import align
 from ..values import value_of
 
@@ -59,19 +60,19 @@ def _inside(outside, x, safe: float, core):
 def normal(p, x):
     def core(x):
         z = ediv(sub(x, p["mu"]), p["sigma"])
-        return sub(sub(emul(-0.5, emul(z, z)), LOG_SQRT_2PI), log_of(p["sigma"]))
+        return sub(sub(emul(-0.5, emul(z, z)), LOG_SQRT_2PI), log(p["sigma"]))
     return _inside(_outside(x), x, 0.0, core)
 
 
 def uniform(p, x):
     # x enters as 0 x: the result takes x's shape, dtype and NaN, and x a gradient of 0
     low, high = p["low"], p["high"]
-    return _inside(_outside(x, low, high), x, 0.0, lambda x: sub(emul(0.0, x), log_of(sub(high, low))))
+    return _inside(_outside(x, low, high), x, 0.0, lambda x: sub(emul(0.0, x), log(sub(high, low))))
 
 
 def exponential(p, x):
     rate = p["rate"]
-    return _inside(_outside(x, low=0.0), x, 1.0, lambda x: sub(log_of(rate), emul(rate, x)))
+    return _inside(_outside(x, low=0.0), x, 1.0, lambda x: sub(log(rate), emul(rate, x)))
 
 
 def student_t(p, x):
@@ -80,7 +81,7 @@ def student_t(p, x):
     def core(x):
         half = ediv(add(df, 1.0), 2.0)
         scale = sub(S.lgamma(half), S.lgamma(ediv(df, 2.0)))
-        norm = emul(0.5, add(log_of(df), LOG_PI))
+        norm = emul(0.5, add(log(df), LOG_PI))
         return sub(sub(scale, norm), S.xlog1py(half, ediv(emul(x, x), df)))
     return _inside(_outside(x), x, 0.0, core)
 
@@ -99,8 +100,8 @@ def f_dist(p, x):
 
     def core(x):
         hn, hm = ediv(n, 2.0), ediv(m, 2.0)
-        lead = add(add(emul(hm, log_of(m)), emul(hn, log_of(n))), S.xlogy(sub(hn, 1.0), x))
-        tail = add(emul(add(hn, hm), log_of(add(m, emul(n, x)))), S.lbeta(hn, hm))
+        lead = add(add(emul(hm, log(m)), emul(hn, log(n))), S.xlogy(sub(hn, 1.0), x))
+        tail = add(emul(add(hn, hm), log(add(m, emul(n, x)))), S.lbeta(hn, hm))
         return sub(lead, tail)
     return _inside(_outside(x, low=0.0), x, 1.0, core)
 
@@ -110,7 +111,7 @@ def gamma_dist(p, x):
 
     def core(x):
         y = emul(x, rate)
-        return add(sub(sub(S.xlogy(sub(shape, 1.0), y), y), S.lgamma(shape)), log_of(rate))
+        return add(sub(sub(S.xlogy(sub(shape, 1.0), y), y), S.lgamma(shape)), log(rate))
     return _inside(_outside(x, low=0.0), x, 1.0, core)
 
 
@@ -127,7 +128,7 @@ def weibull(p, x):
 
     def core(x):
         y = ediv(x, scale)
-        return sub(sub(add(log_of(k), S.xlogy(sub(k, 1.0), y)), epow(y, k)), log_of(scale))
+        return sub(sub(add(log(k), S.xlogy(sub(k, 1.0), y)), epow(y, k)), log(scale))
     return _inside(_outside(x, low=0.0), x, 1.0, core)
 
 
@@ -157,5 +158,5 @@ def negative_binomial(p, x):
         if "mu" in p:
             mu = p["mu"]
             return add(sub(ways, S.xlog1py(size, ediv(mu, size))), S.xlogy(k, ediv(mu, add(size, mu))))
-        return add(add(ways, emul(size, log_of(p["prob"]))), S.xlog1py(k, neg(p["prob"])))
+        return add(add(ways, emul(size, log(p["prob"]))), S.xlog1py(k, neg(p["prob"])))
     return _inside(_outside(x, low=0.0, whole=True), x, 0.0, core)
