@@ -25,6 +25,7 @@ gives one gradient per item; a tracked vector passed as wrt is one target.
 """
 from __future__ import annotations
 
+import heapq
 import math
 import sys
 
@@ -104,11 +105,12 @@ def backward_keeping(loss: Tracked, wanted: set, leaves: list | None = None, see
     gradients of `loss` for the nodes in `wanted`, by node id, as (gradient, False)."""
     grads = {loss.node: seed}
     entries = {loss.node: loss.entry}
+    waiting = [-loss.node]          # the nodes holding a gradient, highest first (a heap)
     found = {}
     outer, TAPE.keeping = TAPE.keeping, True
     try:
-        while grads:
-            node = max(grads)
+        while waiting:
+            node = -heapq.heappop(waiting)
             g = grads.pop(node)
             entry = entries.pop(node)
             if node in wanted:
@@ -126,6 +128,7 @@ def backward_keeping(loss: Tracked, wanted: set, leaves: list | None = None, see
                 if old is None:
                     grads[parent] = contribution
                     entries[parent] = entry[k + 1]
+                    heapq.heappush(waiting, -parent)
                 else:
                     grads[parent] = add(old, contribution)
     finally:
