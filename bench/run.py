@@ -162,14 +162,18 @@ def measure_case(path: pathlib.Path, index: int, case: dict, args, base_env: dic
 
     Timed runs go round-robin over the implementations, `rounds` times, each worker doing a
     warm-up and its share of the repetitions: a busy spell on the shared machine then falls
-    on every peer alike instead of on whichever happened to run during it.
+    on every peer alike instead of on whichever happened to run during it. Each round starts
+    one implementation further on, so that no peer always runs after the same one (on this
+    machine a process runs slower after one that left the kernel more memory to reclaim).
     """
     memory = case.get("kind") == "memory"
     rounds = 1 if memory else min(max(args.rounds, case.get("rounds", 0)), case.get("max_rounds", sys.maxsize))
     per_round = -(-case.get("repeat", args.repeat) // rounds)
     results = {}
-    for _ in range(rounds):
-        for peer, malloc, extra in runs(case):
+    order = runs(case)
+    for turn in range(rounds):
+        start = turn % len(order)
+        for peer, malloc, extra in order[start:] + order[:start]:
             missing, key = case["impls"][peer], (peer, malloc)
             if missing is not None:
                 results[key] = f"missing: {missing}"

@@ -53,6 +53,14 @@ def test_a_nan_gradient_warns_at_the_grad_call_once():
     assert lines[0].endswith("(w.lam:3)")
 
 
+@pytest.mark.parametrize("dtype, big", [("float32", "1e30"), ("float64", "1e300")])
+def test_a_huge_finite_gradient_does_not_warn(dtype, big):
+    # grad looks for NaN and Inf by a sum of squares: squares that overflow must not pass for one
+    out, err = run(f"w = param({dtype}([1.0, 2.0]))\ng = grad(sum(w .* {dtype}([{big}, -{big}])), wrt = w)\n"
+                   "print(g[0] > 0, g[1] < 0)\n")
+    assert (out, err) == ("true true\n", "")
+
+
 def test_the_tape_size_warning_uses_the_channel():
     code = "tape_reset()\nold = tape_limit(10)\nw = param(1.0)\nfor i = 1 to 20\n    w = w * 1.0\nend for\ntape_limit(old)\ntape_reset()\n"
     _, err = run(code)

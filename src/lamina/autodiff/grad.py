@@ -252,9 +252,11 @@ def _finite(g) -> bool:
         g = g.value
     if type(g) is float:
         return math.isfinite(g)
-    # One pass without a temporary: a NaN or Inf anywhere makes the sum NaN or Inf. Only a sum
-    # that overflowed (or a real NaN) needs the elementwise look.
-    return math.isfinite(g.sum()) or bool(np.isfinite(g).all())
+    # One pass without a temporary: a NaN or Inf anywhere makes the sum of squares NaN or Inf
+    # (squares cannot cancel), and BLAS's dot reads an array two to three times as fast as
+    # np.sum. Only squares that overflowed (or a real NaN) need the elementwise look.
+    total = np.vdot(g, g) if g.flags.c_contiguous else g.sum()
+    return math.isfinite(total) or bool(np.isfinite(g).all())
 
 
 def _result(x: Tracked, found: dict, given: set, fresh: bool = True):

@@ -118,10 +118,11 @@ _F64, _add_reduce = np.dtype(np.float64), np.add.reduce
 
 def _spread(g, shape: tuple, dtype):
     """The gradient of a reduction (a float, or a kept-orientation row or column) over the input's
-    shape, in the input's dtype."""
-    full = np.empty(shape, dtype=dtype)
-    full[...] = g
-    return full
+    shape, in the input's dtype: a read-only broadcast view, not a copy. The sweep never writes
+    into a contribution it did not allocate, the next VJP reads a view as fast as an array (its
+    product with the operand, `sum(C .* R)`'s, is the one pass a loss of a sum needs), and grad
+    copies a view before handing it out."""
+    return np.broadcast_to(np.asarray(g, dtype=dtype), shape)
 
 
 @second_order
