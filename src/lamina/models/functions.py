@@ -11,7 +11,8 @@ program, so save_model refuses it and names what it reads.
 load_model does not trust a file: the source must parse as exactly that one definition (no other
 statement runs), it is compiled by the `compile_fn` the caller passes (builtins/models.py: a
 fresh Interpreter, since models may not import one), and every call of a function read from a
-file runs with no permission to read or write files (SAVED_PERMISSIONS).
+file runs with no permission to read or write files (SAVED_PERMISSIONS). A sweep's worker rebuilds
+a model or spec it was sent the same way (cluster/worker.py), and its functions run so too.
 """
 from __future__ import annotations
 
@@ -128,6 +129,17 @@ def definition_text(node) -> str:
         return lines[first.line - 1][first.col - 1:last.span.col - 1 + len(last.text)]
     return "\n".join([lines[first.line - 1][first.col - 1:], *lines[first.line:last.span.line - 1],
                       lines[last.span.line - 1][:last.span.col - 1 + len(last.text)]])
+
+
+def compiler(host, origin: str):
+    """The `compile_fn` rebuild takes: a function's source run by a fresh Interpreter of the
+    program's kind (`host.make`, a lang.scope.Host) with no file permissions, as the text
+    `<name, origin>`, and the value of its variable `name`."""
+    def compile_fn(text: str, name: str):
+        interp = host.make(None, SAVED_PERMISSIONS)
+        interp.run(text, f"<{name}, {origin}>")
+        return interp.get(name)
+    return compile_fn
 
 
 def rebuild(value, compile_fn, where: str):

@@ -22,6 +22,10 @@ without trusting their headers; header.py reads the JSON header field by field;
 here the arrays are matched to the layers and the histories to the epochs): each
 failure is a ValueError naming the file and the field or array.
 
+model_arrays and model_from_arrays are a file's members without the file, and spec_header and
+spec_from_header a spec's part of the header: how cluster/package.py sends a model or spec that
+holds Lamina functions to a sweep's workers.
+
 The file is written atomically (lamina.files.write_file): a crash while saving
 leaves the previous file or the new one, never a damaged one.
 """
@@ -43,6 +47,7 @@ from .fit import check_model
 from .header import FORMAT, VERSION, optimizer, parse, schedule, spec, whole
 from .losses import function_loss
 from .model import Model
+from .spec import ModelSpec
 
 HISTORIES = ("loss_history", "val_loss_history", "lr_history")
 
@@ -50,10 +55,26 @@ HISTORIES = ("loss_history", "val_loss_history", "lr_history")
 def save_model(model, path) -> None:
     model = check_model(model, "save_model")
     path = expand_home(as_str(path, "save_model's path"))
+    arrays = model_arrays(model)
+    try:
+        write_file(path, "save_model", lambda f: np.savez(f, **arrays))
+    except OSError as e:
+        raise LaminaError("ValueError", f"save_model could not write '{path}': {e.strerror or e}.") from None
+
+
+def spec_header(model_spec) -> dict:
+    """The header's fields that describe a spec: the example's shape, each layer's kind and settings
+    (a Lamina function a layer holds as its source, functions.saved)."""
+    return {"shape": list(model_spec.example),
+            "layers": [{"kind": layer.kind, "settings": layer.settings()} for layer in model_spec.layers]}
+
+
+def model_arrays(model) -> dict:
+    """What a model file holds, by member name: the JSON header (TEXT_MEMBER) and the arrays. A
+    LaminaError from functions.saved when the model holds a function that cannot be saved."""
     opt = model.optimizer
     meta = {
-        "format": FORMAT, "version": VERSION, "shape": list(model.spec.example),
-        "layers": [{"kind": layer.kind, "settings": layer.settings()} for layer in model.spec.layers],
+        "format": FORMAT, "version": VERSION, **spec_header(model.spec),
         "loss": model.loss.name if model.loss.function is None else saved(
             model.loss.function, f"the model's loss ({model.loss.name})"),
         "seed": model.seed, "epochs": model.epochs,
@@ -64,17 +85,20 @@ def save_model(model, path) -> None:
             "base": {"name": model.schedule.base.rule.name, "hp": model.schedule.base.hp},
             "state": model.schedule_state},
     }
-    arrays = {TEXT_MEMBER: np.array(json.dumps(meta))}
+    arrays = {TEXT_MEMBER: json.dumps(meta)}
     for i, (w, state) in enumerate(zip(opt.params, opt.state)):
         arrays[f"param{i}"] = w
         arrays.update({f"state{i}_{slot}": np.asarray(v) for slot, v in state.items()})
     arrays.update({f"buffer{i}": b for i, b in enumerate(model.buffers)})
     arrays.update(loss_history=model.loss_history, val_loss_history=model.val_loss_history,
                   lr_history=model.lr_history)
-    try:
-        write_file(path, "save_model", lambda f: np.savez(f, **arrays))
-    except OSError as e:
-        raise LaminaError("ValueError", f"save_model could not write '{path}': {e.strerror or e}.") from None
+    return arrays
+
+
+def spec_from_header(meta: dict, compile_fn) -> ModelSpec:
+    """The spec that spec_header described, each layer checked as load_model checks it; a Bad
+    naming what does not fit."""
+    return spec(meta, len(meta["layers"]), compile_fn)
 
 
 def load_model(path, compile_fn=None) -> Model:
@@ -83,7 +107,7 @@ def load_model(path, compile_fn=None) -> Model:
     path = expand_home(as_str(path, "load_model's path"))
     try:
         with open_read(path, "load_model") as f:
-            return _rebuild(read_arrays(f), compile_fn)
+            return model_from_arrays(read_arrays(f), compile_fn)
     except FileNotFoundError:
         raise LaminaError("ValueError", f"load_model: there is no file '{path}'.") from None
     except IsADirectoryError:
@@ -95,7 +119,9 @@ def load_model(path, compile_fn=None) -> Model:
                           f"it is damaged: {e}.") from None
 
 
-def _rebuild(arrays: dict, compile_fn) -> Model:
+def model_from_arrays(arrays: dict, compile_fn) -> Model:
+    """The model that model_arrays (or a file's read_arrays) gives the members of; a Bad naming
+    what does not fit."""
     if TEXT_MEMBER not in arrays:
         raise Bad(f"it has no '{TEXT_MEMBER}' header")
     meta = parse(arrays[TEXT_MEMBER])
