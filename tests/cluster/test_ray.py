@@ -16,6 +16,11 @@ import tempfile
 import numpy as np
 import pytest
 import ray
+from model_programs import (
+    assert_map_equals_direct,
+    assert_model_sweep_equals_direct,
+    assert_spec_sweep_equals_direct,
+)
 from sweep_helpers import HELPERS, lamina, run, write_program
 
 from lamina.cluster import engine
@@ -82,6 +87,14 @@ def test_the_first_error_of_a_parallel_map_is_reported_where_it_happened(ray_env
         run('function f(x)\n    return [1, 2][x]\nend function\nprint(parallel_map(f, [0, 7], workers = 2))')
     err = info.value
     assert err.kind == "IndexError" and err.span.line == 2 and err.note == "in item 1 of the parallel_map at <test>:4"
+
+
+def test_models_holding_lamina_functions_train_on_ray_as_in_the_program(ray_env, monkeypatch):
+    # a custom layer's functions and a Lamina loss travel as their source (test_package.py)
+    monkeypatch.setattr(engine, "_serially", not_here)
+    assert_spec_sweep_equals_direct(", workers = 2")
+    assert_model_sweep_equals_direct(", workers = 2")
+    assert_map_equals_direct(", workers = 2")
 
 
 def test_the_instance_is_reused_and_restarted_for_more_workers(ray_env):

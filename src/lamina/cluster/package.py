@@ -7,11 +7,15 @@ starts, and the values of its defaults and of the variables it captured), and th
 compiles the same source and picks the code that starts there (worker.py). The program's
 top-level variables that the function reads (directly or through the functions it calls)
 go by value, as they are at the moment of the call; a module goes as its text; a builtin by
-its name. A value that cannot travel (a tracked value, an object of the interpreter) is a
-TypeError here, before any work starts.
+its name. A model spec or model that holds Lamina functions (a custom layer's, compile's
+loss = f), which pickle cannot send, goes as save_model writes it (`SpecOf`, `ModelOf`): each
+function as its source alone (models/functions.py); one that cannot stand alone is refused with
+save_model's own reason. A value that cannot travel (a tracked value, an object of the
+interpreter) is a TypeError here, before any work starts.
 """
 from __future__ import annotations
 
+import json
 import os
 import pickle
 from dataclasses import dataclass, field
@@ -49,6 +53,17 @@ class ModuleRef:
 @dataclass(frozen=True)
 class BuiltinRef:
     name: str
+
+
+@dataclass(frozen=True)
+class SpecOf:
+    header: str            # JSON: the example's shape and each layer's kind and settings (save.spec_header)
+
+
+@dataclass(frozen=True)
+class ModelOf:
+    arrays: dict           # a model file's members: the JSON header and the arrays (save.model_arrays)
+    interrupted: bool      # not in a file: whether Ctrl-C stopped the fit that made it
 
 
 @dataclass(frozen=True)
@@ -135,8 +150,24 @@ class Packer:
             return x
         if isinstance(x, LibObject) and _pickles(x):
             return x
+        if isinstance(x, LibObject) and _is_model(x):
+            return self.model(x, what)
         raise self.refuse(what, f"holds {describe(x)}, an object of this process that cannot be sent",
                           "Make it inside the function, or send the data it is made from.")
+
+    def model(self, x, what: str):
+        """A spec or model that holds Lamina functions, as save_model writes it; the worker
+        rebuilds it as load_model does (worker.py)."""
+        from ..models.model import Model
+        from ..models.save import model_arrays, spec_header
+        try:
+            if isinstance(x, Model):
+                return ModelOf(model_arrays(x), x.interrupted)
+            return SpecOf(json.dumps(spec_header(x)))
+        except LaminaError as e:
+            raise LaminaError("TypeError", f"{self.who} cannot send {self.fn_label} to its workers: {what} "
+                              f"holds {describe(x)}, which is sent as save_model would save it, and "
+                              f"{e.message}") from None
 
     def function(self, fn, what: str):
         if id(fn) in self.done:
@@ -203,6 +234,12 @@ class Packer:
                 if isinstance(value, Module):      # its own imports (a worker finds them shipped)
                     self.module(value)
         return ModuleRef(real)
+
+
+def _is_model(x) -> bool:
+    from ..models.model import Model       # loaded already where x is one (sweep alone does not load it)
+    from ..models.spec import ModelSpec
+    return isinstance(x, (Model, ModelSpec))
 
 
 def _pickles(x) -> bool:

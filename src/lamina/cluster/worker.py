@@ -5,7 +5,10 @@ The worker compiles the program's source again but runs none of its top level, s
 the caller. The top-level variables the function reads are set from the values packed at the
 call; the modules it uses are imported from their shipped text (their top level runs, once
 per worker process, as any import's does). A function is found in the fresh compile by where
-its definition starts; the code is the same, so are its errors' files and lines.
+its definition starts; the code is the same, so are its errors' files and lines. A model spec or
+model sent as save_model writes it is rebuilt as load_model rebuilds one: each of its functions
+compiled alone from its source by a fresh Interpreter, and run with no file permissions
+(models/functions.py).
 
 `run_task` is what a Ray task runs, and what `workers = 1` runs in the caller's process: with
 the tape and the global generator of its own (restored afterwards), its printed output
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import time
 import types
@@ -35,9 +39,11 @@ from .package import (
     FunctionRef,
     Itself,
     ListOf,
+    ModelOf,
     ModuleRef,
     Package,
     RecordOf,
+    SpecOf,
 )
 
 _RUNNING: list[int] = []      # tasks running in this process now (a sweep inside one runs serially)
@@ -162,7 +168,26 @@ class Builder:
             return [self.value(v) for v in packed.items]
         if isinstance(packed, RecordOf):
             return Record({k: self.value(v) for k, v in packed.fields})
+        if isinstance(packed, (SpecOf, ModelOf)):
+            return self.model(packed)
         return packed
+
+    def model(self, packed: SpecOf | ModelOf):
+        """The spec or model, rebuilt as load_model rebuilds one (its functions as load_model's)."""
+        from ..models.archive import Bad
+        from ..models.functions import compiler
+        from ..models.save import model_from_arrays, spec_from_header
+        compile_fn = compiler(self.package.host, "sent to a worker")
+        try:
+            if isinstance(packed, SpecOf):
+                return spec_from_header(json.loads(packed.header), compile_fn)
+            return model_from_arrays(packed.arrays, compile_fn).evolve(interrupted=packed.interrupted)
+        except Bad as e:
+            what = "model spec" if isinstance(packed, SpecOf) else "model"
+            detail = str(e).removeprefix("its header's ")
+            raise LaminaError("ValueError", f"The worker could not rebuild the {what} it was sent, whose "
+                              f"functions run there as load_model's do, with no permission to read or "
+                              f"write files: {detail}.") from None
 
     def function_of(self, ref: FunctionRef):
         if ref.home:
