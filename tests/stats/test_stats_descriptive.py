@@ -392,3 +392,29 @@ def test_quantile_of_a_distribution_refuses_data_keywords(lam, extra):
     err = lam.error(f"quantile(normal(0, 1), 0.5, {extra})")
     assert err.kind == "TypeError" and "takes no axis or skipnan" in err.message
     assert lam.run("print(quantile(normal(0, 1), [0.5, 0.975]))") == ["[0, 1.959963984540054]"]
+
+
+def test_median_and_quantile_by_partition_equal_a_full_sort_to_the_bit():
+    # median of a whole float64 array and quantiles without skipnan select order statistics by
+    # np.partition; R's type 7 rule applied to the fully sorted data must give the same numbers
+    rng = np.random.default_rng(11)
+    for _ in range(2000):
+        shape = tuple(int(k) for k in rng.integers(1, 6, size=rng.integers(1, 4)))
+        a = rng.standard_normal(shape) * 10.0 ** rng.integers(-300, 300)
+        if rng.random() < 0.3:
+            a = np.round(a)
+        if rng.random() < 0.2:
+            a.reshape(-1)[rng.integers(0, a.size)] = rng.choice([np.inf, -np.inf, np.nan])
+        qs = rng.random(rng.integers(1, 4))
+        axes = None if rng.random() < 0.3 else (int(rng.integers(0, a.ndim)),)
+        rows, _ = D._slices(a, axes)
+        srt = np.sort(rows, axis=-1)
+        lo, hi, frac = D._position(qs, np.full((rows.shape[0], 1), rows.shape[-1]))
+        want = D.between(np.take_along_axis(srt, lo, -1), np.take_along_axis(srt, hi, -1), frac)
+        want = np.where(np.isnan(rows).any(axis=-1, keepdims=True), np.nan, want)
+        assert np.array_equal(D._slice_quantiles(a, qs, axes, False), want, equal_nan=True)
+        lo, hi, frac = D._position(np.array([0.5]), np.array([[a.size]]))
+        flat = np.sort(a.reshape(-1))
+        whole = np.nan if np.isnan(a).any() else float(D.between(flat[lo], flat[hi], frac)[0, 0])
+        got = D.median(a)
+        assert got == whole or (np.isnan(got) and np.isnan(whole)), a

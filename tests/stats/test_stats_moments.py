@@ -119,3 +119,33 @@ def test_cov_gradient_ignores_a_nan_or_inf_column_the_loss_does_not_use(lam):
         np.testing.assert_allclose(lam.interp.get("g"), expected, rtol=1e-14, atol=1e-15)
         h = lam.interp.get("h")
         assert np.isnan(h[:, [1, 2]]).all() and (h[:, 0] == 0).all()
+
+
+def _awkward_pairs(count: int):
+    """Pairs of vectors corr must treat alike on every path: huge and tiny scales, an Inf or a
+    NaN, constant and nearly constant data, zeros."""
+    rng = np.random.default_rng(7)
+    for _ in range(count):
+        n = int(rng.integers(2, 30))
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300)
+        y = rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300) + x * rng.random()
+        for v in (x, y):
+            r = rng.random()
+            if r < 0.1:
+                v[rng.integers(0, n)] = rng.choice([np.inf, -np.inf, np.nan])
+            elif r < 0.2:
+                v[:] = v[0]
+            elif r < 0.25:
+                v[:] = v[0] * (1 + rng.integers(0, 3, n) * 1e-16)
+            elif r < 0.3:
+                v[:] = 0.0
+        yield x, y
+
+
+def test_corr_of_two_vectors_is_the_matrix_paths_number_to_the_bit():
+    # corr(x, y) of two float64 vectors has a path of its own (few NumPy calls); the general
+    # path takes the same data as two columns
+    from lamina.stats import moments
+    for x, y in _awkward_pairs(3000):
+        fast, general = moments.corr(x, y), moments.corr(x.reshape(-1, 1), y.reshape(-1, 1))
+        assert fast == general or (np.isnan(fast) and np.isnan(general)), (x, y)

@@ -38,8 +38,29 @@ def setup(x, axis, skipnan, what: str):
 def median(x, axis=None, skipnan=False):
     a, axes, skip = setup(x, axis, skipnan, "median")
     half = np.asarray(0.5)
-    out = lamina_value(slice_quantiles(a, half, axes, skip))
+    if axes is None and not skip and a.dtype == np.float64 and a.size:
+        out = _median_of_all(a.reshape(-1))
+    else:
+        out = lamina_value(slice_quantiles(a, half, axes, skip))
     return record(out, (x,), (lambda g: shaped_like(_order_grad(g, a, axes, half, skip), x),))
+
+
+def _median_of_all(v: np.ndarray) -> float:
+    """slice_quantiles' median of a non-empty float64 vector, the same number, in a few calls:
+    one partition at the middle order statistics and the last (which is then the largest, NaN
+    if there is one, as np.median finds it), and `between` in Python's floats."""
+    m = v.size
+    lo, hi = (m - 1) // 2, min((m - 1) // 2 + 1, m - 1)
+    part = np.partition(v, [lo, hi, m - 1])
+    if math.isnan(part[m - 1]):
+        return math.nan
+    low = float(part[lo])
+    if m % 2:                                    # q (m - 1) falls on an order statistic
+        return low
+    diff = float(part[hi]) - low
+    if not math.isfinite(diff):
+        return float(between(part[lo], part[hi], 0.5))
+    return float(part[hi]) - diff * 0.5         # between's step back from hi for frac >= 0.5
 
 
 def quantile(x, q, axis=None, skipnan=False):
@@ -105,10 +126,13 @@ def _slice_quantiles(a: np.ndarray, qs: np.ndarray, axes, skip: bool) -> np.ndar
     _slices cuts them). A slice with a NaN gives NaN (unless skip leaves NaNs out), as does an
     empty one."""
     rows, _ = _slices(a, axes)
-    srt = np.sort(rows, axis=-1)                    # NaNs last
     nan = np.isnan(rows)
     n = nan.shape[-1] - nan.sum(axis=-1, keepdims=True) if skip else np.full((rows.shape[0], 1), rows.shape[-1])
     lo, hi, frac = _position(np.reshape(qs, -1), n)
+    if skip or rows.shape[-1] == 0:                 # each slice its own count: sorted whole
+        srt = np.sort(rows, axis=-1)                # NaNs last
+    else:                                           # the order statistics wanted, in place
+        srt = np.partition(rows, np.unique(np.concatenate([lo.reshape(-1), hi.reshape(-1)])), axis=-1)
     if srt.shape[-1] == 0:
         out = np.full(lo.shape, np.nan)
     elif srt.shape[0] == 1:                         # one slice (all of a): plain indexing, 3x faster
