@@ -12,7 +12,7 @@ from ..models.evaluate import evaluate as evaluate_model
 from ..models.evaluate import predict as predict_model
 from ..models.fit import fit as fit_model
 from ..models.quick import quick_mlp as quick_mlp_fn
-from ..models.functions import SAVED_PERMISSIONS
+from ..models.functions import compiler
 from ..models.model import Model
 from ..models.spec import ModelSpec, input_spec
 from ..stats.data import as_matrix
@@ -450,10 +450,4 @@ def load_model(scope, /, path):
         load_model as load,  # zipfile and json: loaded on first use
     )
     host = scope.host if scope is not None else None
-
-    def compile_fn(text: str, name: str):
-        """A saved function's source, compiled by a fresh Interpreter of the program's kind."""
-        interp = host.make(None, SAVED_PERMISSIONS)
-        interp.run(text, f"<{name}, read from {path}>")
-        return interp.get(name)
-    return load(path, compile_fn if host is not None else None)
+    return load(path, compiler(host, f"read from {path}") if host is not None else None)
