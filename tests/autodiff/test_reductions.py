@@ -115,3 +115,18 @@ def test_skipnan_max_min_give_the_gradient_to_an_infinity_not_to_a_nan_before_it
     out = M.max_(m, axis=0, skipnan=True)
     np.testing.assert_array_equal(out.value, [[-np.inf, 1.0]])
     np.testing.assert_array_equal(grad(M.sum_(out), [m])[0], [[0.0, 1.0], [1.0, 0.0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_gradient_of_a_sum_of_products_is_the_other_factor_and_owns_its_memory(dtype):
+    # sum's gradient is a broadcast view of ones and .*'s VJP hands on the other factor itself
+    # for it: what grad returns must still be an array of its own, equal to that factor
+    from lamina.autodiff import ops, reductions
+    rng = np.random.default_rng(3)
+    a = TAPE.leaf(rng.standard_normal((4, 5)).astype(dtype), False)
+    r = rng.standard_normal((4, 5)).astype(dtype)
+    g, = grad(reductions.sum(ops.emul(a, r)), [a])
+    assert g.dtype == dtype and np.array_equal(g, r)
+    assert not np.shares_memory(g, r) and g.flags.writeable
+    twice, = grad(reductions.sum(ops.add(ops.emul(a, r), ops.emul(r, a))), [a])
+    assert np.array_equal(twice, 2 * r) and not np.shares_memory(twice, r)

@@ -125,8 +125,18 @@ def emul(a, b):
     if type(x) is float and type(y) is float:
         return record2(x * y, a, b, b, a)            # each operand, float or tracked, is the other's partial
     x2, y2, sx, sy = align(x, y, ".*")
-    return record(x2 * y2, (a, b), (lambda g: unbroadcast(emul(g, b) if TAPE.keeping else g * y2, sx),
-                                    lambda g: unbroadcast(emul(g, a) if TAPE.keeping else g * x2, sy)))
+    return record(x2 * y2, (a, b), (lambda g: unbroadcast(emul(g, b) if TAPE.keeping else _times(g, y2), sx),
+                                    lambda g: unbroadcast(emul(g, a) if TAPE.keeping else _times(g, x2), sy)))
+
+
+def _times(g, y):
+    """g .* y in a VJP; y itself when g is a sum's gradient of ones spread over y's shape (a
+    broadcast view, autodiff/reductions.py), as in `sum(a .* b)`: the sweep never writes into a
+    contribution it did not allocate, and grad copies one that others hold."""
+    if type(g) is np.ndarray and type(y) is np.ndarray and g.shape == y.shape and g.dtype == y.dtype \
+            and g.size and not any(g.strides) and g.flat[0] == 1.0:
+        return y
+    return g * y
 
 
 @second_order
