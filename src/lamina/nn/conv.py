@@ -114,10 +114,14 @@ def _chunks(n: int) -> int:
 
 
 def _rows_times(a: np.ndarray, b: np.ndarray, chunks: int) -> np.ndarray:
-    """a (G x N x k) times b (G x k x m), G x N x m, as `chunks` products of N / chunks rows each
+    """a (G x N x k) times b (G x k x m), G x N x m: one group is one product, which OpenBLAS
+    threads over its N rows itself (32 x 28 x 28 x 1 images by 3 x 3 x 32 kernels: 120 us,
+    against 194 us in chunks); several groups are `chunks` products of N / chunks rows each
     (autodiff.bmm runs them on as many threads, OpenBLAS on one thread in each)."""
     G, N, k = a.shape
     m = b.shape[-1]
+    if G == 1:
+        return np.matmul(a[0], b[0])[None]
     stacked_b = np.broadcast_to(b[:, None], (G, chunks, k, m)).reshape(G * chunks, k, m)
     return bmm(a.reshape(G * chunks, N // chunks, k), stacked_b).reshape(G, N, m)
 
