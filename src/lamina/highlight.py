@@ -71,7 +71,7 @@ class LaminaLexer(RegexLexer):
             (NAME, Name),
             (r"(?>%s)[A-Za-z_]\w*" % NUMBER.pattern, Error),     # a malformed number: 1_000, 0x10
             (NUMBER.pattern, Number.Float),
-            (r"\|>|->|==|!=|<=|>=|\.\*|\./|\.\^|[-+*/]=|[-+*/^<>=%\\']", Operator),
+            (r"\|>|->|==|!=|<=|>=|\.\*|\./|\.\^|[-+*/]=|[-+*/^@<>=%\\']", Operator),
             (r"[()\[\]{},;:.]", Punctuation),
         ],
         # `for i = a to b step s` / `for x in xs`: here `to`, `step` and `in` are keywords.

@@ -73,7 +73,7 @@ def test_interpolation_format_spec_starts_at_the_first_colon_outside_brackets():
     ("1 + )", "no matching"),
     ("(1]", "does not match"),
     ("x = 3abc", "Malformed number"),
-    ("x = @", "Unexpected character '@'."),
+    ("x = $", "Unexpected character '$'."),
     # a NUL or a pasted no-break space was shown raw, as '' or ' '
     ("print(1)\0", "Unexpected character U+0000 (a control character)."),
     ("x\u00a0= 1", "Unexpected character U+00A0 (no-break space)."),

@@ -32,8 +32,9 @@ CATEGORY = "Linear algebra"
                "always the last two; elementwise operators keep the language's rule (a tensor of rank "
                "3 or more meets only a number or a tensor of its own rank). A vector on the left is "
                "a 1 x k row and on the right a k x 1 column, and that axis is dropped from the "
-               "result, so two vectors give their dot product. For two matrices matmul(A, B) is "
-               "A * B; the * operator stays the product of vectors and matrices. Numbers are "
+               "result, so two vectors give their dot product. The operator A @ B is matmul(A, B). "
+               "For two matrices it is A * B; the * operator stays the product of vectors and "
+               "matrices. Numbers are "
                "refused: scale with .*. Each operand's gradient is the output's gradient times the "
                "other operand transposed, summed over the batch axes it was broadcast along.",
          grad=[GradCase(((2, 3, 4), (2, 4, 5))), GradCase(((2, 1, 3, 4), (3, 4, 2))),

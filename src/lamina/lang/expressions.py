@@ -5,7 +5,7 @@
     not         "not" not | comparison
     comparison  additive (("==" | "!=" | "<" | "<=" | ">" | ">=") additive)?      no chains
     additive    multiplicative (("+" | "-") multiplicative)*
-    multiplicative  unary (("*" | "/" | ".*" | "./" | "%" | "\\") unary)*
+    multiplicative  unary (("*" | "/" | ".*" | "./" | "%" | "\\" | "@") unary)*
     unary       ("-" | "+") unary | power
     power       postfix (("^" | ".^") unary)?          right-associative
     postfix     primary ( call | index | "." name [call] | "'" )*
@@ -187,7 +187,7 @@ class ExpressionParser:
 
     def multiplicative(self) -> A.Node:
         left = self.unary()
-        while self.tok.is_op("*", "/", ".*", "./", "%", "\\"):
+        while self.tok.is_op("*", "/", ".*", "./", "%", "\\", "@"):
             op = self.advance()
             left = A.Binary(op.span, op.text, left, self.unary())
         return left

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff import linalg, ops
+from ..autodiff import linalg, ops, products
 from ..errors import LaminaError
 from ..values import LibObject, Tracked, describe, is_numeric, values_equal
 from . import container_ops
@@ -142,6 +142,16 @@ def ldiv(a, b):
         return linalg.solve(a, b)
     except LaminaError as err:
         raise LaminaError(err.kind, f"A \\ b solves A x = b, as solve(A, b) does: {err.message}") from None
+
+
+def matmul(a, b):
+    """`A @ B`: the matmul builtin's product (NumPy's and PyTorch's @), batched over leading axes."""
+    if not (is_numeric(a) and is_numeric(b)):
+        return binary("@", a, b)
+    try:
+        return products.matmul(_num(a, b), _num(b, a))
+    except LaminaError as err:
+        raise LaminaError(err.kind, f"A @ B is matmul(A, B): {err.message}") from None
 
 
 def power(a, b):

@@ -20,7 +20,7 @@ from ..printing import format_row, format_value
 from ..values import LibObject, Record, Tracked, describe
 from . import indexing
 from .modules import Module
-from .operators import (add, and_rest, bracket, div, ediv, emul, epower, eq, ge, gt, ldiv, le, lt, matrix,
+from .operators import (add, and_rest, bracket, div, ediv, emul, epower, eq, ge, gt, ldiv, le, lt, matmul, matrix,
                         mod, mul, ne, neg, not_, or_rest, pos, power, sub, transpose, truth)
 from .pyerrors import CALLEE, called_itself, caught
 from .scope import CODE_FILENAME, builtins_of, mangle
@@ -211,7 +211,7 @@ def echo(x) -> None:
 
 HELPERS = {
     "_add": add, "_sub": sub, "_mul": mul, "_div": div, "_emul": emul, "_ediv": ediv,
-    "_pow": power, "_epow": epower, "_mod": mod, "_float_mod": ops.mod, "_ldiv": ldiv,
+    "_pow": power, "_epow": epower, "_mod": mod, "_float_mod": ops.mod, "_ldiv": ldiv, "_matmul": matmul,
     "_neg": neg, "_pos": pos,
     "_transpose": transpose,
     "_lt": lt, "_le": le, "_gt": gt, "_ge": ge, "_eq": eq, "_ne": ne,

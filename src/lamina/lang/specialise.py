@@ -53,7 +53,7 @@ FAST_COMPARE = {
 }
 # Two floats call autodiff.ops's own function (`%` is ops.mod alone), anything else the helper.
 FLOAT_CALL = {"%": ("_float_mod", "_mod")}
-SLOW_BINARY = {"/": "_div", "./": "_ediv", "^": "_pow", ".^": "_epow", "\\": "_ldiv"}
+SLOW_BINARY = {"/": "_div", "./": "_ediv", "^": "_pow", ".^": "_epow", "\\": "_ldiv", "@": "_matmul"}
 
 
 def has_loop(body: list) -> bool:
