@@ -180,3 +180,22 @@ def test_matmul_gradients_are_handed_out_without_a_copy(sa, sb, monkeypatch):
     assert copies == []
     twos = np.full(np.matmul(a.value, b.value).shape, 2.0)
     np.testing.assert_allclose(ga, np.matmul(twos, np.swapaxes(b.value, -1, -2)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("sa, sb", [((5, 4, 2), (2, 0)), ((5, 4, 0), (0, 3)), ((0, 4, 2), (2, 3)),
+                                    ((2, 0, 3), (3, 2)), ((2, 3, 0), (2, 0, 4)), ((0, 2), (2, 3)),
+                                    ((0, 1, 2, 3), (4, 3, 2)), ((1, 2, 3), (0, 3, 2))])
+def test_matmul_with_an_axis_of_length_zero_is_numpys_and_so_are_its_gradients(sa, sb):
+    # a batch times a matrix is one product of the stacked rows, where reshape(-1, 0) cannot infer
+    # the rows (ones(5, 4, 2) @ zeros(2, 0) was an InternalError), and a batch of 0 beside a batch
+    # of 1 is a batch of 0 (it was taken as 1)
+    a, b = RNG.standard_normal(sa), RNG.standard_normal(sb)
+    want = np.matmul(a, b)
+    _, grads = _torch_grads(torch.matmul, [a, b], np.ones(want.shape))
+    interp = _run("pa = param(a)\npb = param(b)\nc = matmul(pa, pb)\nd = a @ b\ng = grad(sum(c), wrt = [pa, pb])",
+                  a=a, b=b)
+    assert np.array_equal(interp.get("d"), want) and interp.get("d").shape == want.shape
+    ga, gb = interp.get("g")
+    assert ga.shape == a.shape and gb.shape == b.shape
+    np.testing.assert_array_equal(ga, grads[0])
+    np.testing.assert_array_equal(gb, grads[1])

@@ -42,7 +42,10 @@ ARGS = ["0", "1", "-1", "2.5", "0 / 0", "1 / 0", "true", "none", '"text"', '""',
         "float32(0.3)", "param(float32(0.3))", "track(float32(0.3))",
         # arrays of rank 3 and 4: every builtin computes on them or refuses them clearly
         "reshape(range(24), 2, 3, 4)", "param(ones(2, 1, 3))", "zeros(2, 0, 3)", "ones(1, 2, 1, 2) > 0",
-        "randn(2, 2, 2, 2)"]
+        "randn(2, 2, 2, 2)",
+        # empty on one axis: a matrix of no columns beside a batch (a reshape(-1, 0) failed inside),
+        # an empty batch of matrices
+        "zeros(4, 0)", "zeros(0, 3, 4)"]
 NUMBERS = ["0.3", "float32(0.3)", "param(0.3)", "param(float32(0.3))", "track(float32(0.3))", "true"]
 KEYWORDS = ["axis", "seed", "lr", "epochs", "activation", "loss", "from", "skipnan", "ddof", "wrt", "digits"]
 SKIP = {"help", "show"}   # print whole pages / open windows: covered by their own tests

@@ -133,8 +133,8 @@ def _times(g, y):
     """g .* y in a VJP; y itself when g is a sum's gradient of ones spread over y's shape (a
     broadcast view, autodiff/reductions.py), as in `sum(a .* b)`: the sweep never writes into a
     contribution it did not allocate, and grad copies one that others hold."""
-    if type(g) is np.ndarray and type(y) is np.ndarray and g.shape == y.shape and g.dtype == y.dtype \
-            and g.size and not any(g.strides) and g.flat[0] == 1.0:
+    if type(g) is np.ndarray and not any(g.strides) and g.size and type(y) is np.ndarray \
+            and g.shape == y.shape and g.dtype == y.dtype and g.flat[0] == 1.0:    # the rare test first
         return y
     return g * y
 

@@ -67,7 +67,8 @@ def matmul(a, b):
             return _kept_sum(matmul(swap_last(shaped(a, X.shape)), shaped(g, full)), Y.shape, y.shape)
         G = _grad_array(g, dtype).reshape(full)
         if Y.ndim == 2 and X.ndim > 2:       # one matrix for the whole batch: one product
-            return _shaped(X.reshape(-1, X.shape[-1]).T @ G.reshape(-1, G.shape[-1]), y.shape)
+            rows = math.prod(X.shape[:-1])
+            return _shaped(X.reshape(rows, X.shape[-1]).T @ G.reshape(rows, G.shape[-1]), y.shape)
         return _shaped(_sum_to(_matmul(np.swapaxes(X, -1, -2), G), Y.shape), y.shape)
     return record2(out, a, b, vjp_a, vjp_b)
 
@@ -115,7 +116,7 @@ def _batch(sx: tuple, sy: tuple, x, y) -> tuple:
         raise LaminaError("ShapeError", f"matmul broadcasts the batch axes (all but the last two, "
                           f"aligned from the right as NumPy does), but {_pair(x, y)} have batches "
                           f"{_axes(sx)} and {_axes(sy)}.")
-    return tuple(max(p, q) for p, q in zip(sx, sy))
+    return tuple(p if q == 1 else q for p, q in zip(sx, sy))     # 1 stretches, to 0 as well
 
 
 def _axes(shape: tuple) -> str:
@@ -127,7 +128,8 @@ def _matmul(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     single BLAS call instead of one per batch item), two batches of one shape are bmm's."""
     if X.ndim > 2 and Y.ndim == 2 and X.flags.c_contiguous:
         out = np.empty(X.shape[:-1] + Y.shape[-1:], dtype=np.result_type(X, Y))
-        np.matmul(X.reshape(-1, X.shape[-1]), Y, out=out.reshape(-1, Y.shape[-1]))
+        rows = math.prod(X.shape[:-1])       # not -1: a reshape cannot infer it beside a 0
+        np.matmul(X.reshape(rows, X.shape[-1]), Y, out=out.reshape(rows, Y.shape[-1]))
         return out
     if X.ndim < 3 and Y.ndim < 3:
         return np.matmul(X, Y)
