@@ -14,6 +14,7 @@ import sys
 import warnings
 from functools import partial
 
+from .autodiff.handed import thawed
 from .builtins.registry import MODULES, load_all, spec_of
 from .errors import LaminaError, Source, Span
 from .files import EVERYTHING, Permissions, using
@@ -129,7 +130,7 @@ class Interpreter:
             self.run_code(code)
         finally:
             value = self.namespace.pop(compiler.RESULT_KEY, None)
-        return value
+        return thawed(value)
 
     def run_code(self, code: tuple) -> None:
         try:
@@ -148,10 +149,11 @@ class Interpreter:
         try:
             with warnings.catch_warnings(), using(self.permissions):
                 warnings.simplefilter("ignore", RuntimeWarning)
-                return runtime.call(fn, args)
+                return thawed(runtime.call(fn, args))
         except Exception as exc:
             raise to_lamina_error(exc) from exc
 
     def get(self, name: str):
         key = mangle(name)
-        return self.namespace[key] if key in self.namespace else builtins_of(self.namespace, (key,)).get(key)
+        return thawed(self.namespace[key]) if key in self.namespace else \
+            builtins_of(self.namespace, (key,)).get(key)

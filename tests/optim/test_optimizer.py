@@ -301,9 +301,11 @@ def test_a_step_makes_one_optimizer_with_the_gradients_origins(name, monkeypatch
     # a rule without an in-place form built a second Optimizer per step (dataclasses.replace,
     # to set the origins on the one advance had made)
     from lamina.interpreter import Interpreter
+    from lamina.lang.scope import mangle
     interp = Interpreter()
     interp.run(f"w = param([1.0, -2.0])\nopt = {name}(w)\ng = grad(sum(w .^ 2), wrt = w)", "t.lam")
-    opt, g, w = interp.get("opt"), interp.get("g"), interp.get("w")
+    opt, w = interp.get("opt"), interp.get("w")
+    g = interp.namespace[mangle("g")]        # as the program holds it: the gradient grad handed out
     made, init = [], Optimizer.__init__
     monkeypatch.setattr(Optimizer, "__init__", lambda self, *a, **k: made.append(1) or init(self, *a, **k))
     new = B.optimizer_step(opt, g)

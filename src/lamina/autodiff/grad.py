@@ -36,6 +36,7 @@ from ..errors import LaminaError
 from ..values import Record, Tracked, describe
 from ..warnings import warn
 from . import handed
+from .handed import FROZEN
 from .ops import add, emul
 from .shaping import astype
 from .tape import TAPE, differentiable_again, op_name
@@ -144,19 +145,22 @@ def _first_order_only(vjp) -> None:
                       f"\"differentiable twice\"), or take the gradient without keep.")
 
 
-def grad(loss, wrt, keep: bool = False):
+def grad(loss, wrt, keep: bool = False, hand_out: bool = False):
     """The gradient of scalar `loss` for each tracked value in `wrt` (a value, list or Record).
     Every array handed out is one no one else holds (a trainer that only reads the gradients
     uses `leaf_gradients`, which hands out the sweep's arrays as they are). With `keep` the
-    gradients are recorded on the tape (tracked values), so they can be differentiated again."""
+    gradients are recorded on the tape (tracked values), so they can be differentiated again.
+    `hand_out` (the grad builtin's): gradients taken without keep come back as frozen values that
+    remember this call (autodiff/handed.py)."""
     leaves = []                                   # (path, Tracked)
     _collect(wrt, "{arg:wrt}", leaves)
     gen = TAPE.gen
     for _, x in leaves:
-        if type(x) is Tracked and x.gen != gen:
-            _stale_error([(path, x) for path, x in leaves if type(x) is Tracked and x.gen != gen])
+        if type(x) is Tracked and x.gen != gen and x.gen != FROZEN:
+            _stale_error([(path, x) for path, x in leaves
+                          if type(x) is Tracked and x.gen != gen and x.gen != FROZEN])
     for path, x in leaves:          # before the loss: a plain loss from a plain wrt is the wrt's fault
-        if type(x) is not Tracked:
+        if type(x) is not Tracked or x.gen == FROZEN:
             raise LaminaError("TapeError", f"{path} is {describe(x)} that is not tracked; grad "
                               f"differentiates with respect to values made by param() or track().")
     _check_loss(loss)
@@ -171,8 +175,8 @@ def grad(loss, wrt, keep: bool = False):
     results = [_result(x, found, given) for _, x in leaves]
     wanted.update(reached)    # every node the loss depended on: what a gradient may depend on
                               # (a first-order sweep cannot tell which it really does)
-    plain = [(g, leaf) for g, leaf in zip(results, leaves) if type(g) is not Tracked]
-    handed.note([g for g, _ in plain], [leaf for _, leaf in plain], wanted)
+    if hand_out and not keep:
+        results = handed.hand_out(results, leaves, wanted)
     if leaves and not found:
         _warn_unreached(len(leaves))
     bad = [path.replace("{arg:wrt}", "wrt") for (path, _), g in zip(leaves, results) if not _finite(g)]
@@ -317,6 +321,8 @@ def _rebuild(wrt, grads):
 
 
 def _check_loss(loss) -> None:
+    if type(loss) is Tracked and loss.gen == FROZEN:
+        loss = loss.value            # computed from gradients alone: a plain value for the tape
     if type(loss) is not Tracked:
         if isinstance(loss, (float, int)) and not isinstance(loss, bool):
             got = f"a plain number, so nothing it was computed from was tracked ({FIRST_ORDER})"

@@ -1,144 +1,182 @@
-"""What the latest grad() calls handed out, so that two later questions about a gradient can
-be answered although gradients are plain values, off the tape.
+"""What the latest grad() calls handed out, so that two later questions about a gradient can be
+answered although a gradient taken without keep is not on the tape.
 
 - optimizer_step: was this gradient taken at the optimizer's parameters? A loop that makes
   one param() leaf and differentiates against it every step, `opt = optimizer_step(opt,
   grad(loss, wrt = w))`, steps the optimizer with gradients taken at a point it has left.
 - grad: is this loss computed from a gradient of a value it is now differentiated against?
-  `g = grad(p ^ 3, wrt = p); grad(g * p, wrt = p)` would need the derivative of g, which a
-  gradient taken without keep does not carry (it is a plain value), and the constant g would
-  give a silently wrong number.
+  `g = grad(p ^ 3, wrt = p); grad(2 * g * p, wrt = p)` would need the derivative of g, which a
+  gradient taken without keep does not carry, and the constant g would give a silently wrong
+  number.
 
-A gradient is known by its identity: the number or array grad returned, as the program
-passes it on. A value computed from it (`0.5 * g`) is a new value that nothing here knows.
-Only the latest CALLS_KEPT calls are remembered; a number is held (it is small), an array
-only through a weak reference, so remembering keeps no gradient's memory alive.
+A gradient taken without keep comes back wrapped: a Tracked value of generation FROZEN (never
+the tape's own, so every operation takes it as the constant it is, as it takes a value recorded
+before a reset), whose entry holds the grad() calls it came from. An operation on frozen values
+alone gives a frozen value holding their calls (tape.record), so whatever a program computes from
+a gradient remembers where it came from; an operation that meets a live tracked value records as
+usual and notes here the calls its frozen operands came from (`met`). A later grad walks its
+loss's entries and refuses when it meets such a note whose call depended on a value it is now
+differentiated against. An operation that passes no gradient (a comparison, round, a size) gives a
+plain value: its result does not change with the gradient's derivative.
+
+Only the latest CALLS_KEPT calls are remembered: an older call is dead, its notes are dropped, a
+value computed from it no longer counts as computed from a gradient, and a value's calls are
+pruned of dead ones once they pass CALLS_KEPT, so neither a long loop nor a value that lives long
+keeps the history alive.
 """
 from __future__ import annotations
 
-import types
 import weakref
 from collections import deque
-from functools import partial
 
 import numpy as np
 
 from ..errors import LaminaError
-from ..values import Tracked
+from ..values import Record, Tracked
 
 CALLS_KEPT = 4
+FROZEN = -1                 # the generation of a value computed from gradients alone
 
 
 class Call:
-    """One grad() call: the node ids its loss depended on (its leaves) and its targets."""
-    __slots__ = ("depends",)
+    """One grad() call: the node ids its loss depended on (its targets and the leaves it reached),
+    whether it is still remembered, and the nodes whose operations met its gradients."""
+    __slots__ = ("depends", "alive", "met")
 
     def __init__(self, depends: set):
         self.depends = depends
+        self.alive = True
+        self.met: list = []
 
 
 class Given:
-    """One gradient handed out: for the target `path` of node `node`, taken at that target's
-    value."""
-    __slots__ = ("_ref", "path", "node", "_at", "call")
+    """One gradient handed out: for the target `path` of node `node`, taken at that target's value
+    (an array held only through a weak reference: an optimizer's parameter array that nothing else
+    holds is stepped in place, see optim/ownership.py)."""
+    __slots__ = ("path", "node", "_at", "call")
 
-    def __init__(self, gradient, path: str, target: Tracked, call: Call):
-        self._ref = _holder(gradient)
+    def __init__(self, path: str, target: Tracked, call: Call):
         self.path = path
         self.node = target.node
-        self._at = _holder(target.value)
+        self._at = weakref.ref(target.value) if type(target.value) is np.ndarray else target.value
         self.call = call
-
-    def gradient(self):
-        return _held(self._ref)
 
     def taken_at(self):
         """The value the target had (None if that array is gone)."""
-        return _held(self._at)
+        return self._at() if type(self._at) is weakref.ref else self._at
 
 
-def _holder(x):
-    return weakref.ref(x) if type(x) is np.ndarray else x
+_calls: deque = deque()              # the remembered calls, oldest first
+_met: dict = {}                      # node id of a live value -> the calls of the frozen values it met
 
 
-def _held(h):
-    return h() if type(h) is weakref.ref else h
-
-
-_given: dict[int, Given] = {}                 # id(gradient) -> Given
-_calls: deque = deque()                      # (Call, the ids it handed out), oldest first
-
-
-def note(results: list, targets: list, depends: set) -> None:
-    """Remember the gradients one grad() call handed out, one per (path, target)."""
+def hand_out(results: list, targets: list, depends: set) -> list:
+    """The gradients one grad() call hands out (one per (path, target)), each wrapped as a frozen
+    value that knows the call and its target."""
     call = Call(depends)
-    ids = []
-    for g, (path, target) in zip(results, targets):
-        _given[id(g)] = Given(g, path, target, call)
-        ids.append(id(g))
-    _calls.append((call, ids))
+    _calls.append(call)
     if len(_calls) > CALLS_KEPT:
-        old, old_ids = _calls.popleft()
-        for i in old_ids:
-            if i in _given and _given[i].call is old:     # not an id a newer call's gradient took
-                del _given[i]
+        _forget(_calls.popleft())
+    return [Tracked(g, -1, FROZEN, False, (call, Given(path, target, call)))
+            for g, (path, target) in zip(results, targets)]
+
+
+def _forget(call: Call) -> None:
+    call.alive = False
+    for node in call.met:
+        _met.pop(node, None)
 
 
 def lookup(g) -> Given | None:
-    """The Given for a value grad handed out (the very object), else None."""
-    given = _given.get(id(g))
-    if given is None or given.gradient() is not g:
-        return None
-    return given
+    """The Given of a gradient as grad handed it out, else None."""
+    if type(g) is Tracked and g.gen == FROZEN and type(g.entry[-1]) is Given and g.entry[0].alive:
+        return g.entry[-1]
+    return None
+
+
+def calls_of(x: Tracked) -> tuple:
+    """The calls a frozen value came from (a gradient's entry ends with its Given). A call may be
+    dead: it is dropped when a merge passes CALLS_KEPT, and never met (`met`)."""
+    entry = x.entry
+    return entry[:-1] if type(entry[-1]) is Given else entry
+
+
+def merged(first: tuple, second: tuple) -> tuple:
+    if first is second:
+        return first
+    out = first + tuple(c for c in second if c not in first)
+    return out if len(out) <= CALLS_KEPT else tuple(c for c in out if c.alive)
+
+
+def frozen(value, calls: tuple):
+    """`value` computed from frozen values alone that came from `calls`."""
+    return Tracked(value, -1, FROZEN, False, calls)
+
+
+def frozen2(value, a, b):
+    """`value` computed from a and b, neither live: frozen if either is."""
+    first = calls_of(a) if type(a) is Tracked and a.gen == FROZEN else None
+    second = calls_of(b) if type(b) is Tracked and b.gen == FROZEN else None
+    if first is None:
+        return value if second is None else Tracked(value, -1, FROZEN, False, second)
+    return Tracked(value, -1, FROZEN, False, first if second is None else merged(first, second))
+
+
+def met(node: int, calls: tuple) -> None:
+    """A live value (node) was computed from frozen values that came from `calls`."""
+    calls = tuple(c for c in calls if c.alive)
+    if calls:
+        _met[node] = calls
+        for call in calls:
+            call.met.append(node)
+
+
+def forget_met() -> None:
+    """The tape was reset: no live value is left to meet."""
+    _met.clear()
+    for call in _calls:
+        call.met.clear()
 
 
 def refuse_second_order(loss: Tracked, wanted: set) -> None:
-    """A TapeError if the loss was computed from a remembered gradient whose own loss depended
-    on a target of this grad (the walk happens only when some remembered call's leaves meet
-    `wanted`, so an ordinary training loop, whose leaves are new each step, never pays it)."""
-    suspects = {}
-    for call, ids in _calls:
-        if not call.depends.isdisjoint(wanted):
-            suspects.update((i, _given[i]) for i in ids if i in _given and _given[i].call is call)
-    if not suspects:
+    """A TapeError if the loss was computed from a gradient whose own loss depended on a target of
+    this grad (the walk happens only when some remembered call's leaves meet `wanted`, so an
+    ordinary training loop, whose leaves are new each step, never pays it)."""
+    suspects = [call for call in _calls if not call.depends.isdisjoint(wanted)]
+    if not suspects or not _met:
         return
     seen = set()
-    stack = [loss.entry]
+    stack = [(loss.node, loss.entry)]
     while stack:
-        entry = stack.pop()
-        if entry is None or id(entry) in seen:
+        node, entry = stack.pop()
+        if node in seen:
             continue
-        seen.add(id(entry))
-        for k in range(0, len(entry), 3):
-            for held in _saved(entry[k + 2]):
-                given = suspects.get(id(held))
-                if given is not None and given.gradient() is held:
-                    _second_order_error(given)
-            stack.append(entry[k + 1])
+        seen.add(node)
+        for call in _met.get(node, ()):
+            if call in suspects:
+                _second_order_error()
+        if entry is not None:
+            stack.extend((entry[k], entry[k + 1]) for k in range(0, len(entry), 3))
 
 
-_EMPTY_CELL = types.CellType()
+def _second_order_error() -> None:
+    raise LaminaError("TapeError", "This loss is computed from a gradient that an earlier grad() "
+                      "returned, whose loss also depended on a value this grad differentiates "
+                      "against, so the gradient depends on it too. Its own derivative would then be "
+                      "needed (a second-order gradient), but that gradient was taken without keep, "
+                      "so it is a plain value, not recorded on the tape (gradients are first order "
+                      "unless taken with keep = true), and the result would silently leave that part "
+                      "out. Take it with grad(..., keep = true) to differentiate it again, or use "
+                      "detach(g) where a constant is meant.")
 
 
-def _saved(vjp) -> list:
-    """The values a VJP holds (a float VJP is its own value), and the arrays they view."""
-    if type(vjp) is float:
-        return [vjp]
-    if isinstance(vjp, partial):
-        held = list(vjp.args)
-    else:
-        held = [cell.cell_contents for cell in getattr(vjp, "__closure__", None) or ()
-                if cell != _EMPTY_CELL]
-    return held + [x.base for x in held if isinstance(x, np.ndarray) and x.base is not None]
-
-
-def _second_order_error(given: Given) -> None:
-    what = given.path.replace("{arg:wrt}", "wrt")
-    raise LaminaError("TapeError", f"This loss is computed from a gradient that an earlier grad() "
-                      f"returned (the gradient for its {what}), whose loss also depended on a value this "
-                      f"grad differentiates against, so the gradient may depend on it too. Its own "
-                      f"derivative would then be needed (a second-order gradient), but that gradient "
-                      f"was taken without keep, so it is a plain value, not recorded on the tape "
-                      f"(gradients are first order unless taken with keep = true), and the result would "
-                      f"silently leave that part out. Take it with grad(..., keep = true) to "
-                      f"differentiate it again, or use it only as a constant with respect to other values.")
+def thawed(x):
+    """`x` with every frozen value in it (in lists and records too) as its plain value: a value
+    leaving the language for Python (a notebook's result, a sweep's, an embedding program's)."""
+    if type(x) is Tracked:
+        return x.value if x.gen == FROZEN else x
+    if type(x) is list:
+        return [thawed(v) for v in x] if any(type(v) in (Tracked, list, Record) for v in x) else x
+    if type(x) is Record:
+        return Record({k: thawed(v) for k, v in x.fields.items()})
+    return x

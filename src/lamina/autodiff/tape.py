@@ -46,6 +46,8 @@ from types import CodeType
 
 from ..values import Tracked
 from ..warnings import warn
+from . import handed
+from .handed import FROZEN
 
 DEFAULT_WARN_ENTRIES = 5_000_000
 CAUSES_KEPT = 64            # runs of resets whose cause is remembered
@@ -71,6 +73,7 @@ class Tape:
         asked (for messages)."""
         self.first_node += self.count
         self.count = 0
+        handed.forget_met()
         self._note_cause(by or self.label)
         self.gen += 1
         self.warned = False
@@ -187,19 +190,27 @@ def record(value, inputs, vjps):
     """Record `value` computed from `inputs`; `vjps[i](g)` is the gradient for `inputs[i]`.
 
     Only live tracked inputs get an edge. With none, `value` comes back untracked,
-    so untracked code pays nothing beyond this check.
+    so untracked code pays nothing beyond this check; with none but frozen ones (computed from
+    gradients alone, autodiff/handed.py), frozen. A live value computed from frozen ones is noted
+    as such, for grad's check of a loss built from a gradient.
     """
     tape = TAPE
     gen = tape.gen
     entry = ()
+    calls = None                     # of the frozen inputs (computed from gradients, see handed.py)
     for x, vjp in zip(inputs, vjps):
-        if type(x) is Tracked and x.gen == gen:
-            entry += (x.node, x.entry, vjp)
+        if type(x) is Tracked:
+            if x.gen == gen:
+                entry += (x.node, x.entry, vjp)
+            elif x.gen == FROZEN:
+                calls = handed.calls_of(x) if calls is None else handed.merged(calls, handed.calls_of(x))
     if not entry:
-        return value
+        return value if calls is None else handed.frozen(value, calls)
     count = tape.count = tape.count + 1
     if count > tape.warn_entries:
         tape.warn_size()
+    if calls is not None:
+        handed.met(tape.first_node + count - 1, calls)
     return Tracked(value, tape.first_node + count - 1, gen, False, entry)
 
 
@@ -225,8 +236,10 @@ def record1(value, a, vjp):
     count is inline in each record: a method call for it costs about a tenth of a scalar op.)"""
     tape = TAPE
     gen = tape.gen
-    if type(a) is not Tracked or a.gen != gen:
+    if type(a) is not Tracked:
         return value
+    if a.gen != gen:
+        return handed.frozen(value, handed.calls_of(a)) if a.gen == FROZEN else value
     count = tape.count = tape.count + 1
     if count > tape.warn_entries:
         tape.warn_size()
@@ -240,10 +253,16 @@ def record2(value, a, b, vjp_a, vjp_b):
     if type(a) is Tracked and a.gen == gen:
         if type(b) is Tracked and b.gen == gen:
             entry = (a.node, a.entry, vjp_a, b.node, b.entry, vjp_b)
+        elif type(b) is Tracked and b.gen == FROZEN:
+            return record(value, (a, b), (vjp_a, vjp_b))
         else:
             entry = (a.node, a.entry, vjp_a)
     elif type(b) is Tracked and b.gen == gen:
+        if type(a) is Tracked and a.gen == FROZEN:
+            return record(value, (a, b), (vjp_a, vjp_b))
         entry = (b.node, b.entry, vjp_b)
+    elif type(a) is Tracked or type(b) is Tracked:
+        return handed.frozen2(value, a, b)                 # stale or frozen
     else:
         return value
     count = tape.count = tape.count + 1

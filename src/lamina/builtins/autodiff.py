@@ -189,7 +189,7 @@ def grad(loss, wrt=None, keep=False):
                           "grad(loss, wrt = w).")
     if type(keep) is not bool:
         raise LaminaError("TypeError", f"grad's keep must be true or false, not {describe(keep)}.")
-    return _grad.grad(loss, wrt=wrt, keep=keep)
+    return _grad.grad(loss, wrt=wrt, keep=keep, hand_out=True)
 
 
 @builtin("tape_reset", any_rank=True, tracked="constant", category=CATEGORY,

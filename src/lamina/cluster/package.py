@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..autodiff.handed import thawed
 from ..errors import LaminaError, Source
 from ..lang import ast as A
 from ..lang.compiler import NODES_KEY, node_of
@@ -130,6 +131,7 @@ class Packer:
     # -- values ---------------------------------------------------------------------
     def value(self, x, what: str):
         """`x` as it travels: itself when it is plain data, else a reference the worker resolves."""
+        x = thawed(x)                # a value computed from gradients travels as its number
         if type(x) is Tracked:
             raise self.refuse(what, f"holds {describe(x)} that is tracked (made by param() or track())",
                               "A tracked value belongs to this process's tape: pass detach(x) to send its "
@@ -252,6 +254,7 @@ def _pickles(x) -> bool:
 
 def plain_result(value, who: str, what: str = "the result"):
     """A result that can travel back from a worker: data only, nothing tracked, no functions."""
+    value = thawed(value)
     if type(value) is Tracked:
         raise LaminaError("TypeError", f"{who}'s function returned a tracked value ({what}); return "
                           f"detach(...) of it (a tape does not leave its worker).")

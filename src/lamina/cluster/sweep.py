@@ -16,6 +16,7 @@ from functools import partial
 
 import numpy as np
 
+from ..autodiff.handed import thawed
 from ..autodiff.shaping import like_items_of
 from ..errors import LaminaError
 from ..lang.pyerrors import current_place
@@ -125,6 +126,7 @@ def configurations(grid) -> tuple[list[str], list[dict]]:
             raise LaminaError("ValueError", f"sweep's grid cannot have a field named {name}: the table "
                               f"has a column of that name already.")
         for c in configs:
+            c[name] = thawed(c[name])
             if type(c[name]) is Tracked:
                 raise LaminaError("TypeError", f"sweep's grid holds a tracked value in {name}; pass "
                                   f"detach(x) to sweep over its number.")
@@ -153,6 +155,7 @@ def _grid_seeds(configs: list[dict]) -> list[int]:
 
 def sweep_result(value, taken: tuple) -> dict:
     """A training function's result as the row's numbers (runs where the function ran)."""
+    value = thawed(value)
     if (isinstance(value, float | int) and not isinstance(value, bool)) or type(value) is Tracked:
         fields = {"result": value}
     elif isinstance(value, Record):
