@@ -166,3 +166,50 @@ def test_a_sweep_sends_and_returns_values_computed_from_gradients_as_numbers():
 def test_a_gradient_stored_into_a_plain_value_is_refused_in_a_loss(store, loss):
     err = tape_error(f"p = param([2.0, 1.0])\ng = grad(sum(p .^ 3), wrt = p)\n{store}\nh = grad({loss}, wrt = p)")
     assert "an earlier grad() returned" in err.message and err.span.line == 5
+
+
+F = "function f(x)\n    return sum(x .^ 3) * q\nend function\nq = param(2.0)\n"
+
+
+@pytest.mark.parametrize("derivative,loss", [
+    ("hessian(f, p)", "sum(d) * p[0]"),                       # at a tracked point
+    ("jacobian(f, p)", "sum(d .* p)"),
+    ("hvp(f, p, [1.0, 0.0])", "sum(d .* p)"),
+    ("hvp(f, [1.0, 2.0], p)", "sum(d .* p)"),                 # a tracked direction
+    ("hessian(f, [1.0, 2.0])", "sum(d) * q"),                 # a tracked value f reads
+    ("jacobian(f, [1.0, 2.0])", "sum(d) * q")])
+def test_a_derivative_builtin_s_result_is_refused_in_a_loss_of_what_it_depends_on(derivative, loss):
+    # d(sum(hessian) * p0)/dp has a term from the hessian's own derivative, which a plain
+    # matrix leaves out: [18, 0] would be printed where [24, 6] (q = 1) is right
+    err = tape_error(f"{F}p = param([1.0, 2.0])\nd = {derivative}\nh = grad({loss}, wrt = [p, q])")
+    assert err.span.line == 7 and derivative.split("(")[0] + "()" in err.message
+    assert "keep = true" in err.message
+
+
+def test_a_derivative_at_a_plain_point_of_a_plain_function_is_plain():
+    interp = Interpreter()
+    interp.run("function f(x)\n    return sum(x .^ 3)\nend function\nH = hessian(f, [1.0, 2.0])\n"
+               "r = param(3.0)\nh = grad(sum(H) * r, wrt = r)", "prog.lam")
+    from lamina.lang.scope import mangle
+    assert type(interp.namespace[mangle("H")]) is np.ndarray and interp.get("h") == 18.0
+
+
+def test_minimize_s_result_is_refused_in_a_loss_of_a_value_its_function_reads():
+    # x* = q: d(x* q)/dq = 2 q = 4, where a constant x* would give 2
+    err = tape_error("q = param(2.0)\nfunction f(x)\n    return (x - q) ^ 2\nend function\n"
+                     "r = minimize(f, 0.0)\nh = grad(r.x * q, wrt = q)")
+    assert err.span.line == 6 and "minimize()" in err.message and "envelope" in err.message
+    assert run("function f(x)\n    return (x - 2) ^ 2\nend function\nr = minimize(f, 0.0)\n"
+               "q = param(2.0)\nprint(round(r.x, 6), grad(r.x * q, wrt = q), r.converged)") == ["2 2 true"]
+
+
+def test_a_function_that_uses_a_gradient_of_its_own_point_is_refused_by_the_derivative_builtins():
+    # f(x) = sum(3 x^2 .* x) = 3 sum(x^3): its Hessian is diag(18 x), which a plain inner
+    # gradient would halve
+    for derivative in ["hessian(f, [1.0, 2.0])", "jacobian(f, [1.0, 2.0])", "hvp(f, [1.0, 2.0], [1.0, 0.0])",
+                       "minimize(f, [1.0, 2.0])"]:
+        err = tape_error(f"function f(x)\n    return sum(grad(sum(x .^ 3), wrt = x) .* x)\nend function\n"
+                         f"d = {derivative}")
+        assert "keep = true" in err.message, derivative
+    assert run("function f(x)\n    return sum(grad(sum(x .^ 3), wrt = x, keep = true) .* x)\nend function\n"
+               "print(hessian(f, [1.0, 2.0]))") == ["[18, 0; 0, 36]"]

@@ -420,3 +420,14 @@ def test_profile_intervals_are_for_mle_fits_and_the_method_is_checked():
     assert e.kind == "ValueError" and "method = \"profile\" is for a fit of mle" in e.message
     e = error(ZIP + "ci = confint(fit, method = \"exact\")")
     assert e.kind == "ValueError" and e.message == "confint's method is \"wald\" or \"profile\", not \"exact\"."
+
+
+@pytest.mark.parametrize("data", ["param([1.0, 2.0, 3.0])", "2 * param([1.0, 2.0, 3.0])"])
+def test_a_likelihood_that_reads_tracked_data_is_refused(data):
+    # the estimates would depend on the data, handed out as plain numbers: a later grad against
+    # the data would silently take them as constants (tracked data passed as an argument is
+    # refused as every builtin refuses one)
+    err = error(f"y = {data}\nfunction nll(p)\n    return sum((y - p.m) .^ 2)\nend function\n"
+                f"fit = mle(nll, {{m = 0.0}})")
+    assert err.kind == "TypeError" and "nll reads values that are tracked" in err.message
+    assert "detach" in err.message and err.span.line == 5

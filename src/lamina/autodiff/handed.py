@@ -23,6 +23,10 @@ Only the latest CALLS_KEPT calls are remembered: an older call is dead, its note
 value computed from it no longer counts as computed from a gradient, and a value's calls are
 pruned of dead ones once they pass CALLS_KEPT, so neither a long loop nor a value that lives long
 keeps the history alive.
+
+The builtins that differentiate a function at a point (hessian, jacobian, hvp) and minimize hand
+out their results the same way when those depend on live values (`hand_out_derivative`): a
+Hessian taken at p = param(...) is a function of p, as a gradient is.
 """
 from __future__ import annotations
 
@@ -39,14 +43,16 @@ FROZEN = -1                 # the generation of a value computed from gradients 
 
 
 class Call:
-    """One grad() call: the node ids its loss depended on (its targets and the leaves it reached),
-    whether it is still remembered, and the nodes whose operations met its gradients."""
-    __slots__ = ("depends", "alive", "met")
+    """One grad() call (or a derivative builtin's, `who`): the node ids its loss depended on (its
+    targets and the leaves it reached), whether it is still remembered, and the nodes whose
+    operations met its gradients."""
+    __slots__ = ("depends", "alive", "met", "who")
 
-    def __init__(self, depends: set):
+    def __init__(self, depends: set, who: str = "grad"):
         self.depends = depends
         self.alive = True
         self.met: list = []
+        self.who = who                  # the builtin that handed its values out
 
 
 class Given:
@@ -73,12 +79,31 @@ _met: dict = {}                      # node id of a live value -> the calls of t
 def hand_out(results: list, targets: list, depends: set) -> list:
     """The gradients one grad() call hands out (one per (path, target)), each wrapped as a frozen
     value that knows the call and its target."""
-    call = Call(depends)
+    call = _remembered(Call(depends))
+    return [Tracked(g, -1, FROZEN, False, (call, Given(path, target, call)))
+            for g, (path, target) in zip(results, targets)]
+
+
+def hand_out_derivative(result, depends: set, who: str):
+    """A derivative of a function at a point (hessian, jacobian, hvp), whose value depends on the
+    live values `depends` (the point's own, or ones the function reads): frozen as a gradient is,
+    so that a later grad against them refuses a loss built from it. Plain when it depends on none."""
+    return _frozen_members(result, (_remembered(Call(depends, who)),)) if depends else result
+
+
+def _remembered(call: Call) -> Call:
     _calls.append(call)
     if len(_calls) > CALLS_KEPT:
         _forget(_calls.popleft())
-    return [Tracked(g, -1, FROZEN, False, (call, Given(path, target, call)))
-            for g, (path, target) in zip(results, targets)]
+    return call
+
+
+def _frozen_members(x, calls: tuple):
+    if type(x) is list:
+        return [_frozen_members(v, calls) for v in x]
+    if type(x) is Record:
+        return Record({k: _frozen_members(v, calls) for k, v in x.fields.items()})
+    return Tracked(x, -1, FROZEN, False, calls) if type(x) in (float, np.ndarray) else x
 
 
 def _forget(call: Call) -> None:
@@ -154,20 +179,33 @@ def refuse_second_order(loss: Tracked, wanted: set) -> None:
         seen.add(node)
         for call in _met.get(node, ()):
             if call in suspects:
-                _second_order_error()
+                _second_order_error(call.who)
         if entry is not None:
             stack.extend((entry[k], entry[k + 1]) for k in range(0, len(entry), 3))
 
 
-def _second_order_error() -> None:
-    raise LaminaError("TapeError", "This loss is computed from a gradient that an earlier grad() "
-                      "returned, whose loss also depended on a value this grad differentiates "
-                      "against, so the gradient depends on it too. Its own derivative would then be "
-                      "needed (a second-order gradient), but that gradient was taken without keep, "
-                      "so it is a plain value, not recorded on the tape (gradients are first order "
-                      "unless taken with keep = true), and the result would silently leave that part "
-                      "out. Take it with grad(..., keep = true) to differentiate it again, or use "
-                      "detach(g) where a constant is meant.")
+def _second_order_error(who: str) -> None:
+    if who == "grad":
+        what = ("a gradient that an earlier grad() returned, whose loss also depended on a value this "
+                "grad differentiates against, so the gradient depends on it too. Its own derivative "
+                "would then be needed (a second-order gradient)")
+        remedy = "Take it with grad(..., keep = true) to differentiate it again"
+    elif who == "minimize":
+        what = ("the result of an earlier minimize(), whose function read a value this grad "
+                "differentiates against, so where the minimum lies depends on it too. That "
+                "dependence would then be needed")
+        remedy = ("For the value at the minimum, f(detach(x)) at the solution x has the right "
+                  "derivative (the envelope theorem)")
+    else:
+        what = (f"the result of an earlier {who}(), taken where it depends on a value this grad "
+                f"differentiates against (its point, or a tracked value its function reads), so the "
+                f"result depends on it too. Its own derivative would then be needed")
+        remedy = (f"Write the derivative inside the loss with grad(..., keep = true), which stays on "
+                  f"the tape, in place of {who}()")
+    raise LaminaError("TapeError", f"This loss is computed from {what}, but that value is plain, not "
+                      f"recorded on the tape (gradients are first order unless taken with keep = "
+                      f"true), and the result would silently leave that part out. {remedy}, or use "
+                      f"detach(...) where a constant is meant.")
 
 
 def thawed(x):

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import LaminaError
 from ..values import Record, Tracked, describe
-from . import ops
+from . import handed, ops
 from .broadcast import unbroadcast
 from .grad import backward, backward_keeping
 from .tape import TAPE
@@ -101,11 +101,14 @@ def _number(out, what: str):
     return out
 
 
-def sweep(out, leaves: list, seed) -> list:
-    """The gradients of `out` (seeded with `seed`) for each leaf, zeros where it does not reach."""
+def sweep(out, leaves: list, seed, reached: list | None = None) -> list:
+    """The gradients of `out` (seeded with `seed`) for each leaf, zeros where it does not reach
+    (the node ids of the leaves the sweep reached are appended to `reached` when given)."""
     if type(out) is not Tracked or out.gen != TAPE.gen:
         return [np.zeros(x.value.shape, x.value.dtype) if type(x.value) is not float else 0.0 for x in leaves]
-    found, _, _ = backward(out, {x.node for x in leaves}, None, seed)
+    wanted = {x.node for x in leaves}
+    handed.refuse_second_order(out, wanted)          # f used a gradient of its own point
+    found, _, _ = backward(out, wanted, reached, seed)
     return [_plain(found.get(x.node, (None,))[0], x.value) for x in leaves]
 
 
@@ -128,14 +131,17 @@ def _one_hots(shape: tuple):
         yield e.reshape(shape)
 
 
-def jacobian(f, x, what: str = "jacobian's function"):
-    """d f(x) / dx: for each member, an array of shape f(x)'s shape + the member's shape."""
+def jacobian(f, x, what: str = "jacobian's function", depends: set | None = None):
+    """d f(x) / dx: for each member, an array of shape f(x)'s shape + the member's shape.
+    `depends`, when given, receives the live nodes the result depends on (`depends_of`)."""
     point = Point(x, "jacobian's x")
+    reached, start = None if depends is None else [], TAPE.next_node
     with fresh_tape_count():
         leaves = point.leaves()
         out = _result(f(point.rebuild(leaves)), what)
         oshape = np.shape(out.value if type(out) is Tracked else out)
-        rows = [sweep(out, leaves, e) for e in _one_hots(oshape)]
+        rows = [sweep(out, leaves, e, reached) for e in _one_hots(oshape)]
+    _depends_of((x,), reached, start, depends)
     parts = []
     for j, shape in enumerate(point.shapes):
         stacked = np.array([np.ravel(r[j]) for r in rows]).reshape(oshape + shape) if rows else np.zeros(oshape + shape)
@@ -143,22 +149,28 @@ def jacobian(f, x, what: str = "jacobian's function"):
     return point.rebuild(parts)
 
 
-def gradient_kept(f, point: Point, what: str):
-    """(leaves, f's value, the gradient for each leaf recorded on the tape) at `point`."""
+def gradient_kept(f, point: Point, what: str, reached: list | None = None):
+    """(leaves, f's value, the gradient for each leaf recorded on the tape) at `point` (the node
+    ids of the leaves f's value depends on appended to `reached` when given)."""
     leaves = point.leaves()
     out = _number(f(point.rebuild(leaves)), what)
     if type(out) is not Tracked:
         return leaves, out, [None] * len(leaves)
-    found = backward_keeping(out, {x.node for x in leaves})
+    wanted = {x.node for x in leaves}
+    handed.refuse_second_order(out, wanted)
+    found = backward_keeping(out, wanted, reached)
     return leaves, out, [found.get(x.node, (None,))[0] for x in leaves]
 
 
-def hessian(f, x, what: str = "hessian's function"):
+def hessian(f, x, what: str = "hessian's function", depends: set | None = None):
     """The second derivatives of a scalar f at x: a number for a number, an S + S array for one
-    tensor of shape S, and for a record or list H[i][j] of shape S_i + S_j (a record of records)."""
+    tensor of shape S, and for a record or list H[i][j] of shape S_i + S_j (a record of records).
+    `depends`, when given, receives the live nodes the result depends on (`depends_of`)."""
     point = Point(x, "hessian's x")
+    reached, start = None if depends is None else [], TAPE.next_node
     with fresh_tape_count():
-        matrix = _hessian_blocks(f, point, what)
+        matrix = _hessian_blocks(f, point, what, reached)
+    _depends_of((x,), reached, start, depends)
     blocks = [[_block(matrix, point, i, j) for j in range(len(point.values))] for i in range(len(point.values))]
     if not isinstance(x, (list, Record)):
         return blocks[0][0]
@@ -171,8 +183,8 @@ def flat_hessian(f, point: Point, what: str) -> np.ndarray:
         return _hessian_blocks(f, point, what)
 
 
-def _hessian_blocks(f, point: Point, what: str) -> np.ndarray:
-    leaves, _, grads = gradient_kept(f, point, what)
+def _hessian_blocks(f, point: Point, what: str, reached: list | None = None) -> np.ndarray:
+    leaves, _, grads = gradient_kept(f, point, what, reached)
     rows = []
     for g, value in zip(grads, point.values):
         for e in _one_hots(np.shape(value)):
@@ -187,21 +199,55 @@ def _block(matrix: np.ndarray, point: Point, i: int, j: int):
     return float(block) if block.shape == () else block.astype(dtype)
 
 
-def hvp(f, x, v, what: str = "hvp's function"):
-    """The Hessian of scalar f at x times v (v shaped as x), shaped as x."""
+def hvp(f, x, v, what: str = "hvp's function", depends: set | None = None):
+    """The Hessian of scalar f at x times v (v shaped as x), shaped as x. `depends`, when given,
+    receives the live nodes the result depends on (`depends_of`)."""
     point = Point(x, "hvp's x")
     direction = Point(v, "hvp's v")
     if direction.shapes != point.shapes:
         raise LaminaError("ShapeError", f"hvp's v must have x's shape (member by member): x has "
                           f"{_shapes(point)}, v has {_shapes(direction)}.")
+    reached, start = None if depends is None else [], TAPE.next_node
     with fresh_tape_count():
-        leaves, _, grads = gradient_kept(f, point, what)
+        leaves, _, grads = gradient_kept(f, point, what, reached)
         inner = 0.0
         for g, d in zip(grads, direction.values):
             if g is not None:
                 inner = ops.add(inner, unbroadcast(ops.emul(g, d), ()))
         parts = sweep(inner, leaves, 1.0)
+    _depends_of((x, v), reached, start, depends)
     return point.rebuild(parts)
+
+
+def _depends_of(points: tuple, reached: list | None, start: int, depends: set | None) -> None:
+    """Into `depends`: the live values a derivative at `points` depends on. That is every live
+    value in the points and everything it was computed from (a derivative at p = param(...) is a
+    function of p), and the leaves recorded before `start` that the sweeps reached (values f reads
+    from outside, not the fresh leaves it was taken at). A later grad against one of them must not
+    take the result as a constant (autodiff/handed.py)."""
+    if depends is None:
+        return
+    depends.update(n for n in reached if n < start)
+    stack = list(points)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list):
+            stack.extend(x)
+        elif isinstance(x, Record):
+            stack.extend(x.fields.values())
+        elif type(x) is Tracked and x.gen == TAPE.gen:
+            _ancestors(x.node, x.entry, depends)
+
+
+def _ancestors(node: int, entry, into: set) -> None:
+    stack = [(node, entry)]
+    while stack:
+        node, entry = stack.pop()
+        if node in into:
+            continue
+        into.add(node)
+        if entry is not None:
+            stack.extend((entry[k], entry[k + 1]) for k in range(0, len(entry), 3))
 
 
 def _shapes(point: Point) -> str:

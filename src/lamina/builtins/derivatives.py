@@ -1,7 +1,7 @@
 """Builtins that differentiate a function: hessian, jacobian, hvp (autodiff/higher.py)."""
 from __future__ import annotations
 
-from ..autodiff import higher
+from ..autodiff import handed, higher
 from ..values import as_function
 from .registry import Shape, builtin
 
@@ -9,7 +9,9 @@ CATEGORY = "Autodiff"
 
 _POINT = ("x is a number, a tensor, or a record or list of them (the parameters, any depth); each "
           "member is made a fresh tracked value and f is called once on them. A tracked x is "
-          "taken as its value: the result is a plain value, not recorded on the tape.")
+          "taken as its value: the result is not recorded on the tape, and like a gradient taken "
+          "without keep, it is refused in a later grad against a value it depends on (x, or a "
+          "tracked value f reads), since that would need its own derivative.")
 
 
 def _function(f, name: str):
@@ -38,7 +40,9 @@ def _function(f, name: str):
                "followed by one reverse sweep per element of it, exact to rounding (no finite "
                "differences).")
 def hessian(f, x):
-    return higher.hessian(_function(f, "hessian"), x=x)
+    depends = set()
+    return handed.hand_out_derivative(higher.hessian(_function(f, "hessian"), x=x, depends=depends), depends,
+                                       "hessian")
 
 
 @builtin("jacobian", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,
@@ -56,7 +60,9 @@ def hessian(f, x):
                "number returning a number gives a number). " + _POINT + " The result elements "
                "that do not depend on x give rows of zeros.")
 def jacobian(f, x):
-    return higher.jacobian(_function(f, "jacobian"), x=x)
+    depends = set()
+    return handed.hand_out_derivative(higher.jacobian(_function(f, "jacobian"), x=x, depends=depends), depends,
+                                       "jacobian")
 
 
 @builtin("hvp", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,
@@ -70,4 +76,6 @@ def jacobian(f, x):
                "(reverse over reverse), as torch.autograd.functional.hvp gives it. v has x's "
                "structure and shapes. " + _POINT)
 def hvp(f, x, v):
-    return higher.hvp(_function(f, "hvp"), x=x, v=v)
+    depends = set()
+    return handed.hand_out_derivative(higher.hvp(_function(f, "hvp"), x=x, v=v, depends=depends), depends,
+                                       "hvp")

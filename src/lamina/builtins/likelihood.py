@@ -59,8 +59,12 @@ POINT = ("x0 is a number, a tensor, or a record or list of them (any depth); f i
                "iteration limit, a line search that cannot make progress) warns and reports "
                "converged = false with SciPy's message. Fields: x (shaped as x0), value (f at x), "
                "gradient (at x, shaped as x0; not for nelder_mead), iterations, evaluations (calls "
-               "of f), converged, message. A tracked x0 is taken as its value, and the result is "
-               "plain: no gradient flows through the optimization.")
+               "of f), converged, message. A tracked x0 is taken as its value, and no gradient flows "
+               "through the optimization: when f reads tracked values, x, value and gradient depend on "
+               "them, and a later grad against one of them refuses a loss computed from them (a "
+               "TapeError, as for a gradient taken without keep), since where the minimum lies moves "
+               "with them. At a minimum, f(detach(r.x)) has the right derivative for its value "
+               "(the envelope theorem).")
 def minimize(f, x0, *args, method="bfgs", bounds=None, tol=None, max_iter=None):
     refuse_tracked("minimize", args)
     return MIN.minimize(as_function(f, "minimize's first argument", "the function to minimize"), x0=x0, args=args,
@@ -72,7 +76,7 @@ POISSON = ("x = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]\ny = [1, 0, 2, 3, 2, 5,
 NORMAL = "y = [4.1, 5.3, 3.8, 6.2, 5.0, 4.4, 5.9, 4.7]\n"
 
 
-@builtin("mle", pure="a value", tracked="constant", any_rank=True, category="Statistics",
+@builtin("mle", pure="a value", tracked="refuses", any_rank=True, category="Statistics",
          probes=["mle(b -> (b - p[0]) ^ 2 / 2, 0.0)"],
          float64_results=(FLOAT64_STATISTICS, ("result.coef", "result.se", "result.z", "result.p", "result.gradient",
                                               "result.vcov", "result.hessian")),
@@ -128,7 +132,8 @@ NORMAL = "y = [4.1, 5.3, 3.8, 6.2, 5.0, 4.4, 5.9, 4.7]\n"
                "converged, iterations (the optimizer's and the Newton steps), evaluations, method, "
                "message. confint(fit) (Wald, or method = \"profile\") and vcov(fit) take the fit; "
                "docs/likelihood.md shows a fit from start to table beside R's optim. Every operation nll uses must be "
-               "differentiable twice (builtin pages say so under Gradients).")
+               "differentiable twice (builtin pages say so under Gradients). An nll that reads tracked "
+               "values is a TypeError: the estimates would depend on them as plain numbers.")
 def mle(nll, start, *args, nobs=None, transform=None, method="bfgs", max_iter=None, tol=None):
     refuse_tracked("mle", args)
     return MLE.mle(as_function(nll, "mle's first argument", "the negative log-likelihood, a function of the parameters"),

@@ -24,7 +24,7 @@ from ..lang.operators import bracket
 from ..printing import format_value
 from ..rng import generator
 from ..stats.table import Table
-from ..values import Record, Tracked, as_int, describe, is_function
+from ..values import Record, Tracked, as_int, describe, is_function, value_of
 from ..warnings import warn
 from .engine import MAX_WORKERS, Run, execute
 from .package import Packer, plain_result
@@ -210,6 +210,7 @@ def _column(values: list):
 # -- parallel_map -------------------------------------------------------------------------
 def parallel_map(scope, f, xs, workers=None, address=None, seed=None):
     fn = function_of(scope, f, "parallel_map", "function")
+    xs = value_of(xs)                # a tracked vector's numbers: parallel_map passes no gradient
     if isinstance(xs, np.ndarray) and xs.ndim == 1:
         values = [float(v) for v in xs]
     elif isinstance(xs, list):

@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..autodiff import handed
 from ..autodiff.higher import Point, flat_hessian, fresh_tape_count, sweep
+from ..autodiff.tape import TAPE
 from ..errors import LaminaError
 from ..values import Record, Tracked, as_float, as_int, as_str, describe, format_number
 from ..warnings import warn
@@ -90,6 +92,17 @@ class Objective:
                 return value, np.full(self.point.size, np.nan)
             grads = np.concatenate([np.ravel(g) for g in sweep(out, leaves, 1.0)]) if leaves else np.zeros(0)
         return value, grads.astype(np.float64)
+
+    def outside(self, theta: np.ndarray) -> set:
+        """The live values recorded outside (the tracked ones f reads, its args') that f's value
+        at theta depends on: its minimum moves with them, so what minimize hands out depends on
+        them too (autodiff/handed.py)."""
+        reached, start = [], TAPE.next_node
+        with fresh_tape_count():
+            out, _ = self._call(self.point.split(theta))     # on plain numbers, as nelder_mead runs f
+            if type(out) is Tracked and out.gen == TAPE.gen:
+                sweep(out, [], 1.0, reached)
+        return {n for n in reached if n < start}
 
     def hessian(self, theta: np.ndarray) -> np.ndarray:
         """The exact n x n Hessian of f at theta."""
@@ -255,13 +268,15 @@ def minimize(f, x0, args: tuple = (), method="bfgs", bounds=None, tol=None, max_
     if tolerance is not None and not tolerance > 0:
         raise LaminaError("ValueError", f"minimize's tol is a number above 0, not {format_number(tolerance)}.")
     iters = None if max_iter is None else as_int(max_iter, "minimize's max_iter", minimum=1)
-    result = run(Objective(f, point, args, "minimize's f"), point.flat(), name, pairs, tolerance, iters)
+    objective = Objective(f, point, args, "minimize's f")
+    result = run(objective, point.flat(), name, pairs, tolerance, iters)
     if not result.converged:
         warn(f"minimize ({name}) did not converge after {plural(result.iterations, 'iteration')}: {result.message}",
              once_key="minimize: not converged")
     fields = {"x": _shaped(point, result.theta), "value": result.value}
     if result.gradient is not None:
         fields["gradient"] = _shaped(point, result.gradient)
+    fields = dict(handed.hand_out_derivative(Record(fields), objective.outside(result.theta), "minimize").fields)
     fields.update({"iterations": float(result.iterations), "evaluations": float(result.evaluations),
                    "converged": result.converged, "message": result.message})
     return Record(fields)

@@ -285,6 +285,11 @@ def mle(nll, start, args: tuple = (), nobs=None, transform=None, method="bfgs", 
     natural = Objective(nll, point, args, "mle's nll")
     fitting = FittingScale(natural, scales)
     _check_start(natural, theta0)
+    if natural.outside(theta0):
+        raise LaminaError("TypeError", "mle's nll reads values that are tracked (made by param() or "
+                          "track(), or computed from them): the fit would hand out estimates that depend "
+                          "on them as plain numbers, and a later grad would silently take them as "
+                          "constants. Pass detach(x) of them to the likelihood.")
     result = run(fitting, fitting.eta(theta0), name, tol=tolerance, max_iter=iters, who="mle")
     return _finish(fitting, point, start, terms, scales, result, n, name)
 
