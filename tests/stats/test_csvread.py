@@ -75,6 +75,19 @@ def test_the_fast_reader_agrees_with_the_careful_one(tmp_path_factory, text):
     agree(path, text)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(csv_texts())
+def test_columns_converted_side_by_side_agree_too(tmp_path_factory, text):
+    # a large file's columns are converted on two threads (CONVERT_SIDE_BY_SIDE_FROM): the same
+    # table, and a column that needs the careful reader still hands the file to it
+    from lamina.stats import csvread
+    path = tmp_path_factory.mktemp("csv") / "t.csv"
+    path.write_text(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(csvread, "CONVERT_SIDE_BY_SIDE_FROM", 0)
+        agree(path, text)
+
+
 @pytest.mark.parametrize("text, fast", [
     ("a,b\n1,Infinity\n2,3\n", False),          # Infinity is text to Lamina, a number to Arrow
     ("a,b\n1, x \n2,y\n", False),               # an unquoted cell is trimmed, a quoted one not
