@@ -213,3 +213,13 @@ def test_a_function_that_uses_a_gradient_of_its_own_point_is_refused_by_the_deri
         assert "keep = true" in err.message, derivative
     assert run("function f(x)\n    return sum(grad(sum(x .^ 3), wrt = x, keep = true) .* x)\nend function\n"
                "print(hessian(f, [1.0, 2.0]))") == ["[18, 0; 0, 36]"]
+
+
+def test_a_sweep_in_this_process_leaves_the_program_s_gradients_remembered():
+    # each configuration takes five gradients, more than the calls remembered: the program's own
+    # gradient must still be known afterwards
+    err = tape_error("p = param(2.0)\nh = 2 * grad(p ^ 3, wrt = p)\n"
+                     "function train(cfg)\n    for i = 1 to 5\n        q = param(cfg.lr)\n"
+                     "        g = grad(q ^ 2, wrt = q)\n    end for\n    return g\nend function\n"
+                     "t = sweep(train, {lr = [1.0, 2.0]})\nprint(grad(h * p, wrt = p))")
+    assert err.span.line == 11

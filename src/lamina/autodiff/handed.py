@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import weakref
 from collections import deque
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -154,6 +155,25 @@ def met(node: int, calls: tuple) -> None:
         _met[node] = calls
         for call in calls:
             call.met.append(node)
+
+
+@contextmanager
+def isolated():
+    """The block's calls and notes are its own (a sweep's configuration run in this process, see
+    Tape.isolated), and the program's are back afterwards: a configuration's gradients neither push
+    the program's calls out of the window nor stay in it."""
+    saved_calls, saved_met = list(_calls), dict(_met)
+    _calls.clear()
+    _met.clear()
+    try:
+        yield
+    finally:
+        for call in _calls:
+            call.alive = False
+        _calls.clear()
+        _calls.extend(saved_calls)
+        _met.clear()
+        _met.update(saved_met)
 
 
 def forget_met() -> None:

@@ -106,14 +106,16 @@ class Tape:
     @contextmanager
     def isolated(self):
         """A fresh tape for the block, and this one back as it was afterwards: a sweep's
-        configuration run in this process records and resets as if in a process of its own.
-        Nothing tracked may leave the block (sweep refuses tracked results)."""
+        configuration run in this process records and resets as if in a process of its own (the
+        gradients it hands out too, handed.isolated). Nothing tracked may leave the block (sweep
+        refuses tracked results)."""
         saved = dict(vars(self))
         self.causes, self.label = [], None
         self.first_node, self.gen, self.count = self.next_node, self.gen + 1, 0
         self.warned = False
         try:
-            yield
+            with handed.isolated():
+                yield
         finally:
             vars(self).update(saved)
 
