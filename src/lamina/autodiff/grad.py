@@ -155,10 +155,9 @@ def grad(loss, wrt, keep: bool = False, hand_out: bool = False):
     leaves = []                                   # (path, Tracked)
     _collect(wrt, "{arg:wrt}", leaves)
     gen = TAPE.gen
-    for _, x in leaves:
-        if type(x) is Tracked and x.gen != gen and x.gen != FROZEN:
-            _stale_error([(path, x) for path, x in leaves
-                          if type(x) is Tracked and x.gen != gen and x.gen != FROZEN])
+    stale = [(path, x) for path, x in leaves if type(x) is Tracked and x.gen not in (gen, FROZEN)]
+    if stale:
+        _stale_error(stale)
     for path, x in leaves:          # before the loss: a plain loss from a plain wrt is the wrt's fault
         if type(x) is not Tracked or x.gen == FROZEN:
             raise LaminaError("TapeError", f"{path} is {describe(x)} that is not tracked; grad "

@@ -81,7 +81,7 @@ def hand_out(results: list, targets: list, depends: set) -> list:
     """The gradients one grad() call hands out (one per (path, target)), each wrapped as a frozen
     value that knows the call and its target."""
     call = _remembered(Call(depends))
-    return [Tracked(g, -1, FROZEN, False, (call, Given(path, target, call)))
+    return [frozen(g, (call, Given(path, target, call)))
             for g, (path, target) in zip(results, targets)]
 
 
@@ -104,7 +104,7 @@ def _frozen_members(x, calls: tuple):
         return [_frozen_members(v, calls) for v in x]
     if type(x) is Record:
         return Record({k: _frozen_members(v, calls) for k, v in x.fields.items()})
-    return Tracked(x, -1, FROZEN, False, calls) if type(x) in (float, np.ndarray) else x
+    return frozen(x, calls) if type(x) in (float, np.ndarray) else x
 
 
 def _forget(call: Call) -> None:
@@ -135,7 +135,8 @@ def merged(first: tuple, second: tuple) -> tuple:
 
 
 def frozen(value, calls: tuple):
-    """`value` computed from frozen values alone that came from `calls`."""
+    """`value` computed from frozen values alone that came from `calls` (a gradient as grad hands
+    it out: its call and its Given)."""
     return Tracked(value, -1, FROZEN, False, calls)
 
 
@@ -144,8 +145,8 @@ def frozen2(value, a, b):
     first = calls_of(a) if type(a) is Tracked and a.gen == FROZEN else None
     second = calls_of(b) if type(b) is Tracked and b.gen == FROZEN else None
     if first is None:
-        return value if second is None else Tracked(value, -1, FROZEN, False, second)
-    return Tracked(value, -1, FROZEN, False, first if second is None else merged(first, second))
+        return value if second is None else frozen(value, second)
+    return frozen(value, first if second is None else merged(first, second))
 
 
 def met(node: int, calls: tuple) -> None:
@@ -190,16 +191,22 @@ def refuse_second_order(loss: Tracked, wanted: set) -> None:
     suspects = [call for call in _calls if not call.depends.isdisjoint(wanted)]
     if not suspects or not _met:
         return
+    for node in reachable(loss.node, loss.entry):
+        for call in _met.get(node, ()):
+            if call in suspects:
+                _second_order_error(call.who)
+
+
+def reachable(node: int, entry):
+    """The node ids of a value (node, entry) and of everything it was computed from, each once."""
     seen = set()
-    stack = [(loss.node, loss.entry)]
+    stack = [(node, entry)]
     while stack:
         node, entry = stack.pop()
         if node in seen:
             continue
         seen.add(node)
-        for call in _met.get(node, ()):
-            if call in suspects:
-                _second_order_error(call.who)
+        yield node
         if entry is not None:
             stack.extend((entry[k], entry[k + 1]) for k in range(0, len(entry), 3))
 

@@ -236,18 +236,7 @@ def _depends_of(points: tuple, reached: list | None, start: int, depends: set | 
         elif isinstance(x, Record):
             stack.extend(x.fields.values())
         elif type(x) is Tracked and x.gen == TAPE.gen:
-            _ancestors(x.node, x.entry, depends)
-
-
-def _ancestors(node: int, entry, into: set) -> None:
-    stack = [(node, entry)]
-    while stack:
-        node, entry = stack.pop()
-        if node in into:
-            continue
-        into.add(node)
-        if entry is not None:
-            stack.extend((entry[k], entry[k + 1]) for k in range(0, len(entry), 3))
+            depends.update(handed.reachable(x.node, x.entry))
 
 
 def _shapes(point: Point) -> str:

@@ -18,6 +18,14 @@ def _function(f, name: str):
     return as_function(f, f"{name}'s first argument", "a function of the point")
 
 
+def _handed_out(name: str, derivative, f, **point):
+    """`derivative` (higher.hessian, ...) of f at the point, handed out as grad hands out a
+    gradient when it depends on tracked values (autodiff/handed.py)."""
+    depends = set()
+    result = derivative(_function(f, name), depends=depends, **point)
+    return handed.hand_out_derivative(result, depends, name)
+
+
 @builtin("hessian", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,
          probes=["hessian(x -> sum(x .^ 3), p)"],
          shapes=[Shape("hessian(f, x)", "function returning a number, number", "number",
@@ -40,9 +48,7 @@ def _function(f, name: str):
                "followed by one reverse sweep per element of it, exact to rounding (no finite "
                "differences).")
 def hessian(f, x):
-    depends = set()
-    return handed.hand_out_derivative(higher.hessian(_function(f, "hessian"), x=x, depends=depends), depends,
-                                       "hessian")
+    return _handed_out("hessian", higher.hessian, f, x=x)
 
 
 @builtin("jacobian", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,
@@ -60,9 +66,7 @@ def hessian(f, x):
                "number returning a number gives a number). " + _POINT + " The result elements "
                "that do not depend on x give rows of zeros.")
 def jacobian(f, x):
-    depends = set()
-    return handed.hand_out_derivative(higher.jacobian(_function(f, "jacobian"), x=x, depends=depends), depends,
-                                       "jacobian")
+    return _handed_out("jacobian", higher.jacobian, f, x=x)
 
 
 @builtin("hvp", any_rank=True, pure="a value", tracked="constant", category=CATEGORY,
@@ -76,6 +80,4 @@ def jacobian(f, x):
                "(reverse over reverse), as torch.autograd.functional.hvp gives it. v has x's "
                "structure and shapes. " + _POINT)
 def hvp(f, x, v):
-    depends = set()
-    return handed.hand_out_derivative(higher.hvp(_function(f, "hvp"), x=x, v=v, depends=depends), depends,
-                                       "hvp")
+    return _handed_out("hvp", higher.hvp, f, x=x, v=v)

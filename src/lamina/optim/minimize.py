@@ -93,16 +93,16 @@ class Objective:
             grads = np.concatenate([np.ravel(g) for g in sweep(out, leaves, 1.0)]) if leaves else np.zeros(0)
         return value, grads.astype(np.float64)
 
-    def outside(self, theta: np.ndarray) -> set:
-        """The live values recorded outside (the tracked ones f reads, its args') that f's value
-        at theta depends on: its minimum moves with them, so what minimize hands out depends on
-        them too (autodiff/handed.py)."""
+    def value_and_outside(self, theta: np.ndarray) -> tuple[float, set]:
+        """f at theta (on plain numbers, as nelder_mead runs it) and the live values recorded
+        outside (the tracked ones f reads) that it depends on: the minimum moves with them, so
+        what minimize hands out depends on them too (autodiff/handed.py)."""
         reached, start = [], TAPE.next_node
         with fresh_tape_count():
-            out, _ = self._call(self.point.split(theta))     # on plain numbers, as nelder_mead runs f
+            out, value = self._call(self.point.split(theta))
             if type(out) is Tracked and out.gen == TAPE.gen:
                 sweep(out, [], 1.0, reached)
-        return {n for n in reached if n < start}
+        return value, {n for n in reached if n < start}
 
     def hessian(self, theta: np.ndarray) -> np.ndarray:
         """The exact n x n Hessian of f at theta."""
@@ -276,7 +276,8 @@ def minimize(f, x0, args: tuple = (), method="bfgs", bounds=None, tol=None, max_
     fields = {"x": _shaped(point, result.theta), "value": result.value}
     if result.gradient is not None:
         fields["gradient"] = _shaped(point, result.gradient)
-    fields = dict(handed.hand_out_derivative(Record(fields), objective.outside(result.theta), "minimize").fields)
+    reads = objective.value_and_outside(result.theta)[1]
+    fields = dict(zip(fields, handed.hand_out_derivative(list(fields.values()), reads, "minimize")))
     fields.update({"iterations": float(result.iterations), "evaluations": float(result.evaluations),
                    "converged": result.converged, "message": result.message})
     return Record(fields)

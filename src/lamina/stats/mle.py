@@ -284,8 +284,9 @@ def mle(nll, start, args: tuple = (), nobs=None, transform=None, method="bfgs", 
                               f"as {s.name}({term}), so it must be {s.domain}.")
     natural = Objective(nll, point, args, "mle's nll")
     fitting = FittingScale(natural, scales)
-    _check_start(natural, theta0)
-    if natural.outside(theta0):
+    value, reads = natural.value_and_outside(theta0)
+    _check_start(natural, theta0, value)
+    if reads:
         raise LaminaError("TypeError", "mle's nll reads values that are tracked (made by param() or "
                           "track(), or computed from them): the fit would hand out estimates that depend "
                           "on them as plain numbers, and a later grad would silently take them as "
@@ -294,8 +295,7 @@ def mle(nll, start, args: tuple = (), nobs=None, transform=None, method="bfgs", 
     return _finish(fitting, point, start, terms, scales, result, n, name)
 
 
-def _check_start(natural: Objective, theta0: np.ndarray) -> None:
-    value = natural.value(theta0)
+def _check_start(natural: Objective, theta0: np.ndarray, value: float) -> None:
     if not math.isfinite(value):
         raise LaminaError("ValueError", f"mle: the negative log-likelihood is {format_number(value)} at "
                           f"start {format_value(natural.point.rebuild(natural.point.split(theta0)))}; "
