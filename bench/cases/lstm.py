@@ -91,7 +91,9 @@ def _torch_lstm(d, all_states: bool, onednn: bool):
 
 def cases() -> list[dict]:
     """Both losses in float32, against torch float32 (the goal: within 1x); the sequence loss
-    in float64 too, against torch float64, for the record."""
+    in float64 too, against torch float64, for the record, with the goal that the tape adds
+    little to Lamina's own kernel (it once added 90%: grad's finiteness check woke OpenBLAS's
+    threads, which then spun through the next pass's chunks)."""
     out = []
     for dtype, losses in (("float32", (True, False)), ("float64", (True,))):
         d = data(np.dtype(dtype))
@@ -102,6 +104,8 @@ def cases() -> list[dict]:
                     "sizes": SIZES, "dtype": dtype, "repeat": 20,
                     "impls": {"lamina": lamina_lstm(d, all_states), peer: torch_lstm(d, all_states),
                               "numpy (lstm_core, no tape)": numpy_lstm(d, all_states)}}
+            if dtype == "float64":        # the tape's own cost: float64 has no fused peer to race
+                case["goal"] = {"peer": "numpy (lstm_core, no tape)", "within": 1.15}
             if dtype == "float32":
                 case["goal"] = {"peer": peer, "within": 1.0}
                 if all_states:
