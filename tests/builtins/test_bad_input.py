@@ -189,6 +189,7 @@ FOUND = [
     ('print(hist(0, [1; 2] > 1, ""))', None),                 # matplotlib's legend warning leaked
     ('plot([1, 2], label = "")\nscatter([1], [2], label = "")', None),
     ("print(round(1.7976931348623157e308, -308))", None),     # Python's round overflowed
+    ("print(minimize(x -> x, 0, 0))", "TypeError"),           # f(x, 0) did not bind, in optim
 ]
 
 

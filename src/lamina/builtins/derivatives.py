@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..autodiff import handed, higher
+from ..lang.runtime import calling
 from ..values import as_function
 from .registry import Shape, builtin
 
@@ -15,7 +16,7 @@ _POINT = ("x is a number, a tensor, or a record or list of them (the parameters,
 
 
 def _function(f, name: str):
-    return as_function(f, f"{name}'s first argument", "a function of the point")
+    return calling(as_function(f, f"{name}'s first argument", "a function of the point"), f"{name} calls f(x)")
 
 
 def _handed_out(name: str, derivative, f, **point):

@@ -2,6 +2,7 @@
 (the numerics are optim/minimize.py's, stats/mle.py's and stats/intervals.py's)."""
 from __future__ import annotations
 
+from ..lang.runtime import calling
 from ..optim import minimize as MIN
 from ..stats import intervals as I
 from ..stats import mle as MLE
@@ -67,8 +68,18 @@ POINT = ("x0 is a number, a tensor, or a record or list of them (any depth); f i
                "(the envelope theorem).")
 def minimize(f, x0, *args, method="bfgs", bounds=None, tol=None, max_iter=None):
     refuse_tracked("minimize", args)
-    return MIN.minimize(as_function(f, "minimize's first argument", "the function to minimize"), x0=x0, args=args,
-                        method=method, bounds=bounds, tol=tol, max_iter=max_iter)
+    f = calling(as_function(f, "minimize's first argument", "the function to minimize"), _calls("minimize", "f(x", args))
+    return MIN.minimize(f, x0=x0, args=args, method=method, bounds=bounds, tol=tol, max_iter=max_iter)
+
+
+def _calls(who: str, form: str, args: tuple) -> str:
+    """How `who` calls its function: "minimize calls f(x)", or with the arguments given after the
+    start, "minimize calls f(x, ...) with the 2 arguments given after x0"."""
+    if not args:
+        return f"{who} calls {form})"
+    start = "x0" if who == "minimize" else "start"
+    given = "the argument" if len(args) == 1 else f"the {len(args)} arguments"
+    return f"{who} calls {form}, ...) with {given} given after {start}"
 
 
 POISSON = ("x = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]\ny = [1, 0, 2, 3, 2, 5, 6, 9]\n"
@@ -136,8 +147,9 @@ NORMAL = "y = [4.1, 5.3, 3.8, 6.2, 5.0, 4.4, 5.9, 4.7]\n"
                "values is a TypeError: the estimates would depend on them as plain numbers.")
 def mle(nll, start, *args, nobs=None, transform=None, method="bfgs", max_iter=None, tol=None):
     refuse_tracked("mle", args)
-    return MLE.mle(as_function(nll, "mle's first argument", "the negative log-likelihood, a function of the parameters"),
-                   start=start, args=args, nobs=nobs, transform=transform, method=method,
+    nll = calling(as_function(nll, "mle's first argument", "the negative log-likelihood, a function of the parameters"),
+                  _calls("mle", "nll(params", args))
+    return MLE.mle(nll, start=start, args=args, nobs=nobs, transform=transform, method=method,
                    max_iter=max_iter, tol=tol)
 
 

@@ -97,6 +97,22 @@ def call_error(f, exc: TypeError, name: str | None = None) -> LaminaError:
     return translate_call_error(f, exc, name)
 
 
+def calling(f, how: str):
+    """f, for a builtin to hand to the layers below the language (autodiff, optim), which call it
+    as Python calls a function: a call whose arguments do not bind (a function of the wrong
+    number of parameters) is a Lamina TypeError that begins with `how` ("minimize calls f(x)"),
+    where it was a Python TypeError the interpreter could only report as its own bug."""
+    def call_f(*args):
+        try:
+            return f(*args)
+        except TypeError as exc:
+            if not called_itself(exc.__traceback__):
+                raise
+            message = call_error(f, exc).message
+            raise LaminaError("TypeError", f"{how}; {message[0].lower()}{message[1:]}") from None
+    return call_f
+
+
 def method(target, name: str, lookup, args: tuple, kwargs: dict | None):
     """`target.name(args)`: a function stored in a record field, else `name(target, args)`."""
     if isinstance(target, Record) and name in target.fields:
