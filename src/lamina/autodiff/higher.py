@@ -31,8 +31,8 @@ class Point:
 
     def __init__(self, x, what: str):
         self.like = x
-        self.paths, self.values = [], []
-        _members(x, what, self.paths, self.values)
+        self.paths, self.values, self.members = [], [], []       # members: as given, tracked or not
+        _members(x, what, self.paths, self.values, self.members)
         self.shapes = [np.shape(v) for v in self.values]
         self.dtypes = [v.dtype if type(v) is np.ndarray else np.dtype(np.float64) for v in self.values]
         self.sizes = [int(np.prod(s)) for s in self.shapes]
@@ -62,13 +62,13 @@ class Point:
         return [TAPE.leaf(v, True) for v in (self.values if members is None else members)]
 
 
-def _members(x, path: str, paths: list, values: list) -> None:
+def _members(x, path: str, paths: list, values: list, members: list) -> None:
     if isinstance(x, list):
         for i, item in enumerate(x):
-            _members(item, f"{path}[{i}]", paths, values)
+            _members(item, f"{path}[{i}]", paths, values, members)
     elif isinstance(x, Record):
         for name, item in x.fields.items():
-            _members(item, f"{path}.{name}", paths, values)
+            _members(item, f"{path}.{name}", paths, values, members)
     else:
         v = x.value if type(x) is Tracked else x
         if type(v) is not float and not (type(v) is np.ndarray and v.dtype.kind == "f"):
@@ -76,6 +76,7 @@ def _members(x, path: str, paths: list, values: list) -> None:
                               f"or list of them), not {describe(v)}.")
         values.append(v)
         paths.append(path)
+        members.append(x)
 
 
 def _rebuild(like, members):
@@ -141,7 +142,7 @@ def jacobian(f, x, what: str = "jacobian's function", depends: set | None = None
         out = _result(f(point.rebuild(leaves)), what)
         oshape = np.shape(out.value if type(out) is Tracked else out)
         rows = [sweep(out, leaves, e, reached) for e in _one_hots(oshape)]
-    _depends_of((x,), reached, start, depends)
+    _depends_of((point,), reached, start, depends)
     parts = []
     for j, shape in enumerate(point.shapes):
         stacked = np.array([np.ravel(r[j]) for r in rows]).reshape(oshape + shape) if rows else np.zeros(oshape + shape)
@@ -170,7 +171,7 @@ def hessian(f, x, what: str = "hessian's function", depends: set | None = None):
     reached, start = None if depends is None else [], TAPE.next_node
     with fresh_tape_count():
         matrix = _hessian_blocks(f, point, what, reached)
-    _depends_of((x,), reached, start, depends)
+    _depends_of((point,), reached, start, depends)
     blocks = [[_block(matrix, point, i, j) for j in range(len(point.values))] for i in range(len(point.values))]
     if not isinstance(x, (list, Record)):
         return blocks[0][0]
@@ -215,11 +216,11 @@ def hvp(f, x, v, what: str = "hvp's function", depends: set | None = None):
             if g is not None:
                 inner = ops.add(inner, unbroadcast(ops.emul(g, d), ()))
         parts = sweep(inner, leaves, 1.0)
-    _depends_of((x, v), reached, start, depends)
+    _depends_of((point, direction), reached, start, depends)
     return point.rebuild(parts)
 
 
-def _depends_of(points: tuple, reached: list | None, start: int, depends: set | None) -> None:
+def _depends_of(points: tuple[Point, ...], reached: list | None, start: int, depends: set | None) -> None:
     """Into `depends`: the live values a derivative at `points` depends on. That is every live
     value in the points and everything it was computed from (a derivative at p = param(...) is a
     function of p), and the leaves recorded before `start` that the sweeps reached (values f reads
@@ -228,15 +229,10 @@ def _depends_of(points: tuple, reached: list | None, start: int, depends: set | 
     if depends is None:
         return
     depends.update(n for n in reached if n < start)
-    stack = list(points)
-    while stack:
-        x = stack.pop()
-        if isinstance(x, list):
-            stack.extend(x)
-        elif isinstance(x, Record):
-            stack.extend(x.fields.values())
-        elif type(x) is Tracked and x.gen == TAPE.gen:
-            depends.update(handed.reachable(x.node, x.entry))
+    for point in points:
+        for x in point.members:
+            if type(x) is Tracked and x.gen == TAPE.gen:
+                depends.update(handed.reachable(x.node, x.entry))
 
 
 def _shapes(point: Point) -> str:

@@ -68,16 +68,16 @@ POINT = ("x0 is a number, a tensor, or a record or list of them (any depth); f i
                "(the envelope theorem).")
 def minimize(f, x0, *args, method="bfgs", bounds=None, tol=None, max_iter=None):
     refuse_tracked("minimize", args)
-    f = calling(as_function(f, "minimize's first argument", "the function to minimize"), _calls("minimize", "f(x", args))
+    f = calling(as_function(f, "minimize's first argument", "the function to minimize"),
+                _calls("minimize", "f(x", "x0", args))
     return MIN.minimize(f, x0=x0, args=args, method=method, bounds=bounds, tol=tol, max_iter=max_iter)
 
 
-def _calls(who: str, form: str, args: tuple) -> str:
+def _calls(who: str, form: str, start: str, args: tuple) -> str:
     """How `who` calls its function: "minimize calls f(x)", or with the arguments given after the
     start, "minimize calls f(x, ...) with the 2 arguments given after x0"."""
     if not args:
         return f"{who} calls {form})"
-    start = "x0" if who == "minimize" else "start"
     given = "the argument" if len(args) == 1 else f"the {len(args)} arguments"
     return f"{who} calls {form}, ...) with {given} given after {start}"
 
@@ -148,7 +148,7 @@ NORMAL = "y = [4.1, 5.3, 3.8, 6.2, 5.0, 4.4, 5.9, 4.7]\n"
 def mle(nll, start, *args, nobs=None, transform=None, method="bfgs", max_iter=None, tol=None):
     refuse_tracked("mle", args)
     nll = calling(as_function(nll, "mle's first argument", "the negative log-likelihood, a function of the parameters"),
-                  _calls("mle", "nll(params", args))
+                  _calls("mle", "nll(params", "start", args))
     return MLE.mle(nll, start=start, args=args, nobs=nobs, transform=transform, method=method,
                    max_iter=max_iter, tol=tol)
 

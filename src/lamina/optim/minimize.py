@@ -269,6 +269,7 @@ def minimize(f, x0, args: tuple = (), method="bfgs", bounds=None, tol=None, max_
         raise LaminaError("ValueError", f"minimize's tol is a number above 0, not {format_number(tolerance)}.")
     iters = None if max_iter is None else as_int(max_iter, "minimize's max_iter", minimum=1)
     objective = Objective(f, point, args, "minimize's f")
+    anything_tracked = TAPE.count > 0          # a live value f could read; else no look is needed
     result = run(objective, point.flat(), name, pairs, tolerance, iters)
     if not result.converged:
         warn(f"minimize ({name}) did not converge after {plural(result.iterations, 'iteration')}: {result.message}",
@@ -276,7 +277,7 @@ def minimize(f, x0, args: tuple = (), method="bfgs", bounds=None, tol=None, max_
     fields = {"x": _shaped(point, result.theta), "value": result.value}
     if result.gradient is not None:
         fields["gradient"] = _shaped(point, result.gradient)
-    reads = objective.value_and_outside(result.theta)[1]
+    reads = objective.value_and_outside(result.theta)[1] if anything_tracked else set()
     fields = dict(zip(fields, handed.hand_out_derivative(list(fields.values()), reads, "minimize")))
     fields.update({"iterations": float(result.iterations), "evaluations": float(result.evaluations),
                    "converged": result.converged, "message": result.message})
