@@ -101,6 +101,16 @@ class LibObject:
         """The report as HTML, for a notebook to show beside describe()'s text; None: text only."""
         return None
 
+    def elements(self) -> list | None:
+        """What `for x in obj` visits, in order, or None where the object is no sequence."""
+        return None
+
+    @classmethod
+    def bracketed(cls, items: tuple):
+        """`[a, b, ...]` whose first item is of this class: one value that joins them (as a bracket
+        of numbers is a vector), or None, which leaves the literal a list."""
+        return None
+
 
 def is_function(x) -> bool:
     return callable(x) and not isinstance(x, (LibObject, type))

@@ -57,7 +57,7 @@ def test_count_names_its_column_n_unless_a_key_is_n(lam):
     ('aggregate(group_by(t, "g"), m = ["y", mean], g = count)',
      "aggregate: 'g' is a column the table is grouped by; name the result otherwise."),
     ('aggregate(group_by(t, "g"), m = ["w", mean])', "The table has no column 'w'; its columns are g, y."),
-    ('aggregate(group_by(t, "g"), m = ["g", mean])', "aggregate works on numeric columns, but 'g' holds text."),
+    ('aggregate(group_by(t, "g"), m = ["g", mean])', "aggregate works on columns of numbers or dates, but 'g' holds text."),
     ('aggregate(group_by(t, "g"), mean, m = ["y", mean])',
      "aggregate takes a function (and columns), or named results such as mean_y = [\"y\", mean], not both."),
     ('count(t)', "count takes the groups of a table, group_by(t, \"col\"), not a table."),

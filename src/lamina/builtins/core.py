@@ -130,7 +130,8 @@ def length(x):
                "original is unchanged. A loop that builds a list or vector with v = append(v, x) "
                "still takes time in proportion to its length: v grows where it is when no other "
                "value holds it, which no program can tell apart. Appending a number to a vector "
-               "(or to `[]`) gives a vector; appending anything else gives a list. Differentiable: a tracked vector or number "
+               "(or to `[]`) gives a vector, and a date to a vector of dates (or to `[]`) a vector of "
+               "dates; appending anything else gives a list. Differentiable: a tracked vector or number "
                "passes its gradient through (a list keeps its items as they are).",
          grad=[GradCase(((3,), ())), GradCase(((0,), ()))])
 def append(seq, item):
@@ -141,9 +142,14 @@ def append(seq, item):
             return np.append(v, np.asarray(item, dtype=tensor_dtype(v)))
         return shaping.vcat([seq, item])
     if isinstance(v, np.ndarray) and v.ndim == 1:
+        if not v.size:
+            return bracket((item,))          # as [item]: a date makes a vector of dates
         return for_each(seq) + [item]        # anything but a number: a list of the vector's items
     if isinstance(seq, list):
         return seq + [item]
+    cells = v.elements() if isinstance(v, LibObject) else None
+    if cells is not None:                    # a vector of dates (a date keeps it one), a category
+        return bracket(tuple(cells) + (item,))
     raise LaminaError("TypeError", f"append needs a list or vector, not {describe(seq)}.")
 
 
@@ -184,6 +190,9 @@ def concat(a, b):
         return shaping.vcat([a, b])
     if isinstance(a, list) and isinstance(b, list):
         return a + b
+    cells = [x.elements() if isinstance(x, LibObject) else None for x in (va, vb)]
+    if all(c is not None for c in cells):    # two vectors of dates (or categories): their cells
+        return bracket(tuple(cells[0] + cells[1]))
     # [] is an empty list as much as an empty vector (as in append)
     if isinstance(a, list) and _empty_vector(vb):
         return list(a)

@@ -123,7 +123,10 @@ def group_by(t, by):
                    'print(aggregate(g, mean_price = ["price", mean], most = ["units", max], n = count))'],
          notes="f receives the values of one column in one group, as a vector, and must return a "
                "number; builtins (mean, median, sum, std, length, ...) and your own functions both "
-               "work. Text columns are left out unless named (then they are a TypeError). The key "
+               "work. A column of dates, named, gives f the group's dates: f returns a date for each "
+               "group (max: the latest) or a number (x -> max(x) - min(x): the days between). Text "
+               "columns are left out unless named (then they are a TypeError); so are date columns "
+               "unless named. The key "
                "columns come first, in the groups' sorted order, like pandas' groupby(...).agg and "
                "R's aggregate. With named results (pandas' named aggregation, dplyr's summarise) each "
                "name = [\"column\", f] makes a column of f of that column per group, in the order "

@@ -312,11 +312,16 @@ def _mask_logic(word: str, a, b, fn):
 
 # -- literals: numbers into vectors and matrices ---------------------------------
 def bracket(items: tuple):
-    """`[a, b, c]`: a vector when every item is a number, otherwise a list."""
+    """`[a, b, c]`: a vector when every item is a number, one value when the items' kind joins
+    them (single dates into a vector of dates: LibObject.bracketed), otherwise a list."""
     if all(type(x) is float for x in items):
         return np.array(items, dtype=np.float64) if items else np.zeros(0)
     if all(container_ops.is_number(x) for x in items):
         return ops.build_vector([_num(x) for x in items])
+    if items and isinstance(items[0], LibObject):
+        joined = type(items[0]).bracketed(items)
+        if joined is not None:
+            return joined
     return list(items)
 
 

@@ -201,8 +201,12 @@ def for_each(x):
         return x
     if isinstance(x, Record):
         return list(x.fields)
+    items = x.elements() if isinstance(x, LibObject) else None
+    if items is not None:
+        return items
     raise LaminaError("TypeError", f"Cannot loop over {describe(x)}; 'for x in ...' takes a vector, "
-                      "matrix (its rows), list, string or record (its field names).")
+                      "matrix (its rows), list, string, record (its field names), or a vector of dates "
+                      "or a category (their cells).")
 
 
 # -- output --------------------------------------------------------------------

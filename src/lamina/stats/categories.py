@@ -75,6 +75,9 @@ class Categorical(LibObject):
     def index_get(self, items: tuple):
         return index_one_axis(self, items, len(self.codes), self.take, self.__getitem__)
 
+    def elements(self) -> list:
+        return [self[i] for i in range(len(self.codes))]
+
     def operator(self, op: str, other, swapped: bool):
         if op not in ("==", "!="):
             return None

@@ -43,7 +43,8 @@ class Dates(LibObject):
 
     def kind_text(self) -> str:
         kind = "date" if self.values.dtype == DATE else "datetime"
-        return f"a {kind}" if self.scalar else f"a vector of {len(self.values)} {kind}s"
+        n = len(self.values)
+        return f"a {kind}" if self.scalar else f"a vector of {n} {kind}{'s' * (n != 1)}"
 
     @property
     def is_datetime(self) -> bool:
@@ -106,6 +107,18 @@ class Dates(LibObject):
 
     def index_get(self, items: tuple):
         return index_one_axis(self, items, len(self.values), self.take, self.__getitem__)
+
+    def elements(self) -> list | None:
+        return None if self.scalar else [self[i] for i in range(len(self.values))]
+
+    @classmethod
+    def bracketed(cls, items: tuple) -> "Dates | None":
+        """[d1, d2, ...] of single dates (or of single date-times) is a vector of them; any other
+        mixture stays a list."""
+        kind = items[0].values.dtype
+        if all(isinstance(d, Dates) and d.scalar and d.values.dtype == kind for d in items):
+            return Dates(np.concatenate([d.values for d in items]))
+        return None
 
     def operator(self, op: str, other, swapped: bool):
         """self op other (other op self when swapped), or None when the operator does not apply."""

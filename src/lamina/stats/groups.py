@@ -17,6 +17,7 @@ from ..printing import html_table
 from ..values import LibObject, describe, is_function, value_of
 from . import columns as C
 from .categories import Categorical
+from .dates import Dates
 from .summary import layout
 from .table import SHOWN_ROWS, Table, as_table, cell, column_names, shown_cell
 
@@ -139,23 +140,27 @@ class Grouped(LibObject):
         """Where each group's rows start in order(), and the end of the last."""
         return np.concatenate([[0], np.cumsum(self.sizes)])
 
-    def numeric(self, column: str) -> np.ndarray:
-        """A numeric column of the table; a column of another kind is aggregate's TypeError."""
+    def numeric(self, column: str):
+        """A column aggregate takes (numbers, or dates); a column of another kind is its TypeError."""
         values = self.table.columns[column]
-        if not C.is_numeric(values):
+        if not (C.is_numeric(values) or isinstance(values, Dates)):
             kind = C.kind(values)
-            raise LaminaError("TypeError", f"aggregate works on numeric columns, but '{column}' holds "
-                              f"{kind if kind == 'text' else kind + 's'}.")
+            raise LaminaError("TypeError", f"aggregate works on columns of numbers or dates, but '{column}' "
+                              f"holds {kind if kind == 'text' else kind + 's'}.")
         return values
 
-    def per_group(self, column: str, f, call) -> np.ndarray:
-        """f of each group's values of a numeric column, one number a group. Each call gets a view
-        of its group in a private copy of the column sorted by group (read-only: a store copies it
-        first)."""
-        grouped = pc.take(pa.array(self.numeric(column)), self._sorted(), boundscheck=False).to_numpy()
+    def per_group(self, column: str, f, call):
+        """f of each group's values of a column of numbers (or dates), one number (or one date) a
+        group. Each call gets a view of its group in a private copy of the column sorted by group
+        (read-only: a store copies it first)."""
+        values = self.numeric(column)
         bounds = self.bounds().tolist()
-        return np.array([_one_number(call(f, (grouped[a:b],)), column) for a, b in zip(bounds[:-1], bounds[1:])],
-                        dtype=np.float64)
+        spans = zip(bounds[:-1], bounds[1:])
+        if isinstance(values, Dates):
+            ordered = values.take(self.order())
+            return _one_value_each([call(f, (ordered.take(slice(a, b)),)) for a, b in spans], column)
+        grouped = pc.take(pa.array(values), self._sorted(), boundscheck=False).to_numpy()
+        return np.array([_one_number(call(f, (grouped[a:b],)), column) for a, b in spans], dtype=np.float64)
 
     def field_names(self) -> list[str]:
         return ["by", "keys", "sizes", "table"]
@@ -260,6 +265,31 @@ def count(g) -> Table:
     while name in g.by:
         name += "_"
     return Table({**g.keys().columns, name: g.sizes.astype(np.float64)})
+
+
+def _one_value_each(results: list, column: str):
+    """The results of a function of each group's dates: one date each (a column of dates, such as
+    the latest) or one number each (such as the days between the first and the last)."""
+    if not any(isinstance(value_of(r), Dates) for r in results):
+        return np.array([_one_number(r, column) for r in results], dtype=np.float64)
+    joined = Dates.bracketed(tuple(results)) if isinstance(results[0], Dates) else None
+    if joined is None:
+        first = _result_kind(results[0])
+        odd = next((r for r in results if _result_kind(r) != first or first is None), results[0])
+        raise LaminaError("TypeError", f"aggregate's function must return one date or one number per group, "
+                          f"the same kind for every group, but for column '{column}' it returned "
+                          f"{describe(odd)}.")
+    return joined
+
+
+def _result_kind(r):
+    """What a group's result is: a date (of its unit), a number, or None (neither)."""
+    v = value_of(r)
+    if isinstance(v, Dates):
+        return v.values.dtype if v.scalar else None
+    if isinstance(v, np.ndarray) and v.size == 1:
+        return "number"
+    return "number" if isinstance(v, (float, int)) and not isinstance(v, bool) else None
 
 
 def _one_number(result, column: str) -> float:

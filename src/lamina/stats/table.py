@@ -272,7 +272,11 @@ def column(x, name: str):
         return C.text(v)
     if isinstance(v, list) and all(isinstance(s, (float, int)) and not isinstance(s, bool) for s in v):
         return np.array(v, dtype=np.float64)
-    raise LaminaError("TypeError", f"Column '{name}' must be a vector or a list of strings, not {describe(x)}.")
+    dates = Dates.bracketed(tuple(v)) if isinstance(v, list) and v and isinstance(v[0], Dates) else None
+    if dates is not None:
+        return dates
+    raise LaminaError("TypeError", f"Column '{name}' must be a vector, a list of strings or a vector of "
+                      f"dates, not {describe(x)}.")
 
 
 def with_column(t, name, values) -> Table:
