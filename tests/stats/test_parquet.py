@@ -222,3 +222,29 @@ def test_dates_and_times_read_as_their_iso_text(here):
     assert cells(t, "d") == ["2024-01-31", None]
     assert cells(t, "ts")[0].startswith("2024-01-31") and "12:30" in cells(t, "ts")[0]
     assert cells(t, "ts")[1] is None
+
+
+def test_where_keeps_every_column_as_the_file_gives_it(here):
+    """A filtered read gives the columns the unfiltered read gives (DuckDB only decides the rows):
+    a category keeps its levels, in their order, a level no kept row has included; dates stay dates."""
+    codes = pa.array([2, 0, 1, 0, None], pa.int32())
+    kind = pa.DictionaryArray.from_arrays(codes, pa.array(["low", "mid", "high"]))
+    when = pa.array([datetime.date(2024, 1, d) for d in (5, 6, 7, 8, 9)], pa.date32())
+    pq.write_table(pa.table({"dose": kind, "day": when, "y": [1.0, 2.0, 3.0, 4.0, 5.0]}), "trial.parquet")
+    whole = PQ.read_parquet("trial.parquet")
+    t = PQ.read_parquet("trial.parquet", where="y >= 2 and dose = 'low'")
+    assert type(t.columns["dose"]) is type(whole.columns["dose"])
+    assert t.columns["dose"].levels == whole.columns["dose"].levels == ("low", "mid", "high")
+    assert cells(t, "dose") == ["low", "low"] and cells(t, "day") == ["2024-01-06", "2024-01-08"]
+    assert type(t.columns["day"]) is type(whole.columns["day"])
+    none = PQ.read_parquet("trial.parquet", columns="dose", where="y > 10")
+    assert none.nrows == 0 and none.columns["dose"].levels == ("low", "mid", "high")
+
+
+@pytest.mark.parametrize("where, gives", [("age + 1", "gives double."), ("age > 1, age", "gives bool, double.")])
+def test_where_must_be_one_condition(here, where, gives):
+    write_people()
+    with pytest.raises(LaminaError) as info:
+        PQ.read_parquet("people.parquet", where=where)
+    assert info.value.message == (f"read_parquet's where must be one condition, true or false for each row "
+                                  f"(such as \"y > 2 and g = 'a'\"), but \"{where}\" {gives}")

@@ -10,6 +10,8 @@ import math
 import numpy as np
 
 from ..autodiff import reductions as R
+from ..stats.categories import Categorical
+from ..stats.dates import Dates
 from ..values import numeric_or_tracked, value_of
 from .registry import Shape, builtin
 
@@ -61,7 +63,7 @@ def all_(x, axis=None):
     return _truth_reduce(x, axis, np.all, "all")
 
 
-def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes: list[str]):
+def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes: list[str], cells=None):
     @builtin(name, pure="true or false, or a logical tensor", any_rank=True, tracked="constant", probes=probes, category=CATEGORY,
              shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a logical tensor", meaning)],
              summary=f"{meaning} Elementwise on a tensor, giving a logical tensor (a mask) like a comparison.",
@@ -70,6 +72,8 @@ def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes:
     def test(x):
         if type(x) is float:
             return number(x)
+        if cells is not None and isinstance(x, (Dates, Categorical)):
+            return cells(x)
         v = value_of(numeric_or_tracked(x, f"{name}'s argument"))
         if type(v) is float:
             return bool(fn(v))
@@ -77,12 +81,19 @@ def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes:
     return test
 
 
+def _missing_cells(x):
+    """isnan of dates or a category: where a cell is missing (a bool for one date)."""
+    gone = x.missing()
+    return bool(gone[0]) if getattr(x, "scalar", False) else gone
+
+
 isnan = _test("isnan", "Whether x is NaN (not a number).",
               "v = [1, 0 / 0, 3]\nprint(isnan(v), isnan(2.0), any(isnan(v)))",
               "NaN is the only value not equal to itself, so x == NaN is always false; ask isnan(x). "
               "A number gives a bool, a tensor a logical tensor of its shape: sum(isnan(v)) counts the "
-              "missing values and v[isnan(v)] = 0 fills them.", np.isnan, math.isnan,
-              ["isnan(p)", "isnan(p[0])"])
+              "missing values and v[isnan(v)] = 0 fills them. Of a vector of dates or a category "
+              "(a table's column) it is true where a cell is missing (NA), as for a numeric column.",
+              np.isnan, math.isnan, ["isnan(p)", "isnan(p[0])"], cells=_missing_cells)
 isinf = _test("isinf", "Whether x is Inf or -Inf.", "print(isinf([1 / 0, -1 / 0, 0 / 0, 1]))",
               "NaN is not infinite. A number gives a bool, a tensor a logical tensor of its shape.", np.isinf,
               math.isinf, ["isinf(q)"])

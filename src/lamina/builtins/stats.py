@@ -229,6 +229,8 @@ def _by_field(row):
                    'people = [{name = "Ann", age = 41}, {name = "Bo", age = 29}, {name = "Cy", age = 41}]\n'
                    'for p in sort(people, by = "age", descending = true)\n    print(p.name, p.age)\nend for'],
          notes="Returns a new value; the argument is unchanged. NaN sorts last (in either order). "
+               "A vector of dates sorts by time and a category by the order of its levels, a missing "
+               "cell last, as NaN. "
                "Without an axis a matrix is sorted as one row-major sequence and comes back as a "
                "vector. Strings sort by Unicode code point. The sort is stable: items with equal "
                "keys keep their order, in either direction. by is a function, which sees each "
@@ -256,6 +258,9 @@ def sort(x, axis=None, descending=False, by=None):
          examples=["print(unique([3, 1, 3, 2, 1]))", 'u = unique(["b", "a", "b"], counts = true)\nprint(u.values, u.counts)',
                    't = table({g = ["b", "a", "b", "a"], x = [1, 2, 1, 3]})\nprint(unique(t))\nprint(unique(t[:, ["g"]], counts = true))'],
          notes="A matrix is read as all of its elements. NaNs count as one value, sorted last. "
+               "A vector of dates gives its distinct dates in time order, and a category its "
+               "distinct cells in the order of its levels (a category still, with all its levels); "
+               "a missing cell counts as one value, last. "
                "unique(y) of class labels lists the classes; counts gives how balanced they are. "
                "Of a table, unique keeps the first row of each distinct combination of cells, in "
                "the table's order, as pandas' drop_duplicates (missing cells equal each other); "

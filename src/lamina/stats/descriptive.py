@@ -20,6 +20,8 @@ from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
 from ..values import Record, as_int, describe, format_number, lamina_value, value_of
 from .args import axis_of, data, flag, shaped_like, vector
+from .categories import Categorical
+from .dates import Dates
 
 
 def quiet(fn, *args, **kwargs):
@@ -212,6 +214,8 @@ def cumsum(x, axis=None, skipnan=False):
 
 def unique(x, counts=False):
     with_counts = flag(counts, "unique's counts")
+    if isinstance(x, (Categorical, Dates)):
+        return _unique_cells(x, with_counts)
     if isinstance(x, list):
         kinds = {type(v) for v in x}
         if not (kinds <= {str} or kinds <= {float, int}):
@@ -229,6 +233,21 @@ def unique(x, counts=False):
     if not with_counts:
         return lamina_value(values)
     return Record({"values": lamina_value(values), "counts": lamina_value(n)})
+
+
+def _unique_cells(x, with_counts: bool):
+    """The distinct cells of a vector of dates (by time) or a category (in the order of its levels,
+    which it keeps), a missing cell last, as one value."""
+    if isinstance(x, Dates):
+        values, n = np.unique(x.values, return_counts=True)         # NaT once, last
+        distinct = Dates(values)
+    else:
+        missing = len(x.levels)
+        codes, n = np.unique(np.where(x.codes < 0, missing, x.codes), return_counts=True)
+        distinct = Categorical(np.where(codes == missing, -1, codes).astype(x.codes.dtype), x.levels)
+    if not with_counts:
+        return distinct
+    return Record({"values": distinct, "counts": n.astype(np.float64)})
 
 
 def bin_spec(bins, who: str):

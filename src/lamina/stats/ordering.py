@@ -1,7 +1,8 @@
 """Orderings: sort and argsort, by value, by a key function, or by a record field.
 
 Every ordering is stable (equal keys keep their order, in either direction) and puts NaN last
-in either direction. A key function sees each element of a vector as a number, each row of a
+in either direction. Dates sort by time and a category by the order of its levels, a missing
+cell last as NaN is. A key function sees each element of a vector as a number, each row of a
 matrix as a vector, and each item of a list as it is; it must give numbers or strings, all of
 one kind. Sorting a tensor is differentiable: each sorted value's gradient goes back to the
 element (or row) it came from.
@@ -15,6 +16,8 @@ from ..autodiff.tape import record
 from ..errors import LaminaError
 from ..values import Record, describe, is_function, lamina_value, value_of
 from .args import axis_of, data, flag, shaped_like
+from .categories import Categorical
+from .dates import Dates
 
 
 def order_of(keys: list, down: bool) -> list[int]:
@@ -62,6 +65,8 @@ def keys_by(x, by, who: str) -> list:
         items = v.tolist() if v.ndim == 1 else [row.copy() for row in v]
     elif isinstance(v, list):
         items = v
+    elif _cells(v):
+        items = v.elements()
     else:
         raise LaminaError("TypeError", f"{who} with by needs a vector, matrix (its rows) or list, not {describe(x)}.")
     if isinstance(by, str):
@@ -77,8 +82,33 @@ def keys_by(x, by, who: str) -> list:
     return _checked_keys([value_of(call(by, (item,))) for item in items], f"The keys that {who}'s by gives")
 
 
+def _cells(x) -> bool:
+    """A vector of dates or a category: cells that sort by time or by level."""
+    return isinstance(x, Categorical) or isinstance(x, Dates) and not x.scalar
+
+
+def _cell_order(x, down: bool) -> np.ndarray:
+    """The stable order of a vector of dates or a category, missing cells last either way."""
+    if isinstance(x, Dates):
+        keys, gone = x.values.view(np.int64), np.isnat(x.values)
+    else:
+        keys, gone = x.codes.astype(np.int64), x.codes < 0
+    present = np.flatnonzero(~gone)
+    kept = keys[present]
+    order = present[np.argsort(-kept if down else kept, kind="stable")]
+    return np.concatenate([order, np.flatnonzero(gone)])
+
+
+def _no_axis(x, axis, who: str) -> None:
+    if axis is not None:
+        raise LaminaError("TypeError", f"{who} of {describe(x)} takes no axis: it has one.")
+
+
 def sort(x, axis=None, descending=False, by=None):
     down = flag(descending, "sort's descending")
+    if _cells(x):
+        _no_axis(x, axis, "sort")
+        return x.take(_cell_order(x, down) if by is None else order_of(keys_by(x, by, "sort"), down))
     if by is not None:
         if axis is not None:
             raise LaminaError("TypeError", "sort takes by or axis, not both: by reorders the items "
@@ -107,6 +137,9 @@ def sort(x, axis=None, descending=False, by=None):
 def argsort(x, axis=None, descending=False, by=None):
     """0-based indices that sort x (as numbers); along an axis, one ordering per column or row."""
     down = flag(descending, "argsort's descending")
+    if _cells(x) and by is None:
+        _no_axis(x, axis, "argsort")
+        return _cell_order(x, down).astype(np.float64)
     if by is not None or isinstance(x, list):
         if axis is not None:
             raise LaminaError("TypeError", "argsort takes an axis only for a tensor without by.")

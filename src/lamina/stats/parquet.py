@@ -25,6 +25,11 @@ from .data import table_to_write
 from .sql import connection, duckdb_message, interruptible, serialized, table_of
 from .table import Table
 
+# A filtered read reads (and DuckDB tests) about BATCH_BYTES of the file's columns at a time, as
+# 2^16 to 2^20 rows: each batch is one DuckDB query (10^7 rows of 4 columns in batches of 2^17 rows
+# read in 1.1 - 1.2 s, in batches of 2^20 in 0.9 s).
+BATCH_BYTES = 64 << 20
+
 
 def read_parquet(path, columns=None, where=None) -> Table:
     name = expand_home(as_str(path, "read_parquet's path"))
@@ -73,7 +78,9 @@ def _checked_columns(wanted: list[str] | None, names: list[str], path: str) -> l
 
 
 def _filtered(file: pq.ParquetFile, picked: list[str] | None, condition: str, path: str) -> pa.Table:
-    """The rows of the file where the condition holds, batch by batch through DuckDB."""
+    """The rows of the file where the condition holds, batch by batch: DuckDB computes the
+    condition of each batch's rows and Arrow keeps those rows, so every column keeps the type the
+    file gives it (a category its levels, as without where)."""
     names = file.schema_arrow.names
     keep = names if picked is None else picked
     with connection({}, EVERYTHING, files=False) as con:
@@ -84,16 +91,31 @@ def _filtered(file: pq.ParquetFile, picked: list[str] | None, condition: str, pa
             else:
                 read = names
             schema = pa.schema([file.schema_arrow.field(n) for n in read])
-            batches = (b.select(read) for b in file.iter_batches(columns=read))
-            relation = con.from_arrow(pa.RecordBatchReader.from_batches(schema, batches))
-            relation = relation.filter(condition).project(", ".join(map(_quoted, keep)))
-            return interruptible(con, relation.to_arrow_table)
+
+            def rows_kept(batch: pa.RecordBatch) -> pa.RecordBatch:
+                tested = con.from_arrow(batch).project(condition).to_arrow_table()
+                if tested.num_columns != 1 or tested.schema.types[0] != pa.bool_():
+                    gives = ", ".join(map(str, tested.schema.types))
+                    raise LaminaError("ValueError", f"read_parquet's where must be one condition, true or "
+                                      f"false for each row (such as \"y > 2 and g = 'a'\"), but \"{condition}\" "
+                                      f"gives {gives}.")
+                mask = tested.column(0).combine_chunks()
+                return batch.select(keep).filter(mask, null_selection_behavior="drop")   # NULL: left out, as in SQL
+            rows_kept(pa.RecordBatch.from_arrays([pa.array([], type=f.type) for f in schema], schema=schema))
+            # (above: a bad condition fails on a file of no rows too)
+            kept = interruptible(con, lambda: [rows_kept(b.select(read))
+                                               for b in file.iter_batches(batch_size=_batch_rows(len(read)), columns=read)])
+            return pa.Table.from_batches(kept, schema=pa.schema([schema.field(n) for n in keep]))
         except duckdb.PermissionException:
             raise LaminaError("PermissionError", f"read_parquet's where may not read files: it is a "
                               f"condition on the rows of \"{path}\", such as \"y > 2 and g = 'a'\".") from None
         except duckdb.Error as exc:
             raise LaminaError("ValueError", f"read_parquet: the where condition on \"{path}\" fails: "
                               f"{duckdb_message(exc, excerpt=False)}") from None
+
+
+def _batch_rows(columns: int) -> int:
+    return min(1 << 20, max(1 << 16, BATCH_BYTES // (8 * max(columns, 1))))
 
 
 def _named_columns(con, condition: str) -> set[str]:
