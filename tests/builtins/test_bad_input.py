@@ -45,7 +45,11 @@ ARGS = ["0", "1", "-1", "2.5", "0 / 0", "1 / 0", "true", "none", '"text"', '""',
         "randn(2, 2, 2, 2)",
         # empty on one axis: a matrix of no columns beside a batch (a reshape(-1, 0) failed inside),
         # an empty batch of matrices
-        "zeros(4, 0)", "zeros(0, 3, 4)"]
+        "zeros(4, 0)", "zeros(0, 3, 4)",
+        # a table's other kinds of cells: dates (one, a vector with a missing cell, date-times), a
+        # category, a table
+        'date("2024-01-31")', 'date(["2024-01-31", ""])', 'datetime("2024-01-31T10:30")',
+        'category(["a", "b", ""])', 'table({a = [1, 2], d = date(["2024-01-31", "2024-02-29"])})']
 NUMBERS = ["0.3", "float32(0.3)", "param(0.3)", "param(float32(0.3))", "track(float32(0.3))", "true"]
 KEYWORDS = ["axis", "seed", "lr", "epochs", "activation", "loss", "from", "skipnan", "ddof", "wrt", "digits"]
 SKIP = {"help", "show"}   # print whole pages / open windows: covered by their own tests

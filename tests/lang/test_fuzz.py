@@ -49,9 +49,9 @@ def test_arbitrary_text(text):
     run_quietly(text)
 
 
-# Valid programs: random expressions over numbers, vectors and matrices.
+# Valid programs: random expressions over numbers, vectors and matrices, dates and a category.
 leaves = st.sampled_from(["a", "b", "v", "w", "m", "n", "1", "0", "2.5", "-3", "[1, 2]", "[1; 2]",
-                          "[1, 2; 3, 4]", "true", '"s"'])
+                          "[1, 2; 3, 4]", "true", '"s"', "d", "e", "c", '"2024-02-01"'])
 binops = st.sampled_from([*ARITHMETIC, "==", "<", "and"])
 unary = st.sampled_from(["-", "not ", ""])
 funcs = st.sampled_from(["sum", "abs", "exp", "length", "transpose", "string", "mean", "max"])
@@ -67,7 +67,8 @@ def combine(children):
 
 
 expressions = st.recursive(leaves, combine, max_leaves=8)
-PRELUDE = "a = 1.5\nb = -2\nv = [1, 2, 3]\nw = param([0.5, -1])\nm = [1, 2; 3, 4]\nn = param(2.0)\n"
+PRELUDE = ("a = 1.5\nb = -2\nv = [1, 2, 3]\nw = param([0.5, -1])\nm = [1, 2; 3, 4]\nn = param(2.0)\n"
+           'd = date(["2024-01-31", "", "2024-03-01"])\ne = date("2024-02-29")\nc = category(["lo", "hi", "lo"])\n')
 
 
 @settings(max_examples=scaled(2000), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,6 +8,7 @@ from ..autodiff import sequences as Q
 from ..errors import LaminaError
 from ..stats import ordering as O
 from ..stats.args import flag
+from ..stats.dates import Dates
 from ..values import describe, is_numeric, numeric_or_tracked, value_of
 from .mathfns import axis_arg
 from .registry import WHOLE_NUMBERS, GradCase, Shape, builtin
@@ -26,10 +27,14 @@ V, M = (5,), (3, 4)
          notes="diff(v) has one element fewer than v (an empty vector for a vector of 0 or 1 "
                "elements); cumsum undoes it: v[0] + cumsum(diff(v)) gives back v[1:]. A matrix needs "
                "an axis, since a difference across the end of a row means nothing. For the second "
-               "difference write diff(diff(v)). A NaN makes the differences next to it NaN. "
+               "difference write diff(diff(v)). A NaN makes the differences next to it NaN. Of a "
+               "vector of dates, the days from each to the next (a fraction of a day between "
+               "date-times; NaN beside a missing date), as date - date gives. "
                "Differentiable: each difference passes its gradient to its two elements, +1 and -1.",
          grad=[GradCase((V,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}), GradCase(((1,),))])
 def diff(x, axis=None):
+    if isinstance(x, Dates) and not x.scalar and axis is None:    # the days from each date to the next
+        return x.take(slice(1, None)).operator("-", x.take(slice(None, -1)), False)
     if not isinstance(value_of(x), np.ndarray):      # before numeric_or_tracked, which takes a number
         raise LaminaError("TypeError", f"diff needs a vector or matrix, not {describe(x)}.")
     return Q.diff(numeric_or_tracked(x, "diff's argument"), axis_arg(axis))

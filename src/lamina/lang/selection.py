@@ -16,7 +16,7 @@ import numpy as np
 
 from ..autodiff.indexing import OuterKey, as_kept, picked  # noqa: F401  (the key's readers, for indexing.py)
 from ..errors import LaminaError, describe_shape
-from ..values import LARGEST_WHOLE, Tracked, describe, format_number
+from ..values import LARGEST_WHOLE, LibObject, Tracked, describe, format_number
 
 ALL = slice(None, None)
 _F64 = np.dtype(np.float64)
@@ -155,6 +155,28 @@ def _along(shape: tuple, axis: int) -> str:
     if len(shape) == 2:
         return f"{'rows' if axis == 0 else 'columns'} of {describe_shape(shape)}"
     return f"axis {axis} of {describe_shape(shape)}"
+
+
+def put_one_axis(target, items: tuple, value, n: int, replaced):
+    """`x[i] = v`, `x[a:b] = v` and `x[list or mask] = v` of a library value of n elements along one
+    axis (dates, a category): replaced(rows, cells), the cells v once per row picked, or v's own
+    (a list, a vector of dates) one per row."""
+    if len(items) != 1:
+        raise LaminaError("IndexError", f"{describe(target)} takes one index, not {len(items)}.")
+    item = items[0]
+    if isinstance(item, slice):
+        rows = np.arange(n)[bounds(item, n)]
+    elif is_list(item):
+        rows = positions(item, n, "elements", lambda: describe(target))
+    else:
+        rows = [position(item, n, "An index", lambda: describe(target))]
+    cells = value.elements() if isinstance(value, LibObject) else None
+    if cells is None:
+        cells = value if isinstance(value, list) else [value] * len(rows)
+    if len(cells) != len(rows):
+        raise LaminaError("ShapeError", f"Cannot store {len(cells)} values into the {len(rows)} element"
+                          f"{'s' * (len(rows) != 1)} picked of {describe(target)}.")
+    return replaced(rows, cells)
 
 
 def index_one_axis(value, items: tuple, n: int, take, one):

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import LaminaError
-from ..lang.selection import index_one_axis
+from ..lang.selection import index_one_axis, put_one_axis
 from ..values import LibObject, describe
 
 
@@ -78,6 +78,9 @@ class Categorical(LibObject):
     def elements(self) -> list:
         return [self[i] for i in range(len(self.codes))]
 
+    def index_put(self, items: tuple, value, owned: bool) -> "Categorical":
+        return put_one_axis(self, items, value, len(self.codes), self.replaced)
+
     def operator(self, op: str, other, swapped: bool):
         if op not in ("==", "!="):
             return None
@@ -99,6 +102,10 @@ class Categorical(LibObject):
         return self.levels.index(text)
 
     def replaced(self, rows, texts: list) -> "Categorical":
+        odd = next((t for t in texts if not isinstance(t, str)), None)
+        if odd is not None:
+            raise LaminaError("TypeError", f"A category holds text, one of its levels ({', '.join(self.levels)}): "
+                              f"store a level or \"\" (missing), not {describe(odd)}.")
         codes = self.codes.copy()
         codes[rows] = [-1 if t == "" else self.code_of(t, "storing a cell") for t in texts]
         return Categorical(codes, self.levels)

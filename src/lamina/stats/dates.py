@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import LaminaError
-from ..lang.selection import index_one_axis
+from ..lang.selection import index_one_axis, put_one_axis
 from ..values import LibObject, describe, value_of
 
 DAY = np.timedelta64(1, "D")
@@ -110,6 +110,11 @@ class Dates(LibObject):
 
     def elements(self) -> list | None:
         return None if self.scalar else [self[i] for i in range(len(self.values))]
+
+    def index_put(self, items: tuple, value, owned: bool) -> "Dates":
+        if self.scalar:
+            raise LaminaError("TypeError", f"Cannot assign into {describe(self)} by index; it is one date.")
+        return put_one_axis(self, items, value, len(self.values), self.replaced)
 
     @classmethod
     def bracketed(cls, items: tuple) -> "Dates | None":
