@@ -103,8 +103,8 @@ def reverse(x, axis=None):
                    "names = [\"c\", \"a\", \"b\"]\nscores = [3, 1, 2]\nfor i in argsort(scores)\n    print(names[i])\nend for",
                    "print(argsort([3, 1; 2, 5], axis = 0))"],
          notes="Stable: equal values keep their order, in either direction, and NaN sorts last "
-               "either way, exactly as sort; dates by time, a category by its levels, a missing cell last. Without an axis a matrix's indices count row by row (as "
-               "argmax does). by is a function of each element (each row of a matrix, each item of a "
+               "either way, exactly as sort; dates by time, a category by its levels, a missing "
+               "cell last. Without an axis a matrix's indices count row by row (as argmax does). by is a function of each element (each row of a matrix, each item of a "
                "list) or the field name of a list of records, as for sort. Indices are numbers; "
                "they pass no gradient (sort itself is differentiable).")
 def argsort(x, axis=None, descending=False, by=None):

@@ -101,8 +101,8 @@ def _filtered(file: pq.ParquetFile, picked: list[str] | None, condition: str, pa
                                       f"gives {gives}.")
                 mask = tested.column(0).combine_chunks()
                 return batch.select(keep).filter(mask, null_selection_behavior="drop")   # NULL: left out, as in SQL
+            # a bad condition fails on a file of no rows too
             rows_kept(pa.RecordBatch.from_arrays([pa.array([], type=f.type) for f in schema], schema=schema))
-            # (above: a bad condition fails on a file of no rows too)
             kept = interruptible(con, lambda: [rows_kept(b.select(read))
                                                for b in file.iter_batches(batch_size=_batch_rows(len(read)), columns=read)])
             return pa.Table.from_batches(kept, schema=pa.schema([schema.field(n) for n in keep]))
@@ -135,10 +135,6 @@ def _named_columns(con, condition: str) -> set[str]:
                 out.add(node["column_names"][-1].lower())
             stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
     return out
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def write_parquet(x, path, names=None) -> None:
