@@ -2,6 +2,8 @@
 reading their parts."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import LaminaError
 from ..stats import categories as CT
 from ..stats import dates as DA
@@ -46,11 +48,15 @@ def _dates(x, kind: str, who: str) -> Dates:
          shapes=[Shape("date(\"2024-01-31\")", "ISO text", "date", "That day."),
                  Shape("date([\"2024-01-31\", \"2024-02-29\"])", "list of ISO text", "dates", "A vector of dates."),
                  Shape("date(2024, 1, 31)", "year, month, day", "date", "The day of those numbers."),
+                 Shape("date(2024, range(1, 13), 1)", "years, months, days: numbers or vectors", "dates",
+                       "A vector of dates, a part given once standing for every one."),
                  Shape("date(d)", "date-times", "dates", "Their days (the time of day dropped).")],
          summary="A calendar date (or a vector of them) from ISO text YYYY-MM-DD or from its parts.",
          examples=['d = date("2024-01-31")\nprint(d, d + 1, date("2024-03-01") - d)\nprint(year(d), month(d), weekday(d))',
-                   'days = date(["2024-01-31", "2024-02-29", ""])\nprint(days, days > "2024-02-01", length(days))'],
-         notes="A malformed date (2024-13-01, 2023-02-29, 31/01/2024) is a ValueError naming it; an "
+                   'days = date(["2024-01-31", "2024-02-29", ""])\nprint(days, days > "2024-02-01", length(days))',
+                   'print(date(2024, range(1, 5), 1))   # the first of each month'],
+         notes="A malformed date (2024-13-01, 2023-02-29, 31/01/2024) is a ValueError naming it; so "
+               "is a day that does not exist among parts given as vectors (date(2023, 2, 28 + range(0, 2))). An "
                "empty string in a list is a missing date, NA. read_csv reads a column of ISO dates as "
                "dates, and printing, write_csv, sort_rows, group_by and merge keep them. " + DATES_NOTE)
 def date(x, month=None, day=None):
@@ -58,8 +64,25 @@ def date(x, month=None, day=None):
         return _dates(x, "date", "date")
     if month is None or day is None:
         raise LaminaError("TypeError", "date takes ISO text, or a year, a month and a day: date(2024, 1, 31).")
-    y, m, d = (as_int(v, f"date's {w}") for v, w in ((x, "year"), (month, "month"), (day, "day")))
-    return Dates(DA.parse([f"{y:04d}-{m:02d}-{d:02d}"], "date", "date").values, scalar=True)
+    parts = [_whole(v, f"date's {w}") for v, w in ((x, "year"), (month, "month"), (day, "day"))]
+    lengths = sorted({len(p) for p in parts if isinstance(p, list)})
+    if len(lengths) > 1:
+        raise LaminaError("ShapeError", f"date's year, month and day must be vectors of one length or single "
+                          f"numbers, not vectors of {' and '.join(map(str, lengths))}.")
+    n = lengths[0] if lengths else 1
+    columns = [p if isinstance(p, list) else [p] * n for p in parts]
+    made = DA.parse([f"{y:04d}-{m:02d}-{d:02d}" for y, m, d in zip(*columns)], "date", "date")
+    return Dates(made.values, scalar=not lengths)
+
+
+def _whole(v, what: str):
+    """A whole number, or a vector of them as a list (a part of date(year, month, day))."""
+    a = value_of(v)
+    if not (isinstance(a, np.ndarray) and a.ndim == 1):
+        return as_int(v, what)
+    if not (np.isfinite(a).all() and (a == np.round(a)).all()):
+        raise LaminaError("ValueError", f"{what} must be whole numbers, not {describe(v)}.")
+    return [int(k) for k in a]
 
 
 @builtin("datetime", pure="a date-time", tracked="constant", category=CATEGORY,
