@@ -1,5 +1,5 @@
 """Every binding is a value: random programs of stores and bindings among vectors, records, a
-list and tables, run by Lamina (at top level, inside a function, and in a loop) and by a
+list, tables (with a date column) and vectors of dates, run by Lamina (at top level, inside a function, and in a loop) and by a
 model in Python that copies on every binding, must end with the same values.
 
 The interpreter changes an unshared vector, record or table in place (`v[i] = x`,
@@ -16,19 +16,27 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from lamina.interpreter import Interpreter
+from lamina.stats.dates import Dates
 from lamina.values import Record
 
 pytestmark = pytest.mark.ownership      # .ci/run runs these on every Python
 
-VECTORS, RECORDS, TABLES = ["a", "b", "c"], ["r", "s"], ["t", "u"]
+VECTORS, RECORDS, TABLES, DATES = ["a", "b", "c"], ["r", "s"], ["t", "u"], ["d", "e"]
 START = {
     "a": np.array([1.0, 2.0, 3.0]), "b": np.array([4.0, 5.0, 6.0]), "c": np.array([7.0, 8.0, 9.0]),
     "r": {"v": np.array([10.0, 11.0, 12.0]), "k": 1.0},
     "s": {"v": np.array([13.0, 14.0, 15.0]), "k": 2.0},
     "L": [np.array([16.0, 17.0, 18.0]), np.array([19.0, 20.0, 21.0])],
-    "t": {"x": np.array([22.0, 23.0, 24.0])}, "u": {"x": np.array([25.0, 26.0, 27.0])},
+    "t": {"x": np.array([22.0, 23.0, 24.0]), "w": np.array(["2024-01-01", "2024-01-02", "2024-01-03"], "M8[D]")},
+    "u": {"x": np.array([25.0, 26.0, 27.0]), "w": np.array(["2024-04-01", "2024-04-02", "2024-04-03"], "M8[D]")},
+    "d": np.array(["2024-02-01", "2024-02-02", "2024-02-03"], "M8[D]"),
+    "e": np.array(["2024-03-01", "2024-03-02", "2024-03-03"], "M8[D]"),
 }
 PRELUDE = """function bump(q)
+    q[0] = q[0] + 100
+    return q
+end function
+function bumpd(q)
     q[0] = q[0] + 100
     return q
 end function
@@ -41,10 +49,12 @@ end function
 INIT = """a = [1, 2, 3]; b = [4, 5, 6]; c = [7, 8, 9]
 r = {v = [10, 11, 12], k = 1}; s = {v = [13, 14, 15], k = 2}
 L = [[16, 17, 18], [19, 20, 21]]
-t = table({x = [22, 23, 24]}); u = table({x = [25, 26, 27]})
+t = table({x = [22, 23, 24], w = date(2024, 1, [1, 2, 3])}); u = table({x = [25, 26, 27], w = date(2024, 4, [1, 2, 3])})
+d = date(2024, 2, [1, 2, 3]); e = date(2024, 3, [1, 2, 3])
 """
 
 vec, rec, tab = st.sampled_from(VECTORS), st.sampled_from(RECORDS), st.sampled_from(TABLES)
+day = st.sampled_from(DATES)
 i3, i2 = st.integers(0, 2), st.integers(0, 1)
 num = st.integers(-9, 99).map(float)
 
@@ -92,6 +102,19 @@ def _stmts():
         st.tuples(vec, tab).map(lambda p: op(f"{p[0]} = {p[1]}.x", lambda m: m.__setitem__(p[0], m[p[1]]["x"].copy()))),
         st.tuples(tab, vec).map(lambda p: op(f"{p[0]}.x = {p[1]}", lambda m: m[p[0]].__setitem__("x", m[p[1]].copy()))),
         st.tuples(tab, tab).map(lambda p: op(f"{p[0]} = {p[1]}", lambda m: m.__setitem__(p[0], copy.deepcopy(m[p[1]])))),
+        st.tuples(day, day).map(lambda p: op(f"{p[0]} = {p[1]}", lambda m: m.__setitem__(p[0], m[p[1]].copy()))),
+        st.tuples(day, i3, day, i3).map(lambda p: op(f"{p[0]}[{p[1]}] = {p[2]}[{p[3]}]",
+                                                     lambda m: m[p[0]].__setitem__(p[1], m[p[2]][p[3]]))),
+        st.tuples(day, i3, i2).map(lambda p: op(f"{p[0]}[{p[1]}] = {p[0]}[{p[2]}] + 1",
+                                                lambda m: m[p[0]].__setitem__(p[1], m[p[0]][p[2]] + 1))),
+        st.tuples(day, day).map(lambda p: op(f"{p[0]} = bumpd({p[1]})", lambda m: m.__setitem__(
+            p[0], np.concatenate([[m[p[1]][0] + 100], m[p[1]][1:]])))),
+        st.tuples(i3, day, i3).map(lambda p: op(f"t[{p[0]}, \"w\"] = {p[1]}[{p[2]}]",
+                                                lambda m: m["t"]["w"].__setitem__(p[0], m[p[1]][p[2]]))),
+        st.tuples(day, i3, day, i3).map(lambda p: op(f"t.w[{p[1]}] = {p[2]}[{p[3]}]\n{p[0]} = t.w",
+                                                     lambda m: (m["t"]["w"].__setitem__(p[1], m[p[2]][p[3]]),
+                                                                m.__setitem__(p[0], m["t"]["w"].copy())))),
+        st.just(op("t.w = d", lambda m: m["t"].__setitem__("w", m["d"].copy()))),
         st.tuples(vec, vec).map(lambda p: op(f"{p[0]} = bump({p[1]})", lambda m: m.__setitem__(
             p[0], np.concatenate([[m[p[1]][0] + 100], m[p[1]][1:]])))),
         st.tuples(rec, rec).map(lambda p: op(f"{p[0]} = bumpr({p[1]})", lambda m: m.__setitem__(p[0], {
@@ -121,7 +144,9 @@ def _plain(value):
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if hasattr(value, "columns"):
-        return {k: np.asarray(v, float) for k, v in value.columns.items()}
+        return {k: v.values if isinstance(v, Dates) else np.asarray(v, float) for k, v in value.columns.items()}
+    if isinstance(value, Dates):
+        return value.values
     return value
 
 
@@ -140,7 +165,7 @@ def _same(got, want, name):
         assert got == want, name
 
 
-NAMES = [*VECTORS, *RECORDS, "L", *TABLES]
+NAMES = [*VECTORS, *RECORDS, "L", *TABLES, *DATES]
 
 
 @settings(max_examples=int(150 * float(os.environ.get("LAMINA_FUZZ_SCALE", "1"))), deadline=None)
