@@ -55,6 +55,7 @@ d = date(2024, 2, [1, 2, 3]); e = date(2024, 3, [1, 2, 3])
 
 vec, rec, tab = st.sampled_from(VECTORS), st.sampled_from(RECORDS), st.sampled_from(TABLES)
 day = st.sampled_from(DATES)
+DAY = np.timedelta64(1, "D")
 i3, i2 = st.integers(0, 2), st.integers(0, 1)
 num = st.integers(-9, 99).map(float)
 
@@ -106,9 +107,9 @@ def _stmts():
         st.tuples(day, i3, day, i3).map(lambda p: op(f"{p[0]}[{p[1]}] = {p[2]}[{p[3]}]",
                                                      lambda m: m[p[0]].__setitem__(p[1], m[p[2]][p[3]]))),
         st.tuples(day, i3, i2).map(lambda p: op(f"{p[0]}[{p[1]}] = {p[0]}[{p[2]}] + 1",
-                                                lambda m: m[p[0]].__setitem__(p[1], m[p[0]][p[2]] + 1))),
+                                                lambda m: m[p[0]].__setitem__(p[1], m[p[0]][p[2]] + DAY))),
         st.tuples(day, day).map(lambda p: op(f"{p[0]} = bumpd({p[1]})", lambda m: m.__setitem__(
-            p[0], np.concatenate([[m[p[1]][0] + 100], m[p[1]][1:]])))),
+            p[0], np.concatenate([[m[p[1]][0] + 100 * DAY], m[p[1]][1:]])))),
         st.tuples(i3, day, i3).map(lambda p: op(f"t[{p[0]}, \"w\"] = {p[1]}[{p[2]}]",
                                                 lambda m: m["t"]["w"].__setitem__(p[0], m[p[1]][p[2]]))),
         st.tuples(day, i3, day, i3).map(lambda p: op(f"t.w[{p[1]}] = {p[2]}[{p[3]}]\n{p[0]} = t.w",
