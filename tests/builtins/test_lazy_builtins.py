@@ -61,6 +61,19 @@ def test_a_builtin_loads_its_module_on_first_use():
     assert "lamina.builtins.optimizers" not in modules and "lamina.models" not in modules
 
 
+def test_numbers_never_load_arrow_or_the_table_modules():
+    # These builtins and the for loop also take dates and categories; a program of numbers must
+    # not pay for Arrow's import (a third of a second) because they do.
+    program = ("v = [3, 1, 2]\nprint(mean(v), sort(v), argsort(v), unique(v), isnan(v), diff(v))\n"
+               "print(append(v, 4), concat(v, [5]), [v[0], v[1]])\nfor x in v\n    print(x)\nend")
+    printed, modules = modules_after(program)
+    assert printed == ["2 [1, 2, 3] [1, 2, 0] [1, 2, 3] [0, 0, 0] [-2, 1]", "[3, 1, 2, 4] [3, 1, 2, 5] [3, 1]",
+                       "3", "1", "2"]
+    for module in ("pyarrow", "duckdb", "lamina.stats.dates", "lamina.stats.categories", "lamina.stats.table",
+                   "lamina.stats.tableops", "lamina.stats.groups"):
+        assert module not in modules, module
+
+
 def test_a_method_call_loads_its_builtin():
     printed, modules = modules_after("w = param(2)\nloss = w * w\nprint(loss.grad(w))")
     assert printed == ["4"] and "lamina.builtins.autodiff" in modules

@@ -10,9 +10,7 @@ import math
 import numpy as np
 
 from ..autodiff import reductions as R
-from ..stats.categories import Categorical
-from ..stats.dates import Dates
-from ..values import numeric_or_tracked, value_of
+from ..values import LibObject, numeric_or_tracked, value_of
 from .registry import Shape, builtin
 
 CATEGORY = "Math"
@@ -72,8 +70,9 @@ def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes:
     def test(x):
         if type(x) is float:
             return number(x)
-        if cells is not None and isinstance(x, (Dates, Categorical)):
-            return cells(x)
+        found = cells(x) if cells is not None and isinstance(x, LibObject) else None
+        if found is not None:
+            return found
         v = value_of(numeric_or_tracked(x, f"{name}'s argument"))
         if type(v) is float:
             return bool(fn(v))
@@ -82,7 +81,12 @@ def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes:
 
 
 def _missing_cells(x):
-    """isnan of dates or a category: where a cell is missing (a bool for one date)."""
+    """isnan of dates or a category: where a cell is missing (a bool for one date); None for any
+    other value. (Imported here: isnan of numbers never loads Arrow.)"""
+    from ..stats.categories import Categorical
+    from ..stats.dates import Dates
+    if not isinstance(x, (Categorical, Dates)):
+        return None
     gone = x.missing()
     return bool(gone[0]) if getattr(x, "scalar", False) else gone
 

@@ -8,8 +8,7 @@ from ..autodiff import sequences as Q
 from ..errors import LaminaError
 from ..stats import ordering as O
 from ..stats.args import flag
-from ..stats.dates import Dates
-from ..values import describe, is_numeric, numeric_or_tracked, value_of
+from ..values import LibObject, describe, is_numeric, numeric_or_tracked, value_of
 from .mathfns import axis_arg
 from .registry import WHOLE_NUMBERS, GradCase, Shape, builtin
 
@@ -33,8 +32,10 @@ V, M = (5,), (3, 4)
                "Differentiable: each difference passes its gradient to its two elements, +1 and -1.",
          grad=[GradCase((V,)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}), GradCase(((1,),))])
 def diff(x, axis=None):
-    if isinstance(x, Dates) and not x.scalar and axis is None:    # the days from each date to the next
-        return x.take(slice(1, None)).operator("-", x.take(slice(None, -1)), False)
+    if isinstance(x, LibObject) and axis is None:
+        from ..stats.dates import Dates          # here: diff of numbers never loads Arrow
+        if isinstance(x, Dates) and not x.scalar:     # the days from each date to the next
+            return x.take(slice(1, None)).operator("-", x.take(slice(None, -1)), False)
     if not isinstance(value_of(x), np.ndarray):      # before numeric_or_tracked, which takes a number
         raise LaminaError("TypeError", f"diff needs a vector or matrix, not {describe(x)}.")
     return Q.diff(numeric_or_tracked(x, "diff's argument"), axis_arg(axis))

@@ -166,6 +166,14 @@ def sort_key(c) -> pa.Array:
     return c.sort_key() if isinstance(c, Categorical) else to_arrow(c)
 
 
+def arrow_order(keys: list, down: bool) -> np.ndarray:
+    """Arrow's stable order of rows by the columns `keys`: missing cells last in either direction,
+    text by code point, a category by its levels' order."""
+    direction = "descending" if down else "ascending"
+    columns = pa.table({f"k{i}": sort_key(c) for i, c in enumerate(keys)})
+    return pc.sort_indices(columns, sort_keys=[(k, direction, "at_end") for k in columns.column_names]).to_numpy()
+
+
 def as_text(c) -> TextColumn:
     """A column's cells as text (dates as ISO text), missing cells null."""
     return c if isinstance(c, TextColumn) else text(pa.array(c.texts(), type=pa.string()), check=False)

@@ -18,10 +18,8 @@ import numpy as np
 from ..autodiff.reductions import axis_value, gathered, reduced_axes
 from ..autodiff.tape import is_live, record
 from ..errors import LaminaError, shape_str
-from ..values import Record, as_int, describe, format_number, lamina_value, value_of
+from ..values import LibObject, Record, as_int, describe, format_number, lamina_value, value_of
 from .args import axis_of, data, flag, shaped_like, vector
-from .categories import Categorical
-from .dates import Dates
 
 
 def quiet(fn, *args, **kwargs):
@@ -214,8 +212,9 @@ def cumsum(x, axis=None, skipnan=False):
 
 def unique(x, counts=False):
     with_counts = flag(counts, "unique's counts")
-    if isinstance(x, (Categorical, Dates)):
-        return _unique_cells(x, with_counts)
+    cells = _unique_cells(x, with_counts) if isinstance(x, LibObject) else None
+    if cells is not None:
+        return cells
     if isinstance(x, list):
         kinds = {type(v) for v in x}
         if not (kinds <= {str} or kinds <= {float, int}):
@@ -237,17 +236,18 @@ def unique(x, counts=False):
 
 def _unique_cells(x, with_counts: bool):
     """The distinct cells of a vector of dates (by time) or a category (in the order of its levels,
-    which it keeps), a missing cell last, as one value."""
-    if isinstance(x, Dates):
-        values, n = np.unique(x.values, return_counts=True)         # NaT once, last
-        distinct = Dates(values)
-    else:
-        missing = len(x.levels)
-        codes, n = np.unique(np.where(x.codes < 0, missing, x.codes), return_counts=True)
-        distinct = Categorical(np.where(codes == missing, -1, codes).astype(x.codes.dtype), x.levels)
+    which it keeps), a missing cell last, as one value: each rank of group_by's codes once. None
+    for any other value. (Imported here: a program of numbers never loads Arrow for unique.)"""
+    from .categories import Categorical
+    from .dates import Dates
+    from .groups import dense_codes
+    if not isinstance(x, (Categorical, Dates)):
+        return None
+    codes, k = dense_codes(x)
+    distinct = x.take(np.unique(codes, return_index=True)[1])
     if not with_counts:
         return distinct
-    return Record({"values": distinct, "counts": n.astype(np.float64)})
+    return Record({"values": distinct, "counts": np.bincount(codes, minlength=k).astype(np.float64)})
 
 
 def bin_spec(bins, who: str):

@@ -14,10 +14,8 @@ import numpy as np
 from ..autodiff import shaping
 from ..autodiff.tape import record
 from ..errors import LaminaError
-from ..values import Record, describe, is_function, lamina_value, value_of
+from ..values import LibObject, Record, describe, is_function, lamina_value, value_of
 from .args import axis_of, data, flag, shaped_like
-from .categories import Categorical
-from .dates import Dates
 
 
 def order_of(keys: list, down: bool) -> list[int]:
@@ -83,20 +81,19 @@ def keys_by(x, by, who: str) -> list:
 
 
 def _cells(x) -> bool:
-    """A vector of dates or a category: cells that sort by time or by level."""
+    """A vector of dates or a category: cells that sort by time or by level. (Their modules, and
+    Arrow with them, are imported once such a value exists, not by every sort of numbers.)"""
+    if not isinstance(x, LibObject):
+        return False
+    from .categories import Categorical
+    from .dates import Dates
     return isinstance(x, Categorical) or isinstance(x, Dates) and not x.scalar
 
 
 def _cell_order(x, down: bool) -> np.ndarray:
-    """The stable order of a vector of dates or a category, missing cells last either way."""
-    if isinstance(x, Dates):
-        keys, gone = x.values.view(np.int64), np.isnat(x.values)
-    else:
-        keys, gone = x.codes.astype(np.int64), x.codes < 0
-    present = np.flatnonzero(~gone)
-    kept = keys[present]
-    order = present[np.argsort(-kept if down else kept, kind="stable")]
-    return np.concatenate([order, np.flatnonzero(gone)])
+    """The stable order of the cells, as a table's rows by this column (missing cells last)."""
+    from . import columns as C
+    return C.arrow_order([x], down)
 
 
 def _no_axis(x, axis, who: str) -> None:

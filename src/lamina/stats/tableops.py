@@ -11,7 +11,6 @@ import sys
 import numpy as np
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import LaminaError, shape_str
 from ..values import Record, as_int, describe, float_array, value_of
@@ -129,9 +128,8 @@ def table_order(keys: list, down: bool) -> np.ndarray:
     category by its levels' order."""
     if all(C.is_numeric(c) for c in keys):
         return _numeric_order(keys, down)
-    direction = "descending" if down else "ascending"
-    columns = {f"k{i}": C.sort_key(c) for i, c in enumerate(keys)}
     if len(keys[0]) >= BIG:
+        columns = {f"k{i}": C.sort_key(c) for i, c in enumerate(keys)}
         rows = pa.table({**columns, "row": pa.array(np.arange(len(keys[0])))})
         by = ", ".join(f"k{i} {'desc' if down else 'asc'} nulls last" for i in range(len(keys)))
         db = _sorter().cursor()
@@ -140,7 +138,7 @@ def table_order(keys: list, down: bool) -> np.ndarray:
             return db.sql(f"select row from sorted_rows order by {by}, row").fetchnumpy()["row"]
         finally:
             db.close()
-    return pc.sort_indices(pa.table(columns), sort_keys=[(k, direction, "at_end") for k in columns]).to_numpy()
+    return C.arrow_order(keys, down)
 
 
 def _numeric_order(keys: list, down: bool) -> np.ndarray:
