@@ -92,6 +92,41 @@ AIC: 142.2
 
 Number of Fisher Scoring iterations: 4"""
 
+R_QUASIPOISSON = """\
+Coefficients:
+            Estimate Std. Error t value Pr(>|t|)    
+(Intercept)  2.67415    0.09309  28.728  < 2e-16 ***
+sprayB       0.05588    0.12984   0.430    0.668    
+sprayC      -1.94018    0.26263  -7.388 3.30e-10 ***
+sprayD      -1.08152    0.18499  -5.847 1.70e-07 ***
+sprayE      -1.42139    0.21110  -6.733 4.82e-09 ***
+sprayF       0.13926    0.12729   1.094    0.278    
+---
+Signif. codes:  0 ‘***’ 0.001 ‘**’ 0.01 ‘*’ 0.05 ‘.’ 0.1 ‘ ’ 1
+
+(Dispersion parameter for quasipoisson family taken to be 1.507713)
+
+    Null deviance: 409.041  on 71  degrees of freedom
+Residual deviance:  98.329  on 66  degrees of freedom
+AIC: NA
+
+Number of Fisher Scoring iterations: 5"""
+R_QUASIBINOMIAL = """\
+Coefficients:
+            Estimate Std. Error t value Pr(>|t|)   
+(Intercept)   12.040      4.122   2.921  0.00657 **
+wt            -4.024      1.313  -3.065  0.00458 **
+---
+Signif. codes:  0 ‘***’ 0.001 ‘**’ 0.01 ‘*’ 0.05 ‘.’ 0.1 ‘ ’ 1
+
+(Dispersion parameter for quasibinomial family taken to be 0.8355128)
+
+    Null deviance: 43.230  on 31  degrees of freedom
+Residual deviance: 19.176  on 30  degrees of freedom
+AIC: NA
+
+Number of Fisher Scoring iterations: 6"""
+
 
 def words(text: str) -> list[list[str]]:
     """Each line's words: R's table is two spaces narrower and its quotes are curly."""
@@ -105,6 +140,10 @@ def words(text: str) -> list[list[str]]:
      "Generalized linear model: count ~ spray  (poisson family, log link, n = 72)", R_SPRAYS),
     ('glm(cars, "mpg ~ wt + hp", family = "gamma")',
      "Generalized linear model: mpg ~ wt + hp  (Gamma family, inverse link, n = 32)", R_GAMMA),
+    ('glm(sprays, "count ~ spray", family = "quasipoisson")',
+     "Generalized linear model: count ~ spray  (quasipoisson family, log link, n = 72)", R_QUASIPOISSON),
+    ('glm(cars, "am ~ wt", family = "quasibinomial")',
+     "Generalized linear model: am ~ wt  (quasibinomial family, logit link, n = 32)", R_QUASIBINOMIAL),
 ])
 def test_summary_prints_r_s_numbers(call, title, r_text):
     _, out, err = run(f"print({call})")
@@ -229,7 +268,10 @@ def _data(rng):
 
 def _response(rng, family, link, X, trials, offset):
     eta = 0.5 + 0.4 * X[:, 0] - 0.3 * X[:, 1]
-    if family == "binomial":
+    if family == "quasipoisson":        # overdispersed and not whole counts: what the family is for
+        mean = np.exp(eta + offset) + (5 if link != "log" else 0)
+        return rng.negative_binomial(2, 2 / (2 + mean)) / 2
+    if family.endswith("binomial"):
         return rng.binomial(trials.astype(int), 1 / (1 + np.exp(-eta))) / trials
     if family == "poisson":
         return rng.poisson(np.exp(eta + offset) + (5 if link != "log" else 0)).astype(float)
@@ -244,7 +286,7 @@ def _response(rng, family, link, X, trials, offset):
 CASES = [("binomial", "logit"), ("binomial", "probit"), ("binomial", "cloglog"), ("binomial", "cauchit"),
          ("poisson", "log"), ("poisson", "identity"), ("poisson", "sqrt"), ("gaussian", "identity"),
          ("gaussian", "log"), ("gamma", "inverse"), ("gamma", "log"), ("inverse_gaussian", "1/mu^2"),
-         ("inverse_gaussian", "log")]
+         ("inverse_gaussian", "log"), ("quasibinomial", "logit"), ("quasipoisson", "log"), ("quasipoisson", "sqrt")]
 
 
 @pytest.mark.parametrize("family, link", CASES)
@@ -255,7 +297,8 @@ def test_against_statsmodels_glm(family, link, weighted):
     links = {"logit": L.Logit, "probit": L.Probit, "cloglog": L.CLogLog, "cauchit": L.Cauchy, "log": L.Log,
              "identity": L.Identity, "sqrt": L.Sqrt, "inverse": L.InversePower, "1/mu^2": L.InverseSquared}
     families = {"binomial": sm.families.Binomial, "poisson": sm.families.Poisson, "gaussian": sm.families.Gaussian,
-                "gamma": sm.families.Gamma, "inverse_gaussian": sm.families.InverseGaussian}
+                "gamma": sm.families.Gamma, "inverse_gaussian": sm.families.InverseGaussian,
+                "quasibinomial": sm.families.Binomial, "quasipoisson": sm.families.Poisson}
     rng = np.random.default_rng(7 + 13 * CASES.index((family, link)) + weighted)
     n, X, trials, offset = _data(rng)
     y = _response(rng, family, link, X, trials if weighted else np.ones(n), offset)
@@ -267,11 +310,14 @@ def test_against_statsmodels_glm(family, link, weighted):
     A = sm.add_constant(X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if family == "binomial" and weighted:       # R's proportions and trials: statsmodels' (successes, failures)
+        # R's proportions and trials: statsmodels' (successes, failures); for the quasibinomial its
+        # var_weights, since its Pearson dispersion of the two-column form is not R's
+        if family == "binomial" and weighted:
             model = sm.GLM(np.column_stack([y * trials, trials - y * trials]), A, family=families[family](links[link]()))
         else:
             model = sm.GLM(y, A, family=families[family](links[link]()), var_weights=weights, offset=off)
-        ref = model.fit(tol=1e-14, maxiter=200, use_t=estimated)
+        # a quasi family: the same fit, its dispersion the Pearson statistic / residual df
+        ref = model.fit(tol=1e-14, maxiter=200, use_t=estimated, scale="X2" if family.startswith("quasi") else None)
     # Both stop on the deviance, which is flat at the optimum: a coefficient near 0 agrees to 1e-6
     # of its standard error, not of itself (its p-value likewise to 1e-9).
     np.testing.assert_allclose(ours.coef, ref.params, rtol=1e-6, atol=1e-6 * ref.bse.min())
@@ -281,6 +327,8 @@ def test_against_statsmodels_glm(family, link, weighted):
         np.testing.assert_allclose(ours_value, theirs, rtol=1e-6)
     if not estimated:       # statsmodels' log-likelihood is R's where the dispersion is 1
         np.testing.assert_allclose([ours.loglik, ours.aic], [ref.llf, ref.aic], rtol=1e-6)
+    elif family.startswith("quasi"):        # no likelihood: R's AIC and logLik are NA
+        assert np.isnan(ours.aic) and np.isnan(ours.loglik) and np.isnan(ours.bic)
     else:
         np.testing.assert_allclose(ours.aic, _r_aic(family, y, ours.fitted, weights, ours.deviance, X.shape[1] + 1),
                                    rtol=1e-9)
@@ -306,7 +354,7 @@ def _r_aic(family, y, mu, weights, deviance, p):
 # -- bad input, warnings and the fields ---------------------------------------------------------------
 @pytest.mark.parametrize("call, kind, message", [
     ('glm(cars, "am ~ wt", family = "logistic")', "ValueError",
-     'glm\'s family must be one of binomial, poisson, gaussian, gamma, inverse_gaussian, not "logistic".'),
+     'glm\'s family must be one of binomial, poisson, gaussian, gamma, inverse_gaussian, quasibinomial, quasipoisson, not "logistic".'),
     ('glm(cars, "am ~ wt", family = "poisson", link = "logit")', "ValueError",
      'glm\'s poisson family takes the link log, identity, sqrt (as R\'s does), not "logit".'),
     ('glm(cars, "mpg ~ wt", family = "binomial")', "ValueError",

@@ -263,7 +263,14 @@ def test_the_family_form_is_the_distribution_form():
     ("logpdf(\"normal\", 1, scale = 2)", "TypeError", "logpdf(\"normal\", x, ...): normal has no parameter scale"),
     ("logpdf(\"normal\", 1, 0, -1)", "ValueError", "normal: sigma must be greater than 0"),
     ("normal(param(1), 1).cdf(0)", "TypeError", "cdf of normal needs plain numbers as parameters, but mu is tracked"),
-    ("normal([1, 2], 1).pdf(0)", "TypeError", "pdf of normal needs numbers as parameters, but mu is a vector of length 2"),
+    ("normal([1, 2], [1, 2, 3]).pdf(0)", "ShapeError", "pdf of normal: the parameters and x need shapes that "
+                                                      "broadcast as the operators broadcast, but got mu: vector "
+                                                      "of length 2; sigma: vector of length 3."),
+    ("cdf(normal([1, 2], 1), [1, 2, 3])", "ShapeError", "cdf of normal: the parameters and x need shapes"),
+    ("sample(poisson([1, 2]), 3)", "TypeError", "sample of poisson(rate=[1, 2]) draws one value for each element "
+                                                "of its parameter rate"),
+    ("binomial([3, 4], param(0.5)).quantile(0.5)", "TypeError", "quantile of binomial needs plain numbers as "
+                                                                "parameters, but p is tracked"),
     ("normal([1, 2], [1, -1])", "ValueError", "normal: sigma must be greater than 0, but got mu = [1, 2], sigma = [1, -1]."),
     ("normal([1, 1 / 0], 1)", "ValueError", "normal's mu must be finite, not [1, Inf]."),
     ("binomial(param(3), 0.5)", "TypeError", "binomial's n is tracked, but a number of trials takes no gradient"),

@@ -70,6 +70,42 @@ def test_against_scipy(rng, family):
         assert st.kstest(draws, ref.cdf).pvalue > 1e-4
 
 
+def _per_element(family, params):
+    """A distribution whose first parameter is a vector of three (params[0] + 0, 1, 2), and the
+    three distributions of numbers it stands for."""
+    first = params[0] + np.array([0.0, 1.0, 2.0])
+    names = FAMILIES[family].params
+    whole = make(family, dict(zip(names, (first,) + params[1:])))
+    return whole, [make(family, dict(zip(names, (float(v),) + params[1:]))) for v in first]
+
+
+@pytest.mark.parametrize("family", FAMILY_IDS)
+def test_tensor_parameters_are_one_distribution_per_element(family):
+    params, _, _ = reference(family)
+    whole, each = _per_element(family, params)
+    x = np.array([quantile(d, q) for d, q in zip(each, (0.2, 0.5, 0.7))])
+    np.testing.assert_allclose(B.pdf(whole, x), [B.pdf(d, v) for d, v in zip(each, x)], rtol=1e-13)
+    np.testing.assert_allclose(B.cdf(whole, x), [B.cdf(d, v) for d, v in zip(each, x)], rtol=1e-13)
+    np.testing.assert_allclose(quantile(whole, 0.9), [quantile(d, 0.9) for d in each], rtol=1e-13)
+    for field in ("mean", "var"):
+        np.testing.assert_allclose(whole.get(field), [d.get(field) for d in each], rtol=1e-13)
+    # x a matrix of three rows: the vector of distributions meets it as a column, as operators do
+    m = np.column_stack([x, x + 1])
+    np.testing.assert_allclose(B.cdf(whole, m)[:, 1], [B.cdf(d, v + 1) for d, v in zip(each, x)], rtol=1e-13)
+
+
+@pytest.mark.parametrize("family", FAMILY_IDS)
+def test_sample_draws_once_from_each_element(family):
+    params, ref, _ = reference(family)
+    names = FAMILIES[family].params
+    n = 20000
+    seed(11.0)
+    draws = B.sample(make(family, dict(zip(names, (np.full(n, params[0]),) + params[1:]))))
+    assert draws.shape == (n,) and draws.dtype == np.float64
+    assert abs(draws.mean() - ref.mean()) < 5 * ref.std() / np.sqrt(n)
+    assert B.sample(_per_element(family, params)[0]).shape == (3,)
+
+
 def test_method_syntax_fields_and_printing(lam):
     out = lam.run("d = normal(mu = 2, sigma = 0.5)\nprint(d, d.mu, d.sigma, type(d))\n"
                   "print(d.pdf(2) == pdf(d, 2), d.cdf(2), d.quantile(0.5))\n"

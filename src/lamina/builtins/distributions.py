@@ -188,11 +188,14 @@ def negative_binomial(size, prob=None, mu=None):
                  Shape("d.pdf(x)", "distribution, number or tensor", "number or tensor", "The same, as a method.")],
          summary="The probability density function of a distribution, elementwise; for a discrete "
                  "distribution the probability mass.",
-         examples=["print(round(pdf(normal(0, 1), [-1, 0, 1]), 4))", "print(round(binomial(3, 0.5).pdf(2), 4))"],
+         examples=["print(round(pdf(normal(0, 1), [-1, 0, 1]), 4))", "print(round(binomial(3, 0.5).pdf(2), 4))",
+                   "print(round(pdf(poisson([0.5, 2, 10]), 1), 4))"],
          notes="Evaluated by scipy.stats (pdf, or pmf for the discrete families: binomial, poisson, "
-               "negative_binomial); the result has x's shape. A density can exceed 1; a probability "
-               "mass cannot. The parameters must be numbers: exp(logpdf(d, x)) is the density of a "
-               "distribution with tensor or tracked parameters.")
+               "negative_binomial). A density can exceed 1; a probability mass cannot. The parameters "
+               "may be tensors, one distribution per element, broadcast with x as the operators "
+               "broadcast (R's dpois(x, lambda) with a vector lambda): the result has their "
+               "broadcast shape. A tracked parameter is refused: exp(logpdf(d, x)) is its density, "
+               "on the tape.")
 def pdf(d, x):
     refuse_tracked("pdf", (x,))
     return Dist.as_distribution(d, "pdf's first argument").pdf(x)
@@ -214,14 +217,20 @@ def cdf(d, x):
 
 @builtin("sample", tracked="constant", category=CATEGORY,
          probes="takes a distribution (whose sample refuses tracked parameters) and counts",
-         shapes=[Shape("sample(d)", "distribution", "number", "One random draw."),
+         shapes=[Shape("sample(d)", "distribution", "number or tensor",
+                       "One random draw (one from each element, for tensor parameters)."),
                  Shape("sample(d, n)", "distribution, count", "vector", "n independent draws."),
                  Shape("sample(d, r, c)", "distribution, rows, columns", "matrix", "An r x c matrix of draws.")],
          summary="Draws random numbers from a distribution, using the global generator.",
          examples=["seed(7)\nprint(sample(poisson(4), 6))",
-                   "seed(7)\nx = normal(5, 2).sample(20000)\nprint(round(mean(x), 1), round(std(x), 1))"],
+                   "seed(7)\nx = normal(5, 2).sample(20000)\nprint(round(mean(x), 1), round(std(x), 1))",
+                   "seed(3)\nx = [-1, 0, 1, 2]\ny = sample(poisson(exp(0.5 + 0.8 * x)))\nprint(y)"],
          notes="scipy.stats draws with Lamina's global generator, so seed(n) makes the draws repeat. "
-               "Discrete distributions give whole numbers (as float64, like every Lamina number).")
+               "Discrete distributions give whole numbers (as float64, like every Lamina number). "
+               "A distribution with tensor parameters is one distribution per element: sample(d) "
+               "draws one value from each, in the parameters' broadcast shape (R's rpois(n, lambda) "
+               "with n = length(lambda)); a count or shape after it is a TypeError, since it could "
+               "mean n draws in all (R) or n of each (PyTorch).")
 def sample(d, r=None, c=None):
     dist = Dist.as_distribution(d, "sample's first argument")
     shape = () if r is None else ((as_int(r, "sample's count", minimum=0),) if c is None else

@@ -14,8 +14,9 @@ CARS = ("cars = table({am = [1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0],\n"
         "              wt = [2.62, 2.875, 2.32, 3.215, 3.44, 3.46, 3.57, 3.19, 2.465, 3.17, 2.14, 3.15]})\n")
 FAMILIES = ("family and link: binomial (logit, probit, cauchit, log, cloglog), poisson (log, identity, "
             "sqrt), gaussian (identity, log, inverse), gamma (inverse, identity, log) and "
-            "inverse_gaussian (1/mu^2, inverse, identity, log), the first link of each the default "
-            "(canonical); family = \"gaussian\" when none is given, as R's glm.")
+            "inverse_gaussian (1/mu^2, inverse, identity, log), quasibinomial and quasipoisson "
+            "(binomial's and poisson's links), the first link of each the default (canonical); "
+            "family = \"gaussian\" when none is given, as R's glm.")
 
 
 @builtin("glm", pure="a value", tracked="refuses", category=CATEGORY,
@@ -34,6 +35,9 @@ FAMILIES = ("family and link: binomial (logit, probit, cauchit, log, cloglog), p
                  "scoring), as R's glm, and prints R's summary(glm): coefficients with z or t "
                  "values, the dispersion, null and residual deviance, AIC and the iterations.",
          examples=[COUNTS + "fit = glm(t, \"deaths ~ dose + site\", family = \"poisson\")\nprint(fit)",
+                   "t = table({y = [0, 1, 4, 2, 9, 3, 12, 7, 20, 11], x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]})\n"
+                   "fit = glm(t, \"y ~ x\", family = \"quasipoisson\")\n"
+                   "print(round(fit.dispersion, 4), round(fit.se, 4), fit.aic)",
                    CARS + "fit = glm(cars, \"am ~ wt\", family = \"binomial\")\n"
                    "print(fit.terms, round(fit.coef, 4), round(fit.p, 4))\n"
                    "print(round(fit.deviance, 4), round(fit.aic, 4), fit.iterations, fit.converged)",
@@ -48,7 +52,11 @@ FAMILIES = ("family and link: binomial (logit, probit, cauchit, log, cloglog), p
                "max_iter (25) iterations have run: R's glm.fit, its starting values and its "
                "iteration count. " + FAMILIES + " The dispersion is 1 for binomial and poisson "
                "(z values, normal p-values) and otherwise the Pearson statistic / residual df (t "
-               "values on n - p df); se = sqrt(dispersion diag((X'WX)^-1)). The null deviance is "
+               "values on n - p df); se = sqrt(dispersion diag((X'WX)^-1)). quasibinomial and "
+               "quasipoisson are binomial and poisson with the dispersion estimated, for "
+               "overdispersed counts and proportions: the same coefficients, standard errors "
+               "scaled by sqrt(dispersion), and no likelihood, so aic, bic and loglik are NaN (R's "
+               "NA; the printout says AIC: NA). The null deviance is "
                "that of the weighted mean (with an offset, of the intercept refitted with it). AIC "
                "is R's: the family's -2 log-likelihood (the gaussian, gamma and inverse Gaussian "
                "at their maximum-likelihood dispersion, deviance / n) + 2 p; loglik and bic count "
@@ -61,7 +69,8 @@ FAMILIES = ("family and link: binomial (logit, probit, cauchit, log, cloglog), p
                "response must lie in the family's support: binomial in [0, 1] (0/1 outcomes, or "
                "proportions of successes with the trials as weights: a non-whole number of "
                "successes warns, as in R), poisson whole counts at least 0 (R only warns on a "
-               "fraction; for rates use offset = log(exposure)), gamma and inverse_gaussian above "
+               "fraction; for rates use offset = log(exposure)), quasipoisson any number at least 0, "
+               "quasibinomial in [0, 1], gamma and inverse_gaussian above "
                "0: otherwise a ValueError names the value. weights must be above 0 and weights and "
                "offset finite, one per row (a vector, or the name of a table column). A binomial fit "
                "whose 0/1 classes a line separates warns as logreg does, reports separation "

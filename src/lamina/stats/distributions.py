@@ -6,11 +6,11 @@ A distribution is a library value holding its family and parameters. SciPy does
 the numerics (scipy.stats, imported when a distribution is first evaluated);
 samples come from Lamina's one global generator, so `seed(n)` makes them repeat.
 
-A likelihood's distribution: its parameters may also be tensors (one distribution per element,
-broadcast with x as the operators broadcast) or tracked values, and `logdensity` (the logpdf and
+A distribution's parameters may also be tensors (one distribution per element, broadcast with
+each other and with x as the operators broadcast) or tracked values. `logdensity` (the logpdf and
 logpmf builtins) computes on the tape with stats/logdensity.py, so it is differentiable in the
-parameters and in x. What SciPy computes (pdf, cdf, quantile, sample, mean, var) takes plain
-numbers only, and says so.
+parameters and in x; what SciPy computes (pdf, cdf, quantile, sample, mean, var) takes numbers
+and tensors, and refuses a tracked parameter, saying so.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import numpy as np
 
 from ..autodiff.broadcast import align
 from ..autodiff.tape import is_live
-from ..errors import LaminaError
+from ..errors import LaminaError, shape_str
 from ..printing import format_number, format_value
 from ..values import (
     LibObject,
@@ -103,7 +103,7 @@ FAMILIES = {
     "uniform": Family(("low", "high"), (0.0, 1.0), False, _uniform,
                       lambda st, p: st.uniform(p["low"], p["high"] - p["low"]), L.uniform),
     "binomial": Family(("n", "p"), (), True, _probability("p", ">="),
-                       lambda st, p: st.binom(int(p["n"]), p["p"]), L.binomial),
+                       lambda st, p: st.binom(np.asarray(p["n"]).astype(np.int64), p["p"]), L.binomial),
     "poisson": Family(("rate",), (), True, _positive("rate"),
                       lambda st, p: st.poisson(p["rate"]), L.poisson),
     "exponential": Family(("rate",), (1.0,), False, _rate,
@@ -140,44 +140,53 @@ class Distribution(LibObject):
         values = dict(self.params)
         if name in values:
             return values[name]
-        if name == "mean":
-            return float(self.scipy(name).mean())
-        if name == "var":
-            return float(self.scipy(name).var())
+        if name in ("mean", "var"):
+            d, _ = self._scipy(name)
+            return lamina_value(np.asarray(d.mean() if name == "mean" else d.var(), dtype=np.float64))
         return super().get(name)
 
     def describe(self) -> str:
         return f"{self.family}(" + ", ".join(f"{k}={_shown(v)}" for k, v in self.params) + ")"
 
-    def scipy(self, what: str = "this"):
-        """SciPy's frozen distribution, for what SciPy computes (`what` names it in the error
-        that a tracked or tensor parameter gets)."""
+    def _scipy(self, what: str, x=None):
+        """SciPy's frozen distribution for what SciPy computes (`what` names it in the error that a
+        tracked parameter gets), and x: the parameters and x broadcast with each other as the
+        operators broadcast (a vector against a matrix is a column), NumPy's rules after that."""
         _plain_parameters(self, what)
+        names = [name for name, _ in self.params]
+        values = [_float_array(v) for _, v in self.params] + ([] if x is None else [x])
+        values = _broadcast(values, f"{what} of {self.family}", names + ["x"])
         from scipy import stats
-        return self.spec.scipy(stats, dict(self.params))
+        return self.spec.scipy(stats, dict(zip(names, values))), (None if x is None else values[-1])
 
     def pdf(self, x):
-        d, a = self.scipy("pdf"), _points(x, "pdf's x")
+        d, a = self._scipy("pdf", _points(x, "pdf's x"))
         with np.errstate(invalid="ignore"):     # SciPy's pmf at Inf computes Inf - Inf
             density = d.pmf(a) if self.spec.discrete else d.pdf(a)
         return _like(np.where(np.isinf(a), 0.0, density), x)    # no mass at infinity
 
     def cdf(self, x):
-        return _like(self.scipy("cdf").cdf(_points(x, "cdf's x")), x)
+        d, a = self._scipy("cdf", _points(x, "cdf's x"))
+        return _like(d.cdf(a), x)
 
     def quantile(self, p):
         a = _points(p, "quantile's probability")
         if np.any((a < 0) | (a > 1)):
             raise LaminaError("ValueError", f"quantile of a distribution needs probabilities from 0 "
                               f"to 1, not {describe(p) if np.ndim(a) else format_number(float(a))}.")
-        d = self.scipy("quantile")
+        d, a = self._scipy("quantile", a)
         q = d.ppf(a)
         if self.spec.discrete:      # SciPy's ppf(0) is one below the support; R's is its least value
             q = np.where(a == 0, d.support()[0], q)
         return _like(q, p)
 
     def sample(self, shape: tuple, rng: np.random.Generator):
-        d = self.scipy("sample")
+        d, _ = self._scipy("sample")
+        tensor = [name for name, v in self.params if type(v) is not float]
+        if shape and tensor:
+            raise LaminaError("TypeError", f"sample of {self.describe()} draws one value for each element "
+                              f"of its parameter {tensor[0]}: sample(d) gives them, in {tensor[0]}'s shape; "
+                              f"a count or shape after d is for a distribution of numbers.")
         try:
             draws = d.rvs(size=shape if shape else None, random_state=rng)
         except (ValueError, OverflowError) as exc:      # e.g. NumPy's poisson caps lam near 1e19
@@ -207,10 +216,30 @@ def _plain_parameters(d: Distribution, what: str) -> None:
                               f"{name} is tracked: SciPy computes it and passes no gradient. logpdf and "
                               f"logpmf take tracked parameters (exp(logpdf(d, x)) is the density); pass "
                               f"detach({name}) to use its number as a constant.")
-        if type(value_of(v)) is not float:
-            raise LaminaError("TypeError", f"{what} of {d.family} needs numbers as parameters, but {name} is "
-                              f"{describe(v)}: a distribution with tensor parameters has logpdf and logpmf "
-                              f"(exp(logpdf(d, x)) is the density).")
+
+
+def _float_array(v):
+    """A parameter as SciPy takes it: a number, or a float64 array."""
+    v = value_of(v)
+    return v if type(v) is float else np.asarray(v, dtype=np.float64)
+
+
+def _broadcast(values: list, what: str, names: list) -> list:
+    """values (numbers and arrays) reshaped so that NumPy broadcasts them as the operators do, or
+    the ShapeError naming the parameters whose shapes do not meet."""
+    shapes = [np.shape(v) for v in values]
+    if len({s for s in shapes if s}) <= 1:
+        return values
+    whole = 0.0
+    try:
+        for v in values:
+            a, b, _, _ = align(whole, v, "of parameters")
+            whole = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)))
+        return [align(v, whole, "of parameters")[0] for v in values]
+    except (LaminaError, ValueError):
+        given = "; ".join(f"{n}: {shape_str(s)}" for n, v, s in zip(names, values, shapes) if s)
+        raise LaminaError("ShapeError", f"{what}: the parameters and x need shapes that broadcast as the "
+                          f"operators broadcast, but got {given}.") from None
 
 
 def make(family: str, given: dict) -> Distribution:

@@ -141,6 +141,26 @@ def _poisson_start(y, wt, fn, link):
     return y + 0.1
 
 
+def _no_aic(y, mu, wt, dev):
+    """A quasi family has no likelihood, so no AIC (R's quasi families give NA)."""
+    return float("nan")
+
+
+def _quasipoisson_start(y, wt, fn, link):
+    if (y < 0).any():
+        raise LaminaError("ValueError", f"{fn}'s quasipoisson response must be at least 0, but holds "
+                          f"{y[y < 0][0]:g}.")
+    return y + 0.1
+
+
+def _quasibinomial_start(y, wt, fn, link):
+    if ((y < 0) | (y > 1)).any():
+        bad = y[(y < 0) | (y > 1)][0]
+        raise LaminaError("ValueError", f"{fn}'s quasibinomial response must lie in [0, 1] (proportions, "
+                          f"with the trials as weights), but holds {bad:g}.")
+    return (wt * y + 0.5) / (wt + 1)
+
+
 def _gaussian_aic(y, mu, wt, dev):
     n = y.size
     return n * (np.log(2 * np.pi * dev / n) + 1) + 2 - np.sum(np.log(wt))
@@ -182,11 +202,16 @@ def _positive(mu):
     return bool(np.isfinite(mu).all() and (mu > 0).all())
 
 
+def _probability(mu):
+    return bool(np.isfinite(mu).all() and ((mu > 0) & (mu < 1)).all())
+
+
+BINOMIAL_LINKS = ("logit", "probit", "cauchit", "log", "cloglog")
+POISSON_LINKS = ("log", "identity", "sqrt")
 FAMILIES = {
-    "binomial": Family("binomial", "binomial", ("logit", "probit", "cauchit", "log", "cloglog"),
-                       lambda mu: mu * (1 - mu), _binomial_deviance, _binomial_aic, _binomial_start,
-                       lambda mu: bool(np.isfinite(mu).all() and ((mu > 0) & (mu < 1)).all()), True),
-    "poisson": Family("poisson", "poisson", ("log", "identity", "sqrt"), lambda mu: mu,
+    "binomial": Family("binomial", "binomial", BINOMIAL_LINKS, lambda mu: mu * (1 - mu), _binomial_deviance,
+                       _binomial_aic, _binomial_start, _probability, True),
+    "poisson": Family("poisson", "poisson", POISSON_LINKS, lambda mu: mu,
                       _poisson_deviance, _poisson_aic, _poisson_start, _positive, True),
     "gaussian": Family("gaussian", "gaussian", ("identity", "log", "inverse"), np.ones_like,
                        lambda y, mu, wt: wt * (y - mu) ** 2, _gaussian_aic, _gaussian_start,
@@ -196,6 +221,13 @@ FAMILIES = {
     "inverse_gaussian": Family("inverse_gaussian", "inverse.gaussian", ("1/mu^2", "inverse", "identity", "log"),
                                lambda mu: mu ** 3, lambda y, mu, wt: wt * (y - mu) ** 2 / (y * mu ** 2),
                                _inverse_gaussian_aic, _positive_start("inverse_gaussian"), lambda mu: True, False),
+    # binomial's and poisson's means, variances and deviances with the dispersion estimated (R's
+    # quasibinomial and quasipoisson): the same coefficients, standard errors scaled by
+    # sqrt(dispersion), t values, no likelihood (AIC NA); the response need not be whole counts
+    "quasibinomial": Family("quasibinomial", "quasibinomial", BINOMIAL_LINKS, lambda mu: mu * (1 - mu),
+                            _binomial_deviance, _no_aic, _quasibinomial_start, _probability, False),
+    "quasipoisson": Family("quasipoisson", "quasipoisson", POISSON_LINKS, lambda mu: mu,
+                           _poisson_deviance, _no_aic, _quasipoisson_start, _positive, False),
 }
 
 

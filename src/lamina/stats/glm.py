@@ -11,7 +11,7 @@ iterations, counting them as R's "Number of Fisher Scoring iterations". It start
 family's starting means (R's initialize: (w y + 0.5) / (w + 1) for binomial, y + 0.1 for
 poisson, y otherwise).
 
-As R's summary.glm: the dispersion phi is 1 for binomial and poisson and otherwise the Pearson
+As R's summary.glm: the dispersion phi is 1 for binomial and poisson (not their quasi forms) and otherwise the Pearson
 statistic sum(W r^2) / (n - p) with the working residuals r = (y - mu) / mu'(eta); the
 coefficients' covariance phi (X'WX)^-1 with the weights of the last iteration; z (or t, when phi
 is estimated) = b / se, its p-value from the normal (or Student's t on n - p degrees of freedom).
@@ -106,7 +106,7 @@ class GeneralizedLinearModel(CoefficientReport, LibObject):
                 f"(Dispersion parameter for {fam.r_name} family taken to be {joint([self.dispersion], 7)[0]})", "",
                 f"    Null deviance: {deviances[0]:>{dev_width}}  on {dfs[0]:>{width}}  degrees of freedom",
                 f"Residual deviance: {deviances[1]:>{dev_width}}  on {dfs[1]:>{width}}  degrees of freedom",
-                f"AIC: {joint([self.aic], 5)[0]}", "",
+                f"AIC: {joint([self.aic], 5)[0] if np.isfinite(self.aic) else 'NA'}", "",
                 f"Number of Fisher Scoring iterations: {self.iterations}"]
         if self.separation not in ("", "none"):
             foot += ["", SEPARATED[self.separation] + ": the maximum-likelihood estimate does not exist, "
