@@ -280,17 +280,24 @@ def map_(xs, f):
                  Shape("filter(t, row -> ...)", "table, function of a row record", "table",
                        "The rows of a table for which keep returns true."),
                  Shape("filter(X, row -> ...)", "matrix, function of a row vector", "matrix",
-                       "The rows of a matrix for which keep returns true.")],
+                       "The rows of a matrix for which keep returns true."),
+                 Shape("filter(t, t.x > 0)", "table (vector, matrix, list), logical vector", "the same",
+                       "The rows (elements) where the logical vector is true, as t[t.x > 0, :].")],
          summary="Keeps the elements of a vector or list, or the rows of a table or matrix, for "
                  "which a function returns true.",
          examples=['print(filter([1, -2, 3], x -> x > 0))',
                    't = table({city = ["Oslo", "Rome", "Lima"], temp = [4.5, 15.2, 19.1]})\n'
                    'print(filter(t, row -> row.temp > 10 and row.city != "Lima"))',
-                   'print(filter([1, 2; -3, 4; 5, -6], row -> all(row > 0) or row[0] > 4))'],
+                   'print(filter([1, 2; -3, 4; 5, -6], row -> all(row > 0) or row[0] > 4))',
+                   't = table({city = ["Oslo", "Rome", "Lima"], temp = [4.5, 15.2, 19.1]})\n'
+                   'print(filter(t, t.temp > 10))'],
          notes="The function must return a bool (or a number, nonzero meaning true). It sees each "
                "element's number; for a table each row as a record whose fields are the columns "
                "(row.temp a number, row.city a string), and for a matrix each row as a vector. A "
-               "table or matrix keeps its columns, even when no row is kept. Differentiable: the "
+               "table or matrix keeps its columns, even when no row is kept. In place of the function a "
+               "logical vector of one true or false per element (row) keeps those where it is true, "
+               "as dplyr's filter(t, x > 0) and t[t.x > 0, :] do, without a call per row; a NaN "
+               "compared gives false, so its row goes. Differentiable: the "
                "kept elements (or rows) of a tracked vector (or matrix) pass their gradients "
                "through, the others get none.",
          grad=[GradCase(((6,), Const(lambda x: x > 0))),
@@ -298,6 +305,11 @@ def map_(xs, f):
 def filter_(xs, keep):
     from ..stats.table import Table
     from ..stats.tableops import filter_rows
+    mask = value_of(keep)
+    if isinstance(mask, list) and mask and all(type(b) is bool for b in mask):
+        mask = np.array(mask, dtype=bool)          # [true, false, ...] is a list
+    if isinstance(mask, np.ndarray) and mask.dtype == np.bool_:
+        return _filter_by_mask(xs, mask)
     keep = _callable(keep, "filter's function", "filter")
     v = value_of(xs)
     if isinstance(v, np.ndarray) and v.ndim == 1:
@@ -309,6 +321,30 @@ def filter_(xs, keep):
     if isinstance(xs, Table):
         return filter_rows(xs, keep, call=call, truth=truth)
     return [x for x in _items(xs, "filter") if truth(call(keep, (x,)))]
+
+
+def _filter_by_mask(xs, mask: np.ndarray):
+    """filter(t, t.x > 0): the elements, or rows, where a logical vector of one per element is true."""
+    from ..stats.table import Table
+    v = value_of(xs)
+    if isinstance(xs, Table):
+        n, what = xs.nrows, "rows"
+    elif isinstance(v, np.ndarray) and v.ndim in (1, 2):
+        n, what = v.shape[0], "elements" if v.ndim == 1 else "rows"
+    elif isinstance(xs, list):
+        n, what = len(xs), "elements"
+    else:
+        raise LaminaError("TypeError", f"filter with a logical vector keeps the elements of a vector or "
+                          f"list, or the rows of a matrix or table, not of {describe(xs)}.")
+    if mask.ndim != 1 or mask.size != n:
+        raise LaminaError("ShapeError", f"filter's logical vector needs one true or false for each of the "
+                          f"{n} {what}, but is {describe(mask)}.")
+    kept = np.flatnonzero(mask)
+    if isinstance(xs, Table):
+        return xs.take(kept)
+    if isinstance(xs, list):
+        return [xs[i] for i in kept]
+    return shaping.take(xs, kept)
 
 
 @builtin("assert", any_rank="items", tracked="constant", category=CORE,

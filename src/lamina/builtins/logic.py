@@ -70,7 +70,7 @@ def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes:
     def test(x):
         if type(x) is float:
             return number(x)
-        found = cells(x) if cells is not None and isinstance(x, LibObject) else None
+        found = cells(x) if cells is not None and isinstance(x, (LibObject, list)) else None
         if found is not None:
             return found
         v = value_of(numeric_or_tracked(x, f"{name}'s argument"))
@@ -81,8 +81,14 @@ def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes:
 
 
 def _missing_cells(x):
-    """isnan of dates or a category: where a cell is missing (a bool for one date); None for any
-    other value. (Imported here: isnan of numbers never loads Arrow.)"""
+    """isnan of dates, a category or a list of strings (a text column): where a cell is missing (a
+    bool for one date); None for any other value. (Imported here: isnan of numbers never loads
+    Arrow.)"""
+    if isinstance(x, list):
+        if not x or not all(isinstance(s, str) for s in x):
+            return None
+        from ..stats.columns import MISSING_WORDS
+        return np.array([s in MISSING_WORDS for s in x], dtype=bool)
     from ..stats.categories import Categorical
     from ..stats.dates import Dates
     if not isinstance(x, (Categorical, Dates)):
@@ -96,7 +102,10 @@ isnan = _test("isnan", "Whether x is NaN (not a number).",
               "NaN is the only value not equal to itself, so x == NaN is always false; ask isnan(x). "
               "A number gives a bool, a tensor a logical tensor of its shape: sum(isnan(v)) counts the "
               "missing values and v[isnan(v)] = 0 fills them. Of a vector of dates or a category "
-              "(a table's column) it is true where a cell is missing (NA), as for a numeric column.",
+              "(a table's column) it is true where a cell is missing (NA), as for a numeric column; of a "
+              "list of strings (a text column, whose missing cells read back as \"\") where a string "
+              "is one a table holds as missing: empty, NA, N/A, n/a, NaN, nan, null or NULL, as "
+              "drop_missing decides.",
               np.isnan, math.isnan, ["isnan(p)", "isnan(p[0])"], cells=_missing_cells)
 isinf = _test("isinf", "Whether x is Inf or -Inf.", "print(isinf([1 / 0, -1 / 0, 0 / 0, 1]))",
               "NaN is not infinite. A number gives a bool, a tensor a logical tensor of its shape.", np.isinf,

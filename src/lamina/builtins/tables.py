@@ -153,7 +153,10 @@ def aggregate(g, f=None, /, columns=None, **named):
          notes="The groups come in their sorted order, as in aggregate; the count column is n (n_ when "
                "a key column is named n). Inside aggregate's named results, n = count adds the same "
                "column beside others.")
-def count(g):
+def count(g=None):
+    if g is None:               # dplyr's n() and pandas' size() take nothing; count needs its groups
+        raise LaminaError("TypeError", "count needs a grouped table: count(group_by(t, \"key\")). Inside "
+                          "aggregate, name the function without calling it: aggregate(g, n = count).")
     return GR.count(g)
 
 
