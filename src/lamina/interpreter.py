@@ -15,13 +15,14 @@ import warnings
 from functools import partial
 
 from .autodiff.handed import thawed
+from .builtins.index import ELSEWHERE as ELSEWHERE_NAMES
 from .builtins.registry import MODULES, load_all, spec_of
 from .errors import LaminaError, Source, Span
 from .files import EVERYTHING, Permissions, using
 from .lang import compiler, modules, runtime
 from .lang.parser import parse
 from .lang.pyerrors import current_span, to_lamina_error
-from .lang.scope import BUILTIN_NAMES, CONSTANTS, LOADER, MANGLE, Host, Scope, builtins_of, mangle
+from .lang.scope import BUILTIN_NAMES, CONSTANTS, ELSEWHERE, LOADER, MANGLE, Host, Scope, builtins_of, mangle
 from .warnings import set_locator
 
 set_locator(current_span)    # a warning names the Lamina line that caused it
@@ -75,6 +76,7 @@ class Interpreter:
         builtins["_import"] = self.import_module
         builtins[LOADER] = self.load_builtins
         builtins[BUILTIN_NAMES] = MODULES.keys()
+        builtins[ELSEWHERE] = ELSEWHERE_NAMES
 
     def load_builtins(self, keys=None) -> None:
         """Put the builtins of these mangled names (None: every builtin) into the program's

@@ -120,7 +120,8 @@ def unsqueeze(x, k):
     return shaping.unsqueeze(numeric_or_tracked(x, "unsqueeze's argument"), as_int(k, "unsqueeze's position"))
 
 
-@builtin("cat", pure="a value", twice=True, category=CATEGORY, any_rank=True,
+@builtin("cat", elsewhere={"concatenate": "NumPy"},
+         pure="a value", twice=True, category=CATEGORY, any_rank=True,
          shapes=[Shape("cat(a, b, ..., axis = k)", "tensors of one rank", "tensor",
                        "Joined along axis k (0 when not given); the other sizes must agree."),
                  Shape("cat(list, axis = k)", "list of tensors", "tensor", "The items of the list, joined.")],

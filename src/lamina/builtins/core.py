@@ -28,7 +28,8 @@ from .registry import Const, GradCase, Shape, builtin
 CORE = "Core"
 
 
-@builtin("print", any_rank="items", tracked="constant", category=CORE,
+@builtin("print", elsewhere={"disp": "MATLAB", "println": "Julia"},
+         any_rank="items", tracked="constant", category=CORE,
          probes=["print(p, q)"],
          shapes=[Shape("print(a, b, ...)", "any values", "no output",
                        "Writes the values joined by one space, then a newline.")],
@@ -99,7 +100,8 @@ def print_options(digits=None, limit=None, width=None):
     return Record({"digits": float(before.digits), "limit": float(before.limit), "width": float(before.width)})
 
 
-@builtin("length", any_rank="items", pure="a number", tracked="constant", category=CORE,
+@builtin("length", elsewhere={"numel": "MATLAB", "len": "Python"},
+         any_rank="items", pure="a number", tracked="constant", category=CORE,
          probes=["length(p)"],
          shapes=[Shape("length(x)", "tensor, list or string", "number",
                        "The number of elements, items or characters.")],
@@ -252,7 +254,8 @@ def _items(xs, fn: str) -> list:
     return for_each(xs)
 
 
-@builtin("map", any_rank="items", category=CORE,
+@builtin("map", elsewhere={"sapply": "R", "lapply": "R"},
+         any_rank="items", category=CORE,
          shapes=[Shape("map(xs, f)", "vector or list, function", "vector or list",
                        "f applied to each element; numbers back give a vector."),
                  Shape("map(r, f)", "record, function", "record",

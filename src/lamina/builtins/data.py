@@ -63,7 +63,8 @@ def read_csv(path, sep=",", text=None, na=None, types=None, columns=None):
     return DT.read_csv(path, sep=sep, text=text, na=na, types=types, columns=columns)
 
 
-@builtin("write_csv", tracked="constant", category=CATEGORY,
+@builtin("write_csv", elsewhere={"to_csv": "pandas"},
+         tracked="constant", category=CATEGORY,
          probes=['write_csv(q, "probe.csv")'],
          shapes=[Shape("write_csv(t, path)", "table, file path", "no output", "Writes the table with a header line."),
                  Shape("write_csv(r, path)", "record of columns, path", "no output", "Each field a column."),
@@ -88,7 +89,8 @@ def write_csv(x, path, names=None):
     DT.write_csv(x, path=path, names=names)
 
 
-@builtin("table", pure="a table", tracked="refuses", category=CATEGORY,
+@builtin("table", elsewhere={"DataFrame": "pandas", "tibble": "R", "data_frame": "R"},
+         pure="a table", tracked="refuses", category=CATEGORY,
          probes=["table(q)"],
          shapes=[Shape("table(r)", "record of columns", "table", "Each field a column (vector or list of strings)."),
                  Shape("table(X, names)", "matrix, list of names", "table", "A matrix's columns, named.")],
@@ -115,7 +117,8 @@ def as_matrix(t, names=None):
     return DT.as_matrix(t, names=names)
 
 
-@builtin("columns", pure="a list of strings", tracked="constant", category=CATEGORY,
+@builtin("columns", elsewhere={"colnames": "R"},
+         pure="a list of strings", tracked="constant", category=CATEGORY,
          probes="takes a table",
          shapes=[Shape("columns(t)", "table", "list of strings", "The column names, in order.")],
          summary="The names of a table's columns.",
@@ -125,7 +128,8 @@ def columns(t):
     return as_table(t, "columns's argument").names
 
 
-@builtin("nrows", pure="a number", tracked="constant", category=CATEGORY,
+@builtin("nrows", elsewhere={"nrow": "R"},
+         pure="a number", tracked="constant", category=CATEGORY,
          probes="takes a table",
          shapes=[Shape("nrows(t)", "table", "number", "How many rows the table has.")],
          summary="The number of rows of a table.",
@@ -205,7 +209,8 @@ def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True):
     return DT.train_test_split(X, Y=Y, test=test, seed=seed, shuffle=shuffle, rng=generator())
 
 
-@builtin("standardize", pure="a new standardized copy", category=CATEGORY,
+@builtin("standardize", elsewhere={"scale": "R"},
+         pure="a new standardized copy", category=CATEGORY,
          shapes=[Shape("standardize(X)", "n x k matrix (or vector)", "same shape",
                        "Each column shifted to mean 0 and scaled to standard deviation 1."),
                  Shape("standardize(X, like = X_train)", "matrix, matrix with the same columns", "same shape",

@@ -215,7 +215,8 @@ def cdf(d, x):
     return Dist.as_distribution(d, "cdf's first argument").cdf(x)
 
 
-@builtin("sample", tracked="constant", category=CATEGORY,
+@builtin("sample", elsewhere={"rpois": "R", "rbinom": "R"},
+         tracked="constant", category=CATEGORY,
          probes="takes a distribution (whose sample refuses tracked parameters) and counts",
          shapes=[Shape("sample(d)", "distribution", "number or tensor",
                        "One random draw (one from each element, for tensor parameters)."),

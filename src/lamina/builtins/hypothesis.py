@@ -20,7 +20,8 @@ SIDES = ("alternative = \"less\" or \"greater\" makes the test one-sided (the in
          "one infinite end); conf_level sets the interval's level (0.95 by default).")
 
 
-@builtin("t_test", pure="a test result", tracked="refuses", category=CATEGORY,
+@builtin("t_test", elsewhere={"ttest_ind": "SciPy"},
+         pure="a test result", tracked="refuses", category=CATEGORY,
          probes=["t_test(p)", "t_test([1, 2, 3], p)", "t_test(c, mu = p[0])"],
          float64_results=(FLOAT64_STATISTICS, ("result",)),
          shapes=[Shape("t_test(x)", "vector", "test result", "One sample: is the mean 0 (or mu = m)?"),

@@ -14,7 +14,8 @@ POINT = ("x0 is a number, a tensor, or a record or list of them (any depth); f i
          "value of x0's structure, and the solution x has it too.")
 
 
-@builtin("minimize", pure="a record", tracked="constant", any_rank=True, category="Optimizers & training",
+@builtin("minimize", elsewhere={"optim": "R", "fminsearch": "MATLAB"},
+         pure="a record", tracked="constant", any_rank=True, category="Optimizers & training",
          probes=["minimize(x -> sum((x - p) .^ 2), [0.0, 0.0, 0.0, 0.0])"],
          float32_probes=["minimize(x -> sum((x - p) .^ 2), float32([0.0, 0.0, 0.0, 0.0]))"],
          shapes=[Shape("minimize(f, x0)", "function returning a number, starting point",

@@ -61,8 +61,10 @@ def all_(x, axis=None):
     return _truth_reduce(x, axis, np.all, "all")
 
 
-def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes: list[str], cells=None):
-    @builtin(name, pure="true or false, or a logical tensor", any_rank=True, tracked="constant", probes=probes, category=CATEGORY,
+def _test(name: str, meaning: str, example: str, notes: str, fn, number, probes: list[str], cells=None,
+          elsewhere=None):
+    @builtin(name, pure="true or false, or a logical tensor", any_rank=True, tracked="constant", probes=probes,
+             category=CATEGORY, elsewhere=elsewhere,
              shapes=[Shape(f"{name}(x)", "number or tensor", "bool, or a logical tensor", meaning)],
              summary=f"{meaning} Elementwise on a tensor, giving a logical tensor (a mask) like a comparison.",
              examples=[example],
@@ -106,7 +108,8 @@ isnan = _test("isnan", "Whether x is NaN (not a number).",
               "list of strings (a text column, whose missing cells read back as \"\") where a string "
               "is one a table holds as missing: empty, NA, N/A, n/a, NaN, nan, null or NULL, as "
               "drop_missing decides.",
-              np.isnan, math.isnan, ["isnan(p)", "isnan(p[0])"], cells=_missing_cells)
+              np.isnan, math.isnan, ["isnan(p)", "isnan(p[0])"], cells=_missing_cells,
+              elsewhere={"isna": "pandas", "isnull": "pandas"})
 isinf = _test("isinf", "Whether x is Inf or -Inf.", "print(isinf([1 / 0, -1 / 0, 0 / 0, 1]))",
               "NaN is not infinite. A number gives a bool, a tensor a logical tensor of its shape.", np.isinf,
               math.isinf, ["isinf(q)"])

@@ -177,7 +177,8 @@ def _reduction(name: str, what: str, example: str, notes: str):
                 notes=f"{notes} {ORIENTATION} {SKIPNAN}")
 
 
-@builtin("sum", pure="a value", any_rank=True, twice=True, **_reduction("sum", "The sum", "m = [1, 3; 2, 2]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))\n"
+@builtin("sum", elsewhere={"colSums": "R", "rowSums": "R"},
+         pure="a value", any_rank=True, twice=True, **_reduction("sum", "The sum", "m = [1, 3; 2, 2]\nprint(sum(m), sum(m, 0), sum(m, axis = 1))\n"
                              "print(m ./ sum(m, axis = 1), sum([1, NaN, 2], skipnan = true))",
                              "A matrix is summed over all elements unless an axis is given. The "
                              "gradient of a sum is 1 for every element it added; with skipnan a slice "
@@ -186,7 +187,8 @@ def sum_(x, axis=None, *, skipnan=False):
     return R.sum(numeric_or_tracked(x, "sum\'s argument"), axes_arg(axis, "sum"), _skip(skipnan, "sum"))
 
 
-@builtin("mean", pure="a value", any_rank=True, twice=True, **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
+@builtin("mean", elsewhere={"colMeans": "R", "rowMeans": "R"},
+         pure="a value", any_rank=True, twice=True, **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
                               "print(m - mean(m, axis = 0), mean([1, NaN, 3], skipnan = true))",
                               "The sum divided by the count; the mean of an empty tensor is NaN, and "
                               "so is the mean of a slice of NaNs only with skipnan."),
@@ -316,7 +318,8 @@ def mod(a, b):
     return ops.mod(*operands((a, "mod\'s first argument"), (b, "mod\'s second argument")))
 
 
-@builtin("clamp", pure="a value", any_rank=True, twice=True, category=CATEGORY,
+@builtin("clamp", elsewhere={"clip": "NumPy"},
+         pure="a value", any_rank=True, twice=True, category=CATEGORY,
          shapes=[Shape("clamp(x, lo, hi)", "number or tensor, two bounds", "shape of x",
                        "Each element of x limited to [lo, hi].")],
          summary="Limits each element to the interval [lo, hi]: values below lo become lo, above hi "

@@ -21,7 +21,8 @@ ONE_FIT = ("fit is what linreg or glm returned (a logistic regression from logre
            "\"y ~ x\", family = \"binomial\") for these).")
 
 
-@builtin("anova", pure="an anova table", tracked="refuses", category=CATEGORY, probes=FITS,
+@builtin("anova", elsewhere={"aov": "R"},
+         pure="an anova table", tracked="refuses", category=CATEGORY, probes=FITS,
          shapes=[Shape("anova(small, big)", "two fitted models, one nested in the other", "anova table",
                        "Does the larger model fit better? F test (linear models) or deviance test (GLMs)."),
                  Shape("anova(m1, m2, m3)", "nested models", "anova table", "Each against the one before."),

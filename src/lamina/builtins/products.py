@@ -11,7 +11,8 @@ from .registry import Const, GradCase, Shape, builtin
 CATEGORY = "Linear algebra"
 
 
-@builtin("matmul", twice=True, pure="a value", category=CATEGORY, any_rank=True,
+@builtin("matmul", elsewhere={"bmm": "PyTorch"},
+         twice=True, pure="a value", category=CATEGORY, any_rank=True,
          shapes=[Shape("matmul(A, B)", "matrices", "matrix", "The matrix product, as A * B."),
                  Shape("matmul(A, B)", "arrays ... x m x k and ... x k x n", "array",
                        "One matrix product per batch item; the leading axes are the batch, "

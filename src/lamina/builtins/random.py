@@ -28,7 +28,8 @@ def _draw(shape: tuple, draw, dtype: str, name: str, below_one: bool = False):
     return out
 
 
-@builtin("seed", tracked="constant", category=RANDOM,
+@builtin("seed", elsewhere={"manual_seed": "PyTorch"},
+         tracked="constant", category=RANDOM,
          probes="its arguments are sizes and counts",
          shapes=[Shape("seed(n)", "whole number", "no output", "Resets the global generator.")],
          summary="Seeds the one global random generator, so that random results repeat.",
@@ -60,7 +61,8 @@ def _draw_doc(name: str, what: str, summary: str, example: str) -> dict:
               f"vector (MATLAB takes both); the empty vector (size of a number) gives one number.")
 
 
-@builtin("rand", **_draw_doc("rand", "uniform", "Draws uniform random numbers in [0, 1) from the "
+@builtin("rand", elsewhere={"runif": "R"},
+         **_draw_doc("rand", "uniform", "Draws uniform random numbers in [0, 1) from the "
                              "global generator.",
                              'seed(1)\nx = rand(2, 3)\nprint(size(x))\nprint(all(x >= 0) and all(x < 1))\n'
                              'print(size(rand(2, 3, 4)))'))
@@ -68,7 +70,8 @@ def rand(*dims, dtype="float64"):
     return _draw(_dims(dims, "rand"), generator().random, dtype, "rand", below_one=True)
 
 
-@builtin("randn", **_draw_doc("randn", "standard normal", "Draws standard normal random numbers (mean "
+@builtin("randn", elsewhere={"rnorm": "R"},
+         **_draw_doc("randn", "standard normal", "Draws standard normal random numbers (mean "
                               "0, variance 1) from the global generator.",
                               'seed(1)\nz = randn(1000)\nprint(abs(mean(z)) < 0.1)\n'
                               'print(size(randn(size(zeros(2, 3, 4)))))'))

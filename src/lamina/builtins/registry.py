@@ -1,6 +1,7 @@
 """The one builtin registry: every builtin is a decorated Python function.
 
-    @builtin("sum", pure="a value", category="Core",
+    @builtin("sum", elsewhere={"colSums": "R", "rowSums": "R"},
+         pure="a value", category="Core",
              shapes=[Shape("sum(x)", "tensor", "number", "Adds every element."),
                      Shape("sum(x, axis)", "matrix, axis", "vector", "Adds along an axis.")],
              summary="Adds up the elements of a tensor.",
@@ -88,7 +89,7 @@ class BuiltinSpec(Fields):
                  tracked: str = "differentiable", pure: str | None = None,
                  probes: list[str] | str | None = None, float32_probes: list[str] | None = None,
                  float64_results: tuple[str, tuple[str, ...]] | None = None, any_rank: bool | str = False,
-                 twice: bool = False):
+                 twice: bool = False, elsewhere: dict[str, str] | None = None):
         self.name, self.fn, self.category, self.shapes = name, fn, category, shapes
         self.summary, self.examples, self.notes = summary, examples, notes
         self.grad = grad            # None: not differentiable
@@ -100,6 +101,7 @@ class BuiltinSpec(Fields):
         self.float64_results = float64_results      # (reason, result paths) that stay float64
         self.any_rank = any_rank    # takes tensors of rank 3 and more (otherwise rank_gate refuses them)
         self.twice = twice          # differentiable twice: its gradient can be kept (grad's keep)
+        self.elsewhere = dict(elsewhere or {})      # its names in other languages: {"lm": "R"}
 
     @property
     def differentiable(self) -> bool:
@@ -113,10 +115,11 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
             examples: list[str], notes: str, grad: list[GradCase] | None = None, scoped: bool = False,
             tracked: str | None = None, pure: str | None = None, probes: list[str] | str | None = None,
             float32_probes: list[str] | None = None, float64_results: tuple[str, tuple[str, ...]] | None = None,
-            any_rank: bool | str = False, twice: bool = False):
+            any_rank: bool | str = False, twice: bool = False, elsewhere: dict[str, str] | None = None):
     """Register `fn` as the Lamina builtin `name` (behind `rank_gate` unless `any_rank`). `twice`:
     differentiable twice (its VJPs are second-order, autodiff/tape.py), checked by the
-    second-order gradient check over its GradCases."""
+    second-order gradient check over its GradCases. `elsewhere`: what other languages call it
+    ({"lm": "R"}), which the NameError of such a name and the builtin's page name."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r} for builtin {name!r}")
     if twice and grad is None:
@@ -140,7 +143,7 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
             fn = rank_gate(fn, name)
         REGISTRY[name] = BuiltinSpec(name, fn, category, list(shapes), summary,
                                      list(examples), notes, grad, scoped, tracked or "differentiable", pure,
-                                     probes, float32_probes, float64_results, any_rank, twice)
+                                     probes, float32_probes, float64_results, any_rank, twice, elsewhere)
         fn.__lamina_builtin__ = name
         fn.__lamina_pure__ = pure     # for the compiler, which reads the function, not the registry
         fn.__lamina_shapes__ = tuple(s.code for s in shapes)   # for messages about a bad call

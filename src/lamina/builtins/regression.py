@@ -86,7 +86,8 @@ def _with_reference(t: Table, names: list, X: np.ndarray, terms: list):
     return X, terms
 
 
-@builtin("linreg", pure="a value", tracked="refuses", category=CATEGORY,
+@builtin("linreg", elsewhere={"lm": "R"},
+         pure="a value", tracked="refuses", category=CATEGORY,
          probes=["linreg(q, p)", "linreg([0, 1; 1, 0; 1, 1; 0, 0], p)"],
          float64_results=(FLOAT64_STATISTICS, ("result",)),
          shapes=[Shape("linreg(X, y)", "n x k matrix (or vector), vector of n", "linear model",

@@ -137,7 +137,8 @@ def shuffle(xs):
     return _pick(xs, items, generator().permutation(len(items)))
 
 
-@builtin("permutation", tracked="constant", category=RANDOM,
+@builtin("permutation", elsewhere={"randperm": "MATLAB"},
+         tracked="constant", category=RANDOM,
          probes="its arguments are sizes and counts",
          shapes=[Shape("permutation(n)", "count", "vector", "0, 1, ..., n - 1 in a random order.")],
          summary="A random ordering of the indices 0 to n - 1.",

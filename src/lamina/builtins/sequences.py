@@ -63,7 +63,8 @@ def cumprod(x, axis=None, skipnan=False):
                      skipnan=flag(skipnan, "cumprod's skipnan"))
 
 
-@builtin("reverse", pure="a new reversed copy", category=CATEGORY, twice=True,
+@builtin("reverse", elsewhere={"rev": "R", "flip": "NumPy"},
+         pure="a new reversed copy", category=CATEGORY, twice=True,
          shapes=[Shape("reverse(v)", "vector, list or string", "the same kind", "The elements in reverse order."),
                  Shape("reverse(m)", "matrix", "matrix", "Row-major order reversed: both axes flipped."),
                  Shape("reverse(m, axis = k)", "matrix, 0 or 1", "matrix",

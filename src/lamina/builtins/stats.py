@@ -73,7 +73,8 @@ def var(x, axis=None, ddof=1.0, skipnan=False):
     return Mo.var(x, axis=axis, ddof=ddof, skipnan=skipnan)
 
 
-@builtin("std", pure="a value", any_rank=True, category=CATEGORY,
+@builtin("std", elsewhere={"sd": "R"},
+         pure="a value", any_rank=True, category=CATEGORY,
          shapes=_reduce_shapes("std", "sample standard deviation") +
          [Shape("std(x, ddof = 0)", "tensor, whole number", "number, row or column",
                 "The population standard deviation (divide by n).")],
@@ -151,7 +152,8 @@ def cov(x, y=None, ddof=1.0, skipnan=False):
     return Mo.cov(x, y=y, ddof=ddof, skipnan=skipnan)
 
 
-@builtin("corr", pure="a value", category=CATEGORY,
+@builtin("corr", elsewhere={"cor": "R", "corrcoef": "NumPy"},
+         pure="a value", category=CATEGORY,
          shapes=[Shape("corr(x, y)", "two vectors of length n", "number", "Pearson's correlation of x and y."),
                  Shape("corr(X)", "n x k matrix (rows are observations)", "k x k matrix",
                        "The correlation of every pair of columns.")],

@@ -18,7 +18,8 @@ TWICE = "A column named twice counts once, as in pandas."
 NEW_TABLE = "Every table operation returns a new table; the one it was given is unchanged."
 
 
-@builtin("drop_missing", pure="a new table or tensor", tracked="refuses", category=CATEGORY,
+@builtin("drop_missing", elsewhere={"dropna": "pandas"},
+         pure="a new table or tensor", tracked="refuses", category=CATEGORY,
          probes=["drop_missing(p)", "drop_missing(q)"],
          shapes=[Shape("drop_missing(t)", "table", "table", "The rows with no missing cell."),
                  Shape("drop_missing(t, [\"a\", \"b\"])", "table, column names", "table",
@@ -37,7 +38,8 @@ def drop_missing(x, columns=None):
     return TO.drop_missing(x, columns=columns)
 
 
-@builtin("with_column", pure="a new table", tracked="refuses", category=CATEGORY,
+@builtin("with_column", elsewhere={"mutate": "dplyr"},
+         pure="a new table", tracked="refuses", category=CATEGORY,
          probes=['with_column(table({a = [1, 2, 3, 4]}), "b", p)'],
          float64_results=("a table's number columns are float64", ("result",)),
          shapes=[Shape("with_column(t, \"name\", v)", "table, column name, vector or list of strings",
@@ -70,7 +72,8 @@ def drop_columns(t, names):
     return TO.drop_columns(t, names=names)
 
 
-@builtin("sort_rows", pure="a new table or matrix", tracked="refuses", category=CATEGORY,
+@builtin("sort_rows", elsewhere={"arrange": "dplyr", "sort_values": "pandas"},
+         pure="a new table or matrix", tracked="refuses", category=CATEGORY,
          probes=["sort_rows(q, 0)"],
          shapes=[Shape("sort_rows(t, \"col\")", "table, column name", "table", "Rows in increasing order of the column."),
                  Shape("sort_rows(t, [\"a\", \"b\"], descending = true)", "table, column names, bool", "table",
@@ -89,7 +92,8 @@ def sort_rows(x, by, descending=False):
     return TO.sort_rows(x, by=by, descending=descending)
 
 
-@builtin("group_by", pure="a value", tracked="constant", category=CATEGORY,
+@builtin("group_by", elsewhere={"groupby": "pandas"},
+         pure="a value", tracked="constant", category=CATEGORY,
          probes="takes a table and column names",
          shapes=[Shape("group_by(t, \"col\")", "table, column name", "grouped table",
                        "The rows divided into groups by the column's values."),
@@ -106,7 +110,8 @@ def group_by(t, by):
     return GR.group_by(t, by=by)
 
 
-@builtin("aggregate", pure="a table", tracked="constant", category=CATEGORY,
+@builtin("aggregate", elsewhere={"summarise": "dplyr", "summarize": "dplyr"},
+         pure="a table", tracked="constant", category=CATEGORY,
          probes="takes a grouped table and a function; a tracked result of the function is a TypeError",
          shapes=[Shape("aggregate(g, f)", "grouped table, function of a vector", "table",
                        "One row per group: the keys, then f of each other numeric column."),
@@ -160,7 +165,8 @@ def count(g=None):
     return GR.count(g)
 
 
-@builtin("merge", pure="a table", tracked="constant", category=CATEGORY,
+@builtin("merge", elsewhere={"left_join": "dplyr", "inner_join": "dplyr"},
+         pure="a table", tracked="constant", category=CATEGORY,
          probes="takes tables and column names",
          shapes=[Shape("merge(t1, t2, on = \"key\")", "two tables, a column both have", "table",
                        "The rows of t1 joined with the rows of t2 that share the key (an inner join)."),

@@ -72,7 +72,8 @@ def eye(n, *, dtype="float64"):
     return np.eye(_size(n, "The size given to eye"), dtype=shaping.dtype_of(dtype, "eye's dtype"))
 
 
-@builtin("size", pure="a value", tracked="constant", category=CATEGORY, any_rank=True,
+@builtin("size", elsewhere={"dim": "R", "shape": "NumPy"},
+         pure="a value", tracked="constant", category=CATEGORY, any_rank=True,
          probes=["size(q)", "size(q, -1)"],
          float64_results=(WHOLE_NUMBERS, ("result",)),
          shapes=[Shape("size(x)", "tensor", "vector", "All its dimensions: [n] for a vector, [m, n] for a "
@@ -96,7 +97,8 @@ def size(x, axis=None):
     return float(shape[k])
 
 
-@builtin("range", pure="a vector", tracked="refuses", category=CATEGORY,
+@builtin("range", elsewhere={"seq": "R", "arange": "NumPy"},
+         pure="a vector", tracked="refuses", category=CATEGORY,
          probes=["range(p[0])", "range(0, p[3], 0.5)"],
          float64_results=(WHOLE_NUMBERS, ("result",)),
          shapes=[Shape("range(n)", "count", "vector", "0, 1, ..., n-1."),
@@ -210,7 +212,8 @@ def pieces(args: tuple, name: str) -> list:
     return operands(*((p, f"{name}\'s argument") for p in args))
 
 
-@builtin("hcat", pure="a matrix", twice=True, category=CATEGORY,
+@builtin("hcat", elsewhere={"cbind": "R", "hstack": "NumPy", "horzcat": "MATLAB"},
+         pure="a matrix", twice=True, category=CATEGORY,
          shapes=[Shape("hcat(a, b, ...)", "tensors with equal row counts", "matrix",
                        "Side by side; a vector counts as a column."),
                  Shape("hcat(list)", "list of tensors", "matrix", "The items of the list, side by side.")],
@@ -225,7 +228,8 @@ def hcat(*args):
     return shaping.hcat(pieces(args, "hcat"))
 
 
-@builtin("vcat", pure="a value", twice=True, category=CATEGORY,
+@builtin("vcat", elsewhere={"rbind": "R", "vstack": "NumPy", "vertcat": "MATLAB"},
+         pure="a value", twice=True, category=CATEGORY,
          shapes=[Shape("vcat(u, v, ...)", "vectors or numbers", "vector", "One longer vector."),
                  Shape("vcat(A, B, ...)", "matrices with equal column counts", "matrix",
                        "Stacked top to bottom; a vector counts as a column."),
@@ -298,7 +302,8 @@ def argmin(x, axis=None, *, skipnan=False):
     return _arg_extreme(x, axis, skipnan, "argmin")
 
 
-@builtin("find", pure="a value", tracked="constant", category=CATEGORY,
+@builtin("find", elsewhere={"which": "R", "nonzero": "NumPy"},
+         pure="a value", tracked="constant", category=CATEGORY,
          probes=["find(p)", "find(q > 0)"],
          float64_results=(WHOLE_NUMBERS, ("result",)),
          shapes=[Shape("find(mask)", "logical vector (or a row or column)", "vector",

@@ -114,7 +114,8 @@ def join(items, sep=""):
         for x in for_each(items))
 
 
-@builtin("split", pure="a list of strings", tracked="constant", category=TEXT,
+@builtin("split", elsewhere={"strsplit": "R"},
+         pure="a list of strings", tracked="constant", category=TEXT,
          probes="takes text",
          shapes=[Shape("split(s)", "string", "list of strings", "The words of s: cut at runs of white space."),
                  Shape("split(s, sep)", "string, string", "list of strings", "Cuts s at each sep.")],
@@ -134,7 +135,8 @@ def split(s, sep=None):
     return s.split(sep)
 
 
-@builtin("upper", pure="a new string", tracked="constant", category=TEXT,
+@builtin("upper", elsewhere={"toupper": "R"},
+         pure="a new string", tracked="constant", category=TEXT,
          probes="takes text",
          shapes=[Shape("upper(s)", "string", "string", "Upper-case copy.")],
          summary="Returns the string in upper case.",
@@ -143,7 +145,8 @@ def upper(s):
     return as_str(s, "upper's argument").upper()
 
 
-@builtin("lower", pure="a new string", tracked="constant", category=TEXT,
+@builtin("lower", elsewhere={"tolower": "R"},
+         pure="a new string", tracked="constant", category=TEXT,
          probes="takes text",
          shapes=[Shape("lower(s)", "string", "string", "Lower-case copy.")],
          summary="Returns the string in lower case.",
@@ -174,7 +177,8 @@ def replace(s, old, new):
 _PLAIN = frozenset({str, float, bool, type(None), list, Record, np.ndarray})
 
 
-@builtin("contains", any_rank=True, pure="true or false", tracked="constant", category=TEXT,
+@builtin("contains", elsewhere={"grepl": "R"},
+         any_rank=True, pure="true or false", tracked="constant", category=TEXT,
          probes="takes text",
          shapes=[Shape("contains(s, part)", "string, string", "bool", "Whether part occurs in s."),
                  Shape("contains(xs, x)", "list, value", "bool", "Whether x is an item of the list."),

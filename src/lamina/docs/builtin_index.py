@@ -36,7 +36,25 @@ def index_source() -> str:
         lines.append("    ),")
     lines.append("}")
     lines.append("MODULES = {name: module for module, names in BY_MODULE.items() for name in names}")
+    lines.append("# A name other languages give a builtin: (the builtin, the language, its first call shape).")
+    lines.append("ELSEWHERE = {")
+    for foreign, (name, language, code) in sorted(elsewhere_names().items()):
+        lines.append(f"    {foreign!r}: ({name!r}, {language!r}, {code!r}),")
+    lines.append("}")
     return HEADER + "\n".join(lines) + "\n"
+
+
+def elsewhere_names() -> dict[str, tuple[str, str, str]]:
+    """Every builtin's names in other languages, each naming one builtin and none a builtin itself."""
+    specs = load_all()
+    found: dict[str, tuple[str, str, str]] = {}
+    for name, spec in specs.items():
+        for foreign, language in spec.elsewhere.items():
+            if foreign in specs or foreign in found:
+                taken = foreign if foreign in specs else found[foreign][0]
+                raise ValueError(f"builtin {name!r}: its name elsewhere {foreign!r} is already {taken!r}'s")
+            found[foreign] = (name, language, spec.shapes[0].code)
+    return found
 
 
 def main(argv: list[str]) -> int:

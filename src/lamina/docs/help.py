@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import difflib
 
+from ..builtins.index import ELSEWHERE
 from ..builtins.registry import CATEGORIES, load_all
 from ..errors import LaminaError
 from ..lang.modules import Module, function_help
+from ..lang.pyerrors import known_elsewhere
 from ..lang.runtime import is_user_function
 from ..values import describe
 
@@ -22,6 +24,8 @@ def help_text(name: str | None, run: bool = True) -> str:
             if names:
                 lines.append(f"- {category}: {', '.join(names)}")
         return "\n".join(lines)
+    if name not in registry and name in ELSEWHERE:      # help("lm"): linreg's page, saying so
+        return f"({known_elsewhere(name, ELSEWHERE)}.)\n\n" + help_text(ELSEWHERE[name][0], run)
     if name not in registry:
         close = difflib.get_close_matches(name, sorted(registry), n=4, cutoff=0.5)
         hint = f" Did you mean {', '.join(close)}?" if close else " help() lists every builtin."

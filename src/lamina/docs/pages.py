@@ -125,6 +125,9 @@ def page(spec: BuiltinSpec, strict: bool = True, figures: dict | None = None, ru
                 figures[image] = data
             lines += [f"![figure]({image})", ""]
     lines += ["## How it works", "", spec.notes, ""]
+    if spec.elsewhere:
+        known = ", ".join(f"`{foreign}` ({language})" for foreign, language in sorted(spec.elsewhere.items()))
+        lines += [f"Known elsewhere as {known}.", ""]
     lines += ["## Gradients", "", gradients_text(spec), ""]
     return "\n".join(lines)
 

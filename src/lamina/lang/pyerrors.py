@@ -17,7 +17,7 @@ from ..printing import function_name
 from ..values import GATE_CODE, Record, describe
 from . import ast as A
 from .compiler import BINDERS_KEY, TOP_LOOP, node_of
-from .scope import BUILTIN_NAMES, CODE_FILENAME, MANGLE, mangle, unmangle
+from .scope import BUILTIN_NAMES, CODE_FILENAME, ELSEWHERE, MANGLE, mangle, unmangle
 from .targets import argument_for, callee_name, is_target_list
 
 STACK_SHOWN = 12
@@ -322,11 +322,23 @@ def _suggest(name: str, exc: BaseException) -> str:
     under a memory limit the import itself would fail."""
     builtins = _innermost_frame(exc).f_globals.get("__builtins__", {})
     every_builtin = builtins.get(BUILTIN_NAMES, ()) if isinstance(builtins, dict) else ()
-    return did_you_mean(name, {unmangle(k) for k in _visible(exc) if k.startswith(MANGLE)} | set(every_builtin))
+    elsewhere = builtins.get(ELSEWHERE, {}) if isinstance(builtins, dict) else {}
+    return did_you_mean(name, {unmangle(k) for k in _visible(exc) if k.startswith(MANGLE)} | set(every_builtin),
+                        elsewhere)
 
 
-def did_you_mean(name: str, known) -> str:
-    """` Did you mean 'a' or 'b'?` for the names closest to a misspelt one, or ""."""
+def known_elsewhere(name: str, elsewhere: dict) -> str:
+    """"R's lm is linreg in Lamina", for a name of `elsewhere` (builtins/index.py's ELSEWHERE)."""
+    builtin, language, _ = elsewhere[name]
+    whose = language + ("'" if language.endswith("s") else "'s")
+    return f"{whose} {name} is {builtin} in Lamina"
+
+
+def did_you_mean(name: str, known, elsewhere: dict | None = None) -> str:
+    """` Did you mean 'a' or 'b'?` for the names closest to a misspelt one, or ""; for a name
+    another language gives a builtin (`elsewhere`, builtins/index.py's ELSEWHERE), that builtin."""
+    if elsewhere and name in elsewhere:
+        return f" {known_elsewhere(name, elsewhere)}: {elsewhere[name][2]}."
     close = difflib.get_close_matches(name, sorted(known), n=3)
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 

@@ -26,6 +26,8 @@ MANGLE = "L_"
 LOADER = "_load_builtins"
 # In a program's builtins: every builtin's name, loaded or not (for a NameError's suggestions).
 BUILTIN_NAMES = "_builtin_names"
+# In a program's builtins: what other languages call a builtin, {"lm": ("linreg", "R", shape)}.
+ELSEWHERE = "_elsewhere"
 
 # Names every program sees beside the builtins (docs/language.md "Constants"). They live with
 # the builtins, below a program's own variables, so `pi = 3` in a program shadows pi there.

@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass, field
 from functools import partial
 
+from ..builtins.index import ELSEWHERE
 from ..builtins.registry import load_all
 from ..errors import LaminaError, Source, Span
 from ..lang import ast as A
@@ -380,7 +381,7 @@ class _Walker:
         while scope is not None:
             known |= {n for n, d in scope.names.items() if d.bound}
             scope = scope.parent
-        return f"Undefined variable '{name}'.{did_you_mean(name, known - {name})}"
+        return f"Undefined variable '{name}'.{did_you_mean(name, known - {name}, ELSEWHERE)}"
 
     def too_early(self, scope: Scope, d: Definition, read: A.Node) -> bool:
         """Whether `read` (a name, or an update of its target) reads d before any statement of

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ..builtins.index import ELSEWHERE
 from ..builtins.registry import load_all
 from ..completion import MISSING, LiveNames
 from ..docs.help import help_for, help_text
@@ -49,7 +50,7 @@ def _missing_member(names: LiveNames, path: list[str]) -> None:
     fields): the fields r has, the names close to r."""
     known = {**{name: spec.fn for name, spec in load_all().items()}, **CONSTANTS, **names.variables()}
     if path[0] not in known:
-        raise LaminaError("NameError", f"Undefined variable '{path[0]}'.{did_you_mean(path[0], known)}")
+        raise LaminaError("NameError", f"Undefined variable '{path[0]}'.{did_you_mean(path[0], known, ELSEWHERE)}")
     value = known[path[0]]
     for name in path[1:]:
         value = field(value, name)        # raises at the field that is missing
