@@ -31,6 +31,7 @@ from ..values import LibObject, as_float, as_int, describe, format_number
 from ..warnings import warn
 from .args import matrix, same_rows, vector
 from .families import Family, Link
+from .leastsq import least_squares
 from .linreg import finite
 from .separation import separation
 from .summary import CoefficientReport, coefficient_table, joint
@@ -156,7 +157,7 @@ def fit(X: np.ndarray, y: np.ndarray, family: Family, link: Link, weights: np.nd
 
 def _irls(X, y, wt, offset, family: Family, link: Link, mu, max_iter: int, epsilon: float, fn: str) -> tuple:
     """R's glm.fit loop: (coef, eta, mu, deviance, last weights sqrt(W), iterations, converged,
-    (X'WX)^-1 at the last weights)."""
+    (X'WX)^-1 at the last weights, from the singular values and V' of X sqrt(W))."""
     eta = link.fun(mu)
     mu = link.inverse(eta)
     if not (link.valid_eta(eta) and family.valid_mu(mu)):
@@ -164,21 +165,25 @@ def _irls(X, y, wt, offset, family: Family, link: Link, mu, max_iter: int, epsil
                           f"family with the {link.name} link; try another link.")
     dev_old = float(np.sum(family.deviance_residuals(y, mu, wt)))
     coef_old = None
+    n, p = X.shape
+    X = np.asfortranarray(X)        # column by column, as each iteration's X w is written
     for iteration in range(1, max_iter + 1):
         slope = link.mu_eta(eta)
         z = eta - offset + (y - mu) / slope
         w = np.sqrt(wt * slope ** 2 / family.variance(mu))
-        Xw = X * w[:, None]
-        coef, _, rank, _ = np.linalg.lstsq(Xw, z * w, rcond=None)
+        weighted = np.empty((n, p + 1), order="F")         # [X w, z w], as LAPACK takes it
+        np.multiply(X, w[:, None], out=weighted[:, :p])
+        np.multiply(z, w, out=weighted[:, p])
+        coef, rank, sv, vt = least_squares(weighted)
         if rank < X.shape[1]:
             raise LaminaError("ValueError", f"{fn}'s predictors are collinear (the model matrix has rank "
                               f"{rank} < {X.shape[1]} columns): some column is a combination of others "
                               f"(or of the intercept); drop it.")
         coef, eta, mu, dev = _step(X, y, wt, offset, family, link, coef, coef_old, max_iter, fn)
         if abs(dev - dev_old) / (abs(dev) + 0.1) < epsilon:
-            return coef, eta, mu, dev, w, iteration, True, _inverse_gram(Xw)
+            return coef, eta, mu, dev, w, iteration, True, (vt.T / sv ** 2) @ vt
         dev_old, coef_old = dev, coef
-    return coef, eta, mu, dev, w, max_iter, False, _inverse_gram(Xw)
+    return coef, eta, mu, dev, w, max_iter, False, (vt.T / sv ** 2) @ vt
 
 
 def _step(X, y, wt, offset, family, link, coef, coef_old, max_iter, fn) -> tuple:
@@ -197,11 +202,6 @@ def _step(X, y, wt, offset, family, link, coef, coef_old, max_iter, fn) -> tuple
         coef = (coef + coef_old) / 2
     raise LaminaError("ValueError", f"{fn} could not find valid coefficients by halving its step "
                       f"with the {link.name} link; try another link.")
-
-
-def _inverse_gram(Xw: np.ndarray) -> np.ndarray:
-    _, sv, vt = np.linalg.svd(Xw, full_matrices=False)
-    return (vt.T / sv ** 2) @ vt
 
 
 def _null_deviance(y, wt, offset, family, link, intercept, mu, max_iter, epsilon, fn) -> float:

@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import LaminaError
 from ..values import LibObject, as_str, describe
 from .args import flag, matrix, no_nan, vector
+from .leastsq import least_squares
 from .moments import power_scale
 
 FIELDS = ("coef", "se", "t", "p", "terms", "intercept", "weights", "r2", "adj_r2", "sigma",
@@ -107,18 +108,20 @@ def fit(X, y, intercept=True, names=None, response="y", formula=None) -> LinearM
     # In units of a power of 2 per column (and for y), exact to divide by: the rank test does not
     # mistake a column of large or small numbers for a zero one, and no square underflows or overflows.
     cols, unit = power_scale(design, axis=0)[0], float(power_scale(b))
-    scaled = design / cols
-    coef, _, rank, _ = np.linalg.lstsq(scaled, b / unit, rcond=None)
+    scaled = np.empty((n, p + 1), order="F")        # [design / cols, b / unit], as LAPACK takes it
+    np.divide(design, cols, out=scaled[:, :p])
+    np.divide(b, unit, out=scaled[:, p])
+    coef, rank, sv, vt = least_squares(scaled)
+    del scaled
     if rank < p:
         raise LaminaError("ValueError", f"linreg's predictors are collinear (the design matrix has "
                           f"rank {rank} < {p} columns): some column is a combination of others "
                           f"(or of the intercept); drop it.")
-    fitted = scaled @ coef
+    fitted = design @ (coef / cols)
     resid = b / unit - fitted
     df = n - p
     rss = float(resid @ resid)
     sigma2 = rss / df
-    _, sv, vt = np.linalg.svd(scaled, full_matrices=False)
     se = np.sqrt(sigma2 * ((vt / sv[:, None]) ** 2).sum(axis=0))     # diag of sigma^2 (A'A)^-1
     with np.errstate(divide="ignore", invalid="ignore"):
         t = coef / se

@@ -45,8 +45,9 @@ def power_scale(a: np.ndarray, axis=None):
     if axis is None:                    # one number: Python's frexp and ldexp, as exact and cheaper
         top = float(np.max(np.abs(a), initial=0.0))
         return np.float64(math.ldexp(1.0, math.frexp(top)[1] - 1) if 0 < top < math.inf else 1.0)
-    with np.errstate(all="ignore"):
-        top = np.max(np.abs(a), axis=axis, keepdims=True, initial=0.0)
+    with np.errstate(all="ignore"):          # max |a| without |a|, an array as large as a
+        top = np.maximum(np.max(a, axis=axis, keepdims=True, initial=-np.inf),
+                         -np.min(a, axis=axis, keepdims=True, initial=np.inf))
         usable = (top > 0) & np.isfinite(top)
         return np.where(usable, np.ldexp(1.0, np.frexp(np.where(usable, top, 1.0))[1] - 1), 1.0)
 
