@@ -1,6 +1,8 @@
 """Data builtins: tables and CSV files, describe, train/test splits, standardize."""
 from __future__ import annotations
 
+from ..errors import LaminaError
+from ..printing import format_number
 from ..rng import generator
 from ..stats import data as DT
 from ..stats import rows as RW
@@ -206,6 +208,10 @@ def describe(x):
                "splits by elements, a matrix or table by rows, a list by items.")
 def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True):
     refuse_tracked("train_test_split", (X, Y))
+    if type(Y) is float and 0 < Y < 1:      # scikit-learn's train_test_split(X, 0.25) is its test_size
+        raise LaminaError("TypeError", f"train_test_split's second argument is Y, the targets, not the "
+                          f"test share: write train_test_split(X, test = {format_number(Y)}), or "
+                          f"train_test_split(X, Y, test = {format_number(Y)}).")
     return DT.train_test_split(X, Y=Y, test=test, seed=seed, shuffle=shuffle, rng=generator())
 
 
