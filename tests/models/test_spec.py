@@ -94,4 +94,5 @@ def test_summary_of_something_else(run):
     with pytest.raises(LaminaError) as e:
         run("s = summary(3)")
     assert e.value.kind == "TypeError" and e.value.message == (
-        "summary takes a model or a model spec (input(n) |> layers |> compile(...)), not a number.")
+        "summary takes a model or a model spec (input(n) |> layers |> compile(...)), a fitted model "
+        "(linreg, glm, logreg, mle) or a table, not a number.")

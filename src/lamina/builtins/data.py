@@ -1,14 +1,18 @@
 """Data builtins: tables and CSV files, describe, train/test splits, standardize."""
 from __future__ import annotations
 
+import numpy as np
+
+from ..autodiff import shaping
 from ..errors import LaminaError
 from ..printing import format_number
 from ..rng import generator
 from ..stats import data as DT
 from ..stats import rows as RW
 from ..stats.table import as_table
-from ..values import as_int
-from .registry import FLOAT64_STATISTICS, GradCase, Shape, builtin, refuse_tracked
+from ..values import as_int, value_of
+from ..values import describe as describe_value
+from .registry import FLOAT64_STATISTICS, Const, GradCase, Shape, builtin, refuse_tracked
 
 CATEGORY = "Data"
 TABLE_NOTE = ("A table has named columns of one length: numeric columns are vectors, text columns "
@@ -131,25 +135,45 @@ def columns(t):
 
 
 @builtin("nrows", elsewhere={"nrow": "R"},
-         pure="a number", tracked="constant", category=CATEGORY,
-         probes="takes a table",
-         shapes=[Shape("nrows(t)", "table", "number", "How many rows the table has.")],
-         summary="The number of rows of a table.",
-         examples=['t = table({a = [1, 2, 3]})\nprint(nrows(t))'],
-         notes="For a tensor use size(x, 0).")
+         pure="a number", tracked="constant", category=CATEGORY, any_rank="items",
+         probes=["nrows(q)"],
+         shapes=[Shape("nrows(t)", "table", "number", "How many rows the table has."),
+                 Shape("nrows(X)", "matrix or array", "number", "Its first dimension, size(X, 0).")],
+         summary="The number of rows of a table or matrix.",
+         examples=['t = table({a = [1, 2, 3]})\nprint(nrows(t), nrows([1, 2; 3, 4; 5, 6]))'],
+         notes="A matrix's rows (an array's first dimension), as R's nrow. A vector has no rows: "
+               "length(v) counts its elements.")
 def nrows(t):
+    v = value_of(t)
+    if isinstance(v, np.ndarray) and v.ndim >= 2:
+        return float(v.shape[0])
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        raise LaminaError("TypeError", f"nrows counts the rows of a table or matrix, but got {describe_value(t)}, "
+                          f"which has none: length(v) counts its elements.")
     return float(as_table(t, "nrows's argument").nrows)
 
 
-@builtin("head", pure="a table", tracked="constant", category=CATEGORY,
-         probes="takes a table",
+@builtin("head", pure="a table, or the first elements", category=CATEGORY,
          shapes=[Shape("head(t)", "table", "table", "The first 5 rows."),
-                 Shape("head(t, n)", "table, count", "table", "The first n rows.")],
-         summary="The first rows of a table, as a smaller table.",
-         examples=['t = table({i = range(8), sq = range(8) .^ 2})\nprint(head(t, 3))'],
-         notes="The same as t[:n, :]. A table shorter than n comes back whole.")
+                 Shape("head(t, n)", "table, count", "table", "The first n rows."),
+                 Shape("head(x, n)", "vector, matrix or list, count", "the same kind",
+                       "The first n elements (rows of a matrix, items of a list).")],
+         summary="The first rows of a table, as a smaller table; the first elements of a vector or "
+                 "list, or rows of a matrix.",
+         examples=['t = table({i = range(8), sq = range(8) .^ 2})\nprint(head(t, 3))',
+                   'print(head(range(10, 20), 3), head([1, 2; 3, 4; 5, 6], 2))'],
+         notes="The same as t[:n, :] (v[:n], X[:n, :], as R's head and pandas' head). Something "
+               "shorter than n comes back whole. Differentiable: the kept elements pass their "
+               "gradients through.",
+         grad=[GradCase(((6,), Const(3.0))), GradCase(((5, 3), Const(2.0)))])
 def head(t, n=5.0):
-    return as_table(t, "head's argument").take(slice(0, as_int(n, "head's count", minimum=0)))
+    count = as_int(n, "head's count", minimum=0)
+    v = value_of(t)
+    if isinstance(v, np.ndarray) and v.ndim >= 1:
+        return shaping.take(t, np.arange(min(count, v.shape[0])))
+    if isinstance(v, list):
+        return v[:count]
+    return as_table(t, "head's argument").take(slice(0, count))
 
 
 RUNS = 't = table({lr = [0.1, 0.01, 0.001], loss = [0.42, 0.17, 0.31]})\n'

@@ -15,9 +15,10 @@ from ..models.quick import quick_mlp as quick_mlp_fn
 from ..models.functions import compiler
 from ..models.model import Model
 from ..models.spec import ModelSpec, input_spec
-from ..stats.data import as_matrix
+from ..stats.data import as_matrix, summarize
 from ..stats.fitparts import is_fit
 from ..stats.intervals import predict as predict_fit
+from ..stats.mle import MaximumLikelihoodFit
 from ..stats.models import LogisticModel
 from ..stats.table import Table
 from ..values import describe, value_of
@@ -361,10 +362,13 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
                             dtype=dtype)
 
 
-@builtin("summary", pure="a model summary", tracked="constant", category=CATEGORY,
-         probes="takes a model or a model spec",
+@builtin("summary", pure="a summary", tracked="constant", category=CATEGORY,
+         probes="takes a model or a model spec, a fitted model or a table",
          shapes=[Shape("summary(net)", "model or model spec", "model summary",
-                       "Each layer with the shape of its output and its parameter count, and the total.")],
+                       "Each layer with the shape of its output and its parameter count, and the total."),
+                 Shape("summary(fit)", "linear, generalized linear, logistic or likelihood fit", "the fit",
+                       "The fit itself, which prints as R's summary(fit) prints."),
+                 Shape("summary(t)", "table", "table", "describe(t): each numeric column's statistics.")],
          summary="A model's summary, as Keras's model.summary() shows it: each layer, the shape of "
                  "its output for a batch of m examples, its number of parameters, and the total.",
          examples=["net = input(8, 8, 1) |> flatten() |> dense(16, activation = \"relu\") |>\n"
@@ -381,12 +385,20 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
                "every number of its weights (net.weights). At the prompt or as a notebook cell's last "
                "line the summary shows itself; its fields are layer (each row's label, input(...) "
                "first), output (each row's shape of one example, a vector), parameters (a vector, 0 for "
-               "the input) and total.")
+               "the input) and total. summary of a fitted linreg, glm, logreg or mle model is the "
+               "fit itself, whose printout is R's summary(fit) (so summary(fit) prints as in R, and "
+               "its fields are the fit's); summary of a table is describe(t), the statistics of each "
+               "numeric column.")
 def summary(net):
-    if not isinstance(net, (Model, ModelSpec)):
-        raise LaminaError("TypeError", f"summary takes a model or a model spec (input(n) |> layers "
-                          f"|> compile(...)), not {describe(net)}.")
-    return net.summary()
+    if isinstance(net, (Model, ModelSpec)):
+        return net.summary()
+    if is_fit(net) or isinstance(net, (LogisticModel, MaximumLikelihoodFit)):
+        return net               # R's summary(fit): the fit prints it
+    if isinstance(net, Table):
+        return summarize(net)    # R's summary of a data frame
+    raise LaminaError("TypeError", f"summary takes a model or a model spec (input(n) |> layers "
+                      f"|> compile(...)), a fitted model (linreg, glm, logreg, mle) or a table, not "
+                      f"{describe(net)}.")
 
 
 @builtin("save_model", any_rank=True, tracked="constant", category=CATEGORY,
