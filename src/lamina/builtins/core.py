@@ -247,7 +247,7 @@ def _callable(f, what: str, fn: str):
 
 def _items(xs, fn: str) -> list:
     """The elements `map` or `filter` goes through, with a message in its own words."""
-    if not isinstance(value_of(xs), (np.ndarray, list, str, Record)):
+    if not isinstance(value_of(xs), (np.ndarray, list, str, Record)) and _cells(xs) is None:
         raise LaminaError("TypeError", f"{fn}'s first argument must be a vector, matrix (its rows), "
                           f"list, string or record to go through, not {describe(xs)}: {fn}(xs, f) "
                           "takes the values first and the function second.")
@@ -263,7 +263,9 @@ def _items(xs, fn: str) -> list:
          summary="Applies a function to every element of a vector or list, or to every value of a record.",
          examples=['print(map([1, 2, 3], x -> x ^ 2))\nprint(map(["a", "b"], s -> s + "!"))',
                    'g = {w = [0.5, -2.0], b = 3.0}\nprint(map(g, v -> clamp(v, -1, 1)))'],
-         notes="When every result is a number the result is a vector (a tracked one if any result "
+         notes="A vector of dates or a category gives f each cell, a date or a level (as `for` "
+               "visits them); results that are dates gather into a vector of dates. "
+               "When every result is a number the result is a vector (a tracked one if any result "
                "is tracked: map is differentiable, and the elements of a tracked vector reach f "
                "tracked; a float32 one for a float32 xs); otherwise a list. A record gives a record "
                "with the same fields, each holding f of that field's value (a record of gradients "
@@ -300,7 +302,9 @@ def map_(xs, f):
                "table or matrix keeps its columns, even when no row is kept. In place of the function a "
                "logical vector of one true or false per element (row) keeps those where it is true, "
                "as dplyr's filter(t, x > 0) and t[t.x > 0, :] do, without a call per row; a NaN "
-               "compared gives false, so its row goes. Differentiable: the "
+               "compared gives false, so its row goes. A vector of dates or a category keeps the "
+               "cells chosen either way, each passed to the function as one date or level. "
+               "Differentiable: the "
                "kept elements (or rows) of a tracked vector (or matrix) pass their gradients "
                "through, the others get none.",
          grad=[GradCase(((6,), Const(lambda x: x > 0))),
@@ -323,7 +327,18 @@ def filter_(xs, keep):
         return shaping.take(xs, kept)
     if isinstance(xs, Table):
         return filter_rows(xs, keep, call=call, truth=truth)
+    cells = _cells(xs)
+    if cells is not None:           # dates, a category: each cell to keep, a column of them back
+        return xs.take(np.array([i for i, x in enumerate(cells) if truth(call(keep, (x,)))], dtype=np.intp))
     return [x for x in _items(xs, "filter") if truth(call(keep, (x,)))]
+
+
+def _cells(xs) -> list | None:
+    """The cells of a column-like library value (a vector of dates, a category), which filter
+    keeps by xs.take, or None for anything else."""
+    if isinstance(xs, LibObject) and callable(getattr(xs, "take", None)):
+        return xs.elements()
+    return None
 
 
 def _filter_by_mask(xs, mask: np.ndarray):
@@ -334,7 +349,7 @@ def _filter_by_mask(xs, mask: np.ndarray):
         n, what = xs.nrows, "rows"
     elif isinstance(v, np.ndarray) and v.ndim in (1, 2):
         n, what = v.shape[0], "elements" if v.ndim == 1 else "rows"
-    elif isinstance(xs, list):
+    elif isinstance(xs, list) or _cells(xs) is not None:
         n, what = len(xs), "elements"
     else:
         raise LaminaError("TypeError", f"filter with a logical vector keeps the elements of a vector or "
@@ -343,7 +358,7 @@ def _filter_by_mask(xs, mask: np.ndarray):
         raise LaminaError("ShapeError", f"filter's logical vector needs one true or false for each of the "
                           f"{n} {what}, but is {describe(mask)}.")
     kept = np.flatnonzero(mask)
-    if isinstance(xs, Table):
+    if isinstance(xs, Table) or _cells(xs) is not None:
         return xs.take(kept)
     if isinstance(xs, list):
         return [xs[i] for i in kept]
