@@ -191,9 +191,13 @@ def sum_(x, axis=None, *, skipnan=False):
          pure="a value", any_rank=True, twice=True, **_reduction("mean", "The mean", "m = [1, 2; 3, 4]\nprint(mean(m), mean(m, axis = 0))\n"
                               "print(m - mean(m, axis = 0), mean([1, NaN, 3], skipnan = true))",
                               "The sum divided by the count; the mean of an empty tensor is NaN, and "
-                              "so is the mean of a slice of NaNs only with skipnan."),
+                              "so is the mean of a slice of NaNs only with skipnan. Of a vector of "
+                              "dates: the day the mean falls on (R's mean.Date, as it prints), of "
+                              "date-times the mean instant; NA if one is missing, unless skipnan."),
          grad=_REDUCE_CASES)
 def mean(x, axis=None, *, skipnan=False):
+    if axis is None and isinstance(x, LibObject) and hasattr(x, "central"):
+        return x.central("mean", _skip(skipnan, "mean"))        # the middle of some dates
     return R.mean(numeric_or_tracked(x, "mean\'s argument"), axes_arg(axis, "mean"), _skip(skipnan, "mean"))
 
 

@@ -45,12 +45,16 @@ def _reduce_shapes(name: str, what: str, extra: str = "") -> list[Shape]:
                    "x = [1, 0 / 0, 3]    # 0 / 0 is NaN\nprint(median(x), median(x, skipnan = true))",
                    "x = reshape(range(1, 25), 2, 3, 4)\nprint(median(x, axis = -1))"],
          notes="With an even count the median is the mean of the two middle values, computed as "
-               "quantile(x, 0.5) computes it (so it does not overflow near the largest float). "
+               "quantile(x, 0.5) computes it (so it does not overflow near the largest float). Of a "
+               "vector of dates: the middle date (with an even count, the day halfway falls on), of "
+               "date-times the middle instant; NA if one is missing, unless skipnan. "
                + AXIS_NOTE + " " + NAN_NOTE + " " + ORDER_NOTE,
          grad=[GradCase((V,)), GradCase(((4,),)), GradCase((M,), {"axis": 0}), GradCase((M,), {"axis": 1}),
                GradCase((R3,)), GradCase((R3,), {"axis": 1}), GradCase((R3,), {"axis": [0, -1]}),
                GradCase((R4,), {"axis": 3})])
 def median(x, axis=None, skipnan=False):
+    if axis is None and isinstance(x, LibObject) and hasattr(x, "central"):
+        return x.central("median", flag(skipnan, "median's skipnan"))     # the middle of some dates
     return D.median(x, axis=axis, skipnan=skipnan)
 
 

@@ -147,6 +147,19 @@ class Dates(LibObject):
         kept = v[~gone]
         return Dates(np.array([kept.max() if latest else kept.min()]), scalar=True)
 
+    def central(self, how: str, skip_missing: bool) -> "Dates":
+        """mean or median: the middle date-time, or for dates the day it falls on (as R prints
+        mean.Date's fraction); NA when one is missing, unless skip_missing."""
+        v = self.values
+        gone = np.isnat(v)
+        if not len(v) or gone.all() or gone.any() and not skip_missing:
+            return Dates(np.array(["NaT"], dtype=v.dtype), scalar=True)
+        counts = v[~gone].astype(np.int64)
+        start = counts.min()            # counted from the earliest: exact in a float64
+        offset = (counts - start).astype(np.float64)
+        middle = offset.mean() if how == "mean" else np.median(offset)
+        return Dates(np.array([start + int(np.floor(middle))]).astype(v.dtype), scalar=True)
+
     def shifted(self, days) -> "Dates":
         n = value_of(days)
         if isinstance(n, bool) or not isinstance(n, (float, int, np.ndarray)):
