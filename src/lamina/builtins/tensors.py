@@ -10,7 +10,7 @@ from ..autodiff import ops, shaping
 from ..autodiff.reductions import check_axis
 from ..errors import LaminaError, shape_str
 from ..stats.ordering import nan_arg_extreme
-from ..values import Tracked, as_float, as_int, describe, numeric_or_tracked, value_of
+from ..values import LibObject, Tracked, as_float, as_int, describe, numeric_or_tracked, value_of
 from .mathfns import axis_arg, operands
 from .registry import WHOLE_NUMBERS, Const, GradCase, Shape, builtin, refuse_tracked
 
@@ -103,13 +103,22 @@ def size(x, axis=None):
          float64_results=(WHOLE_NUMBERS, ("result",)),
          shapes=[Shape("range(n)", "count", "vector", "0, 1, ..., n-1."),
                  Shape("range(a, b)", "start, stop", "vector", "a, a+1, ... up to but not including b."),
-                 Shape("range(a, b, step)", "start, stop, step", "vector", "From a toward b by step.")],
-         summary="A vector of evenly stepped numbers, half-open like Python's range.",
-         examples=["print(range(4), range(2, 5), range(1, 0, -0.25))"],
+                 Shape("range(a, b, step)", "start, stop, step", "vector", "From a toward b by step."),
+                 Shape("range(d1, d2, days)", "two dates (or date-times), days", "vector of dates",
+                       "Every day (or every days days) from d1 up to but not including d2.")],
+         summary="A vector of evenly stepped numbers, half-open like Python's range; or of dates.",
+         examples=["print(range(4), range(2, 5), range(1, 0, -0.25))",
+                   'print(range(date("2024-02-27"), date("2024-03-02")))\n'
+                   'print(range(date("2024-01-01"), date("2024-02-01"), 7))'],
          notes="The stop value is never included. The step may be fractional or negative but "
-               "not 0; a range that goes nowhere is the empty vector.")
+               "not 0; a range that goes nowhere is the empty vector. From one date to another "
+               "it steps by whole days (date-times by any number of days: 0.25 is six hours), "
+               "as R's seq(d1, d2, by = 7) without its last date; the first of each month is "
+               "date(year, range(1, 13), 1).")
 def range_(a, b=None, step=1.0):
     refuse_tracked("range", (a, b, step))
+    if isinstance(a, LibObject) and hasattr(a, "range_to"):
+        return a.range_to(b, step)          # range(d1, d2, 7): every week from one date to another
     start, stop = (0.0, as_float(a, "The stop of range")) if b is None else (
         as_float(a, "The start of range"), as_float(b, "The stop of range"))
     s = as_float(step, "The step of range")

@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from ..errors import LaminaError
 from ..lang.selection import index_one_axis, put_one_axis
+from ..printing import format_number
 from ..values import LibObject, describe, value_of
 
 DAY = np.timedelta64(1, "D")
@@ -159,6 +160,27 @@ class Dates(LibObject):
         offset = (counts - start).astype(np.float64)
         middle = offset.mean() if how == "mean" else np.median(offset)
         return Dates(np.array([start + int(np.floor(middle))]).astype(v.dtype), scalar=True)
+
+    def range_to(self, stop, step) -> "Dates":
+        """range(d1, d2, step): every step days (1: each day) from this date up to, not including,
+        the date stop, as range counts numbers (R's seq(d1, d2, by = step) less its last)."""
+        if not (self.scalar and isinstance(stop, Dates) and stop.scalar):
+            to = "with no end" if stop is None else f"to {describe(stop)}"
+            raise LaminaError("TypeError", f"range of dates goes from one date to another, range(d1, d2) "
+                              f"or range(d1, d2, 7), not from {describe(self)} {to}.")
+        _same_kind(self, stop, "count from")
+        days = value_of(step)
+        if isinstance(days, bool) or not isinstance(days, float) or not np.isfinite(days) or days == 0 \
+                or (not self.is_datetime and days != int(days)):
+            raise LaminaError("ValueError", f"range of {'date-times' if self.is_datetime else 'dates'} steps "
+                              f"by a nonzero{'' if self.is_datetime else ' whole'} number of days, not "
+                              f"{format_number(days) if isinstance(days, float) else describe(step)}.")
+        if np.isnat(self.values[0]) or np.isnat(stop.values[0]):
+            raise LaminaError("ValueError", "range of dates needs two dates, not a missing one (NA).")
+        per_day = 1 if not self.is_datetime else 86_400_000_000
+        span = int((stop.values[0] - self.values[0]).astype(np.int64))
+        steps = np.arange(0, span, round(days * per_day), dtype=np.int64)
+        return Dates(self.values[0] + steps.astype(self.values.dtype.str.replace("M8", "m8")))
 
     def shifted(self, days) -> "Dates":
         n = value_of(days)
