@@ -149,7 +149,7 @@ def test_standardize_against_scipy(lam, rng):
     ('table({a = [1, 2]}).z', "NameError", "The table has no column 'z'; its columns are a."),
     ('table({a = [1, 2]})[5, "a"]', "IndexError", "Index 5 is out of range for a table of 2 rows"),
     ('table({a = [1, 2]})[0, 1]', "TypeError", "A table's column index must be a column name"),
-    ('nrows([1, 2])', "TypeError", "nrows's argument must be a table"),
+    ('nrows([1, 2])', "TypeError", "nrows counts the rows of a table or matrix, but got a vector of length 2"),
     ('read_csv("x.csv", sep = "ab")', "ValueError", "read_csv's sep must be one character"),
 ])
 def test_table_errors(lam, source, kind, start):
