@@ -64,7 +64,7 @@ BY_MODULE = {
         "det", "dot", "inv", "kron", "logdet", "norm", "outer", "solve", "trace",
     ),
     "logic": (
-        "all", "any", "isfinite", "isinf", "isnan",
+        "all", "any", "isfinite", "isinf", "isnan", "where",
     ),
     "losses": (
         "binary_cross_entropy", "cross_entropy", "mae", "mse",
@@ -170,6 +170,7 @@ ELSEWHERE = {
     'groupby': ('group_by', 'pandas', 'group_by(t, "col")'),
     'horzcat': ('hcat', 'MATLAB', 'hcat(a, b, ...)'),
     'hstack': ('hcat', 'NumPy', 'hcat(a, b, ...)'),
+    'ifelse': ('where', 'R', 'where(cond, a, b)'),
     'inner_join': ('merge', 'dplyr', 'merge(t1, t2, on = "key")'),
     'isna': ('isnan', 'pandas', 'isnan(x)'),
     'isnull': ('isnan', 'pandas', 'isnan(x)'),

@@ -9,9 +9,11 @@ import math
 
 import numpy as np
 
+from ..autodiff import ops, shaping, special
 from ..autodiff import reductions as R
-from ..values import LibObject, numeric_or_tracked, value_of
-from .registry import Shape, builtin
+from ..errors import LaminaError
+from ..values import LibObject, describe, numeric_or_tracked, value_of
+from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Math"
 
@@ -118,3 +120,71 @@ isfinite = _test("isfinite", "Whether x is an ordinary number: not NaN, Inf or -
                  "isfinite(x) is the negation of isnan(x) or isinf(x). A number gives a bool, a tensor "
                  "a logical tensor of its shape.", np.isfinite,
                  math.isfinite, ["isfinite(p)"])
+
+
+_R3_MASK = np.arange(24).reshape(2, 3, 4) % 3 == 0
+
+
+@builtin("where", elsewhere={"ifelse": "R"}, pure="a value", any_rank=True, twice=True, category=CATEGORY,
+         shapes=[Shape("where(cond, a, b)", "mask (or true, false), numbers or tensors", "number or tensor",
+                       "a where cond is true and b where it is false, elementwise, broadcast together."),
+                 Shape("where(cond, \"yes\", \"no\")", "mask, strings or lists of strings", "list of strings",
+                       "The same for text: one string per element of cond.")],
+         summary="Chooses elementwise between two values by a mask: NumPy's and PyTorch's where, R's ifelse.",
+         examples=["x = [-2, 0.5, 3]\nprint(where(x > 0, x, 0), where(x > 1, \"big\", \"small\"))",
+                   "t = table({x = [4, 12, 7]})\nt = with_column(t, \"size\", where(t.x > 10, \"big\", \"small\"))\n"
+                   "print(t)"],
+         notes="cond is a mask (a comparison such as x > 0, a logical tensor) or true or false: numbers "
+               "are not conditions here. cond, a and b broadcast as the operators broadcast (a vector "
+               "meets a matrix as a column), and the result has their shape; with strings (or lists "
+               "of strings, one per element) cond is a vector or true or false and the result a list "
+               "of strings, as a text column takes it. Differentiable: the gradient reaches a where "
+               "cond holds and b where it does not, and nothing of the other reaches the result, so "
+               "where(x > 0, log(x), 0) has no NaN gradient from the x it leaves out.",
+         grad=[GradCase((Const(np.array([True, False, True, False])), (4,), (4,))),
+               GradCase((Const(np.array([[True, False], [False, False], [True, True]])), (3, 2), ())),
+               GradCase((Const(True), (), (3, 2))),
+               GradCase((Const(_R3_MASK), (2, 3, 4), (2, 3, 4))),
+               GradCase((Const(_R3_MASK.reshape(2, 1, 3, 4)), (2, 1, 3, 4), ()))])
+def where(cond, a, b):
+    keep = value_of(cond)
+    if isinstance(keep, list) and keep and all(type(k) is bool for k in keep):
+        keep = np.array(keep)                   # [true, false, ...] is a list
+    if not (type(keep) is bool or isinstance(keep, np.ndarray) and keep.dtype == np.bool_):
+        raise LaminaError("TypeError", f"where's condition must be a mask (a comparison such as x > 0) or "
+                          f"true or false, not {describe(cond)}: numbers are not conditions here.")
+    if any(isinstance(v, str) or isinstance(v, list) and v and all(isinstance(s, str) for s in v) for v in (a, b)):
+        return _where_text(keep, a=a, b=b)
+    yes, no = numeric_or_tracked(a, "where's a"), numeric_or_tracked(b, "where's b")
+    other = (not keep) if type(keep) is bool else ~keep
+    sides = [special.where(keep, yes, 0.0), special.where(other, no, 0.0)]
+    kinds = {value_of(v).dtype for v in (yes, no) if type(value_of(v)) is np.ndarray}
+    if kinds == {np.dtype(np.float32)}:         # a number beside a float32 tensor, as the operators do
+        sides = [_float32(v) for v in sides]
+    return ops.add(*sides)
+
+
+def _float32(side):
+    """One side of where (the number's, spread over the mask) in float32, on the tape."""
+    v = value_of(side)
+    return shaping.astype(side, np.float32) if type(v) is np.ndarray and v.dtype != np.float32 else side
+
+
+def _where_text(keep, a, b) -> list:
+    """where with strings: a list of strings, one per element of a vector mask."""
+    mask = [keep] if type(keep) is bool else keep.tolist() if keep.ndim == 1 else None
+    if mask is None:
+        raise LaminaError("ShapeError", f"where with strings takes a vector mask (one per row of a text "
+                          f"column), not {describe(keep)}.")
+    n = len(mask)
+    sides = []
+    for v, name in ((a, "a"), (b, "b")):
+        if isinstance(v, str):
+            sides.append([v] * n)
+        elif isinstance(v, list) and len(v) == n and all(isinstance(s, str) for s in v):
+            sides.append(v)
+        else:
+            raise LaminaError("TypeError", f"where with strings needs {name} to be a string or a list of "
+                              f"{n} strings (one per element of the mask), not {describe(v)}.")
+    out = [x if k else y for k, x, y in zip(mask, *sides)]
+    return out[0] if type(keep) is bool else out
