@@ -136,23 +136,23 @@ def length(x):
                "dates; appending anything else gives a list. Differentiable: a tracked vector or number "
                "passes its gradient through (a list keeps its items as they are).",
          grad=[GradCase(((3,), ())), GradCase(((0,), ()))])
-def append(seq, item):
-    v = value_of(seq)
+def append(xs, item):
+    v = value_of(xs)
     if isinstance(v, np.ndarray) and v.ndim == 1 and type(value_of(item)) is float:
-        if type(seq) is not Tracked and type(item) is not Tracked:
+        if type(xs) is not Tracked and type(item) is not Tracked:
             # the vector's dtype, as the number adapts to it (a mask's is float64: 0/1 and the number)
             return np.append(v, np.asarray(item, dtype=tensor_dtype(v)))
-        return shaping.vcat([seq, item])
+        return shaping.vcat([xs, item])
     if isinstance(v, np.ndarray) and v.ndim == 1:
         if not v.size:
             return bracket((item,))          # as [item]: a date makes a vector of dates
-        return for_each(seq) + [item]        # anything but a number: a list of the vector's items
-    if isinstance(seq, list):
-        return seq + [item]
+        return for_each(xs) + [item]        # anything but a number: a list of the vector's items
+    if isinstance(xs, list):
+        return xs + [item]
     cells = v.elements() if isinstance(v, LibObject) else None
     if cells is not None:                    # a vector of dates (a date keeps it one), a category
         return bracket(tuple(cells) + (item,))
-    raise LaminaError("TypeError", f"append needs a list or vector, not {describe(seq)}.")
+    raise LaminaError("TypeError", f"append needs a list or vector, not {describe(xs)}.")
 
 
 def _append_in_place(seq, item):

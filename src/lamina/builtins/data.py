@@ -239,8 +239,7 @@ def train_test_split(X, Y=None, test=0.2, seed=None, shuffle=True):
     return DT.train_test_split(X, Y=Y, test=test, seed=seed, shuffle=shuffle, rng=generator())
 
 
-@builtin("standardize", elsewhere={"scale": "R"},
-         pure="a new standardized copy", category=CATEGORY,
+@builtin("standardize", pure="a new standardized copy", category=CATEGORY,
          shapes=[Shape("standardize(X)", "n x k matrix (or vector)", "same shape",
                        "Each column shifted to mean 0 and scaled to standard deviation 1."),
                  Shape("standardize(X, like = X_train)", "matrix, matrix with the same columns", "same shape",

@@ -119,7 +119,9 @@ def builtin(name: str, *, category: str, shapes: list[Shape], summary: str,
     """Register `fn` as the Lamina builtin `name` (behind `rank_gate` unless `any_rank`). `twice`:
     differentiable twice (its VJPs are second-order, autodiff/tape.py), checked by the
     second-order gradient check over its GradCases. `elsewhere`: what other languages call it
-    ({"lm": "R"}), which the NameError of such a name and the builtin's page name."""
+    ({"lm": "R"}), which the NameError of such a name and the builtin's page name (not a word
+    that is also a parameter's name here, as scale and shape are: a program's own undefined
+    variable would read as the other language's function)."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r} for builtin {name!r}")
     if twice and grad is None:

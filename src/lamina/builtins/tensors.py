@@ -72,7 +72,7 @@ def eye(n, *, dtype="float64"):
     return np.eye(_size(n, "The size given to eye"), dtype=shaping.dtype_of(dtype, "eye's dtype"))
 
 
-@builtin("size", elsewhere={"dim": "R", "shape": "NumPy"},
+@builtin("size",
          pure="a value", tracked="constant", category=CATEGORY, any_rank=True,
          probes=["size(q)", "size(q, -1)"],
          float64_results=(WHOLE_NUMBERS, ("result",)),

@@ -7,6 +7,7 @@ registry with every module imported, and tests/builtins/test_lazy_builtins.py ch
 """
 from __future__ import annotations
 
+import inspect
 import pathlib
 import sys
 import textwrap
@@ -45,14 +46,18 @@ def index_source() -> str:
 
 
 def elsewhere_names() -> dict[str, tuple[str, str, str]]:
-    """Every builtin's names in other languages, each naming one builtin and none a builtin itself."""
+    """Every builtin's names in other languages, each naming one builtin, and none a builtin itself
+    or a builtin's parameter (a program's own variable of that name, undefined, would read as the
+    other language's function)."""
     specs = load_all()
+    parameters = {p for spec in specs.values() for p in inspect.signature(spec.fn).parameters}
     found: dict[str, tuple[str, str, str]] = {}
     for name, spec in specs.items():
         for foreign, language in spec.elsewhere.items():
-            if foreign in specs or foreign in found:
-                taken = foreign if foreign in specs else found[foreign][0]
-                raise ValueError(f"builtin {name!r}: its name elsewhere {foreign!r} is already {taken!r}'s")
+            if foreign in specs or foreign in found or foreign in parameters:
+                taken = "a parameter's name" if foreign in parameters else \
+                    f"{foreign if foreign in specs else found[foreign][0]!r}'s"
+                raise ValueError(f"builtin {name!r}: its name elsewhere {foreign!r} is already {taken}")
             found[foreign] = (name, language, spec.shapes[0].code)
     return found
 
