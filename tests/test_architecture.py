@@ -307,7 +307,7 @@ DEFERRED = {
     "builtins/core.py": {"..stats.table", "..stats.tableops", "..docs.help"},
     "builtins/logic.py": {"..stats.categories", "..stats.columns", "..stats.dates"},
     "builtins/sequences.py": {"..stats.dates"},
-    "builtins/models.py": {"..models.save"},
+    "builtins/models.py": {"..models.save", "..stats.mle"},
     "builtins/nn.py": {"..models.layers.dense", "..models.layers.dropout"},
     "builtins/parallel.py": {"..cluster"},
     "builtins/stats.py": {"..stats.table", "..stats.tableops"},

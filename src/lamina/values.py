@@ -374,3 +374,14 @@ def _refuse_high_rank(x, name: str) -> None:
         raise LaminaError("ShapeError", f"{name} takes numbers, vectors and matrices, not "
                           f"{describe_shape(shape)}. Make it a matrix first, for example "
                           f"reshape(x, {shape[0]}, -1), or a vector with reshape(x, -1).")
+
+
+def as_mask(x):
+    """x as a condition (where's, filter's): true or false, a logical tensor, or a bracket of true
+    and false (a list) as the logical vector it stands for; None for anything else."""
+    v = value_of(x)
+    if isinstance(v, list) and v and all(type(k) is bool for k in v):
+        return np.array(v)
+    if type(v) is bool or isinstance(v, np.ndarray) and v.dtype == np.bool_:
+        return v
+    return None

@@ -17,6 +17,7 @@ from ..values import (
     Record,
     Tracked,
     as_int,
+    as_mask,
     as_str,
     describe,
     is_function,
@@ -247,11 +248,14 @@ def _callable(f, what: str, fn: str):
 
 def _items(xs, fn: str) -> list:
     """The elements `map` or `filter` goes through, with a message in its own words."""
-    if not isinstance(value_of(xs), (np.ndarray, list, str, Record)) and _cells(xs) is None:
+    if isinstance(value_of(xs), (np.ndarray, list, str, Record)):
+        return for_each(xs)
+    cells = _cells(xs)                  # dates, a category
+    if cells is None:
         raise LaminaError("TypeError", f"{fn}'s first argument must be a vector, matrix (its rows), "
                           f"list, string or record to go through, not {describe(xs)}: {fn}(xs, f) "
                           "takes the values first and the function second.")
-    return for_each(xs)
+    return cells
 
 
 @builtin("map", elsewhere={"sapply": "R", "lapply": "R"},
@@ -312,10 +316,8 @@ def map_(xs, f):
 def filter_(xs, keep):
     from ..stats.table import Table
     from ..stats.tableops import filter_rows
-    mask = value_of(keep)
-    if isinstance(mask, list) and mask and all(type(b) is bool for b in mask):
-        mask = np.array(mask, dtype=bool)          # [true, false, ...] is a list
-    if isinstance(mask, np.ndarray) and mask.dtype == np.bool_:
+    mask = as_mask(keep)
+    if isinstance(mask, np.ndarray):
         return _filter_by_mask(xs, mask)
     keep = _callable(keep, "filter's function", "filter")
     v = value_of(xs)
@@ -345,11 +347,14 @@ def _filter_by_mask(xs, mask: np.ndarray):
     """filter(t, t.x > 0): the elements, or rows, where a logical vector of one per element is true."""
     from ..stats.table import Table
     v = value_of(xs)
+    # dates or a category (not one date): len and take, without making a value per cell
+    column = isinstance(xs, LibObject) and not isinstance(xs, Table) and callable(getattr(xs, "take", None)) \
+        and hasattr(xs, "__len__") and not getattr(xs, "scalar", False)
     if isinstance(xs, Table):
         n, what = xs.nrows, "rows"
     elif isinstance(v, np.ndarray) and v.ndim in (1, 2):
         n, what = v.shape[0], "elements" if v.ndim == 1 else "rows"
-    elif isinstance(xs, list) or _cells(xs) is not None:
+    elif isinstance(xs, list) or column:
         n, what = len(xs), "elements"
     else:
         raise LaminaError("TypeError", f"filter with a logical vector keeps the elements of a vector or "
@@ -358,7 +363,7 @@ def _filter_by_mask(xs, mask: np.ndarray):
         raise LaminaError("ShapeError", f"filter's logical vector needs one true or false for each of the "
                           f"{n} {what}, but is {describe(mask)}.")
     kept = np.flatnonzero(mask)
-    if isinstance(xs, Table) or _cells(xs) is not None:
+    if isinstance(xs, Table) or column:
         return xs.take(kept)
     if isinstance(xs, list):
         return [xs[i] for i in kept]

@@ -12,7 +12,7 @@ import numpy as np
 from ..autodiff import ops, shaping, special
 from ..autodiff import reductions as R
 from ..errors import LaminaError
-from ..values import LibObject, describe, numeric_or_tracked, value_of
+from ..values import LibObject, as_mask, describe, numeric_or_tracked, value_of
 from .registry import Const, GradCase, Shape, builtin
 
 CATEGORY = "Math"
@@ -147,10 +147,8 @@ _R3_MASK = np.arange(24).reshape(2, 3, 4) % 3 == 0
                GradCase((Const(_R3_MASK), (2, 3, 4), (2, 3, 4))),
                GradCase((Const(_R3_MASK.reshape(2, 1, 3, 4)), (2, 1, 3, 4), ()))])
 def where(cond, a, b):
-    keep = value_of(cond)
-    if isinstance(keep, list) and keep and all(type(k) is bool for k in keep):
-        keep = np.array(keep)                   # [true, false, ...] is a list
-    if not (type(keep) is bool or isinstance(keep, np.ndarray) and keep.dtype == np.bool_):
+    keep = as_mask(cond)
+    if keep is None:
         raise LaminaError("TypeError", f"where's condition must be a mask (a comparison such as x > 0) or "
                           f"true or false, not {describe(cond)}: numbers are not conditions here.")
     if any(isinstance(v, str) or isinstance(v, list) and v and all(isinstance(s, str) for s in v) for v in (a, b)):

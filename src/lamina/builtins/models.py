@@ -18,7 +18,6 @@ from ..models.spec import ModelSpec, input_spec
 from ..stats.data import as_matrix, summarize
 from ..stats.fitparts import is_fit
 from ..stats.intervals import predict as predict_fit
-from ..stats.mle import MaximumLikelihoodFit
 from ..stats.models import LogisticModel
 from ..stats.table import Table
 from ..values import describe, value_of
@@ -392,6 +391,7 @@ def quick_mlp(X, Y, seed=0, hidden=16, epochs=300, activation="tanh", loss="mse"
 def summary(net):
     if isinstance(net, (Model, ModelSpec)):
         return net.summary()
+    from ..stats.mle import MaximumLikelihoodFit      # (8 ms to import: only when a summary asks)
     if is_fit(net) or isinstance(net, (LogisticModel, MaximumLikelihoodFit)):
         return net               # R's summary(fit): the fit prints it
     if isinstance(net, Table):

@@ -132,8 +132,7 @@ def linreg(X, y, names=None, intercept=True):
     response = "y"
     if isinstance(X, Table) and F.is_formula(y):
         d = _formula_design(X, formula=y, names=names, intercept=intercept, fn="linreg")
-        A = d.X[:, 1:] if d.intercept else d.X
-        return LR.fit(A, y=d.y, intercept=d.intercept, names=d.columns[d.intercept:],
+        return LR.fit(d.X, y=d.y, intercept=d.intercept, names=d.columns[d.intercept:],
                       response=d.response, formula=d)
     if isinstance(X, Table):
         X, y, names, response = _from_table(X, response=y, predictors=names, fn="linreg",

@@ -93,18 +93,18 @@ def finite(a: np.ndarray, what: str, fn: str) -> np.ndarray:
 
 def fit(X, y, intercept=True, names=None, response="y", formula=None) -> LinearModel:
     from scipy import stats
-    A = finite(matrix(X, "linreg's predictors X"), "linreg's predictors X", "linreg").astype(np.float64,
-                                                                                           copy=formula is None)
+    with_intercept = flag(intercept, "linreg's intercept")
+    if formula is not None:         # the formula's own model matrix (checked finite), its intercept first if any
+        design = formula.X
+        A = design[:, int(with_intercept):]
+    else:
+        A = finite(matrix(X, "linreg's predictors X"), "linreg's predictors X", "linreg").astype(np.float64)
+        design = np.hstack([np.ones((A.shape[0], 1)), A]) if with_intercept else A
     b = finite(vector(y, "linreg's response y"), "linreg's response y", "linreg").astype(np.float64)
     if A.shape[0] != b.size:
         raise LaminaError("ShapeError", f"linreg needs one response per row of X, but X has "
                           f"{A.shape[0]} rows and y has {b.size} values.")
-    with_intercept = flag(intercept, "linreg's intercept")
     terms = (["(Intercept)"] if with_intercept else []) + _names(names, A.shape[1])
-    if formula is not None:         # the formula's own model matrix, its intercept column first if any
-        design = formula.X
-    else:
-        design = np.hstack([np.ones((A.shape[0], 1)), A]) if with_intercept else A
     n, p = design.shape
     if n <= p:
         raise LaminaError("ValueError", f"linreg needs more rows than coefficients to estimate "
