@@ -125,6 +125,12 @@ BAD_SPECS = [
      "here is 8 x 8 x 1 per example."),
     ("input(4, 4, 1) |> conv2d(8, 5)", "ShapeError",
      "conv2d's window 5 x 5 is larger than its padded input 4 x 4 (input 4 x 4 x 1 per example, padding \"valid\")."),
+    ("input(4, 4, 1) |> conv2d(2, 7, padding = 1)", "ShapeError",     # a layer's padding is a tuple
+     "conv2d's window 7 x 7 is larger than its padded input 6 x 6 (input 4 x 4 x 1 per example, padding 1 x 1)."),
+    ("input(4, 4, 1) |> conv2d(2, 7, padding = [1, 0])", "ShapeError",
+     "conv2d's window 7 x 7 is larger than its padded input 6 x 4 (input 4 x 4 x 1 per example, padding 1 x 0)."),
+    ("input(4, 1) |> conv1d(2, 7, padding = 1)", "ShapeError",
+     "conv1d's window 7 is larger than its padded input 6 (input 4 steps x 1 per example, padding 1)."),
     ("input(4, 4, 3) |> conv2d(4, 3, groups = 2)", "ShapeError",
      "conv2d(4, 3, groups = 2) splits its input's 3 channels into 2 groups, which does not divide them."),
     ("input(4, 4, 2) |> conv2d(3, 3, groups = 2)", "ValueError", "conv2d's groups = 2 must divide its 3 filters."),

@@ -135,6 +135,6 @@ def _sizes(sizes: tuple) -> str:
 def _text(padding) -> str:
     if isinstance(padding, str):
         return f"\"{padding}\""
-    if isinstance(padding, (np.ndarray, list)):
+    if isinstance(padding, (np.ndarray, list, tuple)):        # a layer keeps its padding as a tuple
         return _sizes(tuple(format_number(float(p)) for p in np.ravel(padding)))
     return format_number(float(padding))
