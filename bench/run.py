@@ -48,16 +48,28 @@ MARK = "BENCH-RESULT "
 README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
 
 
-def _malloc_env() -> dict:
-    """The thresholds Lamina sets through mallopt when imported, as glibc's variables.
-
-    Read from src/lamina/malloc_tuning.py itself (it imports only os), so that this process
-    does not import lamina, NumPy or tune its own allocator.
-    """
-    spec = importlib.util.spec_from_file_location("malloc_tuning", HERE.parent / "src/lamina/malloc_tuning.py")
+def _lamina_module(name: str):
+    """src/lamina/NAME.py loaded by its path (malloc_tuning and blas_tuning import only os and
+    sys), so that this process does not import lamina, NumPy or tune its own allocator."""
+    spec = importlib.util.spec_from_file_location(name, HERE.parent / f"src/lamina/{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.ENV
+    return module
+
+
+def _malloc_env() -> dict:
+    """The thresholds Lamina sets through mallopt when imported, as glibc's variables."""
+    return _lamina_module("malloc_tuning").ENV
+
+
+def _blas_core() -> str | None:
+    """The OpenBLAS kernels Lamina names for this CPU when it loads NumPy itself (None: OpenBLAS's
+    own choice); every peer's process gets the same, since a case module imports NumPy first."""
+    try:
+        cpuinfo = pathlib.Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return None
+    return _lamina_module("blas_tuning").core_for(cpuinfo)
 
 
 TUNED_MALLOC = _malloc_env()     # what peers get in the tuned runs
@@ -142,7 +154,11 @@ def spawn(args: list[str], env: dict, timeout: float):
 
 def worker_env(keep_openblas: bool) -> dict:
     drop = {"LAMINA_MALLOC_TUNING", *TUNED_MALLOC} | (set() if keep_openblas else set(OPENBLAS_VARS))
-    return {k: v for k, v in os.environ.items() if k not in drop}
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    core = _blas_core()
+    if core and "OPENBLAS_CORETYPE" not in env:
+        env["OPENBLAS_CORETYPE"] = core
+    return env
 
 
 def runs(case: dict):
@@ -344,13 +360,17 @@ def machine_line() -> str:
 
 def environment_notes(keep_openblas: bool) -> list[str]:
     found = {v: os.environ[v] for v in OPENBLAS_VARS if v in os.environ}
+    core = _blas_core()
+    chosen = ([f"- OPENBLAS_CORETYPE={core} for every peer alike: the kernels Lamina names for this CPU "
+               "when it loads NumPy itself (src/lamina/blas_tuning.py; OpenBLAS 0.3.31 takes this CPU "
+               "for a Haswell)."] if core and not (keep_openblas and "OPENBLAS_CORETYPE" in found) else [])
     if not found:
-        return [f"- {' and '.join(OPENBLAS_VARS)}: not set."]
+        return [f"- {' and '.join(OPENBLAS_VARS)}: not set."] + chosen
     shown = ", ".join(f"{k}={v}" for k, v in found.items())
     if keep_openblas:
-        return [f"- {shown} set in the environment and kept for every peer (`--keep-openblas-env`)."]
+        return [f"- {shown} set in the environment and kept for every peer (`--keep-openblas-env`)."] + chosen
     return [f"- {shown} set in the environment; the bench unset both variables for every peer alike "
-            f"(they slow current NumPy's OpenBLAS). Tests and CI keep them."]
+            f"(they slow current NumPy's OpenBLAS). Tests and CI keep them."] + chosen
 
 
 METHOD = (

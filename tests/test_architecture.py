@@ -18,7 +18,7 @@ PACKAGE = pathlib.Path(__file__).parents[1] / "src" / "lamina"
 
 LAYERS = [
     ["fields"],
-    ["errors", "malloc_tuning", "ownership"],
+    ["errors", "malloc_tuning", "blas_tuning", "ownership"],
     ["warnings"],
     ["rng", "files"],
     ["values"],

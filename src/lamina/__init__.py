@@ -11,6 +11,11 @@ def _started_as_command() -> bool:
 
 
 try:
+    from . import blas_tuning as _blas_tuning
+
+    # OpenBLAS's AVX-512 kernels on a CPU its NumPy build does not recognise (before NumPy loads).
+    _blas_tuning.choose()
+
     from . import malloc_tuning as _malloc_tuning
 
     # Keep freed large arrays in the heap for reuse (glibc only; LAMINA_MALLOC_TUNING=0 turns it off).
