@@ -103,8 +103,11 @@ def discarded_call(stmt: A.ExprStmt, builtin_of: BuiltinOf, names: Names) -> str
             return None
     elif returns is None or names.shadows(name):
         return None
+    kept = keep(call, name, first, returns)
+    # a value (a summary, a mean) is often called to be looked at, as R's console prints it
+    see = "" if returns.startswith("a new ") else f" or `print({kept.partition(' = ')[2]})` to see it"
     return (f"the result of {name} is discarded: {name} returns {returns} and changes nothing; "
-            f"write `{keep(call, name, first, returns)}` to keep it")
+            f"write `{kept}` to keep it{see}")
 
 
 def keep(call: A.Call | A.MethodCall, name: str, first: A.Node | None, returns: str) -> str:
