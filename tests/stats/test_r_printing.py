@@ -101,3 +101,15 @@ def test_joint_formats_a_vector_as_r_format_does(values, digits, r_prints):
 ])
 def test_p_values_are_written_as_format_pval_writes_them(ps, digits, r_prints):
     assert p_values(ps, digits) == r_prints
+
+
+def test_a_halfway_number_prints_the_same_whatever_its_last_bit():
+    # the third quartile of a fit's residuals whose exact value is 0.24225 (docs/models.md): BLAS
+    # kernels leave it one bit above or below, and both must print as the exact value rounds
+    import numpy as np
+
+    from lamina.stats.anova_table import zapsmall as anova_zapsmall
+    from lamina.stats.summary import zapsmall
+    below, above = np.nextafter(0.24225, 0.0), np.nextafter(0.24225, 1.0)
+    assert joint(zapsmall([-1.1665, below], 5), 4) == joint(zapsmall([-1.1665, above], 5), 4) == ["-1.1665", "0.2422"]
+    assert anova_zapsmall(np.array([1.1665, below]), 5).tolist() == anova_zapsmall(np.array([1.1665, above]), 5).tolist()

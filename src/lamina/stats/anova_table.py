@@ -10,7 +10,7 @@ import numpy as np
 
 from ..printing import html_table
 from ..values import LibObject
-from .summary import SIGNIF, joint, layout, p_values, stars
+from .summary import SIGNIF, denoised, joint, layout, p_values, stars
 
 DIGITS = 5                          # print.anova's max(getOption("digits") - 2, 3)
 
@@ -89,4 +89,5 @@ def zapsmall(x: np.ndarray, digits: int) -> np.ndarray:
     largest = float(np.max(np.abs(x[np.isfinite(x)]), initial=0.0))
     if largest == 0:
         return x
-    return np.round(x, max(0, int(np.floor(digits - np.log10(largest) + 0.5))))
+    places = max(0, int(np.floor(digits - np.log10(largest) + 0.5)))
+    return np.round([denoised(v) if np.isfinite(v) else v for v in x], places)

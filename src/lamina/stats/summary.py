@@ -72,7 +72,15 @@ def zapsmall(values, digits: int) -> list[float]:
     if largest == 0:
         return numbers
     places = max(0, digits - math.ceil(math.log10(largest)))
-    return [round(x, places) if math.isfinite(x) else x for x in numbers]
+    return [round(denoised(x), places) if math.isfinite(x) else x for x in numbers]
+
+
+def denoised(x: float) -> float:
+    """x to 12 significant digits, before it is rounded to fewer: a number whose exact value is a
+    short decimal halfway between two printed ones (the third quartile of residuals of data given
+    to two decimals, 0.24225) then prints the same whatever the last bits of the arithmetic that
+    made it, which differ between BLAS kernels (0.24225000000000002 or 0.24224999999999997)."""
+    return float(f"{x:.12g}")
 
 
 def layout(header: list[str], rows: list[list[str]], left: int = 1, right: list | None = None) -> list[str]:
