@@ -22,16 +22,17 @@ from lamina.nn.lstm import lstm_forward
 INPUT, HIDDEN, SEQ, BATCH = 32, 128, 100, 32
 SIZES = f"input {INPUT}, hidden {HIDDEN}, seq {SEQ}, batch {BATCH}"
 NOTE = ("torch.nn.LSTM on the CPU runs oneDNN's fused LSTM kernel (its profile: "
-        "mkldnn_rnn_layer 4.1 ms and mkldnn_rnn_layer_backward 7.0 ms of 11.8 ms); with oneDNN "
-        "off (the third peer) torch runs the steps op by op, as its GRU does. Lamina cuts the "
-        "batch into one chunk per BLAS thread and runs each chunk's recurrence and BPTT in a "
-        "thread of its own (OpenBLAS held to one thread). On an idle two-core machine: Lamina's "
-        "NumPy core 16.2 ms, torch 11-12 ms, torch with oneDNN off 27-36 ms. The matrix products "
-        "are the same (630 M multiply-adds, as fast in NumPy's OpenBLAS as in torch's, about 16 "
-        "ms on one thread); Lamina's other 10 ms of CPU is NumPy's elementwise work, a call per "
-        "operation (17 a step), the backward's factors computed ahead for all steps (2.3 ms) and "
-        "the columns copied for the weight gradients (1.1 ms); its two chunks take 1.65x less "
-        "time than one.")
+        "mkldnn_rnn_layer 4.1 ms and mkldnn_rnn_layer_backward 7.0 ms of 11.8 ms on an Intel Xeon); "
+        "with oneDNN off (the third peer) torch runs the steps op by op, as its GRU does. Lamina cuts "
+        "the batch into one chunk per BLAS thread and runs each chunk's recurrence and BPTT in a "
+        "thread of its own (OpenBLAS held to one thread). On the AMD EPYC (Zen 5) of 2026-12-08, "
+        "with OpenBLAS's SkylakeX kernels (src/lamina/blas_tuning.py): the pass's matrix products "
+        "alone, in the same shapes, 5.2 ms (7.7 ms with the Haswell kernels OpenBLAS picks by "
+        "itself); Lamina's NumPy core 9.5 - 14.8 ms; torch 7 - 8 ms. The other 5 - 7 ms of Lamina's "
+        "pass is NumPy's elementwise work, a call per operation (17 a step, 1,700 a pass, each on "
+        "an array of 16 x 512 numbers at most) and the backward's factors computed ahead for all "
+        "steps, which oneDNN does inside its fused kernel; with the products this fast the two "
+        "chunks' threads gain nothing over one chunk (the calls hold Python's lock).")
 
 
 def data(dtype):

@@ -258,8 +258,8 @@ def operation_case(name: str, sizes: str, lamina_op: str, pandas_text: str, pand
                    expected: int) -> dict:
     merge = name == "merge"
     lines = merge_lines if merge else numeric_lines
-    return {"name": f"tables: {name}", "sizes": sizes, "dtype": "float64, whole-number key", "repeat": 4,
-            "self_timed": True, "goal": {"peer": "pandas", "within": 1.0},
+    return {"name": f"tables: {name}", "sizes": sizes, "dtype": "float64, whole-number key", "repeat": 12,
+            "rounds": 6, "self_timed": True, "goal": {"peer": "pandas", "within": 1.0},
             "impls": {"lamina": lamina_timed(name.replace(" ", "_"), lambda: (lines(), lamina_op, lamina_op),
                                              expected),
                       "pandas": needs("pandas") or in_process(pandas_op(pandas_fn, merge), len, expected),
@@ -329,7 +329,7 @@ def sql_cases() -> list[dict]:
 
 def cases() -> list[dict]:
     return [
-        read_case(M, "28 MB of CSV", repeat=4),
+        read_case(M, "28 MB of CSV", repeat=12, rounds=6),
         {"name": "tables: read_csv, 1,000,000 rows, the whole program", "sizes": "1,000,000 x 4, 28 MB of CSV",
          "dtype": "float64, whole-number key", "repeat": 4, "self_timed": True,
          "impls": read_peers(M, "time"),
@@ -345,7 +345,7 @@ def cases() -> list[dict]:
                        "select * from a join b using (k)", M),
         operation_case("sort", "1,000,000 rows, by one column", 'sort_rows(t, "x")', 'df.sort_values("x")',
                        lambda df: df.sort_values("x"), "select * from t order by x", M),
-        read_case(M10, "277 MB of CSV", repeat=2, max_rounds=2),
+        read_case(M10, "277 MB of CSV", repeat=6, rounds=6),
         read_memory_case(M10, "277 MB of CSV"),
         *sql_cases(),
     ]
