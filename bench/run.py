@@ -62,14 +62,13 @@ def _malloc_env() -> dict:
     return _lamina_module("malloc_tuning").ENV
 
 
-def _blas_core() -> str | None:
-    """The OpenBLAS kernels Lamina names for this CPU when it loads NumPy itself (None: OpenBLAS's
-    own choice); every peer's process gets the same, since a case module imports NumPy first."""
-    try:
-        cpuinfo = pathlib.Path("/proc/cpuinfo").read_text(errors="replace")
-    except OSError:
+def _blas_core(keep_openblas: bool) -> str | None:
+    """The OpenBLAS kernels every peer's process is given: the ones Lamina names for this CPU when
+    it loads NumPy itself (None: OpenBLAS's own choice), since a case module imports NumPy before
+    Lamina could choose; none where the environment's own OPENBLAS_CORETYPE is kept."""
+    if keep_openblas and "OPENBLAS_CORETYPE" in os.environ:
         return None
-    return _lamina_module("blas_tuning").core_for(cpuinfo)
+    return _lamina_module("blas_tuning").needed_core()
 
 
 TUNED_MALLOC = _malloc_env()     # what peers get in the tuned runs
@@ -155,10 +154,8 @@ def spawn(args: list[str], env: dict, timeout: float):
 def worker_env(keep_openblas: bool) -> dict:
     drop = {"LAMINA_MALLOC_TUNING", *TUNED_MALLOC} | (set() if keep_openblas else set(OPENBLAS_VARS))
     env = {k: v for k, v in os.environ.items() if k not in drop}
-    core = _blas_core()
-    if core and "OPENBLAS_CORETYPE" not in env:
-        env["OPENBLAS_CORETYPE"] = core
-    return env
+    core = _blas_core(keep_openblas)
+    return {**env, "OPENBLAS_CORETYPE": core} if core else env
 
 
 def runs(case: dict):
@@ -360,10 +357,10 @@ def machine_line() -> str:
 
 def environment_notes(keep_openblas: bool) -> list[str]:
     found = {v: os.environ[v] for v in OPENBLAS_VARS if v in os.environ}
-    core = _blas_core()
+    core = _blas_core(keep_openblas)
     chosen = ([f"- OPENBLAS_CORETYPE={core} for every peer alike: the kernels Lamina names for this CPU "
                "when it loads NumPy itself (src/lamina/blas_tuning.py; OpenBLAS 0.3.31 takes this CPU "
-               "for a Haswell)."] if core and not (keep_openblas and "OPENBLAS_CORETYPE" in found) else [])
+               "for a Haswell)."] if core else [])
     if not found:
         return [f"- {' and '.join(OPENBLAS_VARS)}: not set."] + chosen
     shown = ", ".join(f"{k}={v}" for k, v in found.items())

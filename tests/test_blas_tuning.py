@@ -1,7 +1,6 @@
 """OpenBLAS's kernels named before NumPy loads: only for a CPU OpenBLAS 0.3.31 does not know
 (AMD family 1Ah with AVX-512), never over the user's OPENBLAS_CORETYPE, never once NumPy is loaded."""
 import os
-import pathlib
 import subprocess
 import sys
 
@@ -45,11 +44,6 @@ def test_the_users_choice_and_a_loaded_numpy_are_left_alone():
     assert blas_tuning.choose(environ) is None and environ == {}
 
 
-def this_cpu() -> str | None:
-    path = pathlib.Path("/proc/cpuinfo")
-    return blas_tuning.core_for(path.read_text(errors="replace")) if path.exists() else None
-
-
 PROBE = """
 import os, lamina, numpy
 from threadpoolctl import threadpool_info
@@ -67,7 +61,7 @@ def probe(**env) -> list[str]:
 
 def test_importing_lamina_first_gives_openblas_the_kernels_this_cpu_needs():
     variable, architecture = probe()
-    core = this_cpu()
+    core = blas_tuning.needed_core()
     assert variable == str(core)
     if core is not None and architecture != "None":
         assert architecture == core             # OpenBLAS took it

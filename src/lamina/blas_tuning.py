@@ -48,16 +48,30 @@ def core_for(cpuinfo: str) -> str | None:
     return "SkylakeX" if AVX512 <= set(fields.get("flags", "").split()) else None
 
 
-def choose(environ=os.environ) -> str | None:
-    """Name the kernels in `environ` when they are needed and can still take effect; the name
-    set, or None."""
-    if "OPENBLAS_CORETYPE" in environ or "numpy" in sys.modules or not sys.platform.startswith("linux"):
+def needed_core() -> str | None:
+    """core_for this machine's CPU: the first processor's entry of /proc/cpuinfo, read line by
+    line up to its end (the kernel writes each processor's entry as it is read), or None where
+    there is no such file."""
+    if not sys.platform.startswith("linux") or os.uname().machine != "x86_64":
         return None
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            core = core_for(f.read(16384))
+            lines = []
+            for line in f:
+                if not line.strip() and lines:
+                    break
+                lines.append(line)
     except OSError:
         return None
+    return core_for("".join(lines))
+
+
+def choose(environ=os.environ) -> str | None:
+    """Name the kernels in `environ` when they are needed and can still take effect; the name
+    set, or None."""
+    if "OPENBLAS_CORETYPE" in environ or "numpy" in sys.modules:
+        return None
+    core = needed_core()
     if core is not None:
         environ["OPENBLAS_CORETYPE"] = core
     return core

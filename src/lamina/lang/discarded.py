@@ -103,25 +103,26 @@ def discarded_call(stmt: A.ExprStmt, builtin_of: BuiltinOf, names: Names) -> str
             return None
     elif returns is None or names.shadows(name):
         return None
-    kept = keep(call, name, first, returns)
-    # a value (a summary, a mean) is often called to be looked at, as R's console prints it
-    see = "" if returns.startswith("a new ") else f" or `print({kept.partition(' = ')[2]})` to see it"
+    shown = written(call, name, first)
+    copy = returns.startswith("a new ")
+    # a changed copy goes back into the first argument's variable (`net = net.fit(...)`), a value
+    # into a new one (`y = sqrt(x)`), or is printed: a summary or a mean is often called to be
+    # looked at, as R's console prints it
+    into = first.name if isinstance(first, A.Name) and copy else "y"
+    see = "" if copy else f" or `print({shown})` to see it"
     return (f"the result of {name} is discarded: {name} returns {returns} and changes nothing; "
-            f"write `{kept}` to keep it{see}")
+            f"write `{into} = {shown}` to keep it{see}")
 
 
-def keep(call: A.Call | A.MethodCall, name: str, first: A.Node | None, returns: str) -> str:
-    """The statement that keeps the result: back into the first argument's variable for a
-    changed copy of it (`net = net.fit(...)`), else into a new one (`y = sqrt(x)`)."""
+def written(call: A.Call | A.MethodCall, name: str, first: A.Node | None) -> str:
+    """The call as the warning shows it: its first argument when that is a variable, `...` for
+    the rest (`fit(net, ...)`, `net.fit(...)`, `sqrt(x)`)."""
     given = first.name if isinstance(first, A.Name) else "..."
     if isinstance(call, A.MethodCall):
-        kept = f"{given if given != '...' else '(...)'}.{name}({'...' if call.args or call.kwargs else ''})"
-    elif first is None:
-        kept = f"{name}({'...' if call.kwargs else ''})"
-    else:
-        kept = f"{name}({given}{', ...' if len(call.args) + len(call.kwargs) > 1 and given != '...' else ''})"
-    into = first.name if isinstance(first, A.Name) and returns.startswith("a new ") else "y"
-    return f"{into} = {kept}"
+        return f"{given if given != '...' else '(...)'}.{name}({'...' if call.args or call.kwargs else ''})"
+    if first is None:
+        return f"{name}({'...' if call.kwargs else ''})"
+    return f"{name}({given}{', ...' if len(call.args) + len(call.kwargs) > 1 and given != '...' else ''})"
 
 
 def discarded_calls(program: A.Program, builtin_of: BuiltinOf) -> list[tuple[A.ExprStmt, str]]:

@@ -156,7 +156,7 @@ def _numeric_order(keys: list, down: bool) -> np.ndarray:
             bits = np.take(bits, order)
         varying = int(np.bitwise_or.reduce(bits) ^ np.bitwise_and.reduce(bits)) if len(bits) else 0
         parts = [j for j in range(4) if (varying >> (16 * j)) & 0xFFFF]
-        if len(keys) == 1 and len(parts) > 2:
+        if len(keys) == 1 and len(parts) > 2 and len(bits) <= QUICK_MOST:
             return _quick_stable_order(bits)
         for i, j in enumerate(parts):
             step = np.argsort(_part(bits, j), kind="stable")
@@ -164,6 +164,9 @@ def _numeric_order(keys: list, down: bool) -> np.ndarray:
             if i + 1 < len(parts):              # the next part reads the bits in this order
                 bits = np.take(bits, step)
     return np.arange(len(keys[0])) if order is None else order
+
+
+QUICK_MOST = 1 << 31          # rows whose run * n + row keys fit in an int64
 
 
 def _quick_stable_order(bits: np.ndarray) -> np.ndarray:
